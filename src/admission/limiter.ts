@@ -1,0 +1,99 @@
+/**
+ * Per-caller concurrency with a bounded FIFO wait queue. A caller holds at most
+ * `concurrency` active slots; further requests wait in arrival order; past the
+ * queue bound they are refused with 429. A waiter whose client goes away leaves the
+ * queue at once, so no slot is ever handed to a request nobody is waiting for.
+ */
+import { ServiceError } from '../errors.ts';
+import type { Caller } from './keys.ts';
+
+export type Release = () => void;
+
+interface Waiter {
+  grant: (release: Release) => void;
+  fail: (err: unknown) => void;
+}
+
+interface Bucket {
+  active: number;
+  queue: Waiter[];
+}
+
+export interface LimiterStats {
+  active: number;
+  queued: number;
+  callers: Record<string, { active: number; queued: number }>;
+}
+
+export class ConcurrencyLimiter {
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(private readonly opts: { queueLimit: (caller: Caller) => number; retryAfterSeconds: number }) {}
+
+  acquire(caller: Caller, signal?: AbortSignal): Promise<Release> {
+    const bucket = this.#bucket(caller.id);
+    if (bucket.active < caller.concurrency && bucket.queue.length === 0) {
+      bucket.active++;
+      return Promise.resolve(this.#releaser(caller));
+    }
+    const limit = this.opts.queueLimit(caller);
+    if (bucket.queue.length >= limit) {
+      return Promise.reject(new ServiceError('queue_full',
+        `too many concurrent requests for ${caller.keyClass === 'anonymous' ? 'anonymous callers (limit 1 active; send an API key for more)' : 'this API key'}: ${bucket.active} active, ${bucket.queue.length} queued`,
+        { retryAfter: this.opts.retryAfterSeconds }));
+    }
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Release>((resolve, reject) => {
+      const onAbort = () => {
+        const i = bucket.queue.indexOf(waiter);
+        if (i >= 0) bucket.queue.splice(i, 1);
+        this.#gc(caller.id, bucket);
+        reject(signal!.reason);
+      };
+      const waiter: Waiter = {
+        grant: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+        fail: reject,
+      };
+      bucket.queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  stats(): LimiterStats {
+    const callers: LimiterStats['callers'] = {};
+    let active = 0;
+    let queued = 0;
+    for (const [id, b] of this.#buckets) {
+      callers[id] = { active: b.active, queued: b.queue.length };
+      active += b.active;
+      queued += b.queue.length;
+    }
+    return { active, queued, callers };
+  }
+
+  #bucket(id: string): Bucket {
+    let b = this.#buckets.get(id);
+    if (!b) this.#buckets.set(id, (b = { active: 0, queue: [] }));
+    return b;
+  }
+
+  #releaser(caller: Caller): Release {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const bucket = this.#bucket(caller.id);
+      const next = bucket.queue.shift();
+      if (next) next.grant(this.#releaser(caller)); // the slot passes straight to the next waiter
+      else bucket.active--;
+      this.#gc(caller.id, bucket);
+    };
+  }
+
+  #gc(id: string, b: Bucket): void {
+    if (b.active === 0 && b.queue.length === 0) this.#buckets.delete(id);
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The composition root: builds the logger, environment registry, admission and
+ * tools from a Config, and wires them into a fastify instance. Nothing else
+ * creates long-lived state.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { KeyRing, type Caller } from './admission/keys.ts';
+import { ConcurrencyLimiter } from './admission/limiter.ts';
+import { PROJECT_ROOT, type Config } from './config.ts';
+import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
+import { ServiceError } from './errors.ts';
+import { registerBodyParsers } from './server/body.ts';
+import { sendError } from './server/error-handler.ts';
+import { Pipeline } from './server/pipeline.ts';
+import { registerRoutes } from './server/routes.ts';
+import { builtinTools } from './tools/index.ts';
+import type { ToolTable } from './tools/types.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  /** A pino logger, or false for silence (tests). */
+  logger?: Logger | false;
+  /** Override tool implementations (tests inject slow or failing ones). */
+  tools?: ToolTable;
+  /** Override the environment availability probe (tests). */
+  probe?: Probe;
+}
+
+export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const logger = opts.logger === false ? pino({ level: 'silent' }) : (opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }));
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // One line per request, written in onResponse below, instead of fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.server.bodyLimitBytes,
+    return503OnClosing: true,
+  });
+
+  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, ...(opts.probe ? { probe: opts.probe } : {}) });
+  const a = config.admission;
+  const keys = new KeyRing(config.keys, { anonymous: a.anonymousConcurrency, user: a.keyConcurrency, admin: a.adminConcurrency });
+  const limiter = new ConcurrencyLimiter({
+    queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
+    retryAfterSeconds: a.retryAfterSeconds,
+  });
+  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools(), ...opts.tools }, maxTimeoutSeconds: a.maxTimeoutSeconds });
+  const startedAt = Date.now();
+  let closing = false;
+
+  registerBodyParsers(app);
+  app.decorateRequest('svc', null as never);
+  app.decorateRequest('caller', null as never);
+  app.addHook('onRequest', async (request) => {
+    request.svc = {};
+    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down');
+    request.caller = keys.identify(request.headers.authorization);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const s = request.svc ?? {};
+    request.log.info({
+      method: request.method, url: request.url, tool: s.tool, environment: s.environment,
+      keyClass: request.caller?.keyClass ?? 'rejected', status: reply.statusCode,
+      queueMs: s.queueMs, totalMs: Math.round(reply.elapsedTime), cache: s.cache,
+    }, 'request');
+  });
+  app.addHook('onClose', async () => {
+    closing = true;
+  });
+  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new ServiceError('not_found', `no route ${request.method} ${request.url.split('?')[0]}; tools are POST /api/v1/<tool>`), request, reply));
+
+  registerRoutes(app, {
+    pipeline,
+    version: VERSION,
+    environments: () => registry.list(),
+    status: () => ({
+      status: 'healthy',
+      version: VERSION,
+      uptime_s: Math.round((Date.now() - startedAt) / 1000),
+      environments: registry.list().map((e) => ({ name: e.name, available: e.available })),
+      admission: limiter.stats(),
+      keys_configured: keys.size,
+    }),
+  });
+  return app;
+}

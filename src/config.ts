@@ -1,0 +1,90 @@
+/**
+ * Daemon configuration: `config/default.json`, then an optional overlay file
+ * (`LEAN_TOOL_CONFIG`, default `config/local.json` when present), then environment
+ * variables (HOST, PORT, LEAN_TOOL_API_KEYS, LEAN_TOOL_ADMIN_KEYS). Only
+ * `src/main.ts` calls `loadConfig`; everything else receives a Config.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { environmentConfig } from './envs/config.ts';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const keyEntry = z.strictObject({
+  key: z.string().min(8, 'API keys must be at least 8 characters'),
+  name: z.string().optional(),
+  admin: z.boolean().default(false),
+  concurrency: z.number().int().positive().optional(),
+});
+
+export const configSchema = z.strictObject({
+  server: z.strictObject({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8080),
+    bodyLimitBytes: z.number().int().positive().default(16 * 1024 * 1024),
+    /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
+    drainTimeoutMs: z.number().int().nonnegative().default(30_000),
+  }).prefault({}),
+  admission: z.strictObject({
+    anonymousConcurrency: z.number().int().positive().default(1),
+    anonymousQueueLimit: z.number().int().nonnegative().default(16),
+    keyConcurrency: z.number().int().positive().default(20),
+    keyQueueLimit: z.number().int().nonnegative().default(1000),
+    adminConcurrency: z.number().int().positive().default(64),
+    maxTimeoutSeconds: z.number().positive().default(900),
+    retryAfterSeconds: z.number().int().positive().default(2),
+  }).prefault({}),
+  keys: z.array(keyEntry).default([]),
+  environments: z.array(environmentConfig).default([]),
+  /** Seconds between re-probes of an unavailable environment's toolchain. */
+  availabilityTtlSeconds: z.number().nonnegative().default(30),
+  cache: z.strictObject({
+    maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
+  }).prefault({}),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type KeyEntry = z.output<typeof keyEntry>;
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** Shallow-by-section merge: overlay sections replace keys inside base sections; arrays replace. */
+function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(top)) {
+    const b = out[k];
+    out[k] = b && v && typeof b === 'object' && typeof v === 'object' && !Array.isArray(b) && !Array.isArray(v) ? { ...b, ...v } : v;
+  }
+  return out;
+}
+
+const splitKeys = (s: string | undefined) => (s ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT): Config {
+  let raw = readJson(path.join(root, 'config', 'default.json')) as Record<string, unknown>;
+  const overlayFile = env.LEAN_TOOL_CONFIG ?? path.join(root, 'config', 'local.json');
+  if (existsSync(overlayFile)) raw = overlay(raw, readJson(overlayFile) as Record<string, unknown>);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`invalid configuration: ${z.prettifyError(parsed.error)}`);
+  const config = parsed.data;
+  if (env.HOST) config.server.host = env.HOST;
+  if (env.PORT) {
+    const port = Number(env.PORT);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0-65535, got ${env.PORT}`);
+    config.server.port = port;
+  }
+  for (const key of splitKeys(env.LEAN_TOOL_API_KEYS)) config.keys.push(keyEntry.parse({ key }));
+  for (const key of splitKeys(env.LEAN_TOOL_ADMIN_KEYS)) config.keys.push(keyEntry.parse({ key, admin: true }));
+  // Relative project directories are relative to the project root, not the cwd.
+  for (const e of config.environments) if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);
+  return config;
+}

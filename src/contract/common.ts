@@ -1,0 +1,105 @@
+/**
+ * Building blocks shared by every tool's request and response schema: the spec's
+ * "Shared request parameters" table and "Resources and their fields".
+ */
+import { z } from 'zod';
+
+/** Upper bound accepted on the wire; admission caps non-admin deadlines at 900 s. */
+export const MAX_TIMEOUT_SECONDS_WIRE = 86_400;
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+
+/** A Lean option name: dotted identifier such as `maxHeartbeats` or `linter.unusedVariables`. */
+const optionName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'must be a Lean option name such as maxHeartbeats or pp.all');
+const optionValue = z.union([z.boolean(), z.number().int(), z.string()], { error: 'must be a boolean, an integer or a string' });
+
+/** Every shared parameter, with the spec's type, range and default. Tools pick the ones they accept. */
+export const sharedParams = {
+  content: z.string({ error: 'is required and must be a string of Lean source' }),
+  environment: z.string({ error: 'is required and must be an environment name' }).min(1, 'must not be empty'),
+  names: z.array(z.string(), { error: 'must be a list of declaration names' }).optional()
+    .describe('Declarations to process (default: all theorems). Exact full name first, then best-effort short-name resolution.'),
+  indices: z.array(z.number().int('must be integers'), { error: 'must be a list of integers' }).optional()
+    .describe('0-based indices of declarations to process; negative values count from the end.'),
+  theorems_only: z.boolean().default(true).describe('When false, process every declaration kind and select over all of them.'),
+  reparse: z.boolean().default(true).describe('When false, the output is not re-elaborated and lean_messages is empty.'),
+  mathlib_options: z.boolean().default(false).describe('Mathlib standard linter set, autoImplicit off, and #lint findings.'),
+  global_options: z.record(optionName, optionValue).optional().describe('Lean option overrides applied to everything elaborated.'),
+  delab_options: z.record(z.string().regex(/^pp\./, 'keys must be pretty-printer options (pp.*)'), optionValue).optional()
+    .describe('Pretty-printer overrides (pp.* only), applied on top of the verbosity preset.'),
+  verbosity: z.number().int('must be an integer').min(0).max(2).default(0).describe('Pretty-printer preset: 0 standard, 1 robust, 2 extra robust.'),
+  ignore_imports: z.boolean().default(true).describe("true: replace the content's imports with the environment's header."),
+  timeout_seconds: z.number().positive().max(MAX_TIMEOUT_SECONDS_WIRE).default(DEFAULT_TIMEOUT_SECONDS)
+    .describe('Processing deadline in seconds (queue time excluded); capped at 900 s for non-admin keys.'),
+} as const;
+
+export type SharedParamName = keyof typeof sharedParams;
+
+export const messageSet = z.object({
+  errors: z.array(z.string()),
+  warnings: z.array(z.string()),
+  infos: z.array(z.string()),
+});
+export type MessageSet = z.infer<typeof messageSet>;
+
+export const emptyMessages = (): MessageSet => ({ errors: [], warnings: [], infos: [] });
+
+export const timings = z.record(z.string(), z.number().int().nonnegative());
+export type Timings = z.infer<typeof timings>;
+
+/** Fields most tools return (spec: "Shared response fields"). */
+export const sharedResponse = {
+  lean_messages: messageSet,
+  tool_messages: messageSet,
+  content: z.string(),
+  timings,
+} as const;
+
+export const environmentInfo = z.object({
+  name: z.string(),
+  lean_toolchain: z.string(),
+  repo_url: z.string().nullable(),
+  revision: z.string().nullable(),
+  subdir: z.string().nullable(),
+  imports: z.string(),
+  description: z.string(),
+  available: z.boolean().describe('Whether tools that need Lean can run on this environment now.'),
+  unavailable_reason: z.string().optional().describe('Why not, when available is false.'),
+});
+export type EnvironmentInfo = z.infer<typeof environmentInfo>;
+
+export const documentSchema = z.object({
+  kind: z.enum(['theorem', 'def', 'abbrev', 'axiom', 'opaque', 'structure', 'class', 'class inductive', 'inductive', 'instance', 'example', 'unknown']),
+  declaration: z.string(),
+  content: z.string(),
+  tokens: z.array(z.string()),
+  signature: z.string(),
+  type: z.string(),
+  type_hash: z.number().int().nullable(),
+  unfolded_type_hash: z.number().int().nullable(),
+  type_depth: z.number().int().min(0).max(255),
+  term_depth: z.number().int().min(0).max(255),
+  is_sorry: z.boolean(),
+  index: z.number().int(),
+  line_pos: z.number().int(),
+  end_line_pos: z.number().int(),
+  proof_length: z.number().int(),
+  tactic_counts: z.record(z.string(), z.number().int()),
+  wall_ms: z.number().int(),
+  heartbeats: z.number().int(),
+  local_type_dependencies: z.array(z.string()),
+  local_value_dependencies: z.array(z.string()),
+  external_type_dependencies: z.array(z.string()),
+  external_value_dependencies: z.array(z.string()),
+  local_syntactic_dependencies: z.array(z.string()),
+  external_syntactic_dependencies: z.array(z.string()),
+  declaration_messages: messageSet,
+  theorem_messages: messageSet,
+});
+
+export const errorBody = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  }),
+});

@@ -1,0 +1,53 @@
+/** The OpenAPI 3.1 document, derived from the zod schemas (never written by hand). */
+import { z } from 'zod';
+import { ERROR_CODES } from '../errors.ts';
+import { environmentInfo, errorBody } from './common.ts';
+import { TOOLS, TOOL_NAMES } from './tools.ts';
+
+const json = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
+
+function errorResponses(): Record<string, unknown> {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, e] of Object.entries(ERROR_CODES)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
+  const ref = { $ref: '#/components/schemas/Error' };
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [String(status), { description: `codes: ${codes.join(', ')}`, content: { 'application/json': { schema: ref } } }]),
+  );
+}
+
+export function buildOpenApi(version: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  const errors = errorResponses();
+  for (const name of TOOL_NAMES) {
+    const spec = TOOLS[name];
+    paths[`/api/v1/${name}`] = {
+      post: {
+        operationId: name,
+        summary: spec.summary,
+        deprecated: 'deprecated' in spec ? spec.deprecated : undefined,
+        security: [{}, { bearer: [] }],
+        requestBody: { required: true, content: { 'application/json': { schema: json(spec.request, 'input') } } },
+        responses: {
+          200: { description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)', content: { 'application/json': { schema: json(spec.response, 'output') } } },
+          ...errors,
+        },
+      },
+    };
+  }
+  paths['/v1/environments'] = {
+    get: { operationId: 'environments', summary: 'List the Lean environments', responses: { 200: { description: 'Environments', content: { 'application/json': { schema: json(z.array(environmentInfo), 'output') } } } } },
+  };
+  paths['/v1/status'] = {
+    get: { operationId: 'status', summary: 'Health, pools and queues', responses: { 200: { description: '{"status":"healthy", ...}' } } },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Lean tool service', version, description: 'Lean 4 proof tooling: verify, repair, transform and analyse Lean source.' },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key; requests without one share one anonymous slot.' } },
+      schemas: { Error: json(errorBody, 'output') },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,21 @@
+/** The shape of one environment in `config/*.json`: the spec's Environment fields plus local ones. */
+import { z } from 'zod';
+
+export const DEFAULT_REPL_COMMAND = ['lake', 'exe', 'repl'];
+
+export const environmentConfig = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'environment names use letters, digits, ".", "_" and "-"'),
+  lean_toolchain: z.string().min(1),
+  repo_url: z.string().nullable().default(null),
+  revision: z.string().nullable().default(null),
+  subdir: z.string().nullable().default(null),
+  /** The default import header; requests with ignore_imports true get exactly this header. */
+  imports: z.string(),
+  description: z.string().default(''),
+  /** Local: the Lake project whose dependencies (and REPL) this environment runs in. */
+  project_dir: z.string().min(1),
+  /** Local: argv of the REPL, run with cwd = project_dir. `lean:setup` records a resolved binary here. */
+  repl_command: z.array(z.string().min(1)).min(1).default(DEFAULT_REPL_COMMAND),
+});
+
+export type EnvironmentConfig = z.output<typeof environmentConfig>;

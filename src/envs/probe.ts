@@ -1,0 +1,50 @@
+/**
+ * Decides whether an environment can run Lean now, and if not, says exactly what is
+ * missing. Reads the file system only; never starts Lean.
+ */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EnvironmentConfig } from './config.ts';
+import { discoverToolchain, searchDirs, which, type Toolchain } from './toolchain.ts';
+
+export type Availability = { available: true } | { available: false; reason: string };
+
+const SETUP_HINT = 'run `npm run lean:setup` (see README, "Adding a Lean environment")';
+
+/** elan stores `leanprover/lean4:v4.28.0` as `leanprover--lean4---v4.28.0`. */
+export function elanToolchainDir(toolchain: string, env: NodeJS.ProcessEnv = process.env): string {
+  const elanHome = env.ELAN_HOME ?? path.join(env.HOME ?? os.homedir(), '.elan');
+  return path.join(elanHome, 'toolchains', toolchain.replace(/\//g, '--').replace(/:/g, '---'));
+}
+
+/** Where `lake exe repl` finds its binary: the project itself or the REPL dependency. */
+export function replBinaryCandidates(projectDir: string): string[] {
+  return ['repl', 'REPL'].map((pkg) => path.join(projectDir, '.lake', 'packages', pkg, '.lake', 'build', 'bin', 'repl'))
+    .concat(path.join(projectDir, '.lake', 'build', 'bin', 'repl'));
+}
+
+export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv = process.env, tc: Toolchain = discoverToolchain(env)): Availability {
+  if (!tc.lake && !tc.elan) {
+    return { available: false, reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}` };
+  }
+  if (tc.elan && !existsSync(elanToolchainDir(cfg.lean_toolchain, env))) {
+    return { available: false, reason: `Lean toolchain ${cfg.lean_toolchain} is not installed in elan; ${SETUP_HINT}` };
+  }
+  if (!existsSync(cfg.project_dir)) {
+    return { available: false, reason: `Lake project ${cfg.project_dir} does not exist; ${SETUP_HINT}` };
+  }
+  if (!['lakefile.lean', 'lakefile.toml'].some((f) => existsSync(path.join(cfg.project_dir, f)))) {
+    return { available: false, reason: `${cfg.project_dir} has no lakefile.lean or lakefile.toml; ${SETUP_HINT}` };
+  }
+  const [cmd, ...args] = cfg.repl_command;
+  if (cmd === 'lake' && args[0] === 'exe') {
+    if (!replBinaryCandidates(cfg.project_dir).some((f) => existsSync(f))) {
+      return { available: false, reason: `the Lean REPL is not built in ${cfg.project_dir}; ${SETUP_HINT}` };
+    }
+  } else if (cmd && cmd !== 'lake') {
+    const resolved = path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(cfg.project_dir, cmd), []);
+    if (!resolved) return { available: false, reason: `REPL command ${cmd} is not an executable; ${SETUP_HINT}` };
+  }
+  return { available: true };
+}

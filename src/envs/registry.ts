@@ -1,0 +1,62 @@
+/** The configured environments, their public listing, and their (re-probed) availability. */
+import type { EnvironmentInfo } from '../contract/common.ts';
+import type { EnvironmentConfig } from './config.ts';
+import { probeEnvironment, type Availability } from './probe.ts';
+
+export type Probe = (cfg: EnvironmentConfig) => Availability;
+
+export class EnvironmentRegistry {
+  readonly #envs = new Map<string, EnvironmentConfig>();
+  readonly #checked = new Map<string, { at: number; availability: Availability }>();
+  readonly #ttlMs: number;
+  readonly #probe: Probe;
+
+  constructor(configs: EnvironmentConfig[], opts: { ttlMs: number; probe?: Probe }) {
+    for (const c of configs) {
+      if (this.#envs.has(c.name)) throw new Error(`environment ${c.name} is configured twice`);
+      this.#envs.set(c.name, c);
+    }
+    this.#ttlMs = opts.ttlMs;
+    this.#probe = opts.probe ?? ((c) => probeEnvironment(c));
+  }
+
+  get(name: string): EnvironmentConfig | undefined {
+    return this.#envs.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#envs.keys()];
+  }
+
+  /**
+   * Cached for ttlMs so a missing toolchain costs nothing per request, yet an operator
+   * who runs `lean:setup` while the daemon is up sees it become available.
+   */
+  availability(name: string, now = Date.now()): Availability {
+    const cfg = this.#envs.get(name);
+    if (!cfg) return { available: false, reason: `unknown environment ${name}` };
+    const hit = this.#checked.get(name);
+    if (hit && now - hit.at < this.#ttlMs) return hit.availability;
+    const availability = this.#probe(cfg);
+    this.#checked.set(name, { at: now, availability });
+    return availability;
+  }
+
+  /** The spec's Environment objects plus `available` / `unavailable_reason`. */
+  list(): EnvironmentInfo[] {
+    return [...this.#envs.values()].map((c) => {
+      const a = this.availability(c.name);
+      return {
+        name: c.name,
+        lean_toolchain: c.lean_toolchain,
+        repo_url: c.repo_url,
+        revision: c.revision,
+        subdir: c.subdir,
+        imports: c.imports,
+        description: c.description,
+        available: a.available,
+        ...(a.available ? {} : { unavailable_reason: a.reason }),
+      };
+    });
+  }
+}

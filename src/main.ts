@@ -1,0 +1,31 @@
+/** Process entry: load config, build the app, listen, and drain on SIGTERM/SIGINT. */
+import { buildApp } from './app.ts';
+import { loadConfig } from './config.ts';
+
+const config = loadConfig();
+const app = await buildApp({ config });
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  app.log.info({ signal }, 'draining: no new requests; waiting for in-flight ones');
+  const force = setTimeout(() => {
+    app.log.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain timeout; exiting with requests unfinished');
+    process.exit(1);
+  }, config.server.drainTimeoutMs);
+  force.unref();
+  await app.close();
+  app.log.info('stopped');
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+try {
+  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
+} catch (err) {
+  app.log.fatal({ err }, 'cannot listen');
+  process.exit(1);
+}

@@ -1,0 +1,54 @@
+/** HTTP routes: tools (current and earlier path form), environments, status, OpenAPI. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { buildOpenApi } from '../contract/openapi.ts';
+import { isToolName, TOOL_NAMES } from '../contract/tools.ts';
+import { ServiceError } from '../errors.ts';
+import type { Pipeline, RunInfo } from './pipeline.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    svc: RunInfo & { tool?: string; cache?: 'hit' | 'miss' };
+  }
+}
+
+export interface RouteDeps {
+  pipeline: Pipeline;
+  version: string;
+  environments: () => unknown[];
+  status: () => Record<string, unknown>;
+}
+
+/** Aborts when the client disconnects before its response is written. */
+function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const ctrl = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ctrl.abort(new ServiceError('internal', 'client disconnected'));
+  });
+  return ctrl.signal;
+}
+
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const runTool = async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
+    request.svc.tool = tool;
+    if (!isToolName(tool)) {
+      throw new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`);
+    }
+    const result = await deps.pipeline.run(tool, request.body, {
+      caller: request.caller,
+      log: request.log,
+      signal: clientGoneSignal(request, reply),
+      info: request.svc,
+    });
+    if (request.svc.deadlineSeconds !== undefined) reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
+    return result;
+  };
+
+  app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
+  // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
+  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) => runTool(req.params.tool, req, reply));
+
+  app.get('/v1/environments', async () => deps.environments());
+  app.get('/v1/status', async () => deps.status());
+  const openapi = buildOpenApi(deps.version);
+  app.get('/docs/json', async () => openapi);
+}

@@ -1,0 +1,111 @@
+import t from 'tap';
+import type { ToolTable } from '../../src/tools/types.ts';
+import { makeApp, sleep, testConfig, validRequest } from '../helpers.ts';
+import { emptyMessages } from '../../src/contract/common.ts';
+
+/** A stand-in for the check tool that sleeps `content` ms; it honours its abort signal. */
+function sleepyTools(log: { started: number; aborted: number }): ToolTable {
+  return {
+    check: {
+      needsLean: () => false,
+      run: async (req, ctx) => {
+        log.started++;
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, Number(req.content));
+          ctx.signal.addEventListener('abort', () => { clearTimeout(timer); log.aborted++; reject(ctx.signal.reason); });
+        });
+        return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+      },
+    },
+  };
+}
+
+const check = (content: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => ({
+  method: 'POST' as const, url: '/api/v1/check', headers: { 'content-type': 'application/json', ...headers },
+  payload: JSON.stringify({ ...validRequest('check'), content, ...extra }),
+});
+
+t.test('anonymous callers share one active request; the next waits, then a full queue gets 429', async (t) => {
+  const log = { started: 0, aborted: 0 };
+  const app = await makeApp({ tools: sleepyTools(log), config: testConfig({ admission: { anonymousQueueLimit: 1, retryAfterSeconds: 3 } }) });
+  t.teardown(() => app.close());
+  const first = app.inject(check('300'));
+  await sleep(50);
+  const second = app.inject(check('10'));
+  await sleep(50);
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  t.same(status.admission.callers.anonymous, { active: 1, queued: 1 }, 'the second waits in the queue');
+  const third = await app.inject(check('10'));
+  t.equal(third.statusCode, 429);
+  t.equal(third.headers['retry-after'], '3');
+  t.equal(third.json().error.code, 'queue_full');
+  const [r1, r2] = await Promise.all([first, second]);
+  t.equal(r1.statusCode, 200);
+  t.equal(r2.statusCode, 200);
+  t.ok(Number(r2.headers['x-deadline-seconds']) > 0);
+  t.equal(log.started, 2);
+});
+
+t.test('keyed callers get their configured concurrency', async (t) => {
+  const log = { started: 0, aborted: 0 };
+  const app = await makeApp({ tools: sleepyTools(log), config: testConfig({ keys: [{ key: 'user-key-123', concurrency: 3 }], admission: { keyQueueLimit: 0 } }) });
+  t.teardown(() => app.close());
+  const auth = { authorization: 'Bearer user-key-123' };
+  const running = [1, 2, 3].map(() => app.inject(check('200', {}, auth)));
+  await sleep(50);
+  const over = await app.inject(check('10', {}, auth));
+  t.equal(over.statusCode, 429, 'a fourth concurrent request exceeds concurrency 3 with no queue');
+  const anon = await app.inject(check('10'));
+  t.equal(anon.statusCode, 200, 'anonymous callers have their own slot');
+  for (const r of await Promise.all(running)) t.equal(r.statusCode, 200);
+});
+
+t.test('deadline: 504 with code timeout; admin and non-admin caps', async (t) => {
+  const log = { started: 0, aborted: 0 };
+  const app = await makeApp({
+    tools: sleepyTools(log),
+    config: testConfig({ keys: [{ key: 'user-key-123' }, { key: 'admin-key-123', admin: true }], admission: { maxTimeoutSeconds: 0.2 } }),
+  });
+  t.teardown(() => app.close());
+  const slow = await app.inject(check('2000', { timeout_seconds: 0.1 }));
+  t.equal(slow.statusCode, 504);
+  t.equal(slow.json().error.code, 'timeout');
+  t.equal(log.aborted, 1, 'the tool was told to stop');
+
+  const capped = await app.inject(check('500', { timeout_seconds: 60 }, { authorization: 'Bearer user-key-123' }));
+  t.equal(capped.statusCode, 504, 'a non-admin deadline is capped (here at 0.2 s)');
+  t.match(capped.json().error.message, '0.2 s');
+  const admin = await app.inject(check('500', { timeout_seconds: 60 }, { authorization: 'Bearer admin-key-123' }));
+  t.equal(admin.statusCode, 200, 'an admin deadline is not capped');
+  t.equal(admin.headers['x-deadline-seconds'], '60');
+});
+
+t.test('queue time does not count against the deadline', async (t) => {
+  const log = { started: 0, aborted: 0 };
+  const app = await makeApp({ tools: sleepyTools(log) });
+  t.teardown(() => app.close());
+  const first = app.inject(check('400', { timeout_seconds: 1 }));
+  await sleep(20);
+  const second = await app.inject(check('100', { timeout_seconds: 0.3 }));
+  t.equal(second.statusCode, 200, 'waited ~400 ms in the queue, then ran 100 ms within its 300 ms deadline');
+  t.equal((await first).statusCode, 200);
+});
+
+t.test('environment unavailable → 503 only when Lean is needed', async (t) => {
+  const app = await makeApp({
+    tools: {
+      theorem2sorry: {
+        needsLean: (req) => req.reparse,
+        run: async (req) => ({ content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), timings: { total_ms: 0 } }),
+      },
+    },
+  });
+  t.teardown(() => app.close());
+  const body = (reparse: boolean) => ({ ...validRequest('theorem2sorry', 'lean-missing'), reparse });
+  const r1 = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body(true) });
+  t.equal(r1.statusCode, 503);
+  t.equal(r1.json().error.code, 'environment_unavailable');
+  t.match(r1.json().error.message, /toolchain/);
+  const r2 = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body(false) });
+  t.equal(r2.statusCode, 200, 'reparse false needs no Lean');
+});

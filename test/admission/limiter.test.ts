@@ -1,0 +1,86 @@
+import t from 'tap';
+import type { Caller } from '../../src/admission/keys.ts';
+import { ConcurrencyLimiter } from '../../src/admission/limiter.ts';
+import { ServiceError } from '../../src/errors.ts';
+import { effectiveTimeoutSeconds, withDeadline } from '../../src/admission/deadline.ts';
+import { sleep } from '../helpers.ts';
+
+const caller = (id: string, concurrency: number): Caller => ({ id, keyClass: 'user', concurrency });
+
+t.test('slots, FIFO order and release hand-over', async (t) => {
+  const lim = new ConcurrencyLimiter({ queueLimit: () => 10, retryAfterSeconds: 1 });
+  const c = caller('a', 2);
+  const r1 = await lim.acquire(c);
+  const r2 = await lim.acquire(c);
+  const order: number[] = [];
+  const waiting = [3, 4, 5].map((n) => lim.acquire(c).then((rel) => { order.push(n); return rel; }));
+  t.same(lim.stats().callers.a, { active: 2, queued: 3 });
+  r1();
+  r1(); // idempotent: a double release frees one slot only
+  const r3 = await waiting[0]!;
+  t.same(order, [3]);
+  t.same(lim.stats().callers.a, { active: 2, queued: 2 });
+  r2();
+  r3();
+  (await waiting[1]!)();
+  (await waiting[2]!)();
+  t.same(order, [3, 4, 5]);
+  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'buckets are dropped when idle');
+});
+
+t.test('callers do not share slots', async (t) => {
+  const lim = new ConcurrencyLimiter({ queueLimit: () => 0, retryAfterSeconds: 1 });
+  const ra = await lim.acquire(caller('a', 1));
+  const rb = await lim.acquire(caller('b', 1));
+  await t.rejects(lim.acquire(caller('a', 1)), { code: 'queue_full' });
+  ra();
+  rb();
+});
+
+t.test('a full queue is refused with 429 and Retry-After', async (t) => {
+  const lim = new ConcurrencyLimiter({ queueLimit: () => 1, retryAfterSeconds: 7 });
+  const c = caller('a', 1);
+  const r = await lim.acquire(c);
+  const queued = lim.acquire(c);
+  const err = await lim.acquire(c).catch((e: unknown) => e);
+  t.ok(err instanceof ServiceError);
+  t.equal((err as ServiceError).status, 429);
+  t.equal((err as ServiceError).retryAfter, 7);
+  r();
+  (await queued)();
+});
+
+t.test('a waiter whose client left is removed and never granted', async (t) => {
+  const lim = new ConcurrencyLimiter({ queueLimit: () => 5, retryAfterSeconds: 1 });
+  const c = caller('a', 1);
+  const r = await lim.acquire(c);
+  const ctrl = new AbortController();
+  const gone = lim.acquire(c, ctrl.signal);
+  const next = lim.acquire(c);
+  ctrl.abort(new Error('client gone'));
+  await t.rejects(gone, /client gone/);
+  t.same(lim.stats().callers.a, { active: 1, queued: 1 });
+  r();
+  (await next)();
+  t.equal(lim.stats().active, 0);
+});
+
+t.test('deadline cap and enforcement', async (t) => {
+  t.equal(effectiveTimeoutSeconds(3600, 'user', 900), 900);
+  t.equal(effectiveTimeoutSeconds(3600, 'anonymous', 900), 900);
+  t.equal(effectiveTimeoutSeconds(3600, 'admin', 900), 3600);
+  t.equal(effectiveTimeoutSeconds(10, 'user', 900), 10);
+  let sawAbort = false;
+  const err = await withDeadline(0.05, undefined, async (signal) => {
+    signal.addEventListener('abort', () => { sawAbort = true; });
+    await sleep(1000);
+    return 1;
+  }).catch((e: unknown) => e);
+  t.equal((err as ServiceError).code, 'timeout');
+  t.ok(sawAbort, 'the work is told to stop');
+  t.equal(await withDeadline(1, undefined, async () => 42), 42);
+  const parent = new AbortController();
+  const p = withDeadline(5, parent.signal, (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+  parent.abort(new Error('parent'));
+  await t.rejects(p, /parent/);
+});

@@ -1,0 +1,60 @@
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { environmentConfig } from '../../src/envs/config.ts';
+import { elanToolchainDir, probeEnvironment } from '../../src/envs/probe.ts';
+import { EnvironmentRegistry } from '../../src/envs/registry.ts';
+import { discoverToolchain } from '../../src/envs/toolchain.ts';
+
+/** A fake HOME with an elan layout, so every probe branch can be reached without Lean. */
+function fakeInstall() {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'home-'));
+  const bin = path.join(home, '.elan', 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const exe of ['elan', 'lake', 'lean']) {
+    writeFileSync(path.join(bin, exe), '#!/bin/sh\nexit 0\n');
+    chmodSync(path.join(bin, exe), 0o755);
+  }
+  const project = path.join(home, 'proj');
+  const env = { HOME: home, PATH: '/nonexistent' };
+  const cfg = environmentConfig.parse({ name: 'lean-4.28.0', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: project });
+  return { home, project, env, cfg };
+}
+
+t.test('no toolchain anywhere', async (t) => {
+  const { cfg } = fakeInstall();
+  const a = probeEnvironment(cfg, { HOME: '/nonexistent', PATH: '/nonexistent' });
+  t.equal(a.available, false);
+  t.match(!a.available && a.reason, /neither lake nor elan/);
+});
+
+t.test('each missing piece is named, in order, until available', async (t) => {
+  const { project, env, cfg } = fakeInstall();
+  t.same(discoverToolchain(env).lake?.endsWith('.elan/bin/lake'), true, 'elan bin is searched even when not on PATH');
+  const reason = () => { const a = probeEnvironment(cfg, env); return a.available ? 'available' : a.reason; };
+  t.match(reason(), /leanprover\/lean4:v4.28.0 is not installed in elan/);
+  mkdirSync(elanToolchainDir(cfg.lean_toolchain, env), { recursive: true });
+  t.match(reason(), /does not exist/);
+  mkdirSync(project);
+  t.match(reason(), /no lakefile/);
+  writeFileSync(path.join(project, 'lakefile.toml'), 'name = "x"\n');
+  t.match(reason(), /REPL is not built/);
+  const replBin = path.join(project, '.lake', 'packages', 'REPL', '.lake', 'build', 'bin');
+  mkdirSync(replBin, { recursive: true });
+  writeFileSync(path.join(replBin, 'repl'), '');
+  t.equal(reason(), 'available');
+});
+
+t.test('the registry caches availability for its TTL, then re-probes', async (t) => {
+  const { cfg } = fakeInstall();
+  let calls = 0;
+  let up = false;
+  const reg = new EnvironmentRegistry([cfg], { ttlMs: 1000, probe: () => { calls++; return up ? { available: true } : { available: false, reason: 'down' }; } });
+  t.equal(reg.availability(cfg.name, 0).available, false);
+  up = true;
+  t.equal(reg.availability(cfg.name, 500).available, false, 'cached');
+  t.equal(reg.availability(cfg.name, 1500).available, true, 're-probed after the TTL');
+  t.equal(calls, 2);
+  t.throws(() => new EnvironmentRegistry([cfg, cfg], { ttlMs: 0 }), /twice/);
+});

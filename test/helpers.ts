@@ -1,0 +1,45 @@
+/** Test helpers: a daemon built from an in-memory config, with injectable tools and probe. */
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOptions } from '../src/app.ts';
+import { configSchema, type ConfigInput } from '../src/config.ts';
+import type { ToolName } from '../src/contract/tools.ts';
+import type { Probe } from '../src/envs/registry.ts';
+
+export const TEST_ENV = 'lean-test';
+export const UNAVAILABLE_ENV = 'lean-missing';
+
+export const testEnvironments = [
+  { name: TEST_ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', description: 'test', project_dir: '/nonexistent/test' },
+  { name: UNAVAILABLE_ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', description: 'never available', project_dir: '/nonexistent/missing' },
+];
+
+/** TEST_ENV is "available" (no Lean runs in these tests: the tools are injected). */
+export const testProbe: Probe = (cfg) => (cfg.name === TEST_ENV ? { available: true } : { available: false, reason: 'no Lean toolchain found (test)' });
+
+export function testConfig(over: Partial<ConfigInput> = {}) {
+  return configSchema.parse({ environments: testEnvironments, ...over });
+}
+
+export async function makeApp(opts: Partial<AppOptions> & { config?: ReturnType<typeof testConfig> } = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ logger: false, probe: testProbe, ...opts, config: opts.config ?? testConfig() });
+  await app.ready();
+  return app;
+}
+
+/** A minimal valid request per tool. */
+export function validRequest(tool: ToolName, environment = TEST_ENV): Record<string, unknown> {
+  const content = 'theorem foo : 1 + 1 = 2 := by\n  norm_num\n';
+  switch (tool) {
+    case 'merge':
+      return { documents: [content, 'theorem bar : True := trivial\n'], environment };
+    case 'verify_proof':
+    case 'comparator':
+      return { formal_statement: 'theorem foo : 1 + 1 = 2 := by\n  sorry\n', content, environment };
+    case 'rename':
+      return { content, environment, declarations: { foo: 'foo2' } };
+    default:
+      return { content, environment };
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

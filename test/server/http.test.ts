@@ -1,0 +1,128 @@
+import t from 'tap';
+import { TOOL_NAMES } from '../../src/contract/tools.ts';
+import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV, validRequest } from '../helpers.ts';
+import { errorBody } from '../../src/contract/common.ts';
+
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) => ({
+  method: 'POST' as const, url: path, payload: typeof body === 'string' ? body : JSON.stringify(body),
+  headers: { 'content-type': 'application/json', ...headers },
+});
+
+t.test('every tool route: valid body passes validation; invalid body is a 400 naming the field', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  for (const tool of TOOL_NAMES) {
+    const ok = await app.inject(post(`/api/v1/${tool}`, validRequest(tool)));
+    t.not(ok.statusCode, 400, `${tool}: valid request accepted`);
+    t.equal(ok.json().error?.code, 'not_implemented', `${tool}: not implemented yet, said so`);
+    t.match(ok.json().error.message, tool);
+    const bad = await app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool), environment: 7 }));
+    t.equal(bad.statusCode, 400);
+    t.ok(errorBody.safeParse(bad.json()).success, 'error envelope shape');
+    t.same(bad.json().error.details.map((d: { field: string }) => d.field), ['environment']);
+  }
+});
+
+t.test('unknown tool, unknown route, unknown environment', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const r1 = await app.inject(post('/api/v1/prove_riemann', validRequest('check')));
+  t.equal(r1.statusCode, 404);
+  t.equal(r1.json().error.code, 'unknown_tool');
+  t.match(r1.json().error.message, 'theorem2sorry');
+  const r2 = await app.inject({ method: 'GET', url: '/api/v1/check' });
+  t.equal(r2.statusCode, 404);
+  t.equal(r2.json().error.code, 'not_found');
+  const r3 = await app.inject(post('/api/v1/check', validRequest('check', 'lean-0.0.1')));
+  t.equal(r3.statusCode, 404);
+  t.equal(r3.json().error.code, 'unknown_environment');
+  t.match(r3.json().error.message, TEST_ENV);
+});
+
+t.test('the earlier path form /v1/<service>/<tool> reaches the same tool', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const r = await app.inject(post('/v1/axle/theorem2sorry', { ...validRequest('theorem2sorry'), bogus: 1 }));
+  t.equal(r.statusCode, 400);
+  t.same(r.json().error.details, [{ field: 'bogus', message: 'is not a parameter of theorem2sorry' }]);
+  const r2 = await app.inject(post('/v1/axle/nope', validRequest('check')));
+  t.equal(r2.json().error.code, 'unknown_tool');
+});
+
+t.test('body errors: 413, malformed JSON, empty body, wrong content type, text/plain JSON', async (t) => {
+  const app = await makeApp({ config: testConfig({ server: { bodyLimitBytes: 1024 } }) });
+  t.teardown(() => app.close());
+  const big = await app.inject(post('/api/v1/check', { ...validRequest('check'), content: 'x'.repeat(4096) }));
+  t.equal(big.statusCode, 413);
+  t.equal(big.json().error.code, 'payload_too_large');
+  const bad = await app.inject(post('/api/v1/check', '{"content": "x", '));
+  t.equal(bad.statusCode, 400);
+  t.equal(bad.json().error.code, 'malformed_json');
+  const empty = await app.inject(post('/api/v1/check', ''));
+  t.equal(empty.statusCode, 400);
+  t.equal(empty.json().error.code, 'malformed_json');
+  const form = await app.inject(post('/api/v1/check', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' }));
+  t.equal(form.statusCode, 415);
+  t.equal(form.json().error.code, 'unsupported_media_type');
+  const text = await app.inject(post('/api/v1/check', validRequest('check'), { 'content-type': 'text/plain; charset=utf-8' }));
+  t.equal(text.json().error.code, 'not_implemented', 'text/plain JSON (the AXLE client) is parsed as JSON');
+  const textBad = await app.inject(post('/api/v1/check', 'not json', { 'content-type': 'text/plain' }));
+  t.equal(textBad.json().error.code, 'malformed_json');
+  const proto = await app.inject(post('/api/v1/check', '{"__proto__": {"x": 1}, "content": "", "environment": "lean-test"}'));
+  t.equal(proto.statusCode, 400, 'prototype poisoning is refused');
+});
+
+t.test('API keys: unknown key 401, malformed header 401, known key accepted', async (t) => {
+  const app = await makeApp({ config: testConfig({ keys: [{ key: 'user-key-123' }] }) });
+  t.teardown(() => app.close());
+  const bad = await app.inject(post('/api/v1/check', validRequest('check'), { authorization: 'Bearer wrong-key-999' }));
+  t.equal(bad.statusCode, 401);
+  t.equal(bad.json().error.code, 'unauthorized');
+  const basic = await app.inject(post('/api/v1/check', validRequest('check'), { authorization: 'Basic dXNlcjpwYXNz' }));
+  t.equal(basic.statusCode, 401);
+  const good = await app.inject(post('/api/v1/check', validRequest('check'), { authorization: 'Bearer user-key-123' }));
+  t.equal(good.json().error.code, 'not_implemented');
+  const envs = await app.inject({ method: 'GET', url: '/v1/environments', headers: { authorization: 'Bearer nope-nope-nope' } });
+  t.equal(envs.statusCode, 401, 'a bad key is refused on every route');
+});
+
+t.test('GET /v1/environments: spec fields plus availability', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json();
+  t.equal(envs.length, 2);
+  const [ok, missing] = envs;
+  t.same(Object.keys(ok).sort(), ['available', 'description', 'imports', 'lean_toolchain', 'name', 'repo_url', 'revision', 'subdir'].sort());
+  t.equal(ok.available, true);
+  t.equal(missing.name, UNAVAILABLE_ENV);
+  t.equal(missing.available, false);
+  t.match(missing.unavailable_reason, /toolchain/);
+  t.equal(ok.repo_url, null);
+});
+
+t.test('GET /v1/status and /docs/json', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  t.equal(status.status, 'healthy');
+  t.same(status.admission, { active: 0, queued: 0, callers: {} });
+  t.equal(status.environments.length, 2);
+  const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+  t.equal(doc.openapi, '3.1.0');
+  for (const tool of TOOL_NAMES) t.ok(doc.paths[`/api/v1/${tool}`]?.post, `${tool} documented`);
+  const t2s = doc.paths['/api/v1/theorem2sorry'].post.requestBody.content['application/json'].schema;
+  t.same(t2s.required.sort(), ['content', 'environment']);
+  t.equal(t2s.properties.reparse.default, true);
+  t.equal(t2s.additionalProperties, false, 'unknown parameters are refused, and the document says so');
+  t.equal(doc.paths['/api/v1/extract_theorems'].post.deprecated, true);
+  t.ok(doc.paths['/api/v1/check'].post.responses['504'], 'error statuses documented');
+});
+
+t.test('responses are one line of JSON (the AXLE client reads exactly one line)', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  for (const url of ['/v1/environments', '/v1/status']) {
+    const r = await app.inject({ method: 'GET', url });
+    t.equal(r.body.trim().split('\n').length, 1);
+  }
+});
