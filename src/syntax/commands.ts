@@ -1,0 +1,279 @@
+/**
+ * Splits a file into its header (module/prelude/imports) and body commands, following
+ * the practical boundary algorithm of LEAN_SYNTAX.md §8.3. Commands never overlap and
+ * keep file order; the text between them is trivia. A command the splitter does not
+ * recognise is an opaque `other` span: nothing is ever dropped or reordered.
+ */
+import {
+  CONTINUATION_KEYWORDS, DECL_KEYWORDS, EXPECTS_MORE, HARD_COMMAND_KEYWORDS, HASH_COMMANDS, IN_PREFIX_COMMANDS, MODIFIERS,
+  OPENER_SET, CLOSERS, SOFT_COMMAND_KEYWORDS,
+} from './keywords.ts';
+import type { SigTokens } from './significant.ts';
+
+export type CommandKind =
+  | 'declaration' | 'namespace' | 'section' | 'end' | 'mutual' | 'open' | 'set_option' | 'variable' | 'universe'
+  | 'import' | 'module-doc' | 'hash' | 'attribute' | 'notation' | 'other';
+
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface Command extends Span {
+  kind: CommandKind;
+  /** Leading keyword after doc comment/attributes/modifiers: `theorem`, `open`, `#eval`, `noncomputable section`… */
+  keyword: string;
+  /** Significant-token range [sigStart, sigEnd) including any glued prefixes. */
+  sigStart: number;
+  sigEnd: number;
+  /** Glued `open … in` / `set_option … in` prefixes, outermost first. */
+  prefixes: (Span & { keyword: string; sigStart: number; sigEnd: number })[];
+  /** Where the command proper (after prefixes) starts, in significant tokens. */
+  ownSigStart: number;
+}
+
+export interface Header extends Span {
+  sigEnd: number;
+  module: boolean;
+  prelude: boolean;
+  imports: { module: string; modifiers: string[]; span: Span }[];
+}
+
+const NOTATION_WORDS = new Set(['notation', 'notation3', 'infix', 'infixl', 'infixr', 'prefix', 'postfix', 'syntax', 'macro', 'macro_rules', 'elab', 'elab_rules', 'declare_syntax_cat', 'binder_predicate']);
+
+/** The `#word` at significant token k, if `#` is directly followed by an identifier. */
+function hashWord(sig: SigTokens, k: number): string | undefined {
+  if (sig.text[k] !== '#' || k + 1 >= sig.length || sig.kind[k + 1] !== 'ident' || sig.start[k + 1] !== sig.end[k]) return undefined;
+  return '#' + sig.text[k + 1];
+}
+
+export function parseHeader(sig: SigTokens): Header {
+  const h: Header = { start: 0, end: 0, sigEnd: 0, module: false, prelude: false, imports: [] };
+  let k = 0;
+  if (sig.text[k] === 'module' && sig.kind[k] === 'ident') { h.module = true; k++; }
+  if (sig.text[k] === 'prelude') { h.prelude = true; k++; }
+  for (;;) {
+    let j = k;
+    const mods: string[] = [];
+    while (j < sig.length && (sig.text[j] === 'public' || sig.text[j] === 'meta' || sig.text[j] === 'private')) mods.push(sig.text[j++]!);
+    if (sig.text[j] !== 'import') break;
+    const from = j;
+    j++;
+    while (sig.text[j] === 'all' || sig.text[j] === 'runtime') mods.push(sig.text[j++]!);
+    if (j < sig.length && sig.kind[j] === 'ident') {
+      h.imports.push({ module: sig.text[j]!, modifiers: mods, span: { start: sig.start[k]!, end: sig.end[j]! } });
+      j++;
+    }
+    k = j;
+    void from;
+  }
+  if (k > 0) {
+    h.start = sig.start[0]!;
+    h.end = sig.end[k - 1]!;
+  }
+  h.sigEnd = k;
+  return h;
+}
+
+interface Scan {
+  sig: SigTokens;
+  /** Bracket depth before each significant token. */
+  depth: Int32Array;
+}
+
+function depths(sig: SigTokens): Int32Array {
+  const d = new Int32Array(sig.length + 1);
+  let depth = 0;
+  for (let k = 0; k < sig.length; k++) {
+    d[k] = depth;
+    const t = sig.text[k]!;
+    if (sig.kind[k] !== 'symbol') continue;
+    if (OPENER_SET.has(t)) depth++;
+    else if (CLOSERS.has(t) && depth > 0) depth--;
+  }
+  d[sig.length] = depth;
+  return d;
+}
+
+/** Skip doc comment, `@[…]` attribute lists and modifiers from k; returns the index of the keyword. */
+export function skipDeclPrefix(sig: SigTokens, k: number): number {
+  let j = k;
+  for (;;) {
+    if (j >= sig.length) return j;
+    if (sig.kind[j] === 'doc-comment') { j++; continue; }
+    if (sig.text[j] === '@[') {
+      let depth = 0;
+      for (; j < sig.length; j++) {
+        const t = sig.text[j]!;
+        if (sig.kind[j] === 'symbol' && OPENER_SET.has(t)) depth++;
+        else if (sig.kind[j] === 'symbol' && CLOSERS.has(t) && --depth === 0) { j++; break; }
+      }
+      continue;
+    }
+    if (sig.kind[j] === 'ident' && MODIFIERS.has(sig.text[j]!)) {
+      j++;
+      // `scoped[NS] notation …` (Mathlib): skip the bracketed namespace too.
+      if (sig.text[j - 1] === 'scoped' && sig.text[j] === '[' && sig.start[j] === sig.end[j - 1]) {
+        while (j < sig.length && sig.text[j] !== ']') j++;
+        j++;
+      }
+      continue;
+    }
+    return j;
+  }
+}
+
+/** The word that decides what a command starting at k is (after prefixes), or undefined. */
+function leadWord(sig: SigTokens, k: number): string | undefined {
+  const hw = hashWord(sig, k);
+  if (hw) return hw;
+  return sig.kind[k] === 'ident' || sig.kind[k] === 'symbol' ? sig.text[k] : undefined;
+}
+
+/** Symbols after which an expression must continue (infix/prefix operators, separators, openers). */
+const CONTINUING_SYMBOLS = new Set([
+  ':=', ':', ',', '=', '≠', '<', '>', '≤', '≥', '+', '-', '*', '/', '^', '∧', '∨', '↔', '→', '->', '←', '<-', '∣', '∈', '∉',
+  '⊆', '⊂', '∪', '∩', '•', '∘', '×', '|>', '<|', '$', '=>', '↦', '⊢', '<;>', '·', '∀', '∃', '∃!', '¬', 'λ', '∑', '∏', '@', '.',
+  '..', '%', '&&', '||', '==', '!=', '++', '<|>', '∫', '⨆', '⨅', '⋃', '⋂', '≃', '≅', '≡', '∼', '≈', '⊓', '⊔', '\\', '∆',
+]);
+
+function endsExpression(sig: SigTokens, k: number): boolean {
+  const kind = sig.kind[k];
+  const t = sig.text[k]!;
+  if (kind === 'ident') return !EXPECTS_MORE.has(t);
+  if (kind === 'symbol') return !OPENER_SET.has(t) && !CONTINUING_SYMBOLS.has(t);
+  return kind !== 'doc-comment' && kind !== 'mod-doc';
+}
+
+interface Current {
+  start: number;
+  col: number;
+  /** A `by` block whose tactics sit at or left of the command's column: column-0 words are tactics. */
+  lowTactics: boolean;
+  isDecl: boolean;
+  /** The command may prefix another with `in` (`open`, `set_option`, `include`…). */
+  inPrefix: boolean;
+}
+
+/** Does a command start at significant token k (bracket depth 0)? */
+function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
+  const { sig } = s;
+  const kind = sig.kind[k];
+  const text = sig.text[k]!;
+  if (kind === 'mod-doc') return true;
+  if (kind === 'doc-comment' || text === '@[' || (kind === 'ident' && MODIFIERS.has(text))) {
+    const j = skipDeclPrefix(sig, k);
+    const w = leadWord(sig, j);
+    if (w === undefined) return false;
+    if (HARD_COMMAND_KEYWORDS.has(w) || HASH_COMMANDS.has(w) || w === 'section' || w === 'namespace') {
+      // `private`/`protected` etc. directly before a field name or constructor belong to the declaration.
+      return true;
+    }
+    // Doc comment before an unknown column-0 command (for example compfiles' `problem`).
+    return kind === 'doc-comment' && sig.firstOnLine[j] === true && sig.col[j] === 0 && sig.kind[j] === 'ident' &&
+      !CONTINUATION_KEYWORDS.has(sig.text[j]!) && sig.text[j + 1] !== ':' && (k === 0 || endsExpression(sig, k - 1));
+  }
+  const hw = hashWord(sig, k);
+  if (hw) return sig.firstOnLine[k] === true && (HASH_COMMANDS.has(hw) || sig.col[k] === 0) && (!cur || sig.col[k]! <= cur.col);
+  if (kind !== 'ident') return false;
+  if (HARD_COMMAND_KEYWORDS.has(text)) {
+    const prev = k > 0 ? sig.text[k - 1] : undefined;
+    // Mid-line keywords start a command only right after an `… in` prefix (`open Foo in theorem …`).
+    if (!sig.firstOnLine[k] && prev !== 'in') return false;
+    if (text === 'instance' && prev === 'deriving') return false;
+    if (text === 'deriving') return sig.text[k + 1] === 'instance';
+    if (text === 'inductive' && prev === 'class') return false;
+    if (text === 'end') return sig.firstOnLine[k] === true;
+    return true;
+  }
+  if (!sig.firstOnLine[k]) return false;
+  if (SOFT_COMMAND_KEYWORDS.has(text)) {
+    return !cur || (sig.col[k]! <= cur.col && !cur.lowTactics);
+  }
+  // An unknown word at column 0 after a complete command (or after an `… in` prefix): some command we do not know.
+  if (sig.col[k] !== 0 || CONTINUATION_KEYWORDS.has(text)) return false;
+  if (!cur) return true;
+  if (cur.inPrefix && sig.text[k - 1] === 'in') return true;
+  return !cur.lowTactics && endsExpression(sig, k - 1);
+}
+
+function classify(sig: SigTokens, k: number): { kind: CommandKind; keyword: string } {
+  const j = skipDeclPrefix(sig, k);
+  if (sig.kind[k] === 'mod-doc') return { kind: 'module-doc', keyword: '/-!' };
+  const hw = hashWord(sig, j);
+  if (hw) return { kind: 'hash', keyword: hw };
+  const w = sig.text[j] ?? '';
+  if (w === 'class' && (sig.text[j + 1] === 'inductive' || sig.text[j + 1] === 'abbrev')) return { kind: 'declaration', keyword: `class ${sig.text[j + 1]}` };
+  if (DECL_KEYWORDS.has(w)) return { kind: 'declaration', keyword: w };
+  if (w === 'section') return { kind: 'section', keyword: j > k ? `${sig.text.slice(k, j).filter((x) => !x.startsWith('/-') && !x.startsWith('@[')).join(' ')} section`.trim() : 'section' };
+  if (w === 'namespace' || w === 'end' || w === 'mutual' || w === 'open' || w === 'set_option' || w === 'variable' || w === 'universe' || w === 'import' || w === 'attribute') {
+    return { kind: w, keyword: w };
+  }
+  if (NOTATION_WORDS.has(w)) return { kind: 'notation', keyword: w };
+  return { kind: 'other', keyword: w };
+}
+
+/** Split the body (after the header) into commands. */
+export function splitCommands(sig: SigTokens, header: Header): Command[] {
+  const s: Scan = { sig, depth: depths(sig) };
+  const raw: Command[] = [];
+  let cur: Current | undefined;
+  let curStart = -1;
+  const close = (endK: number) => {
+    if (curStart < 0 || endK <= curStart) return;
+    const c = classify(sig, curStart);
+    raw.push({ kind: c.kind, keyword: c.keyword, start: sig.start[curStart]!, end: sig.end[endK - 1]!, sigStart: curStart, sigEnd: endK, prefixes: [], ownSigStart: curStart });
+  };
+  // Depth is measured relative to the current command so one unbalanced bracket cannot swallow the file.
+  let base = 0;
+  for (let k = header.sigEnd; k < sig.length; k++) {
+    const depth = s.depth[k]! - base;
+    if (cur === undefined || (depth <= 0 && startsCommand(s, k, cur))) {
+      close(k);
+      curStart = k;
+      base = s.depth[k]!;
+      const c = classify(sig, k);
+      cur = { start: k, col: sig.col[k]!, lowTactics: false, isDecl: c.kind === 'declaration', inPrefix: IN_PREFIX_COMMANDS.has(c.keyword) };
+      // Continue after the keyword, so `private theorem` or `/-- doc -/ def` stay one command.
+      const kw = skipDeclPrefix(sig, k);
+      if (kw > k && kw < sig.length) k = c.keyword.startsWith('class ') ? kw + 1 : kw;
+      else if (c.keyword.startsWith('class ')) k++;
+      continue;
+    }
+    if (depth < 0) {
+      // Unbalanced closer: re-anchor.
+      base = s.depth[k]!;
+    }
+    // `by`, `do` or `:=` ending a line, with the block below at or left of the command's column:
+    // column-0 words are tactics / do-elements / term lines of this command, not new commands.
+    const t = sig.text[k];
+    if ((t === 'by' || t === 'do' || t === ':=') && depth === 0 && k + 1 < sig.length && sig.firstOnLine[k + 1] && sig.col[k + 1]! <= cur.col) {
+      cur.lowTactics = true;
+    }
+  }
+  close(sig.length);
+  return gluePrefixes(sig, raw);
+}
+
+/** Fold `open … in` / `set_option … in` (etc.) commands into the command they prefix. */
+function gluePrefixes(sig: SigTokens, cmds: Command[]): Command[] {
+  const out: Command[] = [];
+  let pending: Command['prefixes'] = [];
+  for (const c of cmds) {
+    const isPrefix = IN_PREFIX_COMMANDS.has(c.keyword) && sig.text[c.sigEnd - 1] === 'in';
+    if (isPrefix) {
+      pending.push({ start: c.start, end: c.end, keyword: c.keyword, sigStart: c.sigStart, sigEnd: c.sigEnd });
+      continue;
+    }
+    if (pending.length > 0) {
+      c.prefixes = pending;
+      c.start = pending[0]!.start;
+      c.sigStart = pending[0]!.sigStart;
+      pending = [];
+    }
+    out.push(c);
+  }
+  // Dangling prefixes at end of file stay as their own commands.
+  for (const p of pending) out.push({ kind: p.keyword === 'open' ? 'open' : 'other', keyword: p.keyword, start: p.start, end: p.end, sigStart: p.sigStart, sigEnd: p.sigEnd, prefixes: [], ownSigStart: p.sigStart });
+  return out;
+}

@@ -1,0 +1,19 @@
+/**
+ * The significant (non-trivia) tokens of a file with the layout facts the splitter and
+ * tactic parser need: text, 0-based line, column (UTF-16 units from the line start,
+ * exact for indentation since leading whitespace is ASCII) and whether the token is the
+ * first on its line.
+ */
+import type { Token } from './lexer.ts';
+
+export interface SigTokens {
+  text: string[];
+  kind: Token['kind'][];
+  start: number[];
+  end: number[];
+  line: number[];
+  col: number[];
+  firstOnLine: boolean[];
+  length: number;
+}
+

@@ -1,0 +1,210 @@
+/**
+ * Structure inside proofs (LEAN_SYNTAX.md §9): the indentation-based tactic tree of a
+ * `by` block, `have`-like forms with their name/type/proof spans (tactic and term
+ * level), and `sorry`/`admit` positions. Works on the significant tokens of a file.
+ */
+import type { Span } from './commands.ts';
+import { CLOSERS, OPENER_SET } from './keywords.ts';
+import type { SigTokens } from './significant.ts';
+
+export interface TacticItem extends Span {
+  sigStart: number;
+  sigEnd: number;
+  /** The tactic's leading word: `exact`, `have`, `·`, `case`, `calc`… */
+  head: string;
+  /** Nested tactic sequences: after a bullet, `case … =>`, `next =>`, an inner `by`, a match alternative. */
+  children: TacticBlock[];
+}
+
+export interface TacticBlock extends Span {
+  sigStart: number;
+  sigEnd: number;
+  /** Column of the block's first tactic (UTF-16 units from the line start). */
+  column: number;
+  items: TacticItem[];
+}
+
+export type HaveKeyword = 'have' | 'haveI' | "have'" | 'obtain' | 'suffices' | 'show' | 'let' | 'letI' | 'replace' | 'set';
+
+export interface HaveForm extends Span {
+  keyword: HaveKeyword;
+  keywordSig: number;
+  /** What is bound: a name, a pattern like `⟨x, hx⟩`, or nothing (`have : T := …`). */
+  binder: Span | undefined;
+  type: Span | undefined;
+  /** The `:=` token. */
+  assign: Span | undefined;
+  /** The proof or value after `:=`; undefined for Mathlib's goal form `have h : T` (no `:=`). */
+  proof: Span | undefined;
+  proofForm: 'term' | 'tactic' | 'none';
+  /** Inside a `by` block (tactic) or a term. */
+  level: 'tactic' | 'term';
+}
+
+const HAVE_WORDS = new Set<string>(['have', 'haveI', "have'", 'obtain', 'suffices', 'show', 'let', 'letI', 'replace', 'set']);
+/** Tactics whose argument is itself a tactic sequence starting right after them. */
+const SEQ_TAKING = new Set(['all_goals', 'any_goals', 'focus', 'try', 'repeat', "repeat'", 'classical', 'with_reducible', 'iterate', 'on_goal', 'pick_goal', 'case', "case'", 'next', '·', '.']);
+
+const opener = (sig: SigTokens, k: number) => sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
+const closer = (sig: SigTokens, k: number) => sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);
+
+/** The end (exclusive) of the bracket group containing k, or `limit`. */
+function groupEnd(sig: SigTokens, k: number, limit: number): number {
+  let d = 0;
+  for (let j = k; j < limit; j++) {
+    if (opener(sig, j)) d++;
+    else if (closer(sig, j) && --d < 0) return j;
+  }
+  return limit;
+}
+
+/**
+ * Parse the tactic sequence that follows the token at `afterK` (a `by`, a bullet, `=>`…)
+ * up to `limit` (exclusive). The block's column is its first tactic's column; a later
+ * line left of it, or an unmatched closer, ends the block.
+ */
+export function parseTacticBlock(sig: SigTokens, afterK: number, limit: number): TacticBlock {
+  const first = afterK + 1;
+  if (first >= limit) return { start: sig.end[afterK]!, end: sig.end[afterK]!, sigStart: first, sigEnd: first, column: 0, items: [] };
+  const column = sig.col[first]!;
+  const items: TacticItem[] = [];
+  let itemStart = first;
+  let depth = 0;
+  let j = first;
+  const closeItem = (endK: number) => {
+    if (endK > itemStart) items.push(parseItem(sig, itemStart, endK));
+  };
+  for (j = first + 1; j < limit; j++) {
+    if (opener(sig, j)) { depth++; continue; }
+    if (closer(sig, j)) {
+      if (--depth < 0) break;
+      continue;
+    }
+    if (depth > 0) continue;
+    if (sig.firstOnLine[j]) {
+      if (sig.col[j]! < column) break;
+      if (sig.col[j] === column && sig.text[j] !== '<;>' && sig.text[j] !== '|') {
+        closeItem(j);
+        itemStart = j;
+        continue;
+      }
+    }
+    if (sig.text[j] === ';') {
+      closeItem(j);
+      itemStart = j + 1;
+    }
+  }
+  closeItem(j);
+  const last = Math.max(first, j - 1);
+  return { start: sig.start[first]!, end: sig.end[last]!, sigStart: first, sigEnd: j, column, items };
+}
+
+function parseItem(sig: SigTokens, a: number, b: number): TacticItem {
+  const head = sig.text[a]!;
+  const children: TacticBlock[] = [];
+  let j = a;
+  if (SEQ_TAKING.has(head)) {
+    // Bullets and seq-taking tactics: the rest of the item (after `=>` for case/next) is a sequence.
+    let from = a;
+    if (head === 'case' || head === "case'" || head === 'next') {
+      from = -1;
+      for (let k = a + 1; k < b; k++) if (sig.text[k] === '=>') { from = k; break; }
+    } else if (head === 'iterate' || head === 'on_goal' || head === 'pick_goal') {
+      from = sig.kind[a + 1] === 'number' ? a + 1 : a;
+      if (sig.text[from + 1] === '=>') from++;
+    }
+    if (from >= 0 && from + 1 < b) {
+      const child = parseTacticBlock(sig, from, b);
+      children.push(child);
+      j = child.sigEnd;
+    }
+  }
+  // Inner `by` blocks and match/induction alternatives (`| pat => tacs`).
+  for (; j < b; j++) {
+    const t = sig.text[j];
+    if (t === 'by' && sig.kind[j] === 'ident') {
+      const child = parseTacticBlock(sig, j, groupEnd(sig, j, b));
+      children.push(child);
+      j = Math.max(j, child.sigEnd - 1);
+    } else if (t === '=>' && j > a) {
+      // an alternative's right-hand side: a tactic sequence (only when we are inside a `with`)
+      const child = parseTacticBlock(sig, j, groupEnd(sig, j, b));
+      if (child.items.length > 0) {
+        children.push(child);
+        j = Math.max(j, child.sigEnd - 1);
+      }
+    }
+  }
+  return { start: sig.start[a]!, end: sig.end[b - 1]!, sigStart: a, sigEnd: b, head, children };
+}
+
+/** Every item of a block tree, depth first. */
+export function* walkTactics(block: TacticBlock): Generator<TacticItem> {
+  for (const item of block.items) {
+    yield item;
+    for (const c of item.children) yield* walkTactics(c);
+  }
+}
+
+/**
+ * Every `have`-like form between significant tokens [from, to): its extent ends at `;`,
+ * `,` (after `:=`) or an unmatched closer at its own depth, or at a later line starting at or left of
+ * its keyword's column.
+ */
+export function findHaves(sig: SigTokens, from: number, to: number, tacticRanges: [number, number][] = []): HaveForm[] {
+  const out: HaveForm[] = [];
+  for (let k = from; k < to; k++) {
+    if (sig.kind[k] !== 'ident' || !HAVE_WORDS.has(sig.text[k]!)) continue;
+    // `set_option … in`, `show` as a term keyword without a type are still have-like for spans.
+    let d = 0;
+    let end = to;
+    let colon = -1;
+    let assign = -1;
+    for (let j = k + 1; j < to; j++) {
+      if (opener(sig, j)) { d++; continue; }
+      if (closer(sig, j)) {
+        if (--d < 0) { end = j; break; }
+        continue;
+      }
+      if (d > 0) continue;
+      const t = sig.text[j]!;
+      if (t === ';' || (t === ',' && assign >= 0) || (sig.firstOnLine[j] && sig.col[j]! <= sig.col[k]!)) { end = j; break; }
+      if (t === ':' && colon < 0 && assign < 0) colon = j;
+      else if (t === ':=' && assign < 0) assign = j;
+      // `suffices h : T by tac` / `show T from e` / `show T by tac`
+      else if ((t === 'from' || (t === 'by' && sig.text[k] !== 'have')) && assign < 0 && (sig.text[k] === 'show' || sig.text[k] === 'suffices')) assign = j;
+    }
+    if (end <= k + 1 && assign < 0) continue;
+    const kw = sig.text[k] as HaveKeyword;
+    const binderEnd = colon >= 0 ? colon : assign >= 0 ? assign : end;
+    const binder = binderEnd > k + 1 && kw !== 'show' ? { start: sig.start[k + 1]!, end: sig.end[binderEnd - 1]! } : undefined;
+    const typeFrom = kw === 'show' ? k + 1 : colon >= 0 ? colon + 1 : -1;
+    const typeTo = assign >= 0 ? assign : end;
+    const type = typeFrom >= 0 && typeTo > typeFrom ? { start: sig.start[typeFrom]!, end: sig.end[typeTo - 1]! } : undefined;
+    const proofFrom = assign >= 0 ? (sig.text[assign] === ':=' || sig.text[assign] === 'from' ? assign + 1 : assign) : -1;
+    const proof = proofFrom >= 0 && end > proofFrom ? { start: sig.start[proofFrom]!, end: sig.end[end - 1]! } : undefined;
+    const inTactic = tacticRanges.some(([s, e]) => k >= s && k < e);
+    out.push({
+      keyword: kw,
+      keywordSig: k,
+      start: sig.start[k]!,
+      end: sig.end[end - 1]!,
+      binder,
+      type,
+      assign: assign >= 0 && sig.text[assign] === ':=' ? { start: sig.start[assign]!, end: sig.end[assign]! } : undefined,
+      proof,
+      proofForm: proof === undefined ? 'none' : sig.text[proofFrom] === 'by' ? 'tactic' : 'term',
+      level: inTactic ? 'tactic' : 'term',
+    });
+  }
+  return out;
+}
+
+/** Offsets of every `sorry` and `admit` token in [from, to). */
+export function findSorries(sig: SigTokens, from: number, to: number): Span[] {
+  const out: Span[] = [];
+  for (let k = from; k < to; k++) {
+    if (sig.kind[k] === 'ident' && (sig.text[k] === 'sorry' || sig.text[k] === 'admit')) out.push({ start: sig.start[k]!, end: sig.end[k]! });
+  }
+  return out;
+}
