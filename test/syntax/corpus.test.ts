@@ -83,7 +83,8 @@ t.test("compfiles' custom `problem`/`determine` commands are kept as commands, n
     const src = read(f);
     const file = parseSource(src);
     // Lines inside comments do not count: find where comment tokens cover a line start.
-    const commentAt = (offset: number) => lex(src).some((x) => (x.kind === 'block-comment' || x.kind === 'doc-comment' || x.kind === 'mod-doc') && x.start < offset && offset < x.end);
+    const comments = lex(src).filter((x) => x.kind === 'block-comment' || x.kind === 'doc-comment' || x.kind === 'mod-doc');
+    const commentAt = (offset: number) => comments.some((x) => x.start < offset && offset < x.end);
     let offset = 0;
     let atCol0 = 0;
     for (const l of src.split('\n')) {

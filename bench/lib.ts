@@ -1,0 +1,49 @@
+/** Benchmark helpers: timing with warm-up, summary statistics, machine facts. */
+import os from 'node:os';
+
+export interface Stats {
+  n: number;
+  mean: number;
+  sd: number;
+  min: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export function stats(xs: number[]): Stats {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, n);
+  const sd = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, n - 1));
+  const q = (p: number) => s[Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1))] ?? 0;
+  return { n, mean, sd, min: s[0] ?? 0, p50: q(0.5), p95: q(0.95), p99: q(0.99), max: s[n - 1] ?? 0 };
+}
+
+/** Run `fn` `warmup` times unmeasured, then `runs` times; returns each run's milliseconds. */
+export function timeRuns(fn: () => void, runs: number, warmup = 2): number[] {
+  for (let i = 0; i < warmup; i++) fn();
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    fn();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return { node: process.version, cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
+}
+
+export const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
+
+export interface ScenarioResult {
+  name: string;
+  summary: string;
+  figures: Record<string, unknown>;
+  /** Markdown table rows: [metric, value, note]. */
+  table: [string, string, string][];
+}

@@ -1,0 +1,39 @@
+/**
+ * `npm run bench [-- scenario…]`: runs the named scenarios (default: all), prints a
+ * Markdown table, and writes bench/results/<timestamp>.json and .md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { machine, type ScenarioResult } from './lib.ts';
+import { parserScenario } from './scenarios/parser.ts';
+
+const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
+  parser: () => parserScenario(),
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = wanted.length ? wanted : Object.keys(SCENARIOS);
+for (const n of names) if (!SCENARIOS[n]) { console.error(`unknown scenario ${n}; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
+
+const results: ScenarioResult[] = [];
+for (const n of names) {
+  console.error(`running ${n}…`);
+  const r = await SCENARIOS[n]!();
+  console.error(`  ${r.summary}`);
+  results.push(r);
+}
+const m = machine();
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const md = [
+  `# Benchmark ${stamp}`,
+  '',
+  `Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.platform}`,
+  '',
+  ...results.flatMap((r) => [`## ${r.name}`, '', r.summary, '', '| metric | value | note |', '|---|---|---|', ...r.table.map((row) => `| ${row.join(' | ')} |`), '']),
+].join('\n');
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+mkdirSync(dir, { recursive: true });
+writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ machine: m, results }, null, 2));
+writeFileSync(path.join(dir, `${stamp}.md`), md + '\n');
+console.log(md);
