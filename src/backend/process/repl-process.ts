@@ -1,0 +1,221 @@
+/**
+ * One REPL child process: its own process group (so a kill takes Lake, the REPL and
+ * anything they spawned), stderr drained to the log, stdout decoded into responses, one
+ * request at a time, RSS watched while a request runs. Any fault (exit, garbage on
+ * stdout, abort, memory) kills the whole group: a REPL cannot be interrupted mid-command,
+ * so a process that was interrupted is never reused.
+ */
+import { execa, type ResultPromise } from 'execa';
+import type { Log } from '../../log.ts';
+import { encodeRequest, FramingError, ResponseDecoder } from '../protocol/framing.ts';
+import { parseResponse, type ReplResponse } from '../protocol/schema.ts';
+import type { LaunchSpec } from './launch.ts';
+import { treeRss } from './rss.ts';
+
+export type ReplFault = 'crashed' | 'garbage' | 'aborted' | 'memory' | 'closed';
+
+export class ReplError extends Error {
+  constructor(readonly fault: ReplFault, message: string, readonly stderrTail = '') {
+    super(message);
+    this.name = 'ReplError';
+  }
+}
+
+export interface ReplProcessOptions {
+  launch: LaunchSpec;
+  log: Log;
+  /** Kill the process tree when its resident memory exceeds this (0: no watch). */
+  maxRssBytes?: number;
+  rssPollMs?: number;
+}
+
+/** Process groups alive in this daemon: killed synchronously if the daemon exits. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const pgid of liveGroups) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+/** For tests: the groups still running. */
+export const liveProcessGroups = (): number[] => [...liveGroups];
+
+interface Pending {
+  resolve: (r: ReplResponse) => void;
+  reject: (e: ReplError) => void;
+}
+
+export class ReplProcess {
+  readonly pid: number;
+  readonly exited: Promise<{ code: number | null; signal: string | null; fault: ReplFault | undefined }>;
+  #child: ResultPromise;
+  #decoder = new ResponseDecoder();
+  #pending: Pending | undefined;
+  #stderr: string[] = [];
+  #dead = false;
+  #fault: ReplFault | undefined;
+  #faultMessage = '';
+  #rssTimer: NodeJS.Timeout | undefined;
+  #opts: ReplProcessOptions;
+
+  constructor(opts: ReplProcessOptions) {
+    this.#opts = opts;
+    installExitHook();
+    const [file, ...args] = opts.launch.argv;
+    this.#child = execa(file!, args, {
+      cwd: opts.launch.cwd,
+      env: opts.launch.env,
+      extendEnv: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      detached: true, // own process group: kill(-pid) reaches every descendant
+      cleanup: true,
+      encoding: 'utf8',
+    });
+    this.pid = this.#child.pid ?? -1;
+    if (this.pid > 0) liveGroups.add(this.pid);
+    this.#child.stdout?.setEncoding('utf8');
+    this.#child.stderr?.setEncoding('utf8');
+    this.#child.stdout?.on('data', (chunk: string) => this.#onStdout(chunk));
+    this.#child.stderr?.on('data', (chunk: string) => {
+      this.#stderr.push(chunk);
+      if (this.#stderr.length > 50) this.#stderr.splice(0, this.#stderr.length - 50);
+      opts.log.debug({ pid: this.pid, stderr: chunk.slice(0, 2000) }, 'repl stderr');
+    });
+    this.#child.stdin?.on('error', () => {}); // EPIPE after death is reported through exit
+    this.exited = this.#child.then((r) => {
+      this.#dead = true;
+      liveGroups.delete(this.pid);
+      this.#stopRssWatch();
+      // Kill stragglers in the group (a REPL under lake leaves nothing behind, but a crash might).
+      this.#killGroup();
+      const fault = this.#fault ?? 'crashed';
+      this.#failPending(new ReplError(fault, this.#fault ? this.#faultMessage : `the Lean REPL exited (code ${String(r.exitCode)}, signal ${String(r.signal)})`, this.stderrTail));
+      return { code: r.exitCode ?? null, signal: r.signal ?? null, fault: this.#fault };
+    });
+  }
+
+  get alive(): boolean {
+    return !this.#dead;
+  }
+
+  get busy(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  get stderrTail(): string {
+    return this.#stderr.join('').slice(-4000);
+  }
+
+  rss(): number {
+    return this.#dead ? 0 : treeRss(this.pid);
+  }
+
+  /** Send one request and wait for its response. Aborting the signal kills the process. */
+  send(request: object, signal?: AbortSignal): Promise<ReplResponse> {
+    if (this.#dead) return Promise.reject(new ReplError('closed', 'the Lean REPL is not running', this.stderrTail));
+    if (this.#pending) return Promise.reject(new ReplError('closed', 'the Lean REPL is busy (one request at a time)'));
+    if (signal?.aborted) {
+      this.kill('aborted', 'request aborted');
+      return Promise.reject(new ReplError('aborted', 'request aborted'));
+    }
+    return new Promise<ReplResponse>((resolve, reject) => {
+      const onAbort = () => this.kill('aborted', 'request aborted before the REPL answered');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending = {
+        resolve: (r) => {
+          signal?.removeEventListener('abort', onAbort);
+          this.#stopRssWatch();
+          resolve(r);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          this.#stopRssWatch();
+          reject(e);
+        },
+      };
+      this.#startRssWatch();
+      this.#child.stdin?.write(encodeRequest(request));
+    });
+  }
+
+  /** Kill the whole process group now. Idempotent. */
+  kill(fault: ReplFault = 'closed', message = 'killed'): void {
+    if (!this.#fault) {
+      this.#fault = fault;
+      this.#faultMessage = message;
+    }
+    this.#killGroup();
+  }
+
+  #killGroup(): void {
+    if (this.pid <= 0) return;
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
+
+  #onStdout(chunk: string): void {
+    let responses: unknown[];
+    try {
+      responses = this.#decoder.push(chunk);
+    } catch (e) {
+      const block = e instanceof FramingError ? e.block : '';
+      this.#opts.log.warn({ pid: this.pid, output: block.slice(0, 200) }, 'REPL wrote garbage on stdout; killing it');
+      this.kill('garbage', `the Lean REPL wrote output that is not JSON: ${JSON.stringify(block.slice(0, 120))}`);
+      return;
+    }
+    for (const json of responses) {
+      const p = this.#pending;
+      if (!p) {
+        this.kill('garbage', 'the Lean REPL answered a request nobody sent');
+        return;
+      }
+      this.#pending = undefined;
+      try {
+        p.resolve(parseResponse(json));
+      } catch (e) {
+        this.kill('garbage', `unexpected REPL response shape: ${(e as Error).message.slice(0, 300)}`);
+        p.reject(new ReplError('garbage', `unexpected REPL response shape: ${(e as Error).message.slice(0, 300)}`));
+      }
+    }
+  }
+
+  #failPending(e: ReplError): void {
+    const p = this.#pending;
+    this.#pending = undefined;
+    p?.reject(e);
+  }
+
+  #startRssWatch(): void {
+    const max = this.#opts.maxRssBytes ?? 0;
+    if (max <= 0 || this.#rssTimer) return;
+    this.#rssTimer = setInterval(() => {
+      const rss = treeRss(this.pid);
+      if (rss > max) {
+        this.#opts.log.warn({ pid: this.pid, rssMb: Math.round(rss / 2 ** 20) }, 'REPL over its memory limit; killing it');
+        this.kill('memory', `the Lean process exceeded its memory limit (${Math.round(rss / 2 ** 20)} MiB > ${Math.round(max / 2 ** 20)} MiB)`);
+      }
+    }, this.#opts.rssPollMs ?? 500);
+    this.#rssTimer.unref();
+  }
+
+  #stopRssWatch(): void {
+    if (this.#rssTimer) clearInterval(this.#rssTimer);
+    this.#rssTimer = undefined;
+  }
+}

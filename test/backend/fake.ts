@@ -1,0 +1,39 @@
+/** Helpers to run the fake REPL test double through the real launch path. */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { buildLaunch, type LaunchSpec } from '../../src/backend/process/launch.ts';
+
+export const FAKE_REPL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/fake-repl.mjs');
+export const silent = pino({ level: 'silent' });
+
+export function fakeLaunch(extraEnv: Record<string, string> = {}, addressSpaceMb = 0): LaunchSpec {
+  const spec = buildLaunch({ project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] }, { addressSpaceMb });
+  return { ...spec, env: { ...spec.env, ...extraEnv } };
+}
+
+/** Pids whose process group is `pgid` (from /proc/<pid>/stat field 5). */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid) out.push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+export async function waitFor(cond: () => boolean, ms = 5000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cond();
+}

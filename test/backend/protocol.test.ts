@@ -1,0 +1,74 @@
+/** Every recorded REPL transcript replayed through the protocol layer. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { encodeRequest, FramingError, ResponseDecoder, splitRequests } from '../../src/backend/protocol/framing.ts';
+import { IdTracker } from '../../src/backend/protocol/ids.ts';
+import { formatMessage, shiftPos, toLeanMessage, toMessageSet } from '../../src/backend/protocol/messages.ts';
+import { parseResponse } from '../../src/backend/protocol/schema.ts';
+
+const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/repl-transcripts');
+const transcripts = [...readdirSync(DIR).map((f) => path.join(DIR, f)), ...readdirSync(path.join(DIR, 'Mathlib/test')).map((f) => path.join(DIR, 'Mathlib/test', f))]
+  .filter((f) => f.endsWith('.in') && existsSync(f.replace(/\.in$/, '.expected.out')));
+
+/** The REPL reads lines until a blank one and joins them with trailing whitespace trimmed. */
+const asRepl = (block: string) => block.split('\n').map((l) => l.trimEnd()).join('');
+
+t.test('there are transcripts', async (t) => {
+  t.ok(transcripts.length >= 60, `${transcripts.length} transcripts with recorded output`);
+});
+
+for (const file of transcripts) {
+  const name = path.relative(DIR, file).replace(/\.in$/, '');
+  t.test(name, async (t) => {
+    const requests = splitRequests(readFileSync(file, 'utf8')).filter((r) => !r.startsWith('#') && !r.startsWith('--')).map((r) => JSON.parse(asRepl(r)) as Record<string, unknown>);
+    const out = readFileSync(file.replace(/\.in$/, '.expected.out'), 'utf8');
+    // Feed the output in awkward chunks to exercise the framing.
+    const decoder = new ResponseDecoder();
+    const decoded: unknown[] = [];
+    for (let i = 0; i < out.length; i += 7) decoded.push(...decoder.push(out.slice(i, i + 7)));
+    t.equal(decoder.pending, 0, 'nothing left over');
+    t.equal(decoded.length, requests.length, 'one response per request');
+    const tracker = new IdTracker();
+    decoded.forEach((json, i) => {
+      const r = parseResponse(json);
+      t.same(tracker.observe(requests[i]!, r), [], `response ${i} (${r.type}) has the ids the REPL assigns`);
+      const messages = r.type === 'error' ? [] : r.value.messages;
+      for (const m of messages) {
+        const s = formatMessage(toLeanMessage(m, { line: 1, column: 0 }));
+        t.ok(s.startsWith(`<stdin>:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}: ${m.severity === 'trace' ? 'info' : m.severity}: `), s.split('\n')[0]!);
+        t.ok(s.endsWith(m.data));
+      }
+    });
+  });
+}
+
+t.test('errors are their own shape', async (t) => {
+  t.same(parseResponse({ message: 'Unknown environment.' }), { type: 'error', value: { message: 'Unknown environment.' } });
+  t.throws(() => parseResponse({ nonsense: true }));
+  t.throws(() => parseResponse({ env: -1 }));
+});
+
+t.test('framing: requests are one line plus a blank line; garbage is refused', async (t) => {
+  t.equal(encodeRequest({ cmd: 'theorem x : True := by\n  trivial', env: 0 }), '{"cmd":"theorem x : True := by\\n  trivial","env":0}\n\n');
+  const d = new ResponseDecoder();
+  t.same(d.push('{"env":'), []);
+  t.same(d.push(' 0}\n\n{"env": 1}\n'), [{ env: 0 }]);
+  t.same(d.push('\n'), [{ env: 1 }]);
+  t.throws(() => new ResponseDecoder().push('Processing incremental state\n\n'), FramingError);
+  t.throws(() => new ResponseDecoder().push('uncaught exception'), FramingError);
+});
+
+t.test('positions move from the command to the content', async (t) => {
+  const origin = { line: 10, column: 2 };
+  t.same(shiftPos({ line: 1, column: 5 }, origin), { line: 10, column: 7 }, 'first line: columns shift by the origin column');
+  t.same(shiftPos({ line: 3, column: 4 }, origin), { line: 12, column: 4 }, 'later lines: only the line shifts');
+  t.same(shiftPos({ line: 0, column: 0 }, origin), { line: 10, column: 2 }, 'no position: the command start');
+  const set = toMessageSet([
+    toLeanMessage({ severity: 'warning', pos: { line: 2, column: 0 }, data: 'w' }, origin),
+    toLeanMessage({ severity: 'error', pos: { line: 1, column: 0 }, data: 'unsolved goals\n⊢ False' }, origin),
+    toLeanMessage({ severity: 'info', pos: { line: 1, column: 1 }, data: 'i' }, origin),
+  ]);
+  t.same(set, { errors: ['<stdin>:10:2: error: unsolved goals\n⊢ False'], warnings: ['<stdin>:11:0: warning: w'], infos: ['<stdin>:10:3: info: i'] });
+});
