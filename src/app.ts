@@ -9,7 +9,11 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { pino, type Logger } from 'pino';
 import { KeyRing, type Caller } from './admission/keys.ts';
 import { ConcurrencyLimiter } from './admission/limiter.ts';
+import { LeanBackend } from './backend/index.ts';
+import type { LaunchSpec } from './backend/process/launch.ts';
+import { ResultCache } from './cache/result-cache.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
+import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
 import { ServiceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
@@ -33,6 +37,8 @@ export interface AppOptions {
   tools?: ToolTable;
   /** Override the environment availability probe (tests). */
   probe?: Probe;
+  /** Override how a REPL is launched (tests: the fake REPL double; never a product backend). */
+  launch?: (env: EnvironmentConfig) => LaunchSpec;
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -55,7 +61,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
     retryAfterSeconds: a.retryAfterSeconds,
   });
-  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools(), ...opts.tools }, maxTimeoutSeconds: a.maxTimeoutSeconds });
+  const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
+  const cache = new ResultCache(config.cache.maxBytes);
+  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools(), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds });
   const startedAt = Date.now();
   let closing = false;
 
@@ -77,6 +85,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     closing = true;
+    // In-flight requests have finished (fastify waits for them); now stop the Lean sessions.
+    await backend.destroy();
+  });
+  app.addHook('onReady', async () => {
+    // Warm the pools of the environments that can run Lean now.
+    if (config.lean.minWarm > 0) for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
@@ -92,6 +106,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       environments: registry.list().map((e) => ({ name: e.name, available: e.available })),
       admission: limiter.stats(),
+      pools: backend.stats(),
+      cache: cache.stats(),
       keys_configured: keys.size,
     }),
   });

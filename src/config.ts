@@ -40,6 +40,22 @@ export const configSchema = z.strictObject({
   environments: z.array(environmentConfig).default([]),
   /** Seconds between re-probes of an unavailable environment's toolchain. */
   availabilityTtlSeconds: z.number().nonnegative().default(30),
+  /** Lean worker pools (per environment) and per-process limits. */
+  lean: z.strictObject({
+    /** Sessions kept warm per available environment (0: start on first request). */
+    minWarm: z.number().int().nonnegative().default(1),
+    maxSessions: z.number().int().positive().default(2),
+    /** Recycle a session after this many requests (REPL env snapshots are never freed). */
+    maxUses: z.number().int().positive().default(500),
+    /** Recycle above this resident size after a request; kill during one (MiB). */
+    maxRssMb: z.number().int().positive().default(12_288),
+    /** Hard address-space cap per REPL process tree (MiB; prlimit --as). */
+    addressSpaceMb: z.number().int().nonnegative().default(65_536),
+    /** Command outcomes a session remembers for prefix reuse. */
+    prefixEntries: z.number().int().positive().default(20_000),
+    startupTimeoutSeconds: z.number().positive().default(600),
+    rssPollMs: z.number().int().positive().default(1000),
+  }).prefault({}),
   cache: z.strictObject({
     maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
   }).prefault({}),

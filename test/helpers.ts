@@ -4,6 +4,7 @@ import { buildApp, type AppOptions } from '../src/app.ts';
 import { configSchema, type ConfigInput } from '../src/config.ts';
 import type { ToolName } from '../src/contract/tools.ts';
 import type { Probe } from '../src/envs/registry.ts';
+import { fakeLaunch } from './backend/fake.ts';
 
 export const TEST_ENV = 'lean-test';
 export const UNAVAILABLE_ENV = 'lean-missing';
@@ -16,12 +17,17 @@ export const testEnvironments = [
 /** TEST_ENV is "available" (no Lean runs in these tests: the tools are injected). */
 export const testProbe: Probe = (cfg) => (cfg.name === TEST_ENV ? { available: true } : { available: false, reason: 'no Lean toolchain found (test)' });
 
+/** Test config: no warm sessions unless a test asks (the fake REPL starts on demand). */
 export function testConfig(over: Partial<ConfigInput> = {}) {
-  return configSchema.parse({ environments: testEnvironments, ...over });
+  return configSchema.parse({ environments: testEnvironments, ...over, lean: { minWarm: 0, ...over.lean } });
 }
 
+/**
+ * A daemon whose "available" test environment runs the fake REPL test double: enough to
+ * exercise HTTP, admission, pools and streaming. It produces no Lean results.
+ */
 export async function makeApp(opts: Partial<AppOptions> & { config?: ReturnType<typeof testConfig> } = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ logger: false, probe: testProbe, ...opts, config: opts.config ?? testConfig() });
+  const app = await buildApp({ logger: false, probe: testProbe, launch: () => fakeLaunch(), ...opts, config: opts.config ?? testConfig() });
   await app.ready();
   return app;
 }

@@ -7,6 +7,8 @@ import type { Log } from '../log.ts';
 import { effectiveTimeoutSeconds, withDeadline } from '../admission/deadline.ts';
 import type { Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
+import type { LeanRunner } from '../backend/index.ts';
+import type { ResultCache } from '../cache/result-cache.ts';
 import type { ToolName, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
@@ -17,6 +19,8 @@ export interface PipelineDeps {
   registry: EnvironmentRegistry;
   limiter: ConcurrencyLimiter;
   tools: ToolTable;
+  lean: LeanRunner;
+  cache: ResultCache;
   maxTimeoutSeconds: number;
 }
 
@@ -24,6 +28,7 @@ export interface RunInfo {
   environment?: string;
   queueMs?: number;
   deadlineSeconds?: number;
+  cache?: 'hit' | 'miss';
 }
 
 export interface RunOptions {
@@ -49,6 +54,14 @@ export class Pipeline {
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
+    const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
+    const hit = this.deps.cache.get(key) as ToolResponse<T> | undefined;
+    if (hit) {
+      // Answered without a queue slot or a pool; timings are this request's.
+      opts.info.cache = 'hit';
+      return { ...hit, timings: { total_ms: 0 } };
+    }
+    opts.info.cache = 'miss';
     if (impl.needsLean(request)) {
       const a = this.deps.registry.availability(env.name);
       if (!a.available) throw new ServiceError('environment_unavailable', `environment ${env.name} cannot run Lean: ${a.reason}`);
@@ -61,8 +74,10 @@ export class Pipeline {
       const seconds = effectiveTimeoutSeconds(request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
-      return await withDeadline(seconds, opts.signal, (signal) =>
-        impl.run(request, { env, signal, log: opts.log, progress: opts.progress ?? (() => {}) }));
+      const result = await withDeadline(seconds, opts.signal, (signal) =>
+        impl.run(request, { env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
+      if (impl.cacheable?.(result) ?? true) this.deps.cache.set(key, result);
+      return result;
     } finally {
       release();
     }

@@ -7,7 +7,7 @@ import type { Pipeline, RunInfo } from './pipeline.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    svc: RunInfo & { tool?: string; cache?: 'hit' | 'miss' };
+    svc: RunInfo & { tool?: string };
   }
 }
 
@@ -40,6 +40,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       info: request.svc,
     });
     if (request.svc.deadlineSeconds !== undefined) reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
+    reply.header('x-cache', request.svc.cache ?? 'miss');
     return result;
   };
 

@@ -102,7 +102,9 @@ export class ReplProcess {
       // Kill stragglers in the group (a REPL under lake leaves nothing behind, but a crash might).
       this.#killGroup();
       const fault = this.#fault ?? 'crashed';
-      this.#failPending(new ReplError(fault, this.#fault ? this.#faultMessage : `the Lean REPL exited (code ${String(r.exitCode)}, signal ${String(r.signal)})`, this.stderrTail));
+      // A spawn failure (missing binary or directory) has no exit code; execa's message says why.
+      const why = r.exitCode === undefined && r.signal === undefined ? `the Lean REPL could not be started: ${r.shortMessage}` : `the Lean REPL exited (code ${String(r.exitCode)}, signal ${String(r.signal)})`;
+      this.#failPending(new ReplError(fault, this.#fault ? this.#faultMessage : why, this.stderrTail));
       return { code: r.exitCode ?? null, signal: r.signal ?? null, fault: this.#fault };
     });
   }

@@ -1,0 +1,162 @@
+/**
+ * A warm session: one REPL process, its header elaborated once (the base env), and a
+ * bounded memory of `key → outcome` for commands it already elaborated, so a request that
+ * shares a prefix with an earlier one only sends the commands that differ.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Log } from '../../log.ts';
+import type { ReplMessage, ReplSorry } from '../protocol/schema.ts';
+import { ReplError, type ReplProcess } from '../process/repl-process.ts';
+import { rootKey } from './keys.ts';
+
+export interface CommandOutcome {
+  /** The env id after this command (usable as the next command's env). */
+  env: number;
+  messages: ReplMessage[];
+  sorries: ReplSorry[];
+  /** Answered from this session's memory, without sending it. */
+  cached: boolean;
+  ms: number;
+}
+
+export interface RootOutcome {
+  env: number;
+  messages: ReplMessage[];
+}
+
+export interface SessionOptions {
+  spawn: () => ReplProcess;
+  log: Log;
+  /** Outcomes remembered for prefix reuse. */
+  prefixEntries: number;
+}
+
+let nextId = 1;
+
+export class LeanSession {
+  readonly id = nextId++;
+  readonly baseRoot: string;
+  uses = 0;
+  lastUsed = Date.now();
+  #proc: ReplProcess;
+  #roots = new Map<string, RootOutcome>();
+  #outcomes: LRUCache<string, Omit<CommandOutcome, 'cached'>>;
+  #poisoned = false;
+  #log: Log;
+
+  private constructor(proc: ReplProcess, baseRoot: string, opts: SessionOptions) {
+    this.#proc = proc;
+    this.baseRoot = baseRoot;
+    this.#log = opts.log;
+    this.#outcomes = new LRUCache({ max: Math.max(1, opts.prefixEntries) });
+  }
+
+  /** Spawn a REPL and elaborate the environment's header; the result is the base root. */
+  static async open(opts: SessionOptions, header: string, signal?: AbortSignal): Promise<LeanSession> {
+    const proc = opts.spawn();
+    const session = new LeanSession(proc, rootKey(header), opts);
+    try {
+      const root = await session.#elaborateRoot(header, signal);
+      const errors = root.messages.filter((m) => m.severity === 'error');
+      if (errors.length > 0) throw new ReplError('crashed', `the environment header failed to elaborate: ${errors.map((m) => m.data).join('; ').slice(0, 500)}`);
+      return session;
+    } catch (e) {
+      proc.kill('closed', 'session failed to open');
+      throw e;
+    }
+  }
+
+  get pid(): number {
+    return this.#proc.pid;
+  }
+
+  get healthy(): boolean {
+    return this.#proc.alive && !this.#poisoned;
+  }
+
+  rss(): number {
+    return this.#proc.rss();
+  }
+
+  /** How many of `keys` (a chain from `root`) this session can answer without sending. */
+  prefixLength(root: string, keys: readonly string[]): number {
+    if (!this.#roots.has(root)) return -1;
+    let n = 0;
+    while (n < keys.length && this.#outcomes.has(keys[n]!)) n++;
+    return n;
+  }
+
+  hasRoot(root: string): boolean {
+    return this.#roots.has(root);
+  }
+
+  /**
+   * Elaborate `header` (if this session has not yet) and then the commands, reusing the
+   * longest remembered prefix. Any process fault poisons the session.
+   */
+  async run(
+    header: string,
+    commands: readonly { key: string; text: string }[],
+    opts: { signal?: AbortSignal; onCommand?: (done: number, total: number, cached: boolean) => void } = {},
+  ): Promise<{ root: RootOutcome; outcomes: CommandOutcome[] }> {
+    this.uses++;
+    this.lastUsed = Date.now();
+    try {
+      const rk = rootKey(header);
+      const root = this.#roots.get(rk) ?? (await this.#elaborateRoot(header, opts.signal));
+      const outcomes: CommandOutcome[] = [];
+      let env = root.env;
+      for (let i = 0; i < commands.length; i++) {
+        const c = commands[i]!;
+        const hit = this.#outcomes.get(c.key);
+        if (hit) {
+          outcomes.push({ ...hit, cached: true });
+          env = hit.env;
+        } else {
+          const t0 = performance.now();
+          const r = await this.#proc.send({ cmd: c.text, env }, opts.signal);
+          const ms = Math.round(performance.now() - t0);
+          let outcome: Omit<CommandOutcome, 'cached'>;
+          if (r.type === 'command') {
+            outcome = { env: r.value.env, messages: r.value.messages, sorries: r.value.sorries, ms };
+          } else if (r.type === 'error') {
+            // The REPL could not run the command (for example an internal exception): report it, keep the env.
+            outcome = { env, messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }], sorries: [], ms };
+          } else {
+            throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
+          }
+          this.#outcomes.set(c.key, outcome);
+          outcomes.push({ ...outcome, cached: false });
+          env = outcome.env;
+        }
+        opts.onCommand?.(i + 1, commands.length, outcomes[i]!.cached);
+      }
+      return { root, outcomes };
+    } catch (e) {
+      this.#poisoned = true;
+      throw e;
+    } finally {
+      this.lastUsed = Date.now();
+    }
+  }
+
+  kill(reason = 'retired'): void {
+    this.#poisoned = true;
+    this.#proc.kill('closed', reason);
+  }
+
+  get exited(): Promise<unknown> {
+    return this.#proc.exited;
+  }
+
+  async #elaborateRoot(header: string, signal?: AbortSignal): Promise<RootOutcome> {
+    const r = await this.#proc.send({ cmd: header }, signal);
+    if (r.type !== 'command') {
+      throw new ReplError('crashed', `the REPL could not elaborate the header: ${r.type === 'error' ? r.value.message : 'unexpected response'}`);
+    }
+    const root = { env: r.value.env, messages: r.value.messages };
+    this.#roots.set(rootKey(header), root);
+    this.#log.debug({ session: this.id, env: root.env }, 'root elaborated');
+    return root;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * check: elaborate the content and report Lean's messages. `okay` means it compiles;
+ * declarations that fail to compile, use `sorry` or non-standard axioms are listed in
+ * failed_declarations, the latter two as tool warnings (verify_proof makes them errors).
+ */
+import { toMessageSet } from '../backend/index.ts';
+import { emptyMessages } from '../contract/common.ts';
+import { commandLines, elaborateContent, isSorryWarning, STANDARD_AXIOMS } from './elaborate.ts';
+import type { ToolImpl } from './types.ts';
+
+export const check: ToolImpl<'check'> = {
+  needsLean: () => true,
+  cacheable: (res) => !res.tool_messages.errors.some((e) => e.startsWith('Lean failed')),
+  async run(req, ctx) {
+    const t0 = performance.now();
+    const r = await elaborateContent(req.content, req, ctx, {
+      // Instances and examples have no name to ask about; the rest are checked for sorryAx and foreign axioms.
+      axiomsOf: (file) => file.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance'),
+    });
+    const tool = emptyMessages();
+    tool.errors.push(...r.toolErrors);
+    tool.warnings.push(...r.toolWarnings);
+    const failed = new Set<string>();
+    if (!r.failure) {
+      for (const d of r.file.decls) {
+        const name = d.fullName ?? (d.kind === 'example' ? 'example' : d.name ?? d.keyword);
+        const [from, to] = commandLines(r.file, d.command);
+        const inside = r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to);
+        if (inside.some((m) => m.severity === 'error')) failed.add(name);
+        const axioms = d.fullName ? r.axioms.get(d.fullName) : undefined;
+        if (inside.some(isSorryWarning) || axioms?.includes('sorryAx')) {
+          failed.add(name);
+          tool.warnings.push(`Declaration '${name}' uses 'sorry'`);
+        }
+        for (const a of axioms ?? []) {
+          if (a === 'sorryAx' || STANDARD_AXIOMS.has(a)) continue;
+          failed.add(name);
+          tool.warnings.push(`In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
+        }
+      }
+    }
+    const lean = toMessageSet(r.messages);
+    return {
+      okay: !r.failure && lean.errors.length === 0 && r.toolErrors.length === 0,
+      content: r.content,
+      lean_messages: lean,
+      tool_messages: tool,
+      failed_declarations: [...failed],
+      timings: { parse_ms: Math.round(r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) },
+    };
+  },
+};
+

@@ -1,0 +1,177 @@
+/**
+ * The one way tools elaborate content: substitute or keep the header, split the body
+ * into commands with the source model, add option commands, run them on the backend,
+ * and bring every message back to positions in the content the response returns.
+ */
+import { LeanFailure, canonicalHeader, type ElabCommand, type LeanMessage } from '../backend/index.ts';
+import type { EnvironmentConfig } from '../envs/config.ts';
+import type { Command } from '../syntax/commands.ts';
+import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import type { ToolContext } from './types.ts';
+
+export interface ElabOptions {
+  ignore_imports: boolean;
+  mathlib_options?: boolean;
+  global_options?: Record<string, boolean | number | string> | undefined;
+}
+
+export interface PreparedContent {
+  /** The content the response returns (header substituted when ignore_imports). */
+  content: string;
+  /** The header text elaborated first. */
+  header: string;
+  warnings: string[];
+}
+
+/** `ignore_imports` true: the environment's header replaces the content's (the spec's fast path). */
+export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file: SourceFile = parseSource(text)): PreparedContent {
+  const headerEnd = file.header.end;
+  if (ignoreImports) {
+    if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
+    const body = text.slice(headerEnd).replace(/^(?:[ \t]*\n)+/, '');
+    return { content: env.imports ? `${env.imports}\n\n${body}` : body, header: env.imports, warnings: [] };
+  }
+  const header = text.slice(0, headerEnd);
+  const warnings: string[] = [];
+  if (canonicalHeader(header) !== canonicalHeader(env.imports)) {
+    warnings.push(
+      `the imports differ from the environment's header (${env.imports || 'no imports'}); they were processed as written (ignore_imports is false), ` +
+        'which is much slower and can give inconsistent results if a required dependency such as Mathlib.Tactic is missing',
+    );
+  }
+  return { content: text, header, warnings };
+}
+
+/** `set_option` text for one option; string values use Lean string escapes. */
+export function setOptionCommand(key: string, value: boolean | number | string): string {
+  const v = typeof value === 'string' ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}"` : String(value);
+  return `set_option ${key} ${v}`;
+}
+
+export const MATHLIB_OPTIONS: Record<string, boolean> = {
+  'linter.mathlibStandardSet': true,
+  autoImplicit: false,
+  relaxedAutoImplicit: false,
+  'pp.unicode.fun': true,
+};
+
+export interface CommandOutcome {
+  command: Command;
+  messages: LeanMessage[];
+}
+
+export interface Elaborated {
+  content: string;
+  file: SourceFile;
+  /** Every Lean message about the content, on content positions. */
+  messages: LeanMessage[];
+  commands: CommandOutcome[];
+  /** `fullName → axioms` for the declarations asked about (absent: the name did not elaborate). */
+  axioms: Map<string, string[]>;
+  toolErrors: string[];
+  toolWarnings: string[];
+  failure: LeanFailure | undefined;
+  parseMs: number;
+  elaborateMs: number;
+  reused: number;
+  sent: number;
+}
+
+export interface ElaborateExtras {
+  /** Ask Lean which axioms these declarations (of the elaborated file) depend on (`#print axioms`). */
+  axiomsOf?: (file: SourceFile) => readonly SourceDecl[];
+  /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
+  transform?: (cmd: Command, text: string) => { text: string; silent: boolean } | undefined;
+}
+
+const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend on any axioms)/s;
+
+export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
+  const t0 = performance.now();
+  const original = parseSource(text);
+  const prepared = prepareContent(text, ctx.env, opts.ignore_imports, original);
+  const file = prepared.content === text ? original : parseSource(prepared.content);
+  const parseMs = performance.now() - t0;
+
+  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' };
+  const roles: Role[] = [];
+  const commands: ElabCommand[] = [];
+  const start = { line: 1, column: 0 };
+  const options: [string, boolean | number | string][] = [
+    ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
+    ...Object.entries(opts.global_options ?? {}),
+  ];
+  for (const [key, value] of options) {
+    roles.push({ kind: 'option', key });
+    commands.push({ text: setOptionCommand(key, value), origin: start });
+  }
+  for (const cmd of file.commands) {
+    const raw = prepared.content.slice(cmd.start, cmd.end);
+    const t = extras.transform?.(cmd, raw);
+    roles.push({ kind: 'body', cmd, silent: t?.silent ?? false });
+    commands.push({ text: t?.text ?? raw, origin: file.lines.toLean(cmd.start) });
+    // Lean stops at a late `import` or at `#exit`; so do we.
+    if (cmd.kind === 'import' || cmd.keyword === '#exit') break;
+  }
+  const end = file.lines.toLean(prepared.content.length);
+  if (opts.mathlib_options) {
+    roles.push({ kind: 'lint' });
+    commands.push({ text: '#lint', origin: end });
+  }
+  for (const d of extras.axiomsOf?.(file) ?? []) {
+    if (!d.fullName) continue;
+    roles.push({ kind: 'axioms' });
+    commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
+  }
+
+  const out: Elaborated = {
+    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), toolErrors: [], toolWarnings: [...prepared.warnings],
+    failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
+  };
+  const t1 = performance.now();
+  let result;
+  try {
+    result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
+      signal: ctx.signal,
+      progress: (done, total) => ctx.progress({ stage: 'elaborate', done, total }),
+    });
+  } catch (e) {
+    if (!(e instanceof LeanFailure)) throw e;
+    out.failure = e;
+    out.toolErrors.push(`Lean failed while elaborating (${e.fault}): ${e.message}`);
+    out.elaborateMs = performance.now() - t1;
+    return out;
+  }
+  out.elaborateMs = performance.now() - t1;
+  out.reused = result.reused;
+  out.sent = result.sent;
+  out.messages.push(...result.headerMessages);
+  result.commands.forEach((r, i) => {
+    const role = roles[i]!;
+    if (role.kind === 'option') {
+      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options'}.${role.key}: ${m.text}`);
+    } else if (role.kind === 'body') {
+      out.commands.push({ command: role.cmd, messages: role.silent ? [] : r.messages });
+      if (!role.silent) out.messages.push(...r.messages);
+    } else if (role.kind === 'lint') {
+      out.messages.push(...r.messages);
+    } else {
+      for (const m of r.messages) {
+        const match = m.severity === 'info' ? AXIOMS_RE.exec(m.text) : null;
+        if (match) out.axioms.set(match[1]!, match[2] ? match[2].split(',').map((a) => a.trim()).filter(Boolean) : []);
+      }
+    }
+  });
+  return out;
+}
+
+/** The standard axioms a valid proof may use. */
+export const STANDARD_AXIOMS = new Set(['propext', 'Classical.choice', 'Quot.sound']);
+
+/** Lean's sorry warning, in its older and newer spellings. */
+export const isSorryWarning = (m: LeanMessage) => m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
+
+/** The lines a command spans in its file (1-based, inclusive). */
+export function commandLines(file: SourceFile, cmd: Command): [number, number] {
+  return [file.lines.toLean(cmd.start).line, file.lines.toLean(cmd.end).line];
+}
