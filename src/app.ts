@@ -20,6 +20,7 @@ import { registerBodyParsers } from './server/body.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { registerRoutes } from './server/routes.ts';
+import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
 import type { ToolTable } from './tools/types.ts';
 
@@ -96,6 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) =>
     sendError(new ServiceError('not_found', `no route ${request.method} ${request.url.split('?')[0]}; tools are POST /api/v1/<tool>`), request, reply));
 
+  await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes });
   registerRoutes(app, {
     pipeline,
     version: VERSION,

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   environment_unavailable: { status: 503, retryable: true, summary: 'The environment needs Lean and its toolchain/REPL is not ready; the reason says what is missing. Re-probed periodically, so it clears once the toolchain is installed.' },
   overloaded: { status: 503, retryable: true, summary: 'No Lean worker could be had in time, or the daemon is shutting down.' },
   timeout: { status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).' },
+  cancelled: { status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (reported on the stream channel).' },
   internal: { status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; summary: string }>;
 

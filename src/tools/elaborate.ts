@@ -124,6 +124,10 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
   }
 
+  const bodyIndex: number[] = [];
+  let bodyCount = 0;
+  for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
+
   const out: Elaborated = {
     content: prepared.content, file, messages: [], commands: [], axioms: new Map(), toolErrors: [], toolWarnings: [...prepared.warnings],
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
@@ -133,7 +137,10 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   try {
     result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
       signal: ctx.signal,
-      progress: (done, total) => ctx.progress({ stage: 'elaborate', done, total }),
+      // Progress counts the content's commands only, not option or axiom probes.
+      progress: (done) => {
+        if (roles[done - 1]?.kind === 'body') ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
+      },
     });
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;

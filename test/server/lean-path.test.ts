@@ -1,0 +1,131 @@
+/**
+ * The miss path end to end over HTTP and WebSocket, with the fake REPL test double as the
+ * worker: cache hits, deadlines, status, streaming events, cancellation.
+ */
+import t from 'tap';
+import WebSocket from 'ws';
+import { liveProcessGroups } from '../../src/backend/process/repl-process.ts';
+import { waitFor } from '../backend/fake.ts';
+import { makeApp, testConfig, TEST_ENV } from '../helpers.ts';
+
+const check = (content: string, extra: Record<string, unknown> = {}) => ({
+  method: 'POST' as const, url: '/api/v1/check', payload: { content, environment: TEST_ENV, ...extra },
+});
+
+t.test('check over HTTP: miss, then a cache hit that touches no pool', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const r1 = await app.inject(check('def a := 1\n\ntheorem t : True := trivial\n'));
+  t.equal(r1.statusCode, 200);
+  t.equal(r1.headers['x-cache'], 'miss');
+  const body = r1.json();
+  t.equal(body.content, 'import Mathlib\n\ndef a := 1\n\ntheorem t : True := trivial\n', 'the environment header is substituted');
+  t.ok(body.timings.total_ms >= 0 && body.timings.parse_ms >= 0);
+  const before = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  const r2 = await app.inject(check('def a := 1\n\ntheorem t : True := trivial\n', { timeout_seconds: 30 }));
+  t.equal(r2.headers['x-cache'], 'hit', 'timeout_seconds does not change the cache key');
+  t.same(r2.json().lean_messages, body.lean_messages);
+  t.same(r2.json().timings, { total_ms: 0 });
+  const after = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  t.same(after.pools, before.pools, 'the hit did not touch the pool');
+  t.equal(after.cache.hits, 1);
+});
+
+t.test('messages come back on content positions, bucketed by severity', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const r = (await app.inject(check('def a := 1\n\nMSG error boom\n'))).json();
+  t.same(r.lean_messages.errors, ['<stdin>:5:0: error: boom'], 'line 3 of the input is line 5 after the two header lines');
+  t.equal(r.okay, false);
+});
+
+t.test('a request past its deadline gets 504; its session is replaced, and the next request is served', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const slow = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
+  t.equal(slow.statusCode, 504);
+  t.equal(slow.json().error.code, 'timeout');
+  const next = await app.inject(check('def b := 2\n'));
+  t.equal(next.statusCode, 200);
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  t.equal(status.pools[TEST_ENV].retired, 1);
+});
+
+t.test('a Lean crash is a tool-level failure, not a cached or invented result', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const r = (await app.inject(check('CRASH\n'))).json();
+  t.equal(r.okay, false);
+  t.match(r.tool_messages.errors[0], /Lean failed while elaborating \(crashed\)/);
+  const again = await app.inject(check('CRASH\n'));
+  t.equal(again.headers['x-cache'], 'miss', 'failures are not cached');
+});
+
+function openStream(port: number, headers: Record<string, string> = {}) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`, { headers });
+  const events: Record<string, unknown>[] = [];
+  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Record<string, unknown>));
+  return { ws, events, opened: new Promise((r) => ws.once('open', r)) };
+}
+
+t.test('WebSocket: queued, started, progress, result; several ids in flight; errors per id', async (t) => {
+  const app = await makeApp({ config: testConfig({ keys: [{ key: 'stream-key-1' }] }) });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const { ws, events, opened } = openStream(port, { authorization: 'Bearer stream-key-1' });
+  await opened;
+  ws.send(JSON.stringify({ id: 'a', tool: 'check', request: { content: 'def a := 1\ndef b := 2\n', environment: TEST_ENV } }));
+  ws.send(JSON.stringify({ id: 'b', tool: 'check', request: { content: 'def c := 3\n', environment: TEST_ENV } }));
+  ws.send(JSON.stringify({ id: 'c', tool: 'check', request: { environment: TEST_ENV } }));
+  ws.send('not json');
+  await waitFor(() => events.filter((e) => e.event === 'result' || e.event === 'error').length >= 4);
+  const of = (id: string) => events.filter((e) => e.id === id).map((e) => e.event);
+  t.same(of('a'), ['queued', 'started', 'progress', 'progress', 'result']);
+  t.same(events.filter((e) => e.id === 'a' && e.event === 'progress').map((e) => [e.done, e.total]), [[1, 2], [2, 2]]);
+  t.same(of('b').at(-1), 'result');
+  t.match(events.find((e) => e.id === 'c' && e.event === 'error'), { error: { code: 'invalid_request' } });
+  t.match(events.find((e) => e.id === null), { error: { code: 'malformed_json' } });
+  ws.close();
+});
+
+t.test('WebSocket: cancelling an id and closing the socket free their sessions', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const { ws, events, opened } = openStream(port);
+  await opened;
+  const status = async () => (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  /** Until the fake REPL is inside the hung command (the session is busy). */
+  const busy = async () => {
+    for (let i = 0; i < 200; i++) {
+      if ((await status()).pools[TEST_ENV]?.busy === 1) return true;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return false;
+  };
+  ws.send(JSON.stringify({ id: 'h', tool: 'check', request: { content: 'HANG\n', environment: TEST_ENV } }));
+  t.ok(await busy());
+  ws.send(JSON.stringify({ id: 'h', cancel: true }));
+  await waitFor(() => events.some((e) => e.id === 'h' && e.event === 'error'));
+  t.match(events.find((e) => e.id === 'h' && e.event === 'error'), { error: { code: 'cancelled' } });
+  t.equal((await status()).pools[TEST_ENV].retired, 1, 'the hung session was killed');
+
+  const second = openStream(port);
+  await second.opened;
+  second.ws.send(JSON.stringify({ id: 'h2', tool: 'check', request: { content: 'HANG again\n', environment: TEST_ENV } }));
+  t.ok(await busy());
+  second.ws.close();
+  let retired = 0;
+  for (let i = 0; i < 100 && retired < 2; i++) {
+    retired = (await status()).pools[TEST_ENV].retired;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.equal(retired, 2, 'closing the socket killed its session too');
+  ws.close();
+});
+
+t.test('no REPL process survives', async (t) => {
+  t.ok(await waitFor(() => liveProcessGroups().length === 0, 10_000));
+});
