@@ -19,3 +19,9 @@ export const environmentConfig = z.strictObject({
 });
 
 export type EnvironmentConfig = z.output<typeof environmentConfig>;
+
+/** `leanprover/lean4:v4.28.0` → `v4.28.0`: the tag naming of the REPL and Mathlib releases. */
+export function toolchainTag(toolchain: string): string | undefined {
+  const m = /:v?(\d+\.\d+\.\d+(?:-rc\d+)?)$/.exec(toolchain);
+  return m ? `v${m[1]}` : undefined;
+}

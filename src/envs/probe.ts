@@ -42,6 +42,11 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
     if (!replBinaryCandidates(cfg.project_dir).some((f) => existsSync(f))) {
       return { available: false, reason: `the Lean REPL is not built in ${cfg.project_dir}; ${SETUP_HINT}` };
     }
+  } else if (cmd === 'lake' && args[0] === 'env' && args[1]) {
+    // `lake env <repl binary>` as recorded by lean:setup.
+    if (!which(path.isAbsolute(args[1]) ? args[1] : path.join(cfg.project_dir, args[1]), [])) {
+      return { available: false, reason: `the Lean REPL binary ${args[1]} is missing; ${SETUP_HINT}` };
+    }
   } else if (cmd && cmd !== 'lake') {
     const resolved = path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(cfg.project_dir, cmd), []);
     if (!resolved) return { available: false, reason: `REPL command ${cmd} is not an executable; ${SETUP_HINT}` };

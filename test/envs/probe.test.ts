@@ -44,6 +44,13 @@ t.test('each missing piece is named, in order, until available', async (t) => {
   mkdirSync(replBin, { recursive: true });
   writeFileSync(path.join(replBin, 'repl'), '');
   t.equal(reason(), 'available');
+  // The command lean:setup records: `lake env <repl binary>`.
+  const recorded = { ...cfg, repl_command: ['lake', 'env', path.join(project, 'missing-repl')] };
+  const a = probeEnvironment(recorded, env);
+  t.match(!a.available && a.reason, /REPL binary .*missing-repl is missing/);
+  writeFileSync(path.join(project, 'missing-repl'), '#!/bin/sh\n');
+  chmodSync(path.join(project, 'missing-repl'), 0o755);
+  t.equal(probeEnvironment(recorded, env).available, true);
 });
 
 t.test('the registry caches availability for its TTL, then re-probes', async (t) => {

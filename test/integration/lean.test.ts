@@ -1,0 +1,53 @@
+/**
+ * Against a real Lean toolchain and REPL. Runs when an environment of config/ is available
+ * (elan/lake found, REPL built by `npm run lean:setup`); otherwise each test is skipped and
+ * the reason is printed.
+ */
+import t from 'tap';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { LeanBackend } from '../../src/backend/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { probeEnvironment } from '../../src/envs/probe.ts';
+
+const config = loadConfig();
+const probes = config.environments.map((e) => ({ env: e, a: probeEnvironment(e) }));
+// Prefer a core-only environment: it starts in seconds.
+const ready = probes.filter((p) => p.a.available).sort((x, y) => Number(x.env.imports !== '') - Number(y.env.imports !== ''))[0];
+const skip = ready ? false : `no Lean toolchain here: ${probes.map((p) => `${p.env.name}: ${p.a.available ? 'available' : p.a.reason}`).join('; ')}`;
+if (skip) t.comment(`SKIP integration tests: ${skip}`);
+
+const env = ready?.env;
+const post = (content: string) => ({ method: 'POST' as const, url: '/api/v1/check', payload: { content, environment: env?.name, timeout_seconds: 600 } });
+
+t.test('check on a valid file, a file with an error, a file with sorry', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const ok = (await app.inject(post('theorem two : 1 + 1 = 2 := rfl\n'))).json();
+  t.equal(ok.okay, true);
+  t.same(ok.lean_messages.errors, []);
+  t.same(ok.failed_declarations, []);
+
+  const bad = (await app.inject(post('theorem three : 1 + 1 = 3 := rfl\n'))).json();
+  t.equal(bad.okay, false);
+  t.ok(bad.lean_messages.errors.length > 0);
+  t.match(bad.lean_messages.errors[0], /^<stdin>:\d+:\d+: error: /);
+  t.same(bad.failed_declarations, ['three']);
+
+  const sorry = (await app.inject(post('theorem s : True := by sorry\n'))).json();
+  t.equal(sorry.okay, true, 'sorry compiles');
+  t.match(sorry.lean_messages.warnings.join('\n'), /declaration uses .sorry./);
+  t.same(sorry.failed_declarations, ['s']);
+  t.match(sorry.tool_messages.warnings.join('\n'), /Declaration 's' uses 'sorry'/);
+});
+
+t.test('prefix reuse: the second of two requests sharing a preamble sends fewer commands', { skip }, async (t) => {
+  const b = new LeanBackend({ limits: { ...config.lean, minWarm: 0, maxSessions: 1 }, log: pino({ level: 'silent' }) });
+  t.teardown(() => b.destroy());
+  const o = { line: 1, column: 0 };
+  const job = (last: string) => ({ header: env!.imports, commands: ['def a : Nat := 1', 'def b : Nat := a + 1', last].map((text) => ({ text, origin: o })) });
+  const r1 = await b.elaborate(env!, job('theorem x : b = 2 := rfl'), { signal: AbortSignal.timeout(600_000) });
+  const r2 = await b.elaborate(env!, job('theorem y : b = 2 := by decide'), { signal: AbortSignal.timeout(600_000) });
+  t.same([r1.sent, r2.sent, r2.reused], [3, 1, 2]);
+  t.same(r2.commands.flatMap((c) => c.messages.filter((m) => m.severity === 'error')), []);
+});
