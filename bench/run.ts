@@ -6,10 +6,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { leanPathScenario } from './scenarios/lean-path.ts';
 import { parserScenario } from './scenarios/parser.ts';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   parser: () => parserScenario(),
+  'lean-path': () => leanPathScenario(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -71,12 +71,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerBodyParsers(app);
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     request.svc = {};
-    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down');
-    request.caller = keys.identify(request.headers.authorization);
+    if (closing) return done(new ServiceError('overloaded', 'the daemon is shutting down'));
+    try {
+      request.caller = keys.identify(request.headers.authorization);
+    } catch (e) {
+      return done(e as Error);
+    }
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  // The request log line; not even registered when info is off (the hit path is hot).
+  if (logger.isLevelEnabled('info')) app.addHook('onResponse', async (request, reply) => {
     const s = request.svc ?? {};
     request.log.info({
       method: request.method, url: request.url, tool: s.tool, environment: s.environment,

@@ -13,12 +13,13 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  */
 export async function withDeadline<T>(seconds: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctrl = new AbortController();
-  const timeoutError = new ServiceError('timeout', `the request exceeded its deadline of ${seconds} s`);
   let timer: NodeJS.Timeout | undefined;
   const onParentAbort = () => ctrl.abort(parent!.reason);
   parent?.addEventListener('abort', onParentAbort, { once: true });
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      // Created only when it fires: an Error captures a stack, which costs on every request otherwise.
+      const timeoutError = new ServiceError('timeout', `the request exceeded its deadline of ${seconds} s`);
       ctrl.abort(timeoutError);
       reject(timeoutError);
     }, Math.max(0, Math.round(seconds * 1000)));
@@ -28,6 +29,5 @@ export async function withDeadline<T>(seconds: number, parent: AbortSignal | und
   } finally {
     clearTimeout(timer);
     parent?.removeEventListener('abort', onParentAbort);
-    if (!ctrl.signal.aborted) ctrl.abort(new Error('request finished'));
   }
 }

@@ -1,5 +1,5 @@
 /** Maps an Authorization header to a caller identity: anonymous, a user key, or an admin key. */
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 
 export type KeyClass = 'anonymous' | 'user' | 'admin';
@@ -18,7 +18,7 @@ export interface KeyRecord {
   concurrency?: number | undefined;
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
+const digest = (s: string) => hash('sha256', s, 'buffer');
 
 export class KeyRing {
   // Keyed by sha256 so lookups compare digests, not secrets, and logs never hold a key.
@@ -35,8 +35,22 @@ export class KeyRing {
     return this.#byDigest.size;
   }
 
+  /** Known headers → caller, so a keyed request costs one map lookup (bounded; cleared when full). */
+  readonly #memo = new Map<string, Caller>();
+
   /** Throws 401 for a malformed header or unknown key; no header means anonymous. */
   identify(authorization: string | undefined): Caller {
+    const memo = authorization === undefined ? undefined : this.#memo.get(authorization);
+    if (memo) return memo;
+    const caller = this.#identify(authorization);
+    if (authorization !== undefined && caller.keyClass !== 'anonymous') {
+      if (this.#memo.size >= 10_000) this.#memo.clear();
+      this.#memo.set(authorization, caller);
+    }
+    return caller;
+  }
+
+  #identify(authorization: string | undefined): Caller {
     if (authorization === undefined || authorization.trim() === '') {
       return { id: 'anonymous', keyClass: 'anonymous', concurrency: this.defaults.anonymous };
     }

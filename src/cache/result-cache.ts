@@ -2,8 +2,12 @@
  * Tool results by content hash: sha256 over tool, environment, the validated request
  * (defaults applied, keys sorted, `timeout_seconds` left out since it does not change a
  * result) and content. Bounded in bytes (lru-cache); a hit costs no pool and no queue.
+ *
+ * A hit is stored ready to send (its JSON serialized once, `timings` those of a hit), and
+ * byte-identical request bodies are remembered as aliases, so a repeated request is
+ * answered without even validating it again.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 export interface CacheStats {
@@ -12,6 +16,13 @@ export interface CacheStats {
   maxBytes: number;
   hits: number;
   misses: number;
+}
+
+export interface CachedResult {
+  /** The response a hit returns (timings of a hit: total_ms 0). */
+  response: object;
+  /** The same, serialized once. */
+  json: string;
 }
 
 /** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
@@ -24,7 +35,9 @@ function canonicalJson(v: unknown): string {
 }
 
 export class ResultCache {
-  #lru: LRUCache<string, object> | undefined;
+  #lru: LRUCache<string, CachedResult> | undefined;
+  /** sha256(tool, raw body) → canonical key. */
+  #aliases: LRUCache<string, string> | undefined;
   #hits = 0;
   #misses = 0;
   readonly maxBytes: number;
@@ -32,27 +45,46 @@ export class ResultCache {
   constructor(maxBytes: number) {
     this.maxBytes = maxBytes;
     // maxBytes 0 disables caching.
-    this.#lru = maxBytes > 0 ? new LRUCache<string, object>({ maxSize: maxBytes, sizeCalculation: (_v, k) => k.length }) : undefined;
+    if (maxBytes > 0) {
+      this.#lru = new LRUCache<string, CachedResult>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.json.length * 2 + k.length });
+      this.#aliases = new LRUCache<string, string>({ max: 100_000 });
+    }
   }
 
   key(tool: string, environment: string, request: Record<string, unknown>): string {
     const { timeout_seconds: _t, ...rest } = request;
-    return createHash('sha256').update(`${tool}\u0000${environment}\u0000${canonicalJson(rest)}`).digest('hex');
+    return hash('sha256', `${tool}\u0000${environment}\u0000${canonicalJson(rest)}`);
   }
 
-  get(key: string): object | undefined {
+  rawKey(tool: string, rawBody: string): string {
+    return hash('sha256', `${tool}\u0000${rawBody}`);
+  }
+
+  get(key: string): CachedResult | undefined {
     const v = this.#lru?.get(key);
     if (v) this.#hits++;
     else this.#misses++;
     return v;
   }
 
-  set(key: string, value: object): void {
+  /** A byte-identical body seen before whose result is still cached. */
+  getRaw(rawKey: string): CachedResult | undefined {
+    const key = this.#aliases?.get(rawKey);
+    const v = key === undefined ? undefined : this.#lru?.get(key);
+    if (v) this.#hits++;
+    return v;
+  }
+
+  alias(rawKey: string, key: string): void {
+    if (this.#lru?.has(key)) this.#aliases?.set(rawKey, key);
+  }
+
+  set(key: string, response: object): void {
     if (!this.#lru) return;
-    // Size: the serialized response (what a hit saves recomputing and what it holds in memory).
-    const size = JSON.stringify(value).length * 2 + key.length;
-    if (size > this.maxBytes) return;
-    this.#lru.set(key, value, { size });
+    const hit = { ...response, timings: { total_ms: 0 } };
+    const json = JSON.stringify(hit);
+    if (json.length * 2 + key.length > this.maxBytes) return;
+    this.#lru.set(key, { response: hit, json });
   }
 
   stats(): CacheStats {

@@ -1,18 +1,20 @@
 /**
  * One request's path through the daemon, independent of the transport (HTTP or
- * WebSocket): validate → environment → implementation → availability → admission
- * (queue) → deadline → tool. Cheap refusals come before any waiting.
+ * WebSocket): validate → environment → implementation → cache → availability →
+ * admission (queue) → deadline → tool. Cheap refusals and cache hits come before any
+ * waiting; a hit never takes a queue slot or a Lean session.
  */
-import type { Log } from '../log.ts';
 import { effectiveTimeoutSeconds, withDeadline } from '../admission/deadline.ts';
 import type { Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
-import type { ResultCache } from '../cache/result-cache.ts';
-import type { ToolName, ToolResponse } from '../contract/tools.ts';
+import type { CachedResult, ResultCache } from '../cache/result-cache.ts';
+import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
+import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { ServiceError } from '../errors.ts';
+import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
 export interface PipelineDeps {
@@ -42,44 +44,72 @@ export interface RunOptions {
   progress?: ToolContext['progress'];
 }
 
+/** A validated request that missed the cache. */
+export interface Prepared<T extends ToolName> {
+  tool: T;
+  request: ToolRequest<T>;
+  env: EnvironmentConfig;
+  impl: ToolImpl<T>;
+  key: string;
+}
+
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
-  async run<T extends ToolName>(tool: T, body: unknown, opts: RunOptions): Promise<ToolResponse<T>> {
+  /** A byte-identical body seen before: its cached result, without validating again. */
+  lookupRaw(tool: string, rawBody: string): CachedResult | undefined {
+    return this.deps.cache.getRaw(this.deps.cache.rawKey(tool, rawBody));
+  }
+
+  /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
+  prepare<T extends ToolName>(tool: T, body: unknown, info: RunInfo, rawBody?: string): { hit: CachedResult } | { miss: Prepared<T> } {
     const request = parseToolRequest(tool, body);
     const env = this.deps.registry.get(request.environment);
-    opts.info.environment = request.environment;
+    info.environment = request.environment;
     if (!env) {
       throw new ServiceError('unknown_environment', `unknown environment "${request.environment}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`);
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
     const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
-    const hit = this.deps.cache.get(key) as ToolResponse<T> | undefined;
+    const hit = this.deps.cache.get(key);
     if (hit) {
-      // Answered without a queue slot or a pool; timings are this request's.
-      opts.info.cache = 'hit';
-      return { ...hit, timings: { total_ms: 0 } };
+      info.cache = 'hit';
+      if (rawBody !== undefined) this.deps.cache.alias(this.deps.cache.rawKey(tool, rawBody), key);
+      return { hit };
     }
-    opts.info.cache = 'miss';
-    if (impl.needsLean(request)) {
-      const a = this.deps.registry.availability(env.name);
-      if (!a.available) throw new ServiceError('environment_unavailable', `environment ${env.name} cannot run Lean: ${a.reason}`);
-    }
+    info.cache = 'miss';
+    return { miss: { tool, request, env, impl, key } };
+  }
 
+  async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawBody?: string): Promise<ToolResponse<T>> {
+    if (p.impl.needsLean(p.request)) {
+      const a = this.deps.registry.availability(p.env.name);
+      if (!a.available) throw new ServiceError('environment_unavailable', `environment ${p.env.name} cannot run Lean: ${a.reason}`);
+    }
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);
     try {
-      const seconds = effectiveTimeoutSeconds(request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
+      const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
       const result = await withDeadline(seconds, opts.signal, (signal) =>
-        impl.run(request, { env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
-      if (impl.cacheable?.(result) ?? true) this.deps.cache.set(key, result);
+        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
+      if (p.impl.cacheable?.(result) ?? true) {
+        this.deps.cache.set(p.key, result);
+        if (rawBody !== undefined) this.deps.cache.alias(this.deps.cache.rawKey(p.tool, rawBody), p.key);
+      }
       return result;
     } finally {
       release();
     }
+  }
+
+  /** prepare + execute, for transports that want the response object either way. */
+  async run<T extends ToolName>(tool: T, body: unknown, opts: RunOptions): Promise<ToolResponse<T>> {
+    const r = this.prepare(tool, body, opts.info);
+    if ('hit' in r) return r.hit.response as ToolResponse<T>;
+    return this.execute(r.miss, opts);
   }
 }

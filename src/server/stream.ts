@@ -14,66 +14,69 @@ import { ServiceError } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
 
-export async function registerStream(app: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number }): Promise<void> {
-  await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
-  app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
-    const inFlight = new Map<string, AbortController>();
-    const send = (e: StreamEvent) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(e));
-    };
-    const fail = (id: string | null, err: unknown) => {
-      const se = toServiceError(err);
-      if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
-      send({ id, event: 'error', error: se.toBody().error });
-    };
+export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number }): Promise<void> {
+  // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
+  await parent.register(async (app) => {
+    await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
+    app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
+      const inFlight = new Map<string, AbortController>();
+      const send = (e: StreamEvent) => {
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(e));
+      };
+      const fail = (id: string | null, err: unknown) => {
+        const se = toServiceError(err);
+        if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
+        send({ id, event: 'error', error: se.toBody().error });
+      };
 
-    socket.on('message', (data, isBinary) => {
-      let msg;
-      try {
-        if (isBinary) throw new ServiceError('invalid_request', 'send text frames holding JSON');
-        const parsed = streamClientMessage.safeParse(JSON.parse(String(data)));
-        if (!parsed.success) {
-          const details = issuesToDetails(parsed.error.issues, 'the stream');
-          throw new ServiceError('invalid_request', `invalid stream message: ${describeDetails(details)}; send {id, tool, request} or {id, cancel: true}`, { details });
+      socket.on('message', (data, isBinary) => {
+        let msg;
+        try {
+          if (isBinary) throw new ServiceError('invalid_request', 'send text frames holding JSON');
+          const parsed = streamClientMessage.safeParse(JSON.parse(String(data)));
+          if (!parsed.success) {
+            const details = issuesToDetails(parsed.error.issues, 'the stream');
+            throw new ServiceError('invalid_request', `invalid stream message: ${describeDetails(details)}; send {id, tool, request} or {id, cancel: true}`, { details });
+          }
+          msg = parsed.data;
+        } catch (e) {
+          const id = typeof (e as { id?: unknown }).id === 'string' ? String((e as { id: string }).id) : null;
+          fail(id, e instanceof SyntaxError ? new ServiceError('malformed_json', `the message is not valid JSON: ${e.message}`) : e);
+          return;
         }
-        msg = parsed.data;
-      } catch (e) {
-        const id = typeof (e as { id?: unknown }).id === 'string' ? String((e as { id: string }).id) : null;
-        fail(id, e instanceof SyntaxError ? new ServiceError('malformed_json', `the message is not valid JSON: ${e.message}`) : e);
-        return;
-      }
-      if ('cancel' in msg) {
-        inFlight.get(msg.id)?.abort(new ServiceError('cancelled', 'cancelled by the client'));
-        return;
-      }
-      const { id, tool } = msg;
-      if (inFlight.has(id)) return fail(id, new ServiceError('invalid_request', `id ${id} is already in flight on this socket`));
-      if (!isToolName(tool)) return fail(id, new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`));
-      const ctrl = new AbortController();
-      inFlight.set(id, ctrl);
-      send({ id, event: 'queued' });
-      const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
-      pipeline
-        .run(tool, msg.request, {
-          caller: request.caller,
-          log: request.log,
-          signal: ctrl.signal,
-          info,
-          onStarted: () => send({ id, event: 'started', deadline_seconds: info.deadlineSeconds }),
-          progress: (p) => send({ id, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
-        })
-        .then(
-          (result) => send({ id, event: 'result', cache: info.cache ?? 'miss', result }),
-          (err: unknown) => {
-            if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(id, new ServiceError('cancelled', 'cancelled by the client'));
-            else fail(id, err);
-          },
-        )
-        .finally(() => inFlight.delete(id));
-    });
-    socket.on('close', () => {
-      for (const ctrl of inFlight.values()) ctrl.abort(new ServiceError('cancelled', 'socket closed'));
-      inFlight.clear();
+        if ('cancel' in msg) {
+          inFlight.get(msg.id)?.abort(new ServiceError('cancelled', 'cancelled by the client'));
+          return;
+        }
+        const { id, tool } = msg;
+        if (inFlight.has(id)) return fail(id, new ServiceError('invalid_request', `id ${id} is already in flight on this socket`));
+        if (!isToolName(tool)) return fail(id, new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`));
+        const ctrl = new AbortController();
+        inFlight.set(id, ctrl);
+        send({ id, event: 'queued' });
+        const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
+        pipeline
+          .run(tool, msg.request, {
+            caller: request.caller,
+            log: request.log,
+            signal: ctrl.signal,
+            info,
+            onStarted: () => send({ id, event: 'started', deadline_seconds: info.deadlineSeconds }),
+            progress: (p) => send({ id, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
+          })
+          .then(
+            (result) => send({ id, event: 'result', cache: info.cache ?? 'miss', result }),
+            (err: unknown) => {
+              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(id, new ServiceError('cancelled', 'cancelled by the client'));
+              else fail(id, err);
+            },
+          )
+          .finally(() => inFlight.delete(id));
+      });
+      socket.on('close', () => {
+        for (const ctrl of inFlight.values()) ctrl.abort(new ServiceError('cancelled', 'socket closed'));
+        inFlight.clear();
+      });
     });
   });
 }

@@ -97,7 +97,7 @@ export class SessionPool {
   /** Return a session after a request. Unhealthy, worn or heavy sessions are retired and replaced. */
   release(s: LeanSession): void {
     if (!this.#busy.delete(s)) return;
-    const rss = s.healthy ? s.rss() : 0;
+    const rss = s.healthy && this.opts.maxRssBytes > 0 && s.rssCheckDue() ? s.rss() : 0;
     if (this.#closed || !s.healthy || s.uses >= this.opts.maxUses || (this.opts.maxRssBytes > 0 && rss > this.opts.maxRssBytes)) {
       this.#retire(s, !s.healthy ? 'unhealthy' : s.uses >= this.opts.maxUses ? 'max uses' : this.#closed ? 'closing' : 'memory');
     } else {

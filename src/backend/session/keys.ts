@@ -3,9 +3,9 @@
  * chain over the commands sent after it, so key_i names "this root, then exactly these
  * i commands" and two requests sharing a preamble share its keys.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const sha = (s: string) => hash('sha256', s);
 
 /** A header in canonical form: its lines trimmed, blank lines and line comments dropped. */
 export function canonicalHeader(header: string): string {
