@@ -15,6 +15,7 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
+import { fromLeanFailure } from '../tools/elaborate.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
 export interface PipelineDeps {
@@ -96,7 +97,7 @@ export class Pipeline {
       opts.onStarted?.();
       const result = await withDeadline(seconds, opts.signal, (signal) =>
         p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
-      if (p.impl.cacheable?.(result) ?? true) {
+      if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(this.deps.cache.rawKey(p.tool, rawBody), p.key);
       }

@@ -24,8 +24,16 @@ export interface SourceDecl extends Declaration {
   mutualGroup: number | undefined;
 }
 
+/** The namespace and `open`s in force inside a command (its own `open … in` prefixes included). */
+export interface CommandScope {
+  namespace: string;
+  opens: string[];
+}
+
 export interface SourceFile {
   text: string;
+  /** One per command, in order. */
+  scopes: CommandScope[];
   sig: SigTokens;
   header: Header;
   commands: Command[];
@@ -92,8 +100,12 @@ export function parseSource(text: string): SourceFile {
     opensCache = scopes.flatMap((s) => s.opens);
   };
 
+  const cmdScopes: CommandScope[] = [];
   commands.forEach((cmd, commandIndex) => {
     const own = cmd.ownSigStart;
+    const localOpens = cmd.prefixes.length === 0 ? [] : cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd));
+    // Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in.
+    cmdScopes.push({ namespace: nsCache, opens: localOpens.length ? [...opensCache, ...localOpens] : opensCache });
     const word = (k: number) => sig.text[k] ?? '';
     switch (cmd.kind) {
       case 'namespace': {
@@ -139,7 +151,7 @@ export function parseSource(text: string): SourceFile {
         sd.commandIndex = commandIndex;
         sd.namespace = namespace;
         sd.opens = opensCache;
-        sd.localOpens = cmd.prefixes.length === 0 ? [] : cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd));
+        sd.localOpens = localOpens;
         sd.fullName = fullName;
         sd.mutualGroup = scopes[scopes.length - 1]!.kind === 'mutual' ? mutualCounter : undefined;
         decls.push(sd);
@@ -149,7 +161,7 @@ export function parseSource(text: string): SourceFile {
         return;
     }
   });
-  return { text, sig, header, commands, decls, lines: new LineIndex(text) };
+  return { text, sig, header, commands, decls, scopes: cmdScopes, lines: new LineIndex(text) };
 }
 
 /**

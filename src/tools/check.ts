@@ -10,7 +10,6 @@ import type { ToolImpl } from './types.ts';
 
 export const check: ToolImpl<'check'> = {
   needsLean: () => true,
-  cacheable: (res) => !res.tool_messages.errors.some((e) => e.startsWith('Lean failed')),
   async run(req, ctx) {
     const t0 = performance.now();
     const r = await elaborateContent(req.content, req, ctx, {

@@ -55,6 +55,13 @@ export const MATHLIB_OPTIONS: Record<string, boolean> = {
   'pp.unicode.fun': true,
 };
 
+/** Tool errors starting with this report a Lean failure (crash, memory): such results are never cached. */
+export const LEAN_FAILURE_PREFIX = 'Lean failed while elaborating';
+
+export function fromLeanFailure(res: { tool_messages?: { errors: string[] } }): boolean {
+  return res.tool_messages?.errors.some((e) => e.startsWith(LEAN_FAILURE_PREFIX)) ?? false;
+}
+
 export interface CommandOutcome {
   command: Command;
   messages: LeanMessage[];
@@ -81,7 +88,7 @@ export interface ElaborateExtras {
   /** Ask Lean which axioms these declarations (of the elaborated file) depend on (`#print axioms`). */
   axiomsOf?: (file: SourceFile) => readonly SourceDecl[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
-  transform?: (cmd: Command, text: string) => { text: string; silent: boolean } | undefined;
+  transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
 }
 
 const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend on any axioms)/s;
@@ -105,9 +112,10 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     roles.push({ kind: 'option', key });
     commands.push({ text: setOptionCommand(key, value), origin: start });
   }
+  const declOf = new Map(file.decls.map((d) => [d.command, d]));
   for (const cmd of file.commands) {
     const raw = prepared.content.slice(cmd.start, cmd.end);
-    const t = extras.transform?.(cmd, raw);
+    const t = extras.transform?.(cmd, raw, declOf.get(cmd));
     roles.push({ kind: 'body', cmd, silent: t?.silent ?? false });
     commands.push({ text: t?.text ?? raw, origin: file.lines.toLean(cmd.start) });
     // Lean stops at a late `import` or at `#exit`; so do we.
@@ -145,7 +153,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;
     out.failure = e;
-    out.toolErrors.push(`Lean failed while elaborating (${e.fault}): ${e.message}`);
+    out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
     out.elaborateMs = performance.now() - t1;
     return out;
   }

@@ -1,7 +1,12 @@
 /** The built-in tool implementations. A tool absent here answers 501 not_implemented. */
 import { check } from './check.ts';
+import { have2sorry } from './have2sorry.ts';
+import { normalize } from './normalize.ts';
+import { rename } from './rename.ts';
+import { theorem2lemma } from './theorem2lemma.ts';
+import { theorem2sorry } from './theorem2sorry.ts';
 import type { ToolTable } from './types.ts';
 
 export function builtinTools(): ToolTable {
-  return { check };
+  return { check, theorem2lemma, theorem2sorry, have2sorry, rename, normalize };
 }

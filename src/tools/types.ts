@@ -19,7 +19,7 @@ export interface ToolImpl<T extends ToolName> {
   /** Whether this request needs Lean elaboration (for example, false when reparse is false). */
   needsLean(req: ToolRequest<T>): boolean;
   run(req: ToolRequest<T>, ctx: ToolContext): Promise<ToolResponse<T>>;
-  /** Whether a response may be cached (default: yes). Results of a Lean failure must not be. */
+  /** Whether a response may be cached (default: unless it reports a Lean failure). */
   cacheable?(res: ToolResponse<T>): boolean;
 }
 

@@ -1,0 +1,213 @@
+/**
+ * The text side of normalize: each normalization is one pass of edits over the output of
+ * the previous pass (re-parsed), in a fixed order. Pure; normalize.ts adds Lean's check.
+ */
+import type { NORMALIZATIONS } from '../contract/tools.ts';
+import type { Command } from '../syntax/commands.ts';
+import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';
+import { identOccurrences, namespacePrefixes } from '../syntax/names.ts';
+import { parseSource, splitName, type SourceFile } from '../syntax/source.ts';
+
+export type Normalization = (typeof NORMALIZATIONS)[number];
+
+/** The order passes run in, whatever order the request lists them in. */
+const ORDER: Normalization[] = ['normalize_module_comments', 'normalize_doc_comments', 'split_open_in_commands', 'remove_sections', 'expand_decl_names', 'remove_duplicates'];
+
+export interface NormalizeResult {
+  output: string;
+  stats: Record<string, number>;
+  warnings: string[];
+}
+
+/** A whole-line removal: the command plus the rest of its line and its newline when nothing else is on it. */
+function removeLines(text: string, c: { start: number; end: number }): TextEdit {
+  const lineStart = text.lastIndexOf('\n', c.start - 1) + 1;
+  const before = text.slice(lineStart, c.start);
+  const nl = text.indexOf('\n', c.end);
+  const lineEnd = nl < 0 ? text.length : nl;
+  const after = text.slice(c.end, lineEnd);
+  if (before.trim() === '' && (after.trim() === '' || after.trim().startsWith('--'))) return remove(lineStart, nl < 0 ? text.length : nl + 1);
+  return remove(c.start, c.end);
+}
+
+/** Every declared full name with its parents, i.e. the namespaces the file itself creates. */
+function fileNamespaces(file: SourceFile): Set<string> {
+  const out = new Set<string>();
+  for (const d of file.decls) if (d.fullName) for (let p = splitName(d.fullName).slice(0, -1); p.length > 0; p = p.slice(0, -1)) out.add(p.join('.'));
+  return out;
+}
+
+function resolveVia(written: string, scope: { namespace: string; opens: readonly string[] }, declared: ReadonlySet<string>): { full: string; via: 'root' | 'namespace' | 'open' } | undefined {
+  if (written.startsWith('_root_.')) return undefined;
+  for (const p of namespacePrefixes(scope.namespace)) {
+    const n = p ? `${p}.${written}` : written;
+    if (declared.has(n)) return { full: n, via: p ? 'namespace' : 'root' };
+  }
+  for (const o of scope.opens) for (const p of namespacePrefixes(scope.namespace)) {
+    const n = p ? `${p}.${o}.${written}` : `${o}.${written}`;
+    if (declared.has(n)) return { full: n, via: 'open' };
+  }
+  return undefined;
+}
+
+/** Qualify references (to this file's declarations) resolved via a namespace and/or an open. */
+function qualifyReferences(file: SourceFile, via: ReadonlySet<'namespace' | 'open'>, skip: ReadonlySet<number>): TextEdit[] {
+  const declared = new Set(file.decls.flatMap((d) => (d.fullName ? [d.fullName] : [])));
+  const edits: TextEdit[] = [];
+  let ci = 0;
+  for (const occ of identOccurrences(file.sig)) {
+    if (skip.has(occ.start)) continue;
+    while (ci + 1 < file.commands.length && file.commands[ci + 1]!.start <= occ.start) ci++;
+    const cmd = file.commands[ci];
+    if (cmd && (cmd.kind === 'namespace' || cmd.kind === 'section' || cmd.kind === 'end')) continue;
+    const scope = file.scopes[ci] ?? { namespace: '', opens: [] };
+    const parts = splitName(occ.name);
+    for (let n = parts.length; n >= 1; n--) {
+      const written = parts.slice(0, n).join('.');
+      const r = resolveVia(written, scope, declared);
+      if (!r) continue;
+      if (r.via !== 'root' && via.has(r.via) && r.full !== written) edits.push(replace(occ.start, occ.start + written.length, r.full));
+      break;
+    }
+  }
+  return edits;
+}
+
+const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normalization>, warnings: string[]) => TextEdit[]> = {
+  normalize_module_comments: (file) =>
+    file.sig.kind.flatMap((k, i) => (k === 'mod-doc' ? [replace(file.sig.start[i]!, file.sig.start[i]! + 3, '/-')] : [])),
+
+  normalize_doc_comments: (file) => {
+    const edits: TextEdit[] = [];
+    for (let i = 0; i < file.sig.length; i++) {
+      if (file.sig.kind[i] !== 'doc-comment') continue;
+      // A doc comment before #guard_msgs is its expected output, not documentation.
+      if (file.sig.text[i + 1] === '#' && file.sig.text[i + 2] === 'guard_msgs') continue;
+      edits.push(replace(file.sig.start[i]!, file.sig.start[i]! + 3, '/-'));
+    }
+    return edits;
+  },
+
+  split_open_in_commands: (file) => {
+    const edits: TextEdit[] = [];
+    for (const c of file.commands) {
+      for (const p of c.prefixes) {
+        if (p.keyword !== 'open') continue;
+        const inK = p.sigEnd - 1;
+        const afterIn = file.text[file.sig.end[inK]!];
+        // `open A in` + newline + decl → `open A` + newline + decl.
+        edits.push(replace(file.sig.end[inK - 1]!, file.sig.end[inK]!, afterIn === '\n' ? '' : '\n'));
+      }
+    }
+    return edits;
+  },
+
+  remove_sections: (file, _all, warnings) => {
+    const edits: TextEdit[] = [];
+    // Which `end`s close namespaces/sections (removed) and which close `mutual` (kept).
+    const stack: ('scope' | 'mutual')[] = [];
+    let noncomputable = false;
+    let globalVariables = false;
+    const removed = new Set<Command>();
+    for (const c of file.commands) {
+      const w = (k: number) => file.sig.text[k] ?? '';
+      if (c.kind === 'namespace') {
+        splitName(w(c.ownSigStart + 1)).forEach(() => stack.push('scope'));
+        removed.add(c);
+      } else if (c.kind === 'section') {
+        const k = file.sig.text.indexOf('section', c.ownSigStart);
+        const name = k + 1 < c.sigEnd && file.sig.kind[k + 1] === 'ident' && !file.sig.firstOnLine[k + 1] ? w(k + 1) : '';
+        for (let i = 0; i < Math.max(1, splitName(name).length); i++) stack.push('scope');
+        if (c.keyword.includes('noncomputable')) noncomputable = true;
+        removed.add(c);
+      } else if (c.kind === 'mutual') {
+        stack.push('mutual');
+      } else if (c.kind === 'end') {
+        const name = c.ownSigStart + 1 < c.sigEnd && file.sig.kind[c.ownSigStart + 1] === 'ident' ? w(c.ownSigStart + 1) : '';
+        const n = Math.max(1, splitName(name).length);
+        const popped = stack.splice(Math.max(0, stack.length - n), n);
+        if (!popped.includes('mutual')) removed.add(c);
+      } else if (c.kind === 'variable' && stack.includes('scope')) {
+        globalVariables = true;
+      }
+    }
+    for (const c of removed) edits.push(removeLines(file.text, c));
+    // Declaration names become fully qualified (`_root_.` dropped).
+    const nameStarts = new Set<number>();
+    for (const d of file.decls) {
+      if (!d.nameSpan || !d.fullName) continue;
+      const written = file.text.slice(d.nameSpan.start, d.nameSpan.end);
+      if (written !== d.fullName) edits.push(replace(d.nameSpan.start, d.nameSpan.end, d.fullName));
+      nameStarts.add(d.nameSpan.start);
+    }
+    // References that relied on the namespace now need the full name; `open X` inside a namespace may mean `open N.X`.
+    edits.push(...qualifyReferences(file, new Set(['namespace']), nameStarts));
+    const namespaces = fileNamespaces(file);
+    file.commands.forEach((c, i) => {
+      if (c.kind !== 'open') return;
+      const ns = file.scopes[i]?.namespace ?? '';
+      for (let k = c.ownSigStart + 1; k < c.sigEnd; k++) {
+        if (file.sig.kind[k] !== 'ident') continue;
+        const full = namespacePrefixes(ns).map((p) => (p ? `${p}.${file.sig.text[k]}` : file.sig.text[k]!)).find((n) => namespaces.has(n));
+        if (full && full !== file.sig.text[k]) edits.push(replace(file.sig.start[k]!, file.sig.end[k]!, full));
+      }
+    });
+    if (noncomputable) edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));
+    if (globalVariables) warnings.push('remove_sections: `variable` commands that were inside a section or namespace now apply to the rest of the file');
+    (edits as TextEdit[] & { count?: number }).count = removed.size;
+    return edits;
+  },
+
+  expand_decl_names: (file, all) => {
+    const edits: TextEdit[] = [];
+    const nameStarts = new Set<number>();
+    for (const d of file.decls) {
+      if (!d.nameSpan || !d.fullName) continue;
+      nameStarts.add(d.nameSpan.start);
+      const written = file.text.slice(d.nameSpan.start, d.nameSpan.end);
+      // Inside a namespace the full name needs `_root_.` to mean itself.
+      const target = d.namespace ? `_root_.${d.fullName}` : d.fullName;
+      if (written !== target && !all.has('remove_sections')) edits.push(replace(d.nameSpan.start, d.nameSpan.end, target));
+    }
+    edits.push(...qualifyReferences(file, new Set(['open']), nameStarts));
+    return edits;
+  },
+
+  remove_duplicates: (file) => {
+    const edits: TextEdit[] = [];
+    const seen = new Set<string>();
+    // Scope path: a duplicate only counts inside the same section/namespace instance.
+    const path: number[] = [0];
+    let nextScope = 1;
+    for (const c of file.commands) {
+      if (c.kind === 'namespace' || c.kind === 'section' || c.kind === 'mutual') path.push(nextScope++);
+      else if (c.kind === 'end') path.length > 1 && path.pop();
+      if (!['open', 'set_option', 'universe', 'declaration', 'attribute'].includes(c.kind)) continue;
+      const key = `${path.join('/')}\u0000${file.text.slice(c.start, c.end).replace(/\s+/g, ' ')}`;
+      if (seen.has(key)) edits.push(removeLines(file.text, c));
+      else seen.add(key);
+    }
+    return edits;
+  },
+};
+
+export function normalizeSource(text: string, wanted: readonly Normalization[]): NormalizeResult {
+  const all = new Set(wanted);
+  const stats: Record<string, number> = {};
+  const warnings: string[] = [];
+  let out = text;
+  for (const n of ORDER) {
+    if (!all.has(n)) continue;
+    const file = parseSource(out);
+    const edits = passes[n](file, all, warnings);
+    const count = (edits as { count?: number }).count ?? edits.length;
+    if (count > 0) stats[n] = count;
+    out = applyEdits(out, edits);
+  }
+  // Removed commands leave blank runs behind; the spec allows reprinted blank-line layout.
+  if (stats.remove_sections || stats.remove_duplicates) out = out.replace(/\n{3,}/g, '\n\n');
+  if (all.has('expand_decl_names')) {
+    warnings.push('expand_decl_names qualifies references to declarations of this file; names from imports opened with `open` are left as written');
+  }
+  return { output: out, stats, warnings };
+}

@@ -1,0 +1,63 @@
+/**
+ * The common ending of the structural tools: the transformed text, re-elaborated when
+ * `reparse` (proofs of unselected theorems replaced by `sorry` and their messages dropped,
+ * as the spec allows), or returned with the header substituted and no Lean messages.
+ */
+import { toMessageSet } from '../backend/index.ts';
+import { emptyMessages, type MessageSet } from '../contract/common.ts';
+import type { SourceDecl } from '../syntax/source.ts';
+import { elaborateContent, prepareContent, type ElabOptions } from './elaborate.ts';
+import { declName } from './selection.ts';
+import type { ToolContext } from './types.ts';
+
+export interface ToolOutput {
+  content: string;
+  lean_messages: MessageSet;
+  tool_messages: MessageSet;
+  timings: Record<string, number>;
+}
+
+export interface FinishOptions extends ElabOptions {
+  reparse: boolean;
+  /** Only these declarations' proofs need elaborating (names/indices given). */
+  onlyProofsOf?: ReadonlySet<string> | undefined;
+  toolErrors?: string[];
+  toolWarnings?: string[];
+  toolInfos?: string[];
+  startedAt: number;
+  parseMs: number;
+}
+
+/** A declaration's body replaced by `sorry`, for elaborating only the statement. */
+export function sorryBody(text: string, d: SourceDecl, offset: number): string {
+  if (!d.bodySpan) return text;
+  const from = (d.assignSpan?.start ?? d.bodySpan.start) - offset;
+  const to = (d.trailing.find((t) => t.keyword === 'termination_by' || t.keyword === 'decreasing_by')?.span.end ?? d.bodySpan.end) - offset;
+  return `${text.slice(0, from).trimEnd()} := sorry${text.slice(to)}`;
+}
+
+export async function finishOutput(output: string, ctx: ToolContext, o: FinishOptions): Promise<ToolOutput> {
+  const tool = emptyMessages();
+  tool.errors.push(...(o.toolErrors ?? []));
+  tool.warnings.push(...(o.toolWarnings ?? []));
+  tool.infos.push(...(o.toolInfos ?? []));
+  if (!o.reparse) {
+    const content = prepareContent(output, ctx.env, o.ignore_imports).content;
+    return { content, lean_messages: emptyMessages(), tool_messages: tool, timings: { parse_ms: Math.round(o.parseMs), total_ms: Math.round(performance.now() - o.startedAt) } };
+  }
+  const only = o.onlyProofsOf;
+  const r = await elaborateContent(output, o, ctx, only ? {
+    transform: (cmd, text, d) => {
+      if (!d || d.kind !== 'theorem' || only.has(declName(d))) return undefined;
+      return { text: sorryBody(text, d, cmd.start), silent: true };
+    },
+  } : {});
+  tool.errors.push(...r.toolErrors);
+  tool.warnings.push(...r.toolWarnings);
+  return {
+    content: r.content,
+    lean_messages: toMessageSet(r.messages),
+    tool_messages: tool,
+    timings: { parse_ms: Math.round(o.parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - o.startedAt) },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Which declarations a request selects, shared by every tool: `names` (exact full name
+ * first; otherwise a short name resolving to exactly one namespaced declaration; several
+ * matches are an error listing the candidates), `indices` (0-based, negative from the
+ * end), and `theorems_only` (default true: select among theorems/lemmas only).
+ */
+import type { SourceDecl, SourceFile } from '../syntax/source.ts';
+
+export interface SelectionRequest {
+  names?: string[] | undefined;
+  indices?: number[] | undefined;
+  theorems_only?: boolean | undefined;
+}
+
+export interface Selection {
+  /** Selected declarations, in file order. */
+  decls: SourceDecl[];
+  /** The declarations the request selects among (theorems, or all). */
+  candidates: SourceDecl[];
+  /** True when names or indices narrowed the selection (elaboration may then skip other proofs). */
+  explicit: boolean;
+  errors: string[];
+}
+
+/** The name a declaration is addressed by in messages and selections. */
+export const declName = (d: SourceDecl): string => d.fullName ?? (d.kind === 'example' ? 'example' : d.name ?? d.keyword);
+
+export function selectDeclarations(file: SourceFile, req: SelectionRequest): Selection {
+  const theoremsOnly = req.theorems_only ?? true;
+  const candidates = file.decls.filter((d) => !theoremsOnly || d.kind === 'theorem');
+  const errors: string[] = [];
+  const picked = new Set<SourceDecl>();
+  if (req.names !== undefined) {
+    for (const name of req.names) {
+      const exact = candidates.filter((d) => d.fullName === name || (d.fullName === undefined && declName(d) === name));
+      if (exact.length > 0) {
+        exact.forEach((d) => picked.add(d));
+        continue;
+      }
+      // Best effort: a short name (or a suffix of the full name) resolving to a namespaced declaration.
+      const short = candidates.filter((d) => d.fullName !== undefined && (d.fullName.endsWith(`.${name}`) || d.name === name));
+      const distinct = [...new Set(short.map((d) => d.fullName))];
+      if (distinct.length === 1) short.forEach((d) => picked.add(d));
+      else if (distinct.length > 1) errors.push(`Name '${name}' is ambiguous; candidates: ${distinct.join(', ')}`);
+      else errors.push(`Declaration '${name}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`);
+    }
+  } else if (req.indices !== undefined) {
+    for (const i of req.indices) {
+      const j = i < 0 ? candidates.length + i : i;
+      const d = candidates[j];
+      if (d) picked.add(d);
+      else errors.push(`Index ${i} is out of range: there are ${candidates.length} ${theoremsOnly ? 'theorems' : 'declarations'}`);
+    }
+  } else {
+    candidates.forEach((d) => picked.add(d));
+  }
+  return {
+    decls: file.decls.filter((d) => picked.has(d)),
+    candidates,
+    explicit: req.names !== undefined || req.indices !== undefined,
+    errors,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * theorem2sorry: replace the proof of each selected theorem with `sorry`. A tactic proof
+ * becomes `by sorry`, a term or equation proof `sorry`; `termination_by`/`decreasing_by`
+ * clauses go with the proof; unselected theorems keep theirs.
+ */
+import type { Span } from '../syntax/commands.ts';
+import { applyEdits, replace, type TextEdit } from '../syntax/edits.ts';
+import { parseSource, type SourceDecl } from '../syntax/source.ts';
+import { finishOutput } from './output.ts';
+import { declName, selectDeclarations } from './selection.ts';
+import type { ToolImpl } from './types.ts';
+
+/** The edit that replaces a declaration's proof by sorry, or undefined when it has none. */
+export function proofToSorry(text: string, d: SourceDecl): TextEdit | undefined {
+  if (!d.bodySpan) return undefined;
+  const dropped = d.trailing.filter((t) => t.keyword === 'termination_by' || t.keyword === 'decreasing_by');
+  const end = Math.max(d.bodySpan.end, ...dropped.map((t: { span: Span }) => t.span.end));
+  if (d.bodyForm === 'equations' || d.bodyForm === 'where') {
+    // `| pat => …` alternatives: the whole value becomes `:= sorry` after the signature.
+    return replace(d.signatureSpan.end, end, ' := sorry');
+  }
+  const body = text.slice(d.bodySpan.start, d.bodySpan.end);
+  if (/^by\s+sorry\s*$/.test(body) || /^sorry\s*$/.test(body)) return undefined; // already a sorry
+  return replace(d.bodySpan.start, end, d.bodyForm === 'tactic' ? 'by sorry' : 'sorry');
+}
+
+const STRUCTURAL = new Set(['structure', 'class', 'inductive', 'class inductive', 'axiom']);
+
+export const theorem2sorry: ToolImpl<'theorem2sorry'> = {
+  needsLean: (req) => req.reparse,
+  async run(req, ctx) {
+    const startedAt = performance.now();
+    const file = parseSource(req.content);
+    const sel = selectDeclarations(file, req);
+    // With theorems_only false, defs and instances lose their values too; types (structure, inductive…) have none to lose.
+    const edits = sel.decls.filter((d) => !STRUCTURAL.has(d.kind)).map((d) => proofToSorry(req.content, d)).filter((e) => e !== undefined);
+    const output = applyEdits(req.content, edits);
+    return finishOutput(output, ctx, {
+      ...req,
+      onlyProofsOf: sel.explicit ? new Set(sel.decls.map(declName)) : undefined,
+      toolErrors: sel.errors,
+      startedAt,
+      parseMs: performance.now() - startedAt,
+    });
+  },
+};
