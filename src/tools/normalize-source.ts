@@ -140,18 +140,23 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       if (written !== d.fullName) edits.push(replace(d.nameSpan.start, d.nameSpan.end, d.fullName));
       nameStarts.add(d.nameSpan.start);
     }
-    // References that relied on the namespace now need the full name; `open X` inside a namespace may mean `open N.X`.
-    edits.push(...qualifyReferences(file, new Set(['namespace']), nameStarts));
+    // `open X` (command or `… in` prefix) inside a namespace may mean `open N.X`: qualify it.
     const namespaces = fileNamespaces(file);
+    const openTargets = new Set<number>();
     file.commands.forEach((c, i) => {
-      if (c.kind !== 'open') return;
+      const ranges = [...(c.kind === 'open' ? [[c.ownSigStart, c.sigEnd]] : []), ...c.prefixes.filter((p) => p.keyword === 'open').map((p) => [p.sigStart, p.sigEnd])];
       const ns = file.scopes[i]?.namespace ?? '';
-      for (let k = c.ownSigStart + 1; k < c.sigEnd; k++) {
-        if (file.sig.kind[k] !== 'ident') continue;
-        const full = namespacePrefixes(ns).map((p) => (p ? `${p}.${file.sig.text[k]}` : file.sig.text[k]!)).find((n) => namespaces.has(n));
-        if (full && full !== file.sig.text[k]) edits.push(replace(file.sig.start[k]!, file.sig.end[k]!, full));
+      for (const [from, to] of ranges) {
+        for (let k = from! + 1; k < to!; k++) {
+          if (file.sig.kind[k] !== 'ident') continue;
+          openTargets.add(file.sig.start[k]!);
+          const full = namespacePrefixes(ns).map((p) => (p ? `${p}.${file.sig.text[k]}` : file.sig.text[k]!)).find((n) => namespaces.has(n));
+          if (full && full !== file.sig.text[k]) edits.push(replace(file.sig.start[k]!, file.sig.end[k]!, full));
+        }
       }
     });
+    // References that relied on the namespace now need the full name.
+    edits.push(...qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
     if (noncomputable) edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));
     if (globalVariables) warnings.push('remove_sections: `variable` commands that were inside a section or namespace now apply to the rest of the file');
     (edits as TextEdit[] & { count?: number }).count = removed.size;

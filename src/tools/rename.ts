@@ -106,7 +106,9 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     while (cmdIndex + 1 < file.commands.length && file.commands[cmdIndex + 1]!.start <= occ.start) cmdIndex++;
     const scope = file.scopes[cmdIndex] ?? { namespace: '', opens: [] };
     const parts = splitName(occ.name);
-    let done = false;
+    // `.foo` right after a dot is dot notation or an anonymous constructor: resolved by type, not by scope.
+    const prevIsDot = occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start;
+    let done = prevIsDot;
     // The longest prefix of the written name that resolves to a renamed declaration.
     for (let n = parts.length; n >= 1 && !done; n--) {
       const written = parts.slice(0, n).join('.');
@@ -114,18 +116,20 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
       if (hit === undefined) continue;
       if (renames.has(hit)) {
         const target = renames.get(hit)!;
-        // Keep the written qualification when the new name shares the dropped prefix.
-        const dropped = hit.slice(0, hit.length - written.replace(/^_root_\./, '').length);
-        const newWritten = written.startsWith('_root_.') ? `_root_.${target}` : target.startsWith(dropped) ? target.slice(dropped.length) : target;
+        // Keep the written qualification: the namespace the resolution supplied (itself renamed, if it was).
+        const bare = written.replace(/^_root_\./, '');
+        const droppedNs = hit.length > bare.length ? hit.slice(0, hit.length - bare.length - 1) : '';
+        const ns = renames.get(droppedNs) ?? droppedNs;
+        const newWritten = written.startsWith('_root_.') ? `_root_.${target}` : ns && target.startsWith(`${ns}.`) ? target.slice(ns.length + 1) : target;
         const end = occ.start + written.length;
         edits.push(replace(occ.start, end, newWritten));
       }
       done = true;
     }
-    if (done) continue;
-    // Dot notation on a value: `h.foo` (h not a declaration) or `(e).foo`.
-    const prevIsDot = occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start;
-    if (parts.length > 1 || prevIsDot) {
+    if (done && !prevIsDot) continue;
+    // Dot notation on a value: `h.foo` (h not a declaration) or `(e).foo`; not `.foo` after a space (anonymous constructor).
+    const afterValue = prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1];
+    if (parts.length > 1 || afterValue) {
       const component = parts.at(-1)!;
       const to = dotTarget(component);
       if (to !== undefined) edits.push(replace(occ.end - component.length, occ.end, to));
