@@ -1,5 +1,6 @@
 /** Benchmark helpers: timing with warm-up, summary statistics, machine facts. */
 import os from 'node:os';
+import { treeRss } from '../src/backend/process/rss.ts';
 
 export interface Stats {
   n: number;
@@ -46,4 +47,40 @@ export interface ScenarioResult {
   figures: Record<string, unknown>;
   /** Markdown table rows: [metric, value, note]. */
   table: [string, string, string][];
+}
+
+/** Samples the peak resident memory of this process and of its descendants (the workers). */
+export function rssSampler(everyMs = 100): { stop: () => { daemonPeakMb: number; workersPeakMb: number } } {
+  let daemon = process.memoryUsage().rss;
+  let workers = 0;
+  const sample = () => {
+    daemon = Math.max(daemon, process.memoryUsage().rss);
+    workers = Math.max(workers, treeRss(process.pid) - process.memoryUsage().rss);
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop: () => {
+      sample();
+      clearInterval(timer);
+      return { daemonPeakMb: round(daemon / 2 ** 20, 1), workersPeakMb: round(workers / 2 ** 20, 1) };
+    },
+  };
+}
+
+/** Latency-recording loop: `concurrency` workers take items until none are left. */
+export async function drive<T>(items: T[], concurrency: number, fn: (item: T) => Promise<number>): Promise<{ latencies: number[]; statuses: Map<number, number>; seconds: number }> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      const s = performance.now();
+      const status = await fn(item);
+      latencies.push(performance.now() - s);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  }));
+  return { latencies, statuses, seconds: (performance.now() - t0) / 1000 };
 }

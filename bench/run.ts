@@ -7,11 +7,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
+import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
+import { structuralScenario } from './scenarios/structural.ts';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   parser: () => parserScenario(),
+  structural: () => structuralScenario(),
   'lean-path': () => leanPathScenario(),
+  overload: () => overloadScenario(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
