@@ -9,6 +9,7 @@ import { machine, type ScenarioResult } from './lib.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
+import { sandboxScenario } from './scenarios/sandbox.ts';
 import { structuralScenario } from './scenarios/structural.ts';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
@@ -16,6 +17,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   structural: () => structuralScenario(),
   'lean-path': () => leanPathScenario(),
   overload: () => overloadScenario(),
+  sandbox: () => sandboxScenario(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -55,7 +55,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
 
-  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, ...(opts.probe ? { probe: opts.probe } : {}) });
+  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : {}) });
+  // Running Lean unjailed must be a visible choice: a warning at start and in /v1/status.
+  const warnings = config.environments
+    .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
+    .map((e) => `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`);
+  for (const w of warnings) logger.warn(w);
   const a = config.admission;
   const keys = new KeyRing(config.keys, { anonymous: a.anonymousConcurrency, user: a.keyConcurrency, admin: a.adminConcurrency });
   const limiter = new ConcurrencyLimiter({
@@ -111,6 +116,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     status: () => ({
       status: 'healthy',
       version: VERSION,
+      ...(warnings.length ? { warnings } : {}),
       uptime_s: Math.round((Date.now() - startedAt) / 1000),
       environments: registry.list().map((e) => ({ name: e.name, available: e.available })),
       admission: limiter.stats(),

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { environmentConfig } from './envs/config.ts';
+import { environmentConfig, processLimits } from './envs/config.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -49,8 +49,10 @@ export const configSchema = z.strictObject({
     maxUses: z.number().int().positive().default(500),
     /** Recycle above this resident size after a request; kill during one (MiB). */
     maxRssMb: z.number().int().positive().default(12_288),
-    /** Hard address-space cap per REPL process tree (MiB; prlimit --as). */
-    addressSpaceMb: z.number().int().nonnegative().default(65_536),
+    /** The jail REPLs run in: "bwrap" (default) or "none" (must be chosen explicitly; logged as a warning). */
+    sandbox: z.enum(['bwrap', 'none']).default('bwrap'),
+    /** Per-process limits (0 disables one); an environment may override any of them. */
+    limits: processLimits.prefault({}),
     /** Command outcomes a session remembers for prefix reuse. */
     prefixEntries: z.number().int().positive().default(20_000),
     startupTimeoutSeconds: z.number().positive().default(600),

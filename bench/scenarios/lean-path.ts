@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { buildLaunch } from '../../src/backend/process/launch.ts';
+import { buildLaunch, NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { configSchema } from '../../src/config.ts';
 import { round, stats, type ScenarioResult } from '../lib.ts';
 
@@ -45,7 +45,7 @@ export async function leanPathScenario(opts: { burnMs?: number; seconds?: number
   });
   const app = await buildApp({
     config, logger: false, probe: () => ({ available: true }),
-    launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { addressSpaceMb: 0 }),
+    launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
-import { buildLaunch } from '../../src/backend/process/launch.ts';
+import { buildLaunch, NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { configSchema } from '../../src/config.ts';
 import { drive, round, rssSampler, stats, type ScenarioResult } from '../lib.ts';
 import { poster } from './http-client.ts';
@@ -25,7 +25,7 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
     lean: { minWarm: cores, maxSessions: cores, prefixEntries: 10 },
     environments: [{ name: 'bench', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: path.dirname(FAKE) }],
   });
-  const app = await buildApp({ config, logger: false, probe: () => ({ available: true }), launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { addressSpaceMb: 0 }) });
+  const app = await buildApp({ config, logger: false, probe: () => ({ available: true }), launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { post, close } = poster(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, 'bench-key-0003');
   await new Promise((r) => setTimeout(r, 1500)); // sessions warm

@@ -5,9 +5,9 @@
  * exists.
  */
 import type { EnvironmentConfig } from '../envs/config.ts';
-import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { buildLaunch, type LaunchSpec } from './process/launch.ts';
+import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
+import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
 import { toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
 import type { ReplSorry } from './protocol/schema.ts';
@@ -24,7 +24,8 @@ export interface BackendLimits {
   maxSessions: number;
   maxUses: number;
   maxRssMb: number;
-  addressSpaceMb: number;
+  sandbox: SandboxKind;
+  limits: ProcessLimits;
   prefixEntries: number;
   startupTimeoutSeconds: number;
   rssPollMs: number;
@@ -91,7 +92,8 @@ export class LeanBackend implements LeanRunner {
     if (!p) {
       const l = this.#opts.limits;
       const log = this.#opts.log.child({ env: env.name });
-      const launch = this.#opts.launch ?? ((e: EnvironmentConfig) => buildLaunch(e, { addressSpaceMb: l.addressSpaceMb }));
+      const limits = effectiveLimits(l, env);
+      const launch = this.#opts.launch ?? ((e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }));
       p = new SessionPool({
         name: env.name,
         minWarm: l.minWarm,
@@ -99,8 +101,9 @@ export class LeanBackend implements LeanRunner {
         maxUses: l.maxUses,
         maxRssBytes: l.maxRssMb * 2 ** 20,
         log,
+        maxCpuSeconds: limits.cpuSeconds,
         create: (signal) => LeanSession.open(
-          { spawn: () => new ReplProcess({ launch: launch(env), log, maxRssBytes: l.maxRssMb * 2 ** 20, rssPollMs: l.rssPollMs }), log, prefixEntries: l.prefixEntries },
+          { spawn: () => new ReplProcess({ launch: launch(env), log, maxRssBytes: l.maxRssMb * 2 ** 20, maxProcesses: limits.maxProcesses, rssPollMs: l.rssPollMs }), log, prefixEntries: l.prefixEntries },
           env.imports,
           AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
         ),
@@ -158,7 +161,7 @@ export class LeanBackend implements LeanRunner {
   }
 }
 
-/** Map a backend failure that reached the edge to a request error. */
-export function leanFailureToServiceError(e: LeanFailure): ServiceError {
-  return new ServiceError('internal', `Lean failed: ${e.message}`);
+/** The limits for one environment: the global ones with its overrides. */
+export function effectiveLimits(l: Pick<BackendLimits, 'limits'>, env: Pick<EnvironmentConfig, 'limits'>): ProcessLimits {
+  return { ...l.limits, ...Object.fromEntries(Object.entries(env.limits ?? {}).filter(([, v]) => v !== undefined)) };
 }

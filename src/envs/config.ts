@@ -3,6 +3,16 @@ import { z } from 'zod';
 
 export const DEFAULT_REPL_COMMAND = ['lake', 'exe', 'repl'];
 
+/** Per-process limits of a REPL (see backend/process/launch.ts); 0 disables one. */
+export const processLimits = z.strictObject({
+  addressSpaceMb: z.number().int().nonnegative().default(65_536),
+  cpuSeconds: z.number().int().nonnegative().default(36_000),
+  maxProcesses: z.number().int().nonnegative().default(512),
+  maxOpenFiles: z.number().int().nonnegative().default(4096),
+  maxFileSizeMb: z.number().int().nonnegative().default(1024),
+  tmpMb: z.number().int().positive().default(2048),
+});
+
 export const environmentConfig = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'environment names use letters, digits, ".", "_" and "-"'),
   lean_toolchain: z.string().min(1),
@@ -16,6 +26,10 @@ export const environmentConfig = z.strictObject({
   project_dir: z.string().min(1),
   /** Local: argv of the REPL, run with cwd = project_dir. `lean:setup` records a resolved binary here. */
   repl_command: z.array(z.string().min(1)).min(1).default(DEFAULT_REPL_COMMAND),
+  /** Local: overrides `lean.sandbox` for this environment. */
+  sandbox: z.enum(['bwrap', 'none']).optional(),
+  /** Local: overrides of `lean.limits` for this environment. */
+  limits: processLimits.partial().optional(),
 });
 
 export type EnvironmentConfig = z.output<typeof environmentConfig>;

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EnvironmentConfig } from './config.ts';
+import { bwrapStatus, type SandboxKind } from '../backend/process/sandbox.ts';
 import { discoverToolchain, searchDirs, which, type Toolchain } from './toolchain.ts';
 
 export type Availability = { available: true } | { available: false; reason: string };
@@ -24,7 +25,7 @@ export function replBinaryCandidates(projectDir: string): string[] {
     .concat(path.join(projectDir, '.lake', 'build', 'bin', 'repl'));
 }
 
-export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv = process.env, tc: Toolchain = discoverToolchain(env)): Availability {
+export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv = process.env, tc: Toolchain = discoverToolchain(env), sandbox: SandboxKind = cfg.sandbox ?? 'bwrap'): Availability {
   if (!tc.lake && !tc.elan) {
     return { available: false, reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}` };
   }
@@ -50,6 +51,11 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
   } else if (cmd && cmd !== 'lake') {
     const resolved = path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(cfg.project_dir, cmd), []);
     if (!resolved) return { available: false, reason: `REPL command ${cmd} is not an executable; ${SETUP_HINT}` };
+  }
+  // Last, as it runs a one-off self-test: the jail must work when it is asked for.
+  if (sandbox === 'bwrap') {
+    const b = bwrapStatus(env);
+    if (!b.usable) return { available: false, reason: b.reason };
   }
   return { available: true };
 }

@@ -11,13 +11,14 @@ export class EnvironmentRegistry {
   readonly #ttlMs: number;
   readonly #probe: Probe;
 
-  constructor(configs: EnvironmentConfig[], opts: { ttlMs: number; probe?: Probe }) {
+  constructor(configs: EnvironmentConfig[], opts: { ttlMs: number; probe?: Probe; defaultSandbox?: 'bwrap' | 'none' }) {
     for (const c of configs) {
       if (this.#envs.has(c.name)) throw new Error(`environment ${c.name} is configured twice`);
       this.#envs.set(c.name, c);
     }
     this.#ttlMs = opts.ttlMs;
-    this.#probe = opts.probe ?? ((c) => probeEnvironment(c));
+    const sandbox = opts.defaultSandbox ?? 'bwrap';
+    this.#probe = opts.probe ?? ((c) => probeEnvironment(c, process.env, undefined, c.sandbox ?? sandbox));
   }
 
   get(name: string): EnvironmentConfig | undefined {

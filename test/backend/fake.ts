@@ -3,13 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { buildLaunch, type LaunchSpec } from '../../src/backend/process/launch.ts';
+import { buildLaunch, NO_LIMITS, type LaunchSpec } from '../../src/backend/process/launch.ts';
+import type { SandboxKind } from '../../src/backend/process/sandbox.ts';
 
 export const FAKE_REPL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/fake-repl.mjs');
 export const silent = pino({ level: 'silent' });
 
-export function fakeLaunch(extraEnv: Record<string, string> = {}, addressSpaceMb = 0): LaunchSpec {
-  const spec = buildLaunch({ project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] }, { addressSpaceMb });
+/** The fake REPL through the product's launch path; no jail unless a test asks (it is the slow part). */
+export function fakeLaunch(extraEnv: Record<string, string> = {}, addressSpaceMb = 0, sandbox: SandboxKind = 'none'): LaunchSpec {
+  const spec = buildLaunch({ project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] }, { limits: { ...NO_LIMITS, addressSpaceMb }, sandbox });
   return { ...spec, env: { ...spec.env, ...extraEnv } };
 }
 

@@ -1,6 +1,7 @@
 /** Sessions and pools over the fake REPL: prefix reuse, FIFO, deadlines, recycling, replacement. */
 import t from 'tap';
 import { LeanBackend, LeanFailure } from '../../src/backend/index.ts';
+import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { liveProcessGroups, ReplProcess } from '../../src/backend/process/repl-process.ts';
 import { SessionPool } from '../../src/backend/pool/session-pool.ts';
 import { chainKeys, rootKey } from '../../src/backend/session/keys.ts';
@@ -108,7 +109,7 @@ t.test('pool: when Lean cannot start, waiters fail fast with environment_unavail
 });
 
 const env = environmentConfig.parse({ name: 'lean-test', lean_toolchain: 'x', imports: 'import Mathlib', project_dir: '/tmp' });
-const limits = { minWarm: 0, maxSessions: 1, maxUses: 100, maxRssMb: 4096, addressSpaceMb: 0, prefixEntries: 1000, startupTimeoutSeconds: 30, rssPollMs: 200 };
+const limits = { minWarm: 0, maxSessions: 1, maxUses: 100, maxRssMb: 4096, sandbox: 'none' as const, limits: NO_LIMITS, prefixEntries: 1000, startupTimeoutSeconds: 30, rssPollMs: 200 };
 
 t.test('backend: a deadline kills the session; the next request gets a fresh one, never a dead one', async (t) => {
   const b = new LeanBackend({ limits, log: silent, launch: () => fakeLaunch() });

@@ -43,9 +43,11 @@ t.test('each missing piece is named, in order, until available', async (t) => {
   const replBin = path.join(project, '.lake', 'packages', 'REPL', '.lake', 'build', 'bin');
   mkdirSync(replBin, { recursive: true });
   writeFileSync(path.join(replBin, 'repl'), '');
-  t.equal(reason(), 'available');
+  t.match(reason(), /the sandbox is "bwrap" but bwrap is not installed/, 'the jail is required by default');
+  t.equal(probeEnvironment(cfg, env, undefined, 'none').available, true, 'available once the jail is explicitly off');
+  t.equal(probeEnvironment({ ...cfg, sandbox: 'none' }, env).available, true);
   // The command lean:setup records: `lake env <repl binary>`.
-  const recorded = { ...cfg, repl_command: ['lake', 'env', path.join(project, 'missing-repl')] };
+  const recorded = { ...cfg, sandbox: 'none' as const, repl_command: ['lake', 'env', path.join(project, 'missing-repl')] };
   const a = probeEnvironment(recorded, env);
   t.match(!a.available && a.reason, /REPL binary .*missing-repl is missing/);
   writeFileSync(path.join(project, 'missing-repl'), '#!/bin/sh\n');

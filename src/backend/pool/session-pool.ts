@@ -21,6 +21,8 @@ export interface PoolOptions {
   maxUses: number;
   /** Retire a session whose process tree is above this many bytes after a request. */
   maxRssBytes: number;
+  /** Retire a session past 80% of its CPU-seconds limit, before RLIMIT_CPU kills it mid-request (0: none). */
+  maxCpuSeconds?: number;
   create: (signal: AbortSignal) => Promise<LeanSession>;
   log: Log;
 }
@@ -97,9 +99,11 @@ export class SessionPool {
   /** Return a session after a request. Unhealthy, worn or heavy sessions are retired and replaced. */
   release(s: LeanSession): void {
     if (!this.#busy.delete(s)) return;
-    const rss = s.healthy && this.opts.maxRssBytes > 0 && s.rssCheckDue() ? s.rss() : 0;
-    if (this.#closed || !s.healthy || s.uses >= this.opts.maxUses || (this.opts.maxRssBytes > 0 && rss > this.opts.maxRssBytes)) {
-      this.#retire(s, !s.healthy ? 'unhealthy' : s.uses >= this.opts.maxUses ? 'max uses' : this.#closed ? 'closing' : 'memory');
+    const u = s.healthy && s.rssCheckDue() ? s.usage() : undefined;
+    const heavy = u !== undefined && this.opts.maxRssBytes > 0 && u.rssBytes > this.opts.maxRssBytes;
+    const tired = u !== undefined && (this.opts.maxCpuSeconds ?? 0) > 0 && u.cpuSeconds > 0.8 * this.opts.maxCpuSeconds!;
+    if (this.#closed || !s.healthy || s.uses >= this.opts.maxUses || heavy || tired) {
+      this.#retire(s, !s.healthy ? 'unhealthy' : s.uses >= this.opts.maxUses ? 'max uses' : this.#closed ? 'closing' : heavy ? 'memory' : 'cpu time');
     } else {
       this.#idle.push(s);
     }

@@ -10,9 +10,9 @@ import type { Log } from '../../log.ts';
 import { encodeRequest, FramingError, ResponseDecoder } from '../protocol/framing.ts';
 import { parseResponse, type ReplResponse } from '../protocol/schema.ts';
 import type { LaunchSpec } from './launch.ts';
-import { treeRss } from './rss.ts';
+import { treeUsage, type TreeUsage } from './rss.ts';
 
-export type ReplFault = 'crashed' | 'garbage' | 'aborted' | 'memory' | 'closed';
+export type ReplFault = 'crashed' | 'garbage' | 'aborted' | 'memory' | 'processes' | 'closed';
 
 export class ReplError extends Error {
   constructor(readonly fault: ReplFault, message: string, readonly stderrTail = '') {
@@ -24,8 +24,11 @@ export class ReplError extends Error {
 export interface ReplProcessOptions {
   launch: LaunchSpec;
   log: Log;
-  /** Kill the process tree when its resident memory exceeds this (0: no watch). */
+  /** Kill the process tree when its resident memory exceeds this (0: no limit). */
   maxRssBytes?: number;
+  /** Kill the process tree when it holds more processes than this (0: no limit). Works for root too, unlike RLIMIT_NPROC. */
+  maxProcesses?: number;
+  /** How often the watchdog looks at the tree (it runs for the process's whole life). */
   rssPollMs?: number;
 }
 
@@ -95,6 +98,7 @@ export class ReplProcess {
       opts.log.debug({ pid: this.pid, stderr: chunk.slice(0, 2000) }, 'repl stderr');
     });
     this.#child.stdin?.on('error', () => {}); // EPIPE after death is reported through exit
+    this.#startRssWatch();
     this.exited = this.#child.then((r) => {
       this.#dead = true;
       liveGroups.delete(this.pid);
@@ -122,7 +126,11 @@ export class ReplProcess {
   }
 
   rss(): number {
-    return this.#dead ? 0 : treeRss(this.pid);
+    return this.usage().rssBytes;
+  }
+
+  usage(): TreeUsage {
+    return this.#dead ? { processes: 0, rssBytes: 0, cpuSeconds: 0 } : treeUsage(this.pid);
   }
 
   /** Send one request and wait for its response. Aborting the signal kills the process. */
@@ -139,16 +147,13 @@ export class ReplProcess {
       this.#pending = {
         resolve: (r) => {
           signal?.removeEventListener('abort', onAbort);
-          this.#stopRssWatch();
           resolve(r);
         },
         reject: (e) => {
           signal?.removeEventListener('abort', onAbort);
-          this.#stopRssWatch();
           reject(e);
         },
       };
-      this.#startRssWatch();
       this.#child.stdin?.write(encodeRequest(request));
     });
   }
@@ -203,14 +208,19 @@ export class ReplProcess {
     p?.reject(e);
   }
 
+  /** The watchdog: memory and process count, for the process's whole life (work can outlive a request). */
   #startRssWatch(): void {
-    const max = this.#opts.maxRssBytes ?? 0;
-    if (max <= 0 || this.#rssTimer) return;
+    const maxRss = this.#opts.maxRssBytes ?? 0;
+    const maxProcs = this.#opts.maxProcesses ?? 0;
+    if ((maxRss <= 0 && maxProcs <= 0) || this.#rssTimer) return;
     this.#rssTimer = setInterval(() => {
-      const rss = treeRss(this.pid);
-      if (rss > max) {
-        this.#opts.log.warn({ pid: this.pid, rssMb: Math.round(rss / 2 ** 20) }, 'REPL over its memory limit; killing it');
-        this.kill('memory', `the Lean process exceeded its memory limit (${Math.round(rss / 2 ** 20)} MiB > ${Math.round(max / 2 ** 20)} MiB)`);
+      const u = treeUsage(this.pid);
+      if (maxRss > 0 && u.rssBytes > maxRss) {
+        this.#opts.log.warn({ pid: this.pid, rssMb: Math.round(u.rssBytes / 2 ** 20) }, 'REPL over its memory limit; killing it');
+        this.kill('memory', `the Lean process exceeded its memory limit (${Math.round(u.rssBytes / 2 ** 20)} MiB > ${Math.round(maxRss / 2 ** 20)} MiB)`);
+      } else if (maxProcs > 0 && u.processes > maxProcs) {
+        this.#opts.log.warn({ pid: this.pid, processes: u.processes }, 'REPL over its process limit; killing it');
+        this.kill('processes', `the Lean process started too many processes (${u.processes} > ${maxProcs})`);
       }
     }, this.#opts.rssPollMs ?? 500);
     this.#rssTimer.unref();

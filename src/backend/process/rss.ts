@@ -1,13 +1,37 @@
-/** Resident memory of a process and all its descendants, from /proc (Linux). */
-import { readFileSync } from 'node:fs';
+/** A process tree's members, resident memory and CPU time, from /proc (Linux). */
+import { readdirSync, readFileSync } from 'node:fs';
 
+/** Children of every thread of `pid` (a child forked by a non-main thread is listed under that thread). */
 function children(pid: number): number[] {
+  const out: number[] = [];
+  let tasks: string[];
   try {
-    const tasks = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return tasks ? tasks.split(/\s+/).map(Number) : [];
+    tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return [];
+    return out;
   }
+  for (const t of tasks) {
+    try {
+      const c = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
+      if (c) out.push(...c.split(/\s+/).map(Number));
+    } catch {
+      // thread gone
+    }
+  }
+  return out;
+}
+
+/** `pid` and all its descendants. */
+export function processTree(pid: number): number[] {
+  const seen = new Set<number>();
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    if (seen.has(p)) continue;
+    seen.add(p);
+    stack.push(...children(p));
+  }
+  return [...seen];
 }
 
 function rssOf(pid: number): number {
@@ -19,17 +43,37 @@ function rssOf(pid: number): number {
   }
 }
 
+/** CPU seconds (user + system) a process has used. */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
+}
+
+export interface TreeUsage {
+  processes: number;
+  rssBytes: number;
+  cpuSeconds: number;
+}
+
+export function treeUsage(pid: number): TreeUsage {
+  const pids = processTree(pid);
+  let rssBytes = 0;
+  let cpuSeconds = 0;
+  for (const p of pids) {
+    rssBytes += rssOf(p);
+    cpuSeconds += cpuOf(p);
+  }
+  // A pid that is gone still appears once (the root): count only live ones.
+  const processes = pids.filter((p) => rssOf(p) > 0 || p === pid).length;
+  return { processes, rssBytes, cpuSeconds };
+}
+
 /** Bytes; 0 when the process is gone or /proc is unavailable. */
 export function treeRss(pid: number): number {
-  let total = 0;
-  const stack = [pid];
-  const seen = new Set<number>();
-  while (stack.length > 0) {
-    const p = stack.pop()!;
-    if (seen.has(p)) continue;
-    seen.add(p);
-    total += rssOf(p);
-    stack.push(...children(p));
-  }
-  return total;
+  return processTree(pid).reduce((a, p) => a + rssOf(p), 0);
 }

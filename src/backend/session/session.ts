@@ -78,6 +78,10 @@ export class LeanSession {
     return this.#proc.rss();
   }
 
+  usage(): { rssBytes: number; cpuSeconds: number; processes: number } {
+    return this.#proc.usage();
+  }
+
   #rssCheckedAt = 0;
 
   /** Whether an RSS check after this request is due: /proc reads cost ~0.1 ms, so at most once a second. */
