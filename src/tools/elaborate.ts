@@ -122,7 +122,8 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     if (cmd.kind === 'import' || cmd.keyword === '#exit') break;
   }
   const end = file.lines.toLean(prepared.content.length);
-  if (opts.mathlib_options) {
+  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
+  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
     roles.push({ kind: 'lint' });
     commands.push({ text: '#lint', origin: end });
   }

@@ -4,11 +4,11 @@
  * (an inner have disappears with its enclosing proof). A have without a stated type, or
  * Mathlib's `have h : T` whose proof follows as tactics, is kept, with a tool warning.
  */
-import { applyEdits, replace, type TextEdit } from '../syntax/edits.ts';
-import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { replace, type TextEdit } from '../syntax/edits.ts';
+import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { findHaves } from '../syntax/tactics.ts';
-import { finishOutput } from './output.ts';
-import { declName, selectDeclarations } from './selection.ts';
+import { rewriteSelected } from './output.ts';
+import { declName } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
 const HAVE = new Set(['have', 'haveI', "have'"]);
@@ -39,10 +39,7 @@ export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit
 export const have2sorry: ToolImpl<'have2sorry'> = {
   // No `reparse` parameter for this tool in the spec: its output is always elaborated.
   needsLean: () => true,
-  async run(req, ctx) {
-    const startedAt = performance.now();
-    const file = parseSource(req.content);
-    const sel = selectDeclarations(file, req);
+  run: (req, ctx) => rewriteSelected({ ...req, reparse: true }, ctx, (file, sel) => {
     const edits: TextEdit[] = [];
     const warnings: string[] = [];
     for (const d of sel.decls) {
@@ -50,15 +47,6 @@ export const have2sorry: ToolImpl<'have2sorry'> = {
       edits.push(...r.edits);
       warnings.push(...r.warnings);
     }
-    const output = applyEdits(req.content, edits);
-    return finishOutput(output, ctx, {
-      ...req,
-      reparse: true,
-      onlyProofsOf: sel.explicit ? new Set(sel.decls.map(declName)) : undefined,
-      toolErrors: sel.errors,
-      toolWarnings: warnings,
-      startedAt,
-      parseMs: performance.now() - startedAt,
-    });
-  },
+    return { edits, warnings };
+  }),
 };

@@ -5,9 +5,10 @@
  */
 import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages, type MessageSet } from '../contract/common.ts';
-import type { SourceDecl } from '../syntax/source.ts';
+import { applyEdits, type TextEdit } from '../syntax/edits.ts';
+import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { elaborateContent, prepareContent, type ElabOptions } from './elaborate.ts';
-import { declName } from './selection.ts';
+import { declName, selectDeclarations, type Selection, type SelectionRequest } from './selection.ts';
 import type { ToolContext } from './types.ts';
 
 export interface ToolOutput {
@@ -60,4 +61,30 @@ export async function finishOutput(output: string, ctx: ToolContext, o: FinishOp
     tool_messages: tool,
     timings: { parse_ms: Math.round(o.parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - o.startedAt) },
   };
+}
+
+/**
+ * The shape every selection-based rewrite shares: parse, select, edit the selected
+ * declarations, then finish (elaborating only the selected proofs when names/indices
+ * narrowed the selection).
+ */
+export async function rewriteSelected(
+  req: SelectionRequest & ElabOptions & { content: string; reparse?: boolean },
+  ctx: ToolContext,
+  rewrite: (file: SourceFile, sel: Selection) => { edits: TextEdit[]; warnings?: string[] },
+): Promise<ToolOutput> {
+  const startedAt = performance.now();
+  const file = parseSource(req.content);
+  const sel = selectDeclarations(file, req);
+  const r = rewrite(file, sel);
+  const output = applyEdits(req.content, r.edits);
+  return finishOutput(output, ctx, {
+    ...req,
+    reparse: req.reparse ?? true,
+    onlyProofsOf: sel.explicit ? new Set(sel.decls.map(declName)) : undefined,
+    toolErrors: sel.errors,
+    toolWarnings: r.warnings ?? [],
+    startedAt,
+    parseMs: performance.now() - startedAt,
+  });
 }

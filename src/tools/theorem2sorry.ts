@@ -4,10 +4,9 @@
  * clauses go with the proof; unselected theorems keep theirs.
  */
 import type { Span } from '../syntax/commands.ts';
-import { applyEdits, replace, type TextEdit } from '../syntax/edits.ts';
-import { parseSource, type SourceDecl } from '../syntax/source.ts';
-import { finishOutput } from './output.ts';
-import { declName, selectDeclarations } from './selection.ts';
+import { replace, type TextEdit } from '../syntax/edits.ts';
+import type { SourceDecl } from '../syntax/source.ts';
+import { rewriteSelected } from './output.ts';
 import type { ToolImpl } from './types.ts';
 
 /** The edit that replaces a declaration's proof by sorry, or undefined when it has none. */
@@ -28,19 +27,8 @@ const STRUCTURAL = new Set(['structure', 'class', 'inductive', 'class inductive'
 
 export const theorem2sorry: ToolImpl<'theorem2sorry'> = {
   needsLean: (req) => req.reparse,
-  async run(req, ctx) {
-    const startedAt = performance.now();
-    const file = parseSource(req.content);
-    const sel = selectDeclarations(file, req);
-    // With theorems_only false, defs and instances lose their values too; types (structure, inductive…) have none to lose.
-    const edits = sel.decls.filter((d) => !STRUCTURAL.has(d.kind)).map((d) => proofToSorry(req.content, d)).filter((e) => e !== undefined);
-    const output = applyEdits(req.content, edits);
-    return finishOutput(output, ctx, {
-      ...req,
-      onlyProofsOf: sel.explicit ? new Set(sel.decls.map(declName)) : undefined,
-      toolErrors: sel.errors,
-      startedAt,
-      parseMs: performance.now() - startedAt,
-    });
-  },
+  // With theorems_only false, defs and instances lose their values too; types (structure, inductive…) have none to lose.
+  run: (req, ctx) => rewriteSelected(req, ctx, (_file, sel) => ({
+    edits: sel.decls.filter((d) => !STRUCTURAL.has(d.kind)).map((d) => proofToSorry(req.content, d)).filter((e) => e !== undefined),
+  })),
 };
