@@ -56,11 +56,13 @@ function prlimitArgs(limits: ProcessLimits, parent: NodeJS.ProcessEnv): string[]
 }
 
 export function buildLaunch(
-  cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'>,
+  cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'> & Partial<Pick<EnvironmentConfig, 'lean_toolchain'>>,
   opts: { limits: ProcessLimits; sandbox: SandboxKind },
   parent: NodeJS.ProcessEnv = process.env,
 ): LaunchSpec {
   const env = childEnv(parent);
+  // elan picks a toolchain from the cwd's lean-toolchain file; in the jail the cwd is elsewhere, so say it.
+  if (cfg.lean_toolchain) env.ELAN_TOOLCHAIN = cfg.lean_toolchain;
   const limited = prlimitArgs(opts.limits, parent);
   if (opts.sandbox === 'none') return { argv: [...limited, ...cfg.repl_command], cwd: cfg.project_dir, env, sandbox: 'none' };
 
