@@ -17,7 +17,10 @@ async function shutdown(signal: string): Promise<void> {
   force.unref();
   await app.close();
   app.log.info('stopped');
-  process.exit(0);
+  // Let the log line reach stdout before exiting; exit at once if nothing else is pending.
+  (app.log as { flush?: () => void }).flush?.();
+  process.exitCode = 0;
+  setTimeout(() => process.exit(0), 200).unref();
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildOpenApi } from '../contract/openapi.ts';
 import { isToolName, TOOL_NAMES } from '../contract/tools.ts';
+import type { Caller } from '../admission/keys.ts';
 import { ServiceError } from '../errors.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
 
@@ -14,6 +15,8 @@ declare module 'fastify' {
 }
 
 export interface RouteDeps {
+  /** Identifies the caller (401 for a bad key, 503 while shutting down). */
+  authorize: (request: FastifyRequest) => Caller;
   pipeline: Pipeline;
   version: string;
   environments: () => unknown[];
@@ -31,7 +34,8 @@ function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSi
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const runTool = async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
-    request.svc.tool = tool;
+    request.svc = { tool };
+    deps.authorize(request);
     if (!isToolName(tool)) {
       throw new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`);
     }
@@ -58,8 +62,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
   app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) => runTool(req.params.tool, req, reply));
 
-  app.get('/v1/environments', async () => deps.environments());
-  app.get('/v1/status', async () => deps.status());
+  app.get('/v1/environments', async (request) => {
+    deps.authorize(request);
+    return deps.environments();
+  });
+  app.get('/v1/status', async (request) => {
+    deps.authorize(request);
+    return deps.status();
+  });
   const openapi = buildOpenApi(deps.version);
   app.get('/docs/json', async () => openapi);
 }

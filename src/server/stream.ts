@@ -5,7 +5,8 @@
  * true}` or closing the socket aborts them, which frees (kills and replaces) their sessions.
  */
 import websocket from '@fastify/websocket';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
 import { streamClientMessage, type StreamEvent } from '../contract/stream.ts';
 import { isToolName, TOOL_NAMES } from '../contract/tools.ts';
@@ -14,10 +15,14 @@ import { ServiceError } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
 
-export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number }): Promise<void> {
+export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller }): Promise<void> {
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
     await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
+    // Refuse a bad key before the upgrade (a plain 401 response).
+    app.addHook('preValidation', async (request) => {
+      opts.authorize(request);
+    });
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
       const send = (e: StreamEvent) => {
