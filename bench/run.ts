@@ -3,6 +3,7 @@
  * Markdown table, and writes bench/results/<timestamp>.json and .md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
@@ -20,14 +21,28 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   sandbox: () => sandboxScenario(),
 };
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const args = process.argv.slice(2);
+// `--child NAME`: run one scenario and print its result as JSON (the parent runs each in a fresh process,
+// so one scenario's heap and GC cannot skew the next one's figures).
+if (args[0] === '--child') {
+  const r = await SCENARIOS[args[1]!]!();
+  process.stdout.write(`${JSON.stringify(r)}\n`);
+  process.exit(0);
+}
+const wanted = args.filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : Object.keys(SCENARIOS);
 for (const n of names) if (!SCENARIOS[n]) { console.error(`unknown scenario ${n}; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
 
 const results: ScenarioResult[] = [];
 for (const n of names) {
   console.error(`running ${n}…`);
-  const r = await SCENARIOS[n]!();
+  const child = await execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', n], { stderr: 'inherit', reject: false, maxBuffer: 1 << 28 });
+  if (child.exitCode !== 0) {
+    console.error(`  ${n} failed (exit ${String(child.exitCode)})`);
+    process.exitCode = 1;
+    continue;
+  }
+  const r = JSON.parse(String(child.stdout).trim().split('\n').at(-1)!) as ScenarioResult;
   console.error(`  ${r.summary}`);
   results.push(r);
 }
