@@ -51,3 +51,17 @@ t.test('prefix reuse: the second of two requests sharing a preamble sends fewer 
   t.same([r1.sent, r2.sent, r2.reused], [3, 1, 2]);
   t.same(r2.commands.flatMap((c) => c.messages.filter((m) => m.severity === 'error')), []);
 });
+
+t.test('structural tools with reparse: Lean’s messages are those of the output', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const req = (tool: string, body: Record<string, unknown>) => app.inject({ method: 'POST', url: `/api/v1/${tool}`, payload: { environment: env?.name, timeout_seconds: 600, ...body } });
+  const t2s = (await req('theorem2sorry', { content: 'theorem two : 1 + 1 = 2 := rfl\n' })).json();
+  t.match(t2s.content, /theorem two : 1 \+ 1 = 2 := sorry/);
+  t.match(t2s.lean_messages.warnings.join('\n'), /declaration uses .sorry./, 'the output, not the input, was elaborated');
+  const ren = (await req('rename', { content: 'def a : Nat := 1\ntheorem t : a = 1 := rfl\n', declarations: { a: 'b' } })).json();
+  t.same(ren.lean_messages.errors, [], 'renamed references elaborate');
+  const norm = (await req('normalize', { content: 'namespace N\ndef x : Nat := 1\ntheorem y : x = 1 := rfl\nend N\n' })).json();
+  t.match(norm.content, /theorem N\.y : N\.x = 1 := rfl/);
+  t.same(norm.lean_messages.errors, []);
+});
