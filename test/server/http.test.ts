@@ -25,6 +25,10 @@ t.test('every tool route: valid body passes validation; invalid body is a 400 na
     t.equal(bad.statusCode, 400);
     t.ok(errorBody.safeParse(bad.json()).success, 'error envelope shape');
     t.same(bad.json().error.details.map((d: { field: string }) => d.field), ['environment']);
+    const { environment: _e, ...missing } = validRequest(tool);
+    t.same((await app.inject(post(`/api/v1/${tool}`, missing))).json().error.details.map((d: { field: string }) => d.field), ['environment'], `${tool}: missing field named`);
+    const extra = (await app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool), bogus_param: 1 }))).json();
+    t.same(extra.error.details, [{ field: 'bogus_param', message: `is not a parameter of ${tool}` }], `${tool}: unknown parameter named`);
   }
 });
 
