@@ -41,7 +41,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     }
     const raw = request.rawBody;
     // Hot path: a byte-identical body whose result is cached is sent as stored JSON.
-    const r = (raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined) ?? undefined;
+    const r = raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined;
     const prepared = r ? { hit: r } : deps.pipeline.prepare(tool, request.body, request.svc, raw);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';

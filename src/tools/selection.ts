@@ -4,6 +4,7 @@
  * matches are an error listing the candidates), `indices` (0-based, negative from the
  * end), and `theorems_only` (default true: select among theorems/lemmas only).
  */
+import { lookupDeclarations } from '../syntax/names.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 
 export interface SelectionRequest {
@@ -32,15 +33,10 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
   const picked = new Set<SourceDecl>();
   if (req.names !== undefined) {
     for (const name of req.names) {
-      const exact = candidates.filter((d) => d.fullName === name || (d.fullName === undefined && declName(d) === name));
-      if (exact.length > 0) {
-        exact.forEach((d) => picked.add(d));
-        continue;
-      }
-      // Best effort: a short name (or a suffix of the full name) resolving to a namespaced declaration.
-      const short = candidates.filter((d) => d.fullName !== undefined && (d.fullName.endsWith(`.${name}`) || d.name === name));
-      const distinct = [...new Set(short.map((d) => d.fullName))];
-      if (distinct.length === 1) short.forEach((d) => picked.add(d));
+      // Exact full name first, else a short name resolving to namespaced declarations.
+      const found = lookupDeclarations({ decls: candidates }, name);
+      const distinct = [...new Set(found.map((d) => d.fullName))];
+      if (found.length > 0 && (distinct.length === 1 || found[0]!.fullName === name)) found.forEach((d) => picked.add(d));
       else if (distinct.length > 1) errors.push(`Name '${name}' is ambiguous; candidates: ${distinct.join(', ')}`);
       else errors.push(`Declaration '${name}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`);
     }
