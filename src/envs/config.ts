@@ -7,7 +7,7 @@ export const DEFAULT_REPL_COMMAND = ['lake', 'exe', 'repl'];
 export const processLimits = z.strictObject({
   addressSpaceMb: z.number().int().nonnegative().default(65_536),
   cpuSeconds: z.number().int().nonnegative().default(36_000),
-  maxProcesses: z.number().int().nonnegative().default(512),
+  maxProcesses: z.number().int().nonnegative().default(4096),
   maxOpenFiles: z.number().int().nonnegative().default(4096),
   maxFileSizeMb: z.number().int().nonnegative().default(1024),
   tmpMb: z.number().int().positive().default(2048),
