@@ -92,6 +92,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       queueMs: s.queueMs, totalMs: Math.round(reply.elapsedTime), cache: s.cache,
     }, 'request');
   });
+  // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onClose', async () => {
     closing = true;
     // In-flight requests have finished (fastify waits for them); now stop the Lean sessions.
@@ -108,6 +112,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize });
   registerRoutes(app, {
     authorize,
+    closing: () => closing,
     pipeline,
     version: VERSION,
     environments: () => registry.list(),

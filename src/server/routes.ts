@@ -17,6 +17,8 @@ declare module 'fastify' {
 export interface RouteDeps {
   /** Identifies the caller (401 for a bad key, 503 while shutting down). */
   authorize: (request: FastifyRequest) => Caller;
+  /** True once shutdown began: responses then close their connection, so the drain ends when the work does. */
+  closing: () => boolean;
   pipeline: Pipeline;
   version: string;
   environments: () => unknown[];
@@ -55,6 +57,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     }, raw);
     if (request.svc.deadlineSeconds !== undefined) reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
     reply.header('x-cache', 'miss');
+    if (deps.closing()) reply.header('connection', 'close');
     return result;
   };
 

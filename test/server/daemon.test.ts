@@ -28,3 +28,30 @@ t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) =
   t.match(reqLine, { msg: 'request', status: 200, keyClass: 'anonymous' }, 'one log line per request');
   t.ok(lines.some((l) => l.msg === 'stopped'));
 });
+
+t.test('draining: queued requests finish, new ones get 503 overloaded', async (t) => {
+  const { makeApp, sleep } = await import('../helpers.ts');
+  const { emptyMessages } = await import('../../src/contract/common.ts');
+  const app = await makeApp({
+    tools: {
+      check: {
+        needsLean: () => false,
+        run: async (req) => {
+          await sleep(200);
+          return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+        },
+      },
+    },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const post = (content: string) => fetch(`${base}/api/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content, environment: 'lean-test' }) });
+  const running = post('first');
+  const queued = post('second'); // anonymous: waits for the single slot
+  await sleep(50);
+  const closing = app.close();
+  const [r1, r2] = await Promise.all([running, queued]);
+  t.equal(r1.status, 200);
+  t.equal(r2.status, 200, 'the queued request was not lost');
+  await closing;
+});
