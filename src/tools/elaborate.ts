@@ -75,6 +75,8 @@ export interface Elaborated {
   commands: CommandOutcome[];
   /** `fullName → axioms` for the declarations asked about (absent: the name did not elaborate). */
   axioms: Map<string, string[]>;
+  /** Messages of each probe command, in order. */
+  probes: LeanMessage[][];
   toolErrors: string[];
   toolWarnings: string[];
   failure: LeanFailure | undefined;
@@ -87,6 +89,8 @@ export interface Elaborated {
 export interface ElaborateExtras {
   /** Ask Lean which axioms these declarations (of the elaborated file) depend on (`#print axioms`). */
   axiomsOf?: (file: SourceFile) => readonly SourceDecl[];
+  /** Extra commands run after the content (and after any axiom probes); their messages come back in `probes`, never in `messages`. */
+  probes?: (file: SourceFile) => readonly string[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
 }
@@ -100,7 +104,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const file = prepared.content === text ? original : parseSource(prepared.content);
   const parseMs = performance.now() - t0;
 
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' };
+  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
@@ -133,12 +137,17 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
   }
 
+  (extras.probes?.(file) ?? []).forEach((text, index) => {
+    roles.push({ kind: 'probe', index });
+    commands.push({ text, origin: end });
+  });
+
   const bodyIndex: number[] = [];
   let bodyCount = 0;
   for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
 
   const out: Elaborated = {
-    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), toolErrors: [], toolWarnings: [...prepared.warnings],
+    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], toolErrors: [], toolWarnings: [...prepared.warnings],
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
   };
   const t1 = performance.now();
@@ -171,6 +180,8 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
       if (!role.silent) out.messages.push(...r.messages);
     } else if (role.kind === 'lint') {
       out.messages.push(...r.messages);
+    } else if (role.kind === 'probe') {
+      out.probes[role.index] = r.messages;
     } else {
       for (const m of r.messages) {
         const match = m.severity === 'info' ? AXIOMS_RE.exec(m.text) : null;

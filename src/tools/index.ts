@@ -6,7 +6,8 @@ import { rename } from './rename.ts';
 import { theorem2lemma } from './theorem2lemma.ts';
 import { theorem2sorry } from './theorem2sorry.ts';
 import type { ToolTable } from './types.ts';
+import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, theorem2lemma, theorem2sorry, have2sorry, rename, normalize };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, rename, normalize };
 }

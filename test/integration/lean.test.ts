@@ -65,3 +65,20 @@ t.test('structural tools with reparse: Lean’s messages are those of the output
   t.match(norm.content, /theorem N\.y : N\.x = 1 := rfl/);
   t.same(norm.lean_messages.errors, []);
 });
+
+t.test('verify_proof against a sorried statement', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const verify = async (content: string, extra: Record<string, unknown> = {}) => (await app.inject({
+    method: 'POST', url: '/api/v1/verify_proof',
+    payload: { formal_statement: 'def answer : Nat := sorry\n\ntheorem main (n : Nat) : n + answer = answer + n := by\n  sorry\n', content, environment: env?.name, timeout_seconds: 600, ...extra },
+  })).json();
+  const ok = await verify('def answer : Nat := 3\n\ntheorem main (n : Nat) : n + answer = answer + n := by\n  omega\n');
+  t.equal(ok.okay, true, JSON.stringify(ok.tool_messages));
+  const changed = await verify('def answer : Nat := 3\n\ntheorem main (n : Nat) : n + answer = n + answer := rfl\n');
+  t.equal(changed.okay, false);
+  t.match(changed.tool_messages.errors.join('\n'), /Theorem 'main' does not match expected signature/);
+  const sorried = await verify('def answer : Nat := 3\n\ntheorem main (n : Nat) : n + answer = answer + n := by\n  sorry\n');
+  t.same(sorried.failed_declarations, ['main']);
+  t.match(sorried.tool_messages.errors.join('\n'), /Declaration 'main' is incomplete/);
+});

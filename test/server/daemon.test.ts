@@ -37,7 +37,7 @@ t.test('draining: queued requests finish, new ones get 503 overloaded', async (t
       check: {
         needsLean: () => false,
         run: async (req) => {
-          await sleep(200);
+          await sleep(300);
           return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
         },
       },
@@ -48,7 +48,12 @@ t.test('draining: queued requests finish, new ones get 503 overloaded', async (t
   const post = (content: string) => fetch(`${base}/api/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content, environment: 'lean-test' }) });
   const running = post('first');
   const queued = post('second'); // anonymous: waits for the single slot
-  await sleep(50);
+  // Close only once one request runs and the other waits (not before they arrive).
+  for (let i = 0; i < 400; i++) {
+    const a = (await app.inject({ method: 'GET', url: '/v1/status' })).json().admission;
+    if (a.active === 1 && a.queued === 1) break;
+    await sleep(10);
+  }
   const closing = app.close();
   const [r1, r2] = await Promise.all([running, queued]);
   t.equal(r1.status, 200);

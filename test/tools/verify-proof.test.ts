@@ -1,0 +1,127 @@
+/**
+ * verify_proof's rules with an injected Lean runner (a scripted test double of the backend:
+ * it answers `#check`, `#print axioms` and the definitional-equality checks from tables the
+ * tests set). What Lean itself answers is covered by the integration tests.
+ */
+import t from 'tap';
+import { pino } from 'pino';
+import type { ElabJob, LeanMessage, LeanRunner } from '../../src/backend/index.ts';
+import { parseToolRequest } from '../../src/contract/validate.ts';
+import { environmentConfig } from '../../src/envs/config.ts';
+import { parseSource } from '../../src/syntax/source.ts';
+import type { ToolContext } from '../../src/tools/types.ts';
+import { defeqCheck, permits, piType, verify_proof } from '../../src/tools/verify-proof.ts';
+
+const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: '/tmp' });
+
+interface Script {
+  /** `#check @name` answers, per job (0: the statement, 1: the candidate). */
+  types: Record<string, string>[];
+  axioms?: Record<string, string[]>;
+  /** Names whose definitional-equality check fails. */
+  notDefeq?: string[];
+  /** Body commands containing this text get an error. */
+  errorMarker?: string;
+}
+
+function runner(s: Script): LeanRunner & { jobs: ElabJob[] } {
+  const jobs: ElabJob[] = [];
+  return {
+    jobs,
+    async elaborate(_env, job) {
+      const n = jobs.push(job) - 1;
+      const info = (text: string, origin: { line: number; column: number }): LeanMessage => ({ severity: 'info', pos: origin, endPos: undefined, text });
+      return {
+        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
+        commands: job.commands.map((c) => {
+          const m: LeanMessage[] = [];
+          const check = /^#check @(.+)$/.exec(c.text);
+          const axioms = /^#print axioms (.+)$/.exec(c.text);
+          const example = /@_root_\.(\S+)\n/.exec(c.text);
+          if (check) m.push(info(`${check[1]} : ${s.types[n]?.[check[1]!] ?? '?'}`, c.origin));
+          else if (axioms) {
+            const ax = s.axioms?.[axioms[1]!] ?? ['propext'];
+            m.push(info(ax.length ? `'${axioms[1]}' depends on axioms: [${ax.join(', ')}]` : `'${axioms[1]}' does not depend on any axioms`, c.origin));
+          } else if (example && s.notDefeq?.includes(example[1]!)) m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'type mismatch' });
+          else if (s.errorMarker && c.text.includes(s.errorMarker)) m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'unsolved goals' });
+          return { messages: m, sorries: [], cached: false, ms: 0 };
+        }),
+      };
+    },
+  };
+}
+const ctx = (lean: LeanRunner): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
+const run = (body: Record<string, unknown>, s: Script) => verify_proof.run(parseToolRequest('verify_proof', { environment: 'x', ...body }), ctx(runner(s)));
+
+const statement = 'abbrev answer : ℕ := sorry\n\ntheorem main (n : ℕ) (h : 0 < n) : n ≥ answer := by\n  sorry\n';
+const good = 'abbrev answer : ℕ := 1\n\ntheorem main (n : ℕ) (h : 0 < n) : n ≥ answer := by\n  omega\n';
+const types = { answer: 'ℕ', main: '∀ (n : ℕ), 0 < n → n ≥ answer' };
+
+t.test('signatures become Pi types, replayed in the statement’s namespace and opens', async (t) => {
+  const f = parseSource('namespace P\nopen Real in\ntheorem t.{u} {α : Sort u} [Inhabited α] (x : α) : x = x := rfl\nend P\n');
+  const d = f.decls[0]!;
+  t.equal(piType(f, d), '∀ {α : Sort u} [Inhabited α] (x : α), x = x');
+  t.equal(defeqCheck(f, d), 'namespace P\nuniverse u\nopen Real\nexample : ∀ {α : Sort u} [Inhabited α] (x : α), x = x := @_root_.P.t\nend P');
+  const g = parseSource('theorem plain : 1 = 1 := rfl\n');
+  t.equal(defeqCheck(g, g.decls[0]!), 'section\nexample : 1 = 1 := @_root_.plain\nend');
+});
+
+t.test('a valid candidate: okay, with the sorried answer left unchecked (rule 2)', async (t) => {
+  const r = await run({ formal_statement: statement, content: good }, { types: [types, types] });
+  t.same(r.tool_messages.errors, []);
+  t.equal(r.okay, true);
+  t.same(r.failed_declarations, []);
+  t.ok(r.timings.formal_statement_ms! >= 0 && r.timings.candidate_ms! >= 0 && r.timings.declarations_ms! >= 0);
+});
+
+t.test('missing declaration, kind mismatch, changed theorem type', async (t) => {
+  const missing = await run({ formal_statement: statement, content: 'abbrev answer : ℕ := 1\n' }, { types: [types, types] });
+  t.same(missing.tool_messages.errors, ["Missing required declaration 'main'"]);
+  t.equal(missing.okay, false);
+  const kind = await run({ formal_statement: statement, content: good.replace('abbrev answer', 'def answer') }, { types: [types, types] });
+  t.same(kind.tool_messages.errors, ["Kind mismatch for 'answer': candidate has def but expected abbrev"]);
+  const changed = await run({ formal_statement: statement, content: good.replace('n ≥ answer', 'n ≥ 0') }, { types: [types, { ...types, main: '∀ (n : ℕ), 0 < n → n ≥ 0' }], notDefeq: ['main'] });
+  t.same(changed.tool_messages.errors, ["Theorem 'main' does not match expected signature: expected ∀ (n : ℕ), 0 < n → n ≥ answer, got ∀ (n : ℕ), 0 < n → n ≥ 0"]);
+  t.same(changed.failed_declarations, ['main']);
+});
+
+t.test('use_def_eq false compares the printed types at face value', async (t) => {
+  const s = { types: [types, { ...types, main: '∀ (n : ℕ), n > 0 → n ≥ answer' }] };
+  t.equal((await run({ formal_statement: statement, content: good }, s)).okay, true, 'defeq: accepted');
+  const face = await run({ formal_statement: statement, content: good, use_def_eq: false }, s);
+  t.equal(face.okay, false);
+  t.match(face.tool_messages.errors[0], /^Theorem 'main' does not match expected signature/);
+});
+
+t.test('sorry, errors and axioms; permitted_sorries; native_decide globs', async (t) => {
+  const sorried = await run({ formal_statement: statement, content: good }, { types: [types, types], axioms: { main: ['propext', 'sorryAx'] } });
+  t.same(sorried.tool_messages.errors, ["Declaration 'main' is incomplete (uses 'sorry' or has errors)"]);
+  const permitted = await run({ formal_statement: statement, content: good, permitted_sorries: ['main', 'absent_name'] }, { types: [types, types], axioms: { main: ['sorryAx'] } });
+  t.equal(permitted.okay, true, 'a permitted theorem may use sorry; absent names are ignored');
+  const broken = await run({ formal_statement: statement, content: good }, { types: [types, types], errorMarker: 'omega' });
+  t.same(broken.failed_declarations, ['main']);
+  t.equal(broken.okay, false);
+  const foreign = await run({ formal_statement: statement, content: good }, { types: [types, types], axioms: { main: ['propext', 'Lean.ofReduceBool'] } });
+  t.same(foreign.tool_messages.errors, ["In 'main': axiom 'Lean.ofReduceBool' is not in the allowed set of standard axioms"]);
+  const old = await run({ formal_statement: statement, content: good, permitted_sorries: ['Lean.ofReduceBool'] }, { types: [types, types], axioms: { main: ['Lean.ofReduceBool'] } });
+  t.equal(old.okay, true, '≤ 4.28: the axiom named in permitted_sorries');
+  const glob = await run({ formal_statement: statement, content: good, permitted_sorries: ['main._native.native_decide.*'] }, { types: [types, types], axioms: { main: ['main._native.native_decide.ax_1_1'] } });
+  t.equal(glob.okay, true, '≥ 4.29: a glob over the auxiliary axioms');
+  t.ok(permits(['a.*'], 'a.b.c') && !permits(['a.*'], 'ab'));
+});
+
+t.test('definitions must keep a non-sorried value; open private is banned; unsafe is reported', async (t) => {
+  const defStmt = 'def double (n : ℕ) : ℕ := 2 * n\n\ntheorem d : double 2 = 4 := by sorry\n';
+  const defTypes = { double: 'ℕ → ℕ', d: 'double 2 = 4' };
+  const changed = await run({ formal_statement: defStmt, content: 'def double (n : ℕ) : ℕ := n + n\n\ntheorem d : double 2 = 4 := rfl\n' }, { types: [defTypes, defTypes] });
+  t.same(changed.tool_messages.errors, ["Definition 'double' does not match expected signature: expected 2 * n, got n + n"]);
+  const priv = await run({ formal_statement: statement, content: `open private foo in\n${good}` }, { types: [types, types] });
+  t.match(priv.tool_messages.errors[0], "Candidate uses banned 'open private' command");
+  t.same(priv.failed_declarations.sort(), ['answer', 'main']);
+  const unsafe = await run({ formal_statement: statement, content: `unsafe def helper : ℕ := 0\n${good}` }, { types: [types, types] });
+  t.same(unsafe.tool_messages.errors, ["Unsafe function 'helper' detected"]);
+});
+
+t.test('verify_negation is refused as not implemented (no invented result)', async (t) => {
+  await t.rejects(run({ formal_statement: statement, content: good, verify_negation: true }, { types: [types, types] }), { code: 'not_implemented' });
+});
