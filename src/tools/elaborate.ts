@@ -3,7 +3,7 @@
  * into commands with the source model, add option commands, run them on the backend,
  * and bring every message back to positions in the content the response returns.
  */
-import { LeanFailure, canonicalHeader, type ElabCommand, type LeanMessage } from '../backend/index.ts';
+import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type LeanMessage } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
@@ -65,6 +65,8 @@ export function fromLeanFailure(res: { tool_messages?: { errors: string[] } }): 
 export interface CommandOutcome {
   command: Command;
   messages: LeanMessage[];
+  /** The goals at each `sorry` Lean reported, on content positions. */
+  sorries: { pos: { line: number; column: number } | undefined; goal: string }[];
 }
 
 export interface Elaborated {
@@ -176,7 +178,11 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     if (role.kind === 'option') {
       for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options'}.${role.key}: ${m.text}`);
     } else if (role.kind === 'body') {
-      out.commands.push({ command: role.cmd, messages: role.silent ? [] : r.messages });
+      out.commands.push({
+        command: role.cmd,
+        messages: role.silent ? [] : r.messages,
+        sorries: role.silent ? [] : r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal })),
+      });
       if (!role.silent) out.messages.push(...r.messages);
     } else if (role.kind === 'lint') {
       out.messages.push(...r.messages);

@@ -3,11 +3,12 @@ import { check } from './check.ts';
 import { have2sorry } from './have2sorry.ts';
 import { normalize } from './normalize.ts';
 import { rename } from './rename.ts';
+import { sorry2lemma } from './sorry2lemma.ts';
 import { theorem2lemma } from './theorem2lemma.ts';
 import { theorem2sorry } from './theorem2sorry.ts';
 import type { ToolTable } from './types.ts';
 import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, rename, normalize };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, sorry2lemma, rename, normalize };
 }

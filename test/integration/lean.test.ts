@@ -82,3 +82,16 @@ t.test('verify_proof against a sorried statement', { skip }, async (t) => {
   t.same(sorried.failed_declarations, ['main']);
   t.match(sorried.tool_messages.errors.join('\n'), /Declaration 'main' is incomplete/);
 });
+
+t.test('sorry2lemma lifts a sorry with the goal Lean reports', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const r = (await app.inject({
+    method: 'POST', url: '/api/v1/sorry2lemma',
+    payload: { content: 'theorem t (x : Nat) (h : 0 < x) : x ≠ 0 := by\n  sorry\n', environment: env?.name, reconstruct_callsite: true, timeout_seconds: 600 },
+  })).json();
+  t.same(r.lemma_names, ['t.sorried']);
+  t.match(r.content, /theorem t\.sorried \(x : Nat\) \(h : 0 < x\) :/);
+  t.match(r.content, /exact t\.sorried x h/);
+  t.same(r.lean_messages.errors, [], 'the lemma and the rebuilt call site elaborate');
+});

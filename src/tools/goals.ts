@@ -1,0 +1,139 @@
+/**
+ * Lean's pretty-printed goals, as the REPL reports them at a `sorry` or in an "unsolved
+ * goals" error, turned into lemma statements.
+ *
+ *   case succ            ← optional tag
+ *   n✝ : Nat             ← hypotheses: names, then ` : type` (continuation lines indented)
+ *   ih : P n✝
+ *   ⊢ P (n✝ + 1)         ← target (continuation lines indented)
+ *
+ * Several goals are printed one after another (the REPL joins them with newlines).
+ */
+import { isTrivia, lex } from '../syntax/lexer.ts';
+
+export interface Hypothesis {
+  /** Names as printed (`x✝` is inaccessible). */
+  names: string[];
+  type: string;
+  /** `x : T := v` (a let-bound variable). */
+  value: string | undefined;
+}
+
+export interface Goal {
+  tag: string | undefined;
+  hyps: Hypothesis[];
+  target: string;
+}
+
+/** Split the REPL's goal text into goals. */
+export function parseGoals(text: string): Goal[] {
+  const goals: Goal[] = [];
+  let cur: Goal = { tag: undefined, hyps: [], target: '' };
+  let inTarget = false;
+  const lines = text.replace(/\r/g, '').split('\n');
+  for (const line of lines) {
+    if (line.startsWith(' ') && (inTarget || cur.hyps.length > 0)) {
+      // Continuation of the target or of the last hypothesis.
+      if (inTarget) cur.target += `\n${line}`;
+      else {
+        const h = cur.hyps[cur.hyps.length - 1]!;
+        if (h.value !== undefined) h.value += `\n${line}`;
+        else h.type += `\n${line}`;
+      }
+      continue;
+    }
+    if (inTarget) {
+      goals.push(cur);
+      cur = { tag: undefined, hyps: [], target: '' };
+      inTarget = false;
+    }
+    if (line.startsWith('⊢')) {
+      cur.target = line.slice(1).trim();
+      inTarget = true;
+    } else if (/^case\s+/.test(line) && cur.hyps.length === 0) {
+      cur.tag = line.replace(/^case\s+/, '').trim();
+    } else if (line.includes(' : ')) {
+      const i = line.indexOf(' : ');
+      const rest = line.slice(i + 3);
+      const j = rest.indexOf(' := ');
+      cur.hyps.push({ names: line.slice(0, i).trim().split(/\s+/), type: j >= 0 ? rest.slice(0, j) : rest, value: j >= 0 ? rest.slice(j + 4) : undefined });
+    } else if (line.trim() !== '') {
+      cur.hyps.push({ names: [line.trim()], type: '', value: undefined });
+    }
+  }
+  if (inTarget) goals.push(cur);
+  return goals;
+}
+
+export const isInaccessible = (name: string) => name.includes('✝');
+
+/** Identifiers written in a piece of Lean text (for the relevance heuristic). */
+function identifiers(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const t of lex(text)) if (!isTrivia(t.kind) && t.kind === 'ident') out.add(text.slice(t.start, t.end).split('.')[0]!);
+  return out;
+}
+
+/**
+ * The hypotheses a lemma keeps. Whole context: all. Otherwise the spec's heuristic: a
+ * variable is relevant if it occurs in the target, or a relevant hypothesis's type
+ * mentions it; a hypothesis whose type mentions a relevant variable is kept (this keeps
+ * the propositions about relevant variables).
+ */
+export function relevantHyps(goal: Goal, wholeContext: boolean): Hypothesis[] {
+  if (wholeContext) return goal.hyps;
+  const hypNames = new Set(goal.hyps.flatMap((h) => h.names));
+  const only = (xs: Set<string>) => [...xs].filter((x) => hypNames.has(x));
+  const relevant = new Set(only(identifiers(goal.target)));
+  const kept = new Set<Hypothesis>();
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const h of goal.hyps) {
+      if (kept.has(h)) continue;
+      const inType = identifiers(h.type);
+      // A relevant variable, or a hypothesis about one.
+      if (h.names.some((n) => relevant.has(n)) || only(inType).some((x) => relevant.has(x))) {
+        kept.add(h);
+        // What a relevant variable's type depends on is relevant too.
+        for (const x of only(inType)) relevant.add(x);
+        changed = true;
+      }
+    }
+  }
+  // `a b c : Nat` keeps only its relevant names.
+  return goal.hyps.filter((h) => kept.has(h)).map((h) => (h.names.some((n) => relevant.has(n)) ? { ...h, names: h.names.filter((n) => relevant.has(n)) } : h));
+}
+
+export interface LemmaStatement {
+  text: string;
+  /** Arguments to apply the lemma at the call site, in order (explicit binders). */
+  args: string[];
+  /** True when a hypothesis had no usable name (the call site cannot be rebuilt). */
+  inaccessible: boolean;
+}
+
+/** `theorem name (x : T) [C] … : target := sorry`; inaccessible names get fresh ones. */
+export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean): LemmaStatement {
+  const binders: string[] = [];
+  const args: string[] = [];
+  let inaccessible = false;
+  let fresh = 0;
+  const rename = new Map<string, string>();
+  for (const h of relevantHyps(goal, wholeContext)) {
+    const names = h.names.map((n) => {
+      if (!isInaccessible(n)) return n;
+      inaccessible = true;
+      const r = `${n.replace(/✝\S*/, '') || 'x'}_${++fresh}`;
+      rename.set(n, r);
+      return r;
+    });
+    const type = [...rename].reduce((s, [from, to]) => s.split(from).join(to), h.type.trim());
+    if (h.names.every((n) => n.startsWith('inst'))) binders.push(`[${type}]`);
+    else {
+      binders.push(`(${names.join(' ')} : ${type})`);
+      args.push(...names);
+    }
+  }
+  const target = [...rename].reduce((s, [from, to]) => s.split(from).join(to), goal.target.trim());
+  return { text: `theorem ${name}${binders.length ? ` ${binders.join(' ')}` : ''} :\n    ${target} := by\n  sorry`, args, inaccessible };
+}

@@ -1,0 +1,104 @@
+/**
+ * sorry2lemma: lift each `sorry` (with the goals Lean reports there) and each "unsolved
+ * goals" error location of the selected theorems into standalone lemmas placed before the
+ * theorem: `<theorem>.sorried`, `<theorem>.sorried_1` (further goals), `<theorem>.unsolved`.
+ * With reconstruct_callsite, the sorry becomes `exact <lemma> <args>` (several goals:
+ * `first | exact … | exact …`; in a term, the application); when a hypothesis has no usable
+ * name the call site keeps its sorry, with a comment naming the lemma, and a tool warning.
+ */
+import { emptyMessages } from '../contract/common.ts';
+import { applyEdits, insert, replace, type TextEdit } from '../syntax/edits.ts';
+import type { SourceDecl, SourceFile } from '../syntax/source.ts';
+import { elaborateContent, prepareContent } from './elaborate.ts';
+import { lemmaFromGoal, parseGoals, type Goal } from './goals.ts';
+import { finishOutput } from './output.ts';
+import { declName, selectDeclarations } from './selection.ts';
+import type { ToolImpl } from './types.ts';
+
+/** Does the `sorry` at significant token k stand for a tactic (rather than a term)? */
+function isTacticSorry(file: SourceFile, d: SourceDecl, k: number): boolean {
+  if (d.bodyForm !== 'tactic') return false;
+  const prev = file.sig.text[k - 1];
+  return file.sig.firstOnLine[k] === true || ['by', ';', '·', '.', '=>', '<;>', '|'].includes(prev ?? '');
+}
+
+export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
+  needsLean: (req) => req.extract_sorries || req.extract_errors,
+  async run(req, ctx) {
+    const startedAt = performance.now();
+    if (!req.extract_sorries && !req.extract_errors) {
+      const tool = emptyMessages();
+      tool.infos.push('extract_sorries and extract_errors are both false: nothing to do');
+      return { content: prepareContent(req.content, ctx.env, req.ignore_imports).content, lean_messages: emptyMessages(), tool_messages: tool, lemma_names: [], timings: { total_ms: Math.round(performance.now() - startedAt) } };
+    }
+    const r = await elaborateContent(req.content, req, ctx);
+    if (r.failure) {
+      const tool = emptyMessages();
+      tool.errors.push(...r.toolErrors);
+      return { content: r.content, lean_messages: emptyMessages(), tool_messages: tool, lemma_names: [], timings: { total_ms: Math.round(performance.now() - startedAt) } };
+    }
+    const file = r.file;
+    const sel = selectDeclarations(file, req);
+    const edits: TextEdit[] = [];
+    const lemmaNames: string[] = [];
+    const warnings: string[] = [];
+    for (const d of sel.decls) {
+      const outcome = r.commands.find((c) => c.command === d.command);
+      if (!outcome) continue;
+      const base = declName(d);
+      const lemmas: string[] = [];
+      let sorried = 0;
+      let unsolved = 0;
+      if (req.extract_sorries) {
+        // One entry per goal: a sorry run on several goals (`<;> sorry`) is reported once per goal at one place.
+        const byPos = new Map<string, { pos: { line: number; column: number }; goals: Goal[] }>();
+        for (const s of outcome.sorries) {
+          if (!s.pos) continue;
+          const key = `${s.pos.line}:${s.pos.column}`;
+          const entry = byPos.get(key) ?? { pos: s.pos, goals: [] };
+          entry.goals.push(...parseGoals(s.goal));
+          byPos.set(key, entry);
+        }
+        for (const { pos, goals } of byPos.values()) {
+          const made = goals.map((g) => {
+            const name = `${base}.sorried${sorried++ ? `_${sorried - 1}` : ''}`;
+            return { name, ...lemmaFromGoal(name, g, req.include_whole_context) };
+          });
+          for (const m of made) {
+            lemmas.push(m.text);
+            lemmaNames.push(m.name);
+          }
+          if (!req.reconstruct_callsite || made.length === 0) continue;
+          const at = file.lines.fromLean(pos);
+          const k = file.sig.start.indexOf(at);
+          if (k < 0 || file.sig.text[k] !== 'sorry') continue;
+          if (made.some((m) => m.inaccessible)) {
+            warnings.push(`${base}: a hypothesis at line ${pos.line} has no usable name, so the call site keeps its sorry; use ${made.map((m) => m.name).join(' or ')}`);
+            edits.push(replace(at, at + 5, `sorry /- see ${made.map((m) => m.name).join(', ')} -/`));
+            continue;
+          }
+          const call = (m: (typeof made)[number]) => [m.name, ...m.args].join(' ');
+          if (isTacticSorry(file, d, k)) {
+            edits.push(replace(at, at + 5, made.length === 1 ? `exact ${call(made[0]!)}` : `first ${made.map((m) => `| exact ${call(m)}`).join(' ')}`));
+          } else {
+            edits.push(replace(at, at + 5, `(${call(made[0]!)})`));
+          }
+        }
+      }
+      if (req.extract_errors) {
+        for (const m of outcome.messages) {
+          if (m.severity !== 'error' || !m.text.startsWith('unsolved goals')) continue;
+          for (const g of parseGoals(m.text.slice(m.text.indexOf('\n') + 1))) {
+            const name = `${base}.unsolved${unsolved++ ? `_${unsolved - 1}` : ''}`;
+            lemmas.push(lemmaFromGoal(name, g, req.include_whole_context).text);
+            lemmaNames.push(name);
+          }
+        }
+      }
+      if (lemmas.length > 0) edits.push(insert(d.command.start, `${lemmas.join('\n\n')}\n\n`));
+    }
+    const output = applyEdits(r.content, edits);
+    const finished = await finishOutput(output, ctx, { ...req, reparse: true, toolErrors: sel.errors, toolWarnings: warnings, startedAt, parseMs: r.parseMs });
+    return { ...finished, lemma_names: lemmaNames };
+  },
+};
