@@ -112,8 +112,16 @@ export interface LemmaStatement {
   inaccessible: boolean;
 }
 
-/** `theorem name (x : T) [C] … : target := sorry`; inaccessible names get fresh ones. */
-export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean): LemmaStatement {
+/** Re-indent a proof copied from elsewhere under a lemma header (its first line stays put). */
+function reindent(proof: string): string {
+  const lines = proof.split('\n');
+  const rest = lines.slice(1).filter((l) => l.trim() !== '');
+  const common = Math.min(...rest.map((l) => l.length - l.trimStart().length), Infinity);
+  return [lines[0], ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `  ${l.slice(common === Infinity ? 0 : common)}`))].join('\n');
+}
+
+/** `theorem name (x : T) [C] … : target := sorry` (or `:= proof`); inaccessible names get fresh ones. */
+export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, proof?: string): LemmaStatement {
   const binders: string[] = [];
   const args: string[] = [];
   let inaccessible = false;
@@ -135,5 +143,6 @@ export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean): 
     }
   }
   const target = [...rename].reduce((s, [from, to]) => s.split(from).join(to), goal.target.trim());
-  return { text: `theorem ${name}${binders.length ? ` ${binders.join(' ')}` : ''} :\n    ${target} := by\n  sorry`, args, inaccessible };
+  const value = proof === undefined ? 'by\n  sorry' : reindent(proof.trim());
+  return { text: `theorem ${name}${binders.length ? ` ${binders.join(' ')}` : ''} :\n    ${target} := ${value}`, args, inaccessible };
 }

@@ -1,5 +1,6 @@
 /** The built-in tool implementations. A tool absent here answers 501 not_implemented. */
 import { check } from './check.ts';
+import { have2lemma } from './have2lemma.ts';
 import { have2sorry } from './have2sorry.ts';
 import { normalize } from './normalize.ts';
 import { rename } from './rename.ts';
@@ -10,5 +11,5 @@ import type { ToolTable } from './types.ts';
 import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, sorry2lemma, rename, normalize };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize };
 }

@@ -95,3 +95,15 @@ t.test('sorry2lemma lifts a sorry with the goal Lean reports', { skip }, async (
   t.match(r.content, /exact t\.sorried x h/);
   t.same(r.lean_messages.errors, [], 'the lemma and the rebuilt call site elaborate');
 });
+
+t.test('have2lemma lifts a have with the context Lean reports', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const r = (await app.inject({
+    method: 'POST', url: '/api/v1/have2lemma',
+    payload: { content: 'theorem t (x : Nat) (h : 0 < x) : 1 ≤ x := by\n  have h1 : 1 ≤ x := by omega\n  exact h1\n', environment: env?.name, include_have_body: true, reconstruct_callsite: true, timeout_seconds: 600 },
+  })).json();
+  t.same(r.lemma_names, ['t.h1']);
+  t.match(r.content, /have h1 : 1 ≤ x := t\.h1 x h/);
+  t.same(r.lean_messages.errors, []);
+});
