@@ -57,7 +57,6 @@ export function parseHeader(sig: SigTokens): Header {
     const mods: string[] = [];
     while (j < sig.length && (sig.text[j] === 'public' || sig.text[j] === 'meta' || sig.text[j] === 'private')) mods.push(sig.text[j++]!);
     if (sig.text[j] !== 'import') break;
-    const from = j;
     j++;
     while (sig.text[j] === 'all' || sig.text[j] === 'runtime') mods.push(sig.text[j++]!);
     if (j < sig.length && sig.kind[j] === 'ident') {
@@ -65,7 +64,6 @@ export function parseHeader(sig: SigTokens): Header {
       j++;
     }
     k = j;
-    void from;
   }
   if (k > 0) {
     h.start = sig.start[0]!;
