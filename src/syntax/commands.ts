@@ -151,6 +151,8 @@ interface Current {
   isDecl: boolean;
   /** The command may prefix another with `in` (`open`, `set_option`, `include`…). */
   inPrefix: boolean;
+  /** A notation/syntax/macro command still before its `=>` or `:=` (its pattern may wrap to column 0). */
+  openNotation: boolean;
 }
 
 /** Does a command start at significant token k (bracket depth 0)? */
@@ -192,7 +194,7 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
   if (sig.col[k] !== 0 || CONTINUATION_KEYWORDS.has(text)) return false;
   if (!cur) return true;
   if (cur.inPrefix && sig.text[k - 1] === 'in') return true;
-  return !cur.lowTactics && endsExpression(sig, k - 1);
+  return !cur.lowTactics && !cur.openNotation && endsExpression(sig, k - 1);
 }
 
 function classify(sig: SigTokens, k: number): { kind: CommandKind; keyword: string } {
@@ -231,7 +233,7 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
       curStart = k;
       base = s.depth[k]!;
       const c = classify(sig, k);
-      cur = { start: k, col: sig.col[k]!, lowTactics: false, isDecl: c.kind === 'declaration', inPrefix: IN_PREFIX_COMMANDS.has(c.keyword) };
+      cur = { start: k, col: sig.col[k]!, lowTactics: false, isDecl: c.kind === 'declaration', inPrefix: IN_PREFIX_COMMANDS.has(c.keyword), openNotation: c.kind === 'notation' };
       // Continue after the keyword, so `private theorem` or `/-- doc -/ def` stay one command.
       const kw = skipDeclPrefix(sig, k);
       if (kw > k && kw < sig.length) k = c.keyword.startsWith('class ') ? kw + 1 : kw;
@@ -242,6 +244,7 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
       // Unbalanced closer: re-anchor.
       base = s.depth[k]!;
     }
+    if (cur.openNotation && depth === 0 && (sig.text[k] === '=>' || sig.text[k] === ':=')) cur.openNotation = false;
     // `by`, `do` or `:=` ending a line, with the block below at or left of the command's column:
     // column-0 words are tactics / do-elements / term lines of this command, not new commands.
     const t = sig.text[k];

@@ -127,3 +127,8 @@ t.test('universe parameters, headers and signatures', async (t) => {
   t.equal(slice(f, d.signatureSpan), '{α : Sort u} (a : α) : a = a');
   t.equal(header, '/-- d -/\ntheorem foo.{u} {α : Sort u} (a : α) : a = a');
 });
+
+t.test('a notation whose pattern wraps to column 0 is one command', async (t) => {
+  const src = 'notation:1000\n  /- a comment -/\nR " ∙ " x => span R (singleton x)\n\ntheorem t : True := trivial\n';
+  t.same(kinds(src), ['notation:notation', 'declaration:theorem']);
+});
