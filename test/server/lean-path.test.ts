@@ -126,6 +126,20 @@ t.test('WebSocket: cancelling an id and closing the socket free their sessions',
   ws.close();
 });
 
+t.test('WebSocket: an unknown key is refused before the upgrade', async (t) => {
+  const app = await makeApp({ config: testConfig({ keys: [{ key: 'stream-key-1' }] }) });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`, { headers: { authorization: 'Bearer wrong-key-000' } });
+  const status = await new Promise<number>((resolve) => {
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => resolve(101));
+    ws.on('error', () => resolve(-1));
+  });
+  t.equal(status, 401);
+});
+
 t.test('no REPL process survives', async (t) => {
   t.ok(await waitFor(() => liveProcessGroups().length === 0, 10_000));
 });
