@@ -2,6 +2,7 @@
 import { check } from './check.ts';
 import { have2lemma } from './have2lemma.ts';
 import { have2sorry } from './have2sorry.ts';
+import { merge } from './merge.ts';
 import { normalize } from './normalize.ts';
 import { rename } from './rename.ts';
 import { sorry2lemma } from './sorry2lemma.ts';
@@ -11,5 +12,5 @@ import type { ToolTable } from './types.ts';
 import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge };
 }

@@ -107,3 +107,14 @@ t.test('have2lemma lifts a have with the context Lean reports', { skip }, async 
   t.match(r.content, /have h1 : 1 ≤ x := t\.h1 x h/);
   t.same(r.lean_messages.errors, []);
 });
+
+t.test('merge two files with an overlapping definition', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const r = (await app.inject({
+    method: 'POST', url: '/api/v1/merge',
+    payload: { documents: ['def a : Nat := 1\ntheorem t : a = 1 := sorry\n', 'def a : Nat := 1\ntheorem t : a = 1 := rfl\n'], environment: env?.name, timeout_seconds: 600 },
+  })).json();
+  t.match(r.content, /theorem t : a = 1 := rfl/);
+  t.same(r.lean_messages.errors, []);
+});
