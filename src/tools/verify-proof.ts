@@ -12,7 +12,9 @@
  *     without it, the `#check` outputs of both must be equal. A def with a value in the
  *     statement must have the same value (compared as written, whitespace aside); a def
  *     whose statement body is `sorry` is unchecked (find-the-answer problems);
- *  4. `open private` is banned; `unsafe`/`partial` definitions are reported.
+ *  4. `open private` is banned; `unsafe`/`partial` definitions are reported; syntax extensions
+ *     (notation, macro, syntax, elab…) and instances the statement does not have are refused,
+ *     since the statement's types are re-elaborated in the candidate's environment.
  * Message texts follow the spec's error table. `verify_negation` is not implemented yet.
  */
 import { toMessageSet, type LeanMessage } from '../backend/index.ts';
@@ -95,6 +97,18 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
         cand.commands.some((c) => c.prefixes.some((p) => p.keyword === 'open' && cand.sig.text[p.sigStart + 1] === 'private'))) {
       errors.push("Candidate uses banned 'open private' command");
       for (const d of named(cand)) failed.add(d.fullName!);
+    }
+
+    // The statement's types are re-elaborated in the candidate's environment for the defeq check, so
+    // syntax the candidate adds (notation, macros, elaborators) could change what they mean: refuse it.
+    // The same holds for instances (a new `LE ℕ` instance would change what `≤` means there).
+    const meaningful = (f: SourceFile, c: SourceFile['commands'][number]) =>
+      c.kind === 'notation' || (c.kind === 'attribute' && /\binstance\b/.test(f.text.slice(c.start, c.end))) ||
+      (c.kind === 'declaration' && f.decls.some((d) => d.command === c && d.kind === 'instance'));
+    const stmtSyntax = new Set(stmt.commands.filter((c) => meaningful(stmt, c)).map((c) => squash(stmt.text.slice(c.start, c.end))));
+    for (const c of cand.commands) {
+      if (!meaningful(cand, c) || stmtSyntax.has(squash(cand.text.slice(c.start, c.end)))) continue;
+      errors.push(`Candidate declares ${c.keyword === 'instance' || c.kind === 'attribute' ? 'an instance' : 'syntax'} the statement does not (${c.keyword} at line ${cand.lines.toLean(c.start).line}); it could change the meaning of the statement`);
     }
 
     // 1. Presence and kind.

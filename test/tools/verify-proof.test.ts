@@ -122,6 +122,16 @@ t.test('definitions must keep a non-sorried value; open private is banned; unsaf
   t.same(unsafe.tool_messages.errors, ["Unsafe function 'helper' detected"]);
 });
 
+t.test('syntax the statement does not declare is refused (it could change what the statement means)', async (t) => {
+  const r = await run({ formal_statement: statement, content: `local notation:50 a " ≥ " b => True\n${good}` }, { types: [types, types] });
+  t.equal(r.okay, false);
+  t.match(r.tool_messages.errors[0], /Candidate declares syntax the statement does not \(notation at line 1\)/);
+  const same = await run({ formal_statement: `notation "ℕ'" => ℕ\n${statement}`, content: `notation "ℕ'" => ℕ\n${good}` }, { types: [types, types] });
+  t.equal(same.okay, true, 'syntax the statement itself declares is fine');
+  const inst = await run({ formal_statement: statement, content: `instance (priority := high) weird : LE ℕ := ⟨fun _ _ => True⟩\n${good}` }, { types: [types, types] });
+  t.match(inst.tool_messages.errors[0], /Candidate declares an instance the statement does not \(instance at line 1\)/);
+});
+
 t.test('verify_negation is refused as not implemented (no invented result)', async (t) => {
   await t.rejects(run({ formal_statement: statement, content: good, verify_negation: true }, { types: [types, types] }), { code: 'not_implemented' });
 });
