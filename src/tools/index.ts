@@ -5,6 +5,7 @@ import { have2sorry } from './have2sorry.ts';
 import { merge } from './merge.ts';
 import { normalize } from './normalize.ts';
 import { rename } from './rename.ts';
+import { repair_proofs } from './repair-proofs.ts';
 import { sorry2lemma } from './sorry2lemma.ts';
 import { theorem2lemma } from './theorem2lemma.ts';
 import { theorem2sorry } from './theorem2sorry.ts';
@@ -12,5 +13,5 @@ import type { ToolTable } from './types.ts';
 import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs };
 }

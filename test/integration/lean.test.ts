@@ -118,3 +118,14 @@ t.test('merge two files with an overlapping definition', { skip }, async (t) => 
   t.match(r.content, /theorem t : a = 1 := rfl/);
   t.same(r.lean_messages.errors, []);
 });
+
+t.test('repair_proofs inserts a sorry and lets a terminal tactic close it', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const r = (await app.inject({
+    method: 'POST', url: '/api/v1/repair_proofs',
+    payload: { content: 'theorem t (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  constructor\n  exact hp\n', environment: env?.name, terminal_tactics: ['assumption'], timeout_seconds: 600 },
+  })).json();
+  t.match(r.content, /exact hp\n  assumption/);
+  t.equal(r.okay, true, JSON.stringify(r.tool_messages));
+});
