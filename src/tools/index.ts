@@ -6,6 +6,7 @@ import { merge } from './merge.ts';
 import { normalize } from './normalize.ts';
 import { rename } from './rename.ts';
 import { repair_proofs } from './repair-proofs.ts';
+import { simplify_theorems } from './simplify-theorems.ts';
 import { sorry2lemma } from './sorry2lemma.ts';
 import { theorem2lemma } from './theorem2lemma.ts';
 import { theorem2sorry } from './theorem2sorry.ts';
@@ -13,5 +14,5 @@ import type { ToolTable } from './types.ts';
 import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems };
 }

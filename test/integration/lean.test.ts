@@ -129,3 +129,14 @@ t.test('repair_proofs inserts a sorry and lets a terminal tactic close it', { sk
   t.match(r.content, /exact hp\n  assumption/);
   t.equal(r.okay, true, JSON.stringify(r.tool_messages));
 });
+
+t.test('simplify_theorems drops what the proof does not need', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const r = (await app.inject({
+    method: 'POST', url: '/api/v1/simplify_theorems',
+    payload: { content: 'theorem s (p : Prop) (hp : p) : p := by\n  have unused : 1 = 1 := rfl\n  skip\n  exact hp\n', environment: env?.name, timeout_seconds: 600 },
+  })).json();
+  t.equal(r.content.trim(), 'theorem s (p : Prop) (hp : p) : p := by\n  exact hp');
+  t.same(r.lean_messages.errors, []);
+});
