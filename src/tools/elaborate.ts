@@ -204,6 +204,17 @@ export const STANDARD_AXIOMS = new Set(['propext', 'Classical.choice', 'Quot.sou
 /** Lean's sorry warning, in its older and newer spellings. */
 export const isSorryWarning = (m: LeanMessage) => m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
 
+/** The same declaration in another elaboration of the content (after an edit). */
+export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {
+  return r.file.decls.find((x) => x.keyword === d.keyword && (x.fullName ?? x.name) === (d.fullName ?? d.name) && (x.fullName !== undefined || x.command.start === d.command.start));
+}
+
+/** Lean's messages inside a declaration's lines that satisfy `keep`. */
+export function messagesIn(r: Pick<Elaborated, 'file' | 'messages'>, d: SourceDecl, keep: (m: LeanMessage) => boolean): LeanMessage[] {
+  const [from, to] = commandLines(r.file, d.command);
+  return r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to && keep(m));
+}
+
 /** The lines a command spans in its file (1-based, inclusive). */
 export function commandLines(file: SourceFile, cmd: Command): [number, number] {
   return [file.lines.toLean(cmd.start).line, file.lines.toLean(cmd.end).line];

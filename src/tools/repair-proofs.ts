@@ -20,16 +20,12 @@ import { toolchainTag } from '../envs/config.ts';
 import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findSorries, parseTacticBlock } from '../syntax/tactics.ts';
-import { commandLines, elaborateContent, type Elaborated } from './elaborate.ts';
+import { elaborateContent, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
 import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
-const errorsIn = (r: Elaborated, d: SourceDecl): LeanMessage[] => {
-  const [from, to] = commandLines(r.file, d.command);
-  return r.messages.filter((m) => m.severity === 'error' && m.pos.line >= from && m.pos.line <= to);
-};
-const sameDecl = (r: Elaborated, d: SourceDecl) => r.file.decls.find((x) => declName(x) === declName(d) && x.keyword === d.keyword);
+const errorsIn = (r: Elaborated, d: SourceDecl): LeanMessage[] => messagesIn(r, d, (m) => m.severity === 'error');
 const sorryCount = (r: Elaborated, d: SourceDecl) => (d.bodySig ? findSorries(r.file.sig, d.bodySig[0], d.bodySig[1]).length : 0);
 /** The trial removed a sorry (new errors are checked separately: a tactic that fails or leaves goals adds one). */
 const fewerSorries = (t: Elaborated, td: SourceDecl, r: Elaborated, d: SourceDecl) => sorryCount(t, td) < sorryCount(r, d);

@@ -10,21 +10,16 @@
  * A candidate edit is kept only if the declaration has no more errors and no more sorry
  * warnings than before.
  */
-import { toMessageSet, type LeanMessage } from '../backend/index.ts';
+import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
-import { commandLines, elaborateContent, isSorryWarning, type Elaborated } from './elaborate.ts';
-import { declName, selectDeclarations } from './selection.ts';
+import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
-const inDecl = (r: Elaborated, d: SourceDecl, f: (m: LeanMessage) => boolean) => {
-  const [from, to] = commandLines(r.file, d.command);
-  return r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to && f(m));
-};
-const badness = (r: Elaborated, d: SourceDecl) => inDecl(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
-const sameDecl = (r: Elaborated, d: SourceDecl) => r.file.decls.find((x) => declName(x) === declName(d) && x.keyword === d.keyword);
+const badness = (r: Elaborated, d: SourceDecl) => messagesIn(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
 
 /** Removal of a span together with the line break before it, when it is alone on its lines. */
 function removeLine(text: string, start: number, end: number): TextEdit {
@@ -57,7 +52,7 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
         if (on.has('rename_unused_vars')) {
           for (;;) {
             const d = sameDecl(r, d0);
-            const unused = d && inDecl(r, d, (m) => m.severity === 'warning' && /^unused variable `([^`]+)`/.test(m.text))[0];
+            const unused = d && messagesIn(r, d, (m) => m.severity === 'warning' && /^unused variable `([^`]+)`/.test(m.text))[0];
             if (!d || !unused) break;
             const name = /^unused variable `([^`]+)`/.exec(unused.text)![1]!;
             const at = r.file.lines.fromLean(unused.pos);

@@ -1,13 +1,10 @@
 /** repair_proofs' passes against a scripted runner double that reacts to the command text like Lean would. */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanMessage, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanMessage } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
 import { repair_proofs } from '../../src/tools/repair-proofs.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/tmp' });
 
 /** Where `needle` sits in a command, as a Lean position shifted to the content. */
 function posOf(text: string, needle: string, origin: { line: number; column: number }) {
@@ -18,32 +15,21 @@ function posOf(text: string, needle: string, origin: { line: number; column: num
   return line === 1 ? { line: origin.line, column: origin.column + column } : { line: origin.line + line - 1, column };
 }
 
-function runner(): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      jobs.push(job);
-      return {
-        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          const m: LeanMessage[] = [];
-          const err = (needle: string, text: string) => m.push({ severity: 'error', pos: posOf(c.text, needle, c.origin), endPos: undefined, text });
-          if (/^set_option bogus/.test(c.text) || c.text.includes('set_option bogus.opt true in')) err('set_option', "unknown option 'bogus.opt'");
-          // grind (the default terminal tactic) closes what intro_only leaves open.
-          if (c.text.includes('intro_only') && !/sorry|grind/.test(c.text)) err('by', c.text.includes('two_goals') ? 'unsolved goals\ncase a\n⊢ P\ncase b\n⊢ Q' : 'unsolved goals\nh : P\n⊢ Q');
-          if (c.text.includes('extra_tac')) err('extra_tac', 'no goals to be proved');
-          if (c.text.includes('bad_tac')) err('bad_tac', 'tactic failed');
-          if (c.text.includes('decide +kernel') && c.text.includes('kernel_fails')) err('decide', 'maximum recursion depth');
-          if (/\bsorry\b/.test(c.text)) m.push({ severity: 'warning', pos: c.origin, endPos: undefined, text: 'declaration uses `sorry`' });
-          return { messages: m, sorries: [], cached: false, ms: 0 };
-        }),
-      };
-    },
-  };
+function runner() {
+  return scriptedRunner((c) => {
+    const m: LeanMessage[] = [];
+    const err = (needle: string, text: string) => m.push(msg('error', posOf(c.text, needle, c.origin), text));
+    if (/^set_option bogus/.test(c.text) || c.text.includes('set_option bogus.opt true in')) err('set_option', "unknown option 'bogus.opt'");
+    // grind (the default terminal tactic) closes what intro_only leaves open.
+    if (c.text.includes('intro_only') && !/sorry|grind/.test(c.text)) err('by', c.text.includes('two_goals') ? 'unsolved goals\ncase a\n⊢ P\ncase b\n⊢ Q' : 'unsolved goals\nh : P\n⊢ Q');
+    if (c.text.includes('extra_tac')) err('extra_tac', 'no goals to be proved');
+    if (c.text.includes('bad_tac')) err('bad_tac', 'tactic failed');
+    if (c.text.includes('decide +kernel') && c.text.includes('kernel_fails')) err('decide', 'maximum recursion depth');
+    if (/\bsorry\b/.test(c.text)) m.push(msg('warning', c.origin, 'declaration uses `sorry`'));
+    return { messages: m };
+  });
 }
-const ctx = (lean: LeanRunner): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
-const run = (content: string, extra: Record<string, unknown> = {}) => repair_proofs.run(parseToolRequest('repair_proofs', { content, environment: 'x', ...extra }), ctx(runner()));
+const run = (content: string, extra: Record<string, unknown> = {}) => repair_proofs.run(parseToolRequest('repair_proofs', { content, environment: 'x', ...extra }), toolCtx(runner()));
 
 t.test('remove_unknown_options drops the command and unwraps `in`', async (t) => {
   const r = await run('set_option bogus.opt true\nset_option bogus.opt true in\ntheorem a : True := trivial\n');

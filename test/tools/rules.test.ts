@@ -1,33 +1,17 @@
 /** theorem2lemma's rules, and normalize's failsafe with an injected Lean runner (a test double of the backend). */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanRunner } from '../../src/backend/index.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { normalize } from '../../src/tools/normalize.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { theorem2lemma } from '../../src/tools/theorem2lemma.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/tmp' });
 
 /** A runner that reports an error for every command containing `marker`. */
-function runner(marker: string): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      jobs.push(job);
-      return {
-        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
-        commands: job.commands.map((c) => ({
-          messages: c.text.includes(marker) ? [{ severity: 'error' as const, pos: c.origin, endPos: undefined, text: `bad ${marker}` }] : [],
-          sorries: [], cached: false, ms: 0,
-        })),
-      };
-    },
-  };
-}
-const ctx = (lean: LeanRunner): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
+const runner = (marker: string) => scriptedRunner((c) => ({ messages: c.text.includes(marker) ? [msg('error', c.origin, `bad ${marker}`)] : [] }));
+const ctx = (lean: LeanRunner) => toolCtx(lean, env);
 
 t.test('theorem2lemma: both directions; other kinds unchanged even when selected', async (t) => {
   const content = 'theorem a : True := trivial\nlemma b : True := trivial\ndef c := 1\ninstance : Inhabited Nat := ⟨0⟩\n';

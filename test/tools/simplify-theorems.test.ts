@@ -1,35 +1,21 @@
 /** simplify_theorems against a scripted double: a proof needs its `exact`; `(y : Nat)` is reported unused. */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanMessage, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanMessage } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
 import { simplify_theorems } from '../../src/tools/simplify-theorems.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/tmp' });
 
-function runner(): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      jobs.push(job);
-      return {
-        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          const m: LeanMessage[] = [];
-          if (c.text.startsWith('theorem') && !c.text.includes('exact')) m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'unsolved goals\n⊢ P' });
-          const y = c.text.indexOf('(y : Nat)');
-          if (y >= 0) m.push({ severity: 'warning', pos: { line: c.origin.line, column: c.origin.column + y + 1 }, endPos: undefined, text: 'unused variable `y`\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`' });
-          return { messages: m, sorries: [], cached: false, ms: 0 };
-        }),
-      };
-    },
-  };
+function runner() {
+  return scriptedRunner((c) => {
+    const m: LeanMessage[] = [];
+    if (c.text.startsWith('theorem') && !c.text.includes('exact')) m.push(msg('error', c.origin, 'unsolved goals\n⊢ P'));
+    const y = c.text.indexOf('(y : Nat)');
+    if (y >= 0) m.push(msg('warning', { line: c.origin.line, column: c.origin.column + y + 1 }, 'unused variable `y`\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`'));
+    return { messages: m };
+  });
 }
-const ctx = (lean: LeanRunner): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
-const run = (content: string, extra: Record<string, unknown> = {}) => simplify_theorems.run(parseToolRequest('simplify_theorems', { content, environment: 'x', ...extra }), ctx(runner()));
+const run = (content: string, extra: Record<string, unknown> = {}) => simplify_theorems.run(parseToolRequest('simplify_theorems', { content, environment: 'x', ...extra }), toolCtx(runner()));
 
 const src = 'theorem t (x : Nat) (y : Nat) (h : P) : P := by\n  have hx : x = x := rfl\n  have used : P := h\n  try simp\n  rfl <;> rfl\n  exact used\n';
 
