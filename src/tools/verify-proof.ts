@@ -56,16 +56,21 @@ export function piType(file: SourceFile, d: SourceDecl): string | undefined {
   return undefined;
 }
 
-/** `example : <type> := @_root_.<name>`, in the statement's namespace and opens (a section of its own). */
-export function defeqCheck(file: SourceFile, d: SourceDecl): string | undefined {
-  const type = piType(file, d);
-  if (!type || !d.fullName) return undefined;
+/** `lines` in the declaration's namespace, `open`s and universes, in a section of their own. */
+export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[]): string {
   const header = file.text.slice(d.headerSpan.start, d.headerSpan.end);
   const universes = /\.\{([^}]*)\}/.exec(header.slice(header.indexOf(d.name ?? '\u0000')))?.[1];
   const opens = [...d.opens, ...d.localOpens];
   const open = d.namespace ? `namespace ${d.namespace}` : 'section';
   const close = d.namespace ? `end ${d.namespace}` : 'end';
-  return [open, ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []), ...(opens.length ? [`open ${opens.join(' ')}`] : []), `example : ${type} := @_root_.${d.fullName}`, close].join('\n');
+  return [open, ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []), ...(opens.length ? [`open ${opens.join(' ')}`] : []), ...lines, close].join('\n');
+}
+
+/** `example : <type> := @_root_.<name>`, in the statement's namespace and opens (a section of its own). */
+export function defeqCheck(file: SourceFile, d: SourceDecl): string | undefined {
+  const type = piType(file, d);
+  if (!type || !d.fullName) return undefined;
+  return inDeclScope(file, d, [`example : ${type} := @_root_.${d.fullName}`]);
 }
 
 /** Exact names, or globs with `*`. */

@@ -140,3 +140,14 @@ t.test('simplify_theorems drops what the proof does not need', { skip }, async (
   t.equal(r.content.trim(), 'theorem s (p : Prop) (hp : p) : p := by\n  exact hp');
   t.same(r.lean_messages.errors, []);
 });
+
+t.test('disprove proves the negation of a false statement', { skip }, async (t) => {
+  const app = await buildApp({ config: { ...config, lean: { ...config.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  const r = (await app.inject({
+    method: 'POST', url: '/api/v1/disprove',
+    payload: { content: 'theorem wrong : 1 + 1 = 3 := sorry\ntheorem right : 1 + 1 = 2 := rfl\n', environment: env?.name, terminal_tactics: ['decide'], timeout_seconds: 600 },
+  })).json();
+  t.same(r.disproved_theorems, ['wrong']);
+  t.match(r.results.right, /^Disprove: proof of the negation failed/);
+});
