@@ -1,37 +1,19 @@
 /** merge with a scripted runner double: `sorry`/`ERR` in a command fail it, `#check` types come from a table per job. */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanMessage, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanRunner } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
 import { merge, SEPARATOR } from '../../src/tools/merge.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/tmp' });
-
-function runner(types: Record<string, string>[] = []): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      const n = jobs.push(job) - 1;
-      return {
-        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          const m: LeanMessage[] = [];
-          const check = /^#check @(.+)$/.exec(c.text);
-          if (check) m.push({ severity: 'info', pos: c.origin, endPos: undefined, text: `${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}` });
-          else if (c.text.startsWith('#print')) m.push({ severity: 'info', pos: c.origin, endPos: undefined, text: `'x' does not depend on any axioms` });
-          else if (/\bsorry\b/.test(c.text)) m.push({ severity: 'warning', pos: c.origin, endPos: undefined, text: 'declaration uses `sorry`' });
-          else if (c.text.includes('ERR')) m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'boom' });
-          return { messages: m, sorries: [], cached: false, ms: 0 };
-        }),
-      };
-    },
-  };
-}
-const ctx = (lean: LeanRunner): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
-const run = (documents: string[], r: LeanRunner, extra: Record<string, unknown> = {}) => merge.run(parseToolRequest('merge', { documents, environment: 'x', ...extra }), ctx(r));
+const runner = (types: Record<string, string>[] = []) => scriptedRunner((c, n) => {
+  const check = /^#check @(.+)$/.exec(c.text);
+  if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}`)] };
+  if (c.text.startsWith('#print')) return { messages: [msg('info', c.origin, `'x' does not depend on any axioms`)] };
+  if (/\bsorry\b/.test(c.text)) return { messages: [msg('warning', c.origin, 'declaration uses `sorry`')] };
+  if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, 'boom')] };
+  return {};
+});
+const run = (documents: string[], r: LeanRunner, extra: Record<string, unknown> = {}) => merge.run(parseToolRequest('merge', { documents, environment: 'x', ...extra }), toolCtx(r));
 
 t.test('non-declaration commands grouped per input; equal declarations merged; a compiling version preferred', async (t) => {
   const r = await run([
