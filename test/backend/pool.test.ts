@@ -115,6 +115,8 @@ t.test('backend: a deadline kills the session; the next request gets a fresh one
   const b = new LeanBackend({ limits, log: silent, launch: () => fakeLaunch() });
   t.teardown(() => b.destroy());
   const origin = { line: 1, column: 0 };
+  // Warm a session first, so the deadline below lands on a running command, not on a slow start.
+  await b.elaborate(env, { header: 'import Mathlib', commands: [{ text: 'def warm := 1', origin }] }, { signal: AbortSignal.timeout(5000) });
   const err = await b.elaborate(env, { header: 'import Mathlib', commands: [{ text: 'HANG', origin }] }, { signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
   t.match(String(err), /timeout|abort/i);
   const ok = await b.elaborate(env, { header: 'import Mathlib', commands: [{ text: 'MSG warning hello', origin: { line: 7, column: 2 } }] }, { signal: AbortSignal.timeout(5000) });
