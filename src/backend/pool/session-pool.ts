@@ -218,7 +218,7 @@ export class SessionPool {
         this.opts.log.error({ pool: this.opts.name, err: msg }, 'lean session failed to start');
         if (this.#closed) return;
         // Nothing alive to serve the waiters: fail them now rather than let them wait for their deadline.
-        if (this.#idle.length + this.#busy.size + this.#starting === 0) {
+        if (this.size === 0) {
           for (const w of this.#waiters.splice(0)) {
             w.signal?.removeEventListener('abort', w.onAbort);
             w.reject(new ServiceError('environment_unavailable', `Lean failed to start for ${this.opts.name}: ${msg}`));

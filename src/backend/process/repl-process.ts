@@ -117,16 +117,8 @@ export class ReplProcess {
     return !this.#dead;
   }
 
-  get busy(): boolean {
-    return this.#pending !== undefined;
-  }
-
   get stderrTail(): string {
     return this.#stderr.join('').slice(-4000);
-  }
-
-  rss(): number {
-    return this.usage().rssBytes;
   }
 
   usage(): TreeUsage {

@@ -61,15 +61,16 @@ export interface TreeUsage {
 }
 
 export function treeUsage(pid: number): TreeUsage {
-  const pids = processTree(pid);
+  let processes = 0;
   let rssBytes = 0;
   let cpuSeconds = 0;
-  for (const p of pids) {
-    rssBytes += rssOf(p);
+  for (const p of processTree(pid)) {
+    const rss = rssOf(p);
+    // A pid that is gone still appears once (the root): count only live ones.
+    if (rss > 0 || p === pid) processes++;
+    rssBytes += rss;
     cpuSeconds += cpuOf(p);
   }
-  // A pid that is gone still appears once (the root): count only live ones.
-  const processes = pids.filter((p) => rssOf(p) > 0 || p === pid).length;
   return { processes, rssBytes, cpuSeconds };
 }
 

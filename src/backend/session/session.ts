@@ -35,18 +35,15 @@ let nextId = 1;
 
 export class LeanSession {
   readonly id = nextId++;
-  readonly baseRoot: string;
   uses = 0;
-  lastUsed = Date.now();
   #proc: ReplProcess;
   #roots = new Map<string, RootOutcome>();
   #outcomes: LRUCache<string, Omit<CommandOutcome, 'cached'>>;
   #poisoned = false;
   #log: Log;
 
-  private constructor(proc: ReplProcess, baseRoot: string, opts: SessionOptions) {
+  private constructor(proc: ReplProcess, opts: SessionOptions) {
     this.#proc = proc;
-    this.baseRoot = baseRoot;
     this.#log = opts.log;
     this.#outcomes = new LRUCache({ max: Math.max(1, opts.prefixEntries) });
   }
@@ -54,7 +51,7 @@ export class LeanSession {
   /** Spawn a REPL and elaborate the environment's header; the result is the base root. */
   static async open(opts: SessionOptions, header: string, signal?: AbortSignal): Promise<LeanSession> {
     const proc = opts.spawn();
-    const session = new LeanSession(proc, rootKey(header), opts);
+    const session = new LeanSession(proc, opts);
     try {
       const root = await session.#elaborateRoot(header, signal);
       const errors = root.messages.filter((m) => m.severity === 'error');
@@ -72,10 +69,6 @@ export class LeanSession {
 
   get healthy(): boolean {
     return this.#proc.alive && !this.#poisoned;
-  }
-
-  rss(): number {
-    return this.#proc.rss();
   }
 
   usage(): { rssBytes: number; cpuSeconds: number; processes: number } {
@@ -99,10 +92,6 @@ export class LeanSession {
     return n;
   }
 
-  hasRoot(root: string): boolean {
-    return this.#roots.has(root);
-  }
-
   /**
    * Elaborate `header` (if this session has not yet) and then the commands, reusing the
    * longest remembered prefix. Any process fault poisons the session.
@@ -113,7 +102,6 @@ export class LeanSession {
     opts: { signal?: AbortSignal; onCommand?: (done: number, total: number, cached: boolean) => void } = {},
   ): Promise<{ root: RootOutcome; outcomes: CommandOutcome[] }> {
     this.uses++;
-    this.lastUsed = Date.now();
     try {
       const rk = rootKey(header);
       const root = this.#roots.get(rk) ?? (await this.#elaborateRoot(header, opts.signal));
@@ -148,8 +136,6 @@ export class LeanSession {
     } catch (e) {
       this.#poisoned = true;
       throw e;
-    } finally {
-      this.lastUsed = Date.now();
     }
   }
 
