@@ -5,7 +5,8 @@
  */
 import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
-import { commandLines, elaborateContent, isSorryWarning, STANDARD_AXIOMS } from './elaborate.ts';
+import { declVerdict, elaborateContent } from './elaborate.ts';
+import { declName, namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
 export const check: ToolImpl<'check'> = {
@@ -14,7 +15,7 @@ export const check: ToolImpl<'check'> = {
     const t0 = performance.now();
     const r = await elaborateContent(req.content, req, ctx, {
       // Instances and examples have no name to ask about; the rest are checked for sorryAx and foreign axioms.
-      axiomsOf: (file) => file.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance'),
+      axiomsOf: namedDecls,
     });
     const tool = emptyMessages();
     tool.errors.push(...r.toolErrors);
@@ -22,17 +23,14 @@ export const check: ToolImpl<'check'> = {
     const failed = new Set<string>();
     if (!r.failure) {
       for (const d of r.file.decls) {
-        const name = d.fullName ?? (d.kind === 'example' ? 'example' : d.name ?? d.keyword);
-        const [from, to] = commandLines(r.file, d.command);
-        const inside = r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to);
-        if (inside.some((m) => m.severity === 'error')) failed.add(name);
-        const axioms = d.fullName ? r.axioms.get(d.fullName) : undefined;
-        if (inside.some(isSorryWarning) || axioms?.includes('sorryAx')) {
+        const name = declName(d);
+        const v = declVerdict(r, d);
+        if (v.hasErrors) failed.add(name);
+        if (v.usesSorry) {
           failed.add(name);
           tool.warnings.push(`Declaration '${name}' uses 'sorry'`);
         }
-        for (const a of axioms ?? []) {
-          if (a === 'sorryAx' || STANDARD_AXIOMS.has(a)) continue;
+        for (const a of v.foreignAxioms) {
           failed.add(name);
           tool.warnings.push(`In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
         }

@@ -211,11 +211,35 @@ export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl
 
 /** Lean's messages inside a declaration's lines that satisfy `keep`. */
 export function messagesIn(r: Pick<Elaborated, 'file' | 'messages'>, d: SourceDecl, keep: (m: LeanMessage) => boolean): LeanMessage[] {
-  const [from, to] = commandLines(r.file, d.command);
+  const from = r.file.lines.toLean(d.command.start).line;
+  const to = r.file.lines.toLean(d.command.end).line;
   return r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to && keep(m));
 }
 
-/** The lines a command spans in its file (1-based, inclusive). */
-export function commandLines(file: SourceFile, cmd: Command): [number, number] {
-  return [file.lines.toLean(cmd.start).line, file.lines.toLean(cmd.end).line];
+/** What Lean said about one declaration of the elaborated file. */
+export interface DeclVerdict {
+  hasErrors: boolean;
+  /** A sorry warning inside it, or `sorryAx` among its axioms. */
+  usesSorry: boolean;
+  /** Axioms beyond the standard ones (and beyond `sorryAx`). */
+  foreignAxioms: string[];
+}
+
+export function declVerdict(r: Pick<Elaborated, 'file' | 'messages' | 'axioms'>, d: SourceDecl): DeclVerdict {
+  const inside = messagesIn(r, d, () => true);
+  const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? [];
+  return {
+    hasErrors: inside.some((m) => m.severity === 'error'),
+    usesSorry: inside.some(isSorryWarning) || axioms.includes('sorryAx'),
+    foreignAxioms: axioms.filter((a) => a !== 'sorryAx' && !STANDARD_AXIOMS.has(a)),
+  };
+}
+
+/** Whitespace-insensitive form of Lean text, for comparing statements and values as written. */
+export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** The type in a `#check @name` output (its first info message), whitespace squashed; undefined without one. */
+export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
+  const text = messages?.find((m) => m.severity === 'info')?.text;
+  return text === undefined ? undefined : squash(text.startsWith(name) ? text.slice(name.length) : text).replace(/^:\s*/, '');
 }

@@ -13,11 +13,10 @@ import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.
 import { findHaves, type HaveForm } from '../syntax/tactics.ts';
 import { elaborateContent } from './elaborate.ts';
 import { lemmaFromGoal, parseGoals } from './goals.ts';
+import { HAVE } from './have2sorry.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
-
-const HAVE = new Set(['have', 'haveI', "have'"]);
 
 /** The outermost haves of a declaration that state a type and give a proof. */
 function liftable(file: SourceFile, d: SourceDecl): HaveForm[] {

@@ -11,7 +11,8 @@ import { rewriteSelected } from './output.ts';
 import { declName } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
-const HAVE = new Set(['have', 'haveI', "have'"]);
+/** The have forms these tools rewrite or lift (not obtain/suffices/show/let). */
+export const HAVE = new Set(['have', 'haveI', "have'"]);
 
 export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit[]; warnings: string[] } {
   const edits: TextEdit[] = [];

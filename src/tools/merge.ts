@@ -18,9 +18,10 @@ import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import { commandLines, elaborateContent, isSorryWarning, type Elaborated } from './elaborate.ts';
+import { checkedType, elaborateContent, isSorryWarning, messagesIn, squash, type Elaborated } from './elaborate.ts';
 import { normalizeSource } from './normalize-source.ts';
 import { renameInSource } from './rename.ts';
+import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
 export const SEPARATOR = '-- ' + '-'.repeat(60);
@@ -32,8 +33,6 @@ interface Version {
   text: string;
   ok: boolean;
 }
-
-const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 export const merge: ToolImpl<'merge'> = {
   needsLean: () => true,
@@ -48,8 +47,8 @@ export const merge: ToolImpl<'merge'> = {
     const runs: Elaborated[] = [];
     for (let i = 0; i < texts.length; i++) {
       const r = await elaborateContent(texts[i]!, { ignore_imports: req.ignore_imports }, ctx, {
-        axiomsOf: (f) => f.decls.filter((d) => d.fullName && d.kind !== 'instance'),
-        probes: (f) => f.decls.flatMap((d) => (d.fullName && d.kind !== 'instance' ? [`#check @${d.fullName}`] : [])),
+        axiomsOf: namedDecls,
+        probes: (f) => namedDecls(f).map((d) => `#check @${d.fullName}`),
       });
       parseMs += r.parseMs;
       errors.push(...r.toolErrors.map((e) => `document ${i}: ${e}`));
@@ -61,10 +60,7 @@ export const merge: ToolImpl<'merge'> = {
     // 2. Name conflicts with different statements: rename in the later input (its references follow).
     const typeOf = (i: number, f: SourceFile, d: SourceDecl): string => {
       if (!req.use_def_eq) return squash(f.text.slice(d.signatureSpan.start, d.signatureSpan.end));
-      const named = f.decls.filter((x) => x.fullName && x.kind !== 'instance');
-      const probe = runs[i]!.probes[named.indexOf(d)];
-      const text = probe?.find((m) => m.severity === 'info')?.text ?? '';
-      return squash(text.startsWith(d.fullName!) ? text.slice(d.fullName!.length) : text);
+      return checkedType(runs[i]!.probes[namedDecls(f).indexOf(d)], d.fullName!) ?? '';
     };
     const files = texts.map((t) => parseSource(t));
     const seen = new Map<string, { type: string; value: string; kind: string }>();
@@ -100,8 +96,8 @@ export const merge: ToolImpl<'merge'> = {
     files.forEach((f, i) => {
       const r = runs[i]!;
       for (const d of f.decls) {
-        const [from, to] = commandLines(f, d.command);
-        const inside = r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to);
+        const from = f.lines.toLean(d.command.start).line;
+        const inside = messagesIn({ file: f, messages: r.messages }, d, () => true);
         const original = r.file.decls.find((x) => r.file.lines.toLean(x.command.start).line === from);
         const axioms = original?.fullName ? r.axioms.get(original.fullName) ?? [] : [];
         const ok = !r.failure && !inside.some((m) => m.severity === 'error') && !inside.some(isSorryWarning) && !axioms.includes('sorryAx');

@@ -26,6 +26,9 @@ export interface Selection {
 /** The name a declaration is addressed by in messages and selections. */
 export const declName = (d: SourceDecl): string => d.fullName ?? (d.kind === 'example' ? 'example' : d.name ?? d.keyword);
 
+/** The declarations Lean can be asked about by name (`#check`, `#print axioms`): named, and not instances. */
+export const namedDecls = (file: Pick<SourceFile, 'decls'>): SourceDecl[] => file.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance');
+
 export function selectDeclarations(file: SourceFile, req: SelectionRequest): Selection {
   const theoremsOnly = req.theorems_only ?? true;
   const candidates = file.decls.filter((d) => !theoremsOnly || d.kind === 'theorem');

@@ -17,12 +17,13 @@
  *     since the statement's types are re-elaborated in the candidate's environment.
  * Message texts follow the spec's error table. `verify_negation` is not implemented yet.
  */
-import { toMessageSet, type LeanMessage } from '../backend/index.ts';
+import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { ServiceError } from '../errors.ts';
 import { CLOSERS, OPENER_SET } from '../syntax/keywords.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import { commandLines, elaborateContent, isSorryWarning, STANDARD_AXIOMS } from './elaborate.ts';
+import { checkedType, declVerdict, elaborateContent, squash } from './elaborate.ts';
+import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
 /** A declaration's type as a Pi type: `(x : A) {y : B} : C` → `∀ (x : A) {y : B}, C`. */
@@ -78,10 +79,6 @@ export function permits(patterns: readonly string[] | undefined, name: string): 
   return (patterns ?? []).some((p) => (p.includes('*') ? new RegExp(`^${p.split('*').map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name) : p === name));
 }
 
-const named = (f: SourceFile) => f.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance');
-const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
-const checkText = (ms: LeanMessage[] | undefined) => ms?.find((m) => m.severity === 'info')?.text;
-const afterName = (text: string | undefined, name: string) => (text === undefined ? undefined : squash(text.startsWith(name) ? text.slice(name.length) : text).replace(/^:\s*/, ''));
 
 export const verify_proof: ToolImpl<'verify_proof'> = {
   needsLean: () => true,
@@ -101,7 +98,7 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     if (cand.commands.some((c) => c.kind === 'open' && cand.sig.text[c.ownSigStart + 1] === 'private') ||
         cand.commands.some((c) => c.prefixes.some((p) => p.keyword === 'open' && cand.sig.text[p.sigStart + 1] === 'private'))) {
       errors.push("Candidate uses banned 'open private' command");
-      for (const d of named(cand)) failed.add(d.fullName!);
+      for (const d of namedDecls(cand)) failed.add(d.fullName!);
     }
 
     // The statement's types are re-elaborated in the candidate's environment for the defeq check, so
@@ -117,9 +114,9 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     }
 
     // 1. Presence and kind.
-    const byName = new Map(named(cand).map((d) => [d.fullName!, d]));
+    const byName = new Map(namedDecls(cand).map((d) => [d.fullName!, d]));
     const pairs: { exp: SourceDecl; got: SourceDecl }[] = [];
-    for (const exp of named(stmt)) {
+    for (const exp of namedDecls(stmt)) {
       const got = byName.get(exp.fullName!);
       if (!got) fail(exp.fullName!, `Missing required declaration '${exp.fullName}'`);
       else if (got.kind !== exp.kind) fail(exp.fullName!, `Kind mismatch for '${exp.fullName}': candidate has ${got.kind} but expected ${exp.kind}`);
@@ -136,7 +133,7 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     const t2 = performance.now();
     const defeq = req.use_def_eq ? pairs.map((p) => defeqCheck(stmt, p.exp)) : [];
     const candRun = await elaborateContent(req.content, { ...elabOpts, mathlib_options: req.mathlib_options }, ctx, {
-      axiomsOf: (f) => named(f),
+      axiomsOf: namedDecls,
       probes: () => [...pairs.map((p) => `#check @${p.got.fullName}`), ...defeq.flatMap((c) => (c ? [c] : []))],
     });
     const candidateMs = performance.now() - t2;
@@ -145,27 +142,23 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     warnings.push(...candRun.toolWarnings);
 
     if (!candRun.failure) {
-      for (const d of named(candRun.file)) {
+      for (const d of namedDecls(candRun.file)) {
         const name = d.fullName!;
         const allowed = permits(req.permitted_sorries, name);
-        const [from, to] = commandLines(candRun.file, d.command);
-        const inside = candRun.messages.filter((m) => m.pos.line >= from && m.pos.line <= to);
-        const axioms = candRun.axioms.get(name) ?? [];
         if (d.modifiers.words.includes('unsafe') || d.modifiers.words.includes('partial')) fail(name, `Unsafe function '${name}' detected`);
         if (allowed) continue;
-        if (inside.some((m) => m.severity === 'error') || inside.some(isSorryWarning) || axioms.includes('sorryAx')) {
-          fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
-        }
-        for (const a of axioms) {
-          if (a !== 'sorryAx' && !STANDARD_AXIOMS.has(a) && !permits(req.permitted_sorries, a)) fail(name, `In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
+        const v = declVerdict(candRun, d);
+        if (v.hasErrors || v.usesSorry) fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
+        for (const a of v.foreignAxioms) {
+          if (!permits(req.permitted_sorries, a)) fail(name, `In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
         }
       }
       // Types (and values of non-sorried definitions).
       let next = pairs.length;
       pairs.forEach((p, i) => {
         const name = p.exp.fullName!;
-        const expected = afterName(checkText(stmtRun.probes[i]), name);
-        const got = afterName(checkText(candRun.probes[i]), name);
+        const expected = checkedType(stmtRun.probes[i], name);
+        const got = checkedType(candRun.probes[i], name);
         let mismatch: boolean;
         if (req.use_def_eq) {
           const probe = defeq[i] ? candRun.probes[next++] : undefined;
