@@ -8,7 +8,7 @@ import {
   CONTINUATION_KEYWORDS, DECL_KEYWORDS, EXPECTS_MORE, HARD_COMMAND_KEYWORDS, HASH_COMMANDS, IN_PREFIX_COMMANDS, MODIFIERS,
   OPENER_SET, CLOSERS, SOFT_COMMAND_KEYWORDS,
 } from './keywords.ts';
-import type { SigTokens } from './significant.ts';
+import { isCloser, isOpener, type SigTokens } from './significant.ts';
 
 export type CommandKind =
   | 'declaration' | 'namespace' | 'section' | 'end' | 'mutual' | 'open' | 'set_option' | 'variable' | 'universe'
@@ -103,8 +103,8 @@ export function skipDeclPrefix(sig: SigTokens, k: number): number {
       let depth = 0;
       for (; j < sig.length; j++) {
         const t = sig.text[j]!;
-        if (sig.kind[j] === 'symbol' && OPENER_SET.has(t)) depth++;
-        else if (sig.kind[j] === 'symbol' && CLOSERS.has(t) && --depth === 0) { j++; break; }
+        if (isOpener(sig, j)) depth++;
+        else if (isCloser(sig, j) && --depth === 0) { j++; break; }
       }
       continue;
     }

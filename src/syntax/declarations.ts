@@ -4,8 +4,8 @@
  */
 import type { Command, Span } from './commands.ts';
 import { skipDeclPrefix } from './commands.ts';
-import { CLOSERS, MODIFIERS, OPENER_SET } from './keywords.ts';
-import type { SigTokens } from './significant.ts';
+import { MODIFIERS } from './keywords.ts';
+import { isCloser, isOpener, type SigTokens } from './significant.ts';
 
 export type DeclKind =
   | 'theorem' | 'def' | 'abbrev' | 'axiom' | 'opaque' | 'structure' | 'class' | 'class inductive' | 'inductive'
@@ -53,12 +53,6 @@ const KIND_OF: Record<string, DeclKind> = {
 const TRAILING = new Set(['termination_by', 'termination_by?', 'decreasing_by', 'partial_fixpoint', 'where', 'deriving']);
 const LET_LIKE = new Set(['let', 'have', 'haveI', 'letI', 'let_fun', 'set']);
 
-function isOpener(sig: SigTokens, k: number): boolean {
-  return sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
-}
-function isCloser(sig: SigTokens, k: number): boolean {
-  return sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);
-}
 
 /** Does the line starting at significant token k (depth 0) contain `=>` before its end? (equation alternative) */
 function lineHasArrow(sig: SigTokens, k: number, end: number): boolean {

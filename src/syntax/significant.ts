@@ -4,6 +4,7 @@
  * exact for indentation since leading whitespace is ASCII) and whether the token is the
  * first on its line.
  */
+import { CLOSERS, OPENER_SET } from './keywords.ts';
 import type { Token } from './lexer.ts';
 
 export interface SigTokens {
@@ -17,3 +18,7 @@ export interface SigTokens {
   length: number;
 }
 
+/** Is token k an opening bracket (`(`, `[`, `⟨`, `@[`…)? */
+export const isOpener = (sig: SigTokens, k: number): boolean => sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
+/** Is token k a closing bracket? */
+export const isCloser = (sig: SigTokens, k: number): boolean => sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);

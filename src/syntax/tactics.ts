@@ -4,8 +4,7 @@
  * level), and `sorry`/`admit` positions. Works on the significant tokens of a file.
  */
 import type { Span } from './commands.ts';
-import { CLOSERS, OPENER_SET } from './keywords.ts';
-import type { SigTokens } from './significant.ts';
+import { isCloser, isOpener, type SigTokens } from './significant.ts';
 
 export interface TacticItem extends Span {
   sigStart: number;
@@ -45,15 +44,13 @@ const HAVE_WORDS = new Set<string>(['have', 'haveI', "have'", 'obtain', 'suffice
 /** Tactics whose argument is itself a tactic sequence starting right after them. */
 const SEQ_TAKING = new Set(['all_goals', 'any_goals', 'focus', 'try', 'repeat', "repeat'", 'classical', 'with_reducible', 'iterate', 'on_goal', 'pick_goal', 'case', "case'", 'next', '·', '.']);
 
-const opener = (sig: SigTokens, k: number) => sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
-const closer = (sig: SigTokens, k: number) => sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);
 
 /** The end (exclusive) of the bracket group containing k, or `limit`. */
 function groupEnd(sig: SigTokens, k: number, limit: number): number {
   let d = 0;
   for (let j = k; j < limit; j++) {
-    if (opener(sig, j)) d++;
-    else if (closer(sig, j) && --d < 0) return j;
+    if (isOpener(sig, j)) d++;
+    else if (isCloser(sig, j) && --d < 0) return j;
   }
   return limit;
 }
@@ -75,8 +72,8 @@ export function parseTacticBlock(sig: SigTokens, afterK: number, limit: number):
     if (endK > itemStart) items.push(parseItem(sig, itemStart, endK));
   };
   for (j = first + 1; j < limit; j++) {
-    if (opener(sig, j)) { depth++; continue; }
-    if (closer(sig, j)) {
+    if (isOpener(sig, j)) { depth++; continue; }
+    if (isCloser(sig, j)) {
       if (--depth < 0) break;
       continue;
     }
@@ -161,8 +158,8 @@ export function findHaves(sig: SigTokens, from: number, to: number, tacticRanges
     let colon = -1;
     let assign = -1;
     for (let j = k + 1; j < to; j++) {
-      if (opener(sig, j)) { d++; continue; }
-      if (closer(sig, j)) {
+      if (isOpener(sig, j)) { d++; continue; }
+      if (isCloser(sig, j)) {
         if (--d < 0) { end = j; break; }
         continue;
       }

@@ -8,7 +8,7 @@
  *     (A→B and B→C leave A as B).
  * Local binders that share a renamed declaration's name are renamed too (no binder analysis).
  */
-import { CLOSERS, OPENER_SET } from '../syntax/keywords.ts';
+import { isCloser, isOpener } from '../syntax/significant.ts';
 import { applyEdits, replace, type TextEdit } from '../syntax/edits.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { parseSource, splitName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
@@ -25,8 +25,8 @@ export function constructors(file: SourceFile, d: SourceDecl): string[] {
     let depth = 0;
     for (let k = from; k < to; k++) {
       const t = sig.text[k]!;
-      if (sig.kind[k] === 'symbol' && OPENER_SET.has(t)) depth++;
-      else if (sig.kind[k] === 'symbol' && CLOSERS.has(t)) depth = Math.max(0, depth - 1);
+      if (isOpener(sig, k)) depth++;
+      else if (isCloser(sig, k)) depth = Math.max(0, depth - 1);
       else if (depth === 0 && t === '|' && sig.kind[k + 1] === 'ident') out.push(`${d.fullName}.${sig.text[k + 1]}`);
     }
   } else if (d.kind === 'structure' || d.kind === 'class') {

@@ -20,7 +20,7 @@
 import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { ServiceError } from '../errors.ts';
-import { CLOSERS, OPENER_SET } from '../syntax/keywords.ts';
+import { isCloser, isOpener } from '../syntax/significant.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { checkedType, declVerdict, elaborateContent, squash } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
@@ -35,12 +35,12 @@ export function piType(file: SourceFile, d: SourceDecl): string | undefined {
   const binders: string[] = [];
   while (k < sig.length && sig.start[k]! < d.signatureSpan.end) {
     const t = sig.text[k]!;
-    if (sig.kind[k] === 'symbol' && OPENER_SET.has(t) && t !== '⟨') {
+    if (isOpener(sig, k) && t !== '⟨') {
       const from = k;
       let depth = 0;
       for (; k < sig.length; k++) {
-        if (sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!)) depth++;
-        else if (sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!) && --depth === 0) break;
+        if (isOpener(sig, k)) depth++;
+        else if (isCloser(sig, k) && --depth === 0) break;
       }
       binders.push(file.text.slice(sig.start[from]!, sig.end[k]!));
       k++;
