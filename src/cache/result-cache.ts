@@ -56,7 +56,7 @@ export class ResultCache {
     return hash('sha256', `${tool}\u0000${environment}\u0000${canonicalJson(rest)}`);
   }
 
-  rawKey(tool: string, rawBody: string): string {
+  #rawKey(tool: string, rawBody: string): string {
     return hash('sha256', `${tool}\u0000${rawBody}`);
   }
 
@@ -68,15 +68,16 @@ export class ResultCache {
   }
 
   /** A byte-identical body seen before whose result is still cached. */
-  getRaw(rawKey: string): CachedResult | undefined {
-    const key = this.#aliases?.get(rawKey);
+  getRaw(tool: string, rawBody: string): CachedResult | undefined {
+    const key = this.#aliases?.get(this.#rawKey(tool, rawBody));
     const v = key === undefined ? undefined : this.#lru?.get(key);
     if (v) this.#hits++;
     return v;
   }
 
-  alias(rawKey: string, key: string): void {
-    if (this.#lru?.has(key)) this.#aliases?.set(rawKey, key);
+  /** Remember that this raw body of `tool` validates to `key` (only while `key` is cached). */
+  alias(tool: string, rawBody: string, key: string): void {
+    if (this.#lru?.has(key)) this.#aliases?.set(this.#rawKey(tool, rawBody), key);
   }
 
   set(key: string, response: object): void {

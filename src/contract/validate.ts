@@ -1,7 +1,7 @@
 /** Turns a raw JSON body into a typed tool request, or a 400 that names every offending field. */
 import type { z } from 'zod';
 import { ServiceError, type ErrorDetail } from '../errors.ts';
-import { TOOLS, type ToolName, type ToolRequest } from './tools.ts';
+import { TOOL_NAMES, TOOLS, type ToolName, type ToolRequest } from './tools.ts';
 
 /** zod issues → `{field, message}` with one entry per unknown key. */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], tool: string): ErrorDetail[] {
@@ -30,6 +30,10 @@ export function describeDetails(details: ErrorDetail[]): string {
  * Validate a body for `tool`. `null` values are treated as absent (clients that
  * serialise unset optionals as null get the defaults), a decision the README records.
  */
+/** The error for a path or stream message naming no tool. */
+export const unknownTool = (tool: string): ServiceError =>
+  new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`);
+
 export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): ToolRequest<T> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new ServiceError('invalid_request', `invalid request for ${tool}: the body must be a JSON object`, {

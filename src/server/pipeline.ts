@@ -59,7 +59,7 @@ export class Pipeline {
 
   /** A byte-identical body seen before: its cached result, without validating again. */
   lookupRaw(tool: string, rawBody: string): CachedResult | undefined {
-    return this.deps.cache.getRaw(this.deps.cache.rawKey(tool, rawBody));
+    return this.deps.cache.getRaw(tool, rawBody);
   }
 
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
@@ -76,7 +76,7 @@ export class Pipeline {
     const hit = this.deps.cache.get(key);
     if (hit) {
       info.cache = 'hit';
-      if (rawBody !== undefined) this.deps.cache.alias(this.deps.cache.rawKey(tool, rawBody), key);
+      if (rawBody !== undefined) this.deps.cache.alias(tool, rawBody, key);
       return { hit };
     }
     info.cache = 'miss';
@@ -99,7 +99,7 @@ export class Pipeline {
         p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
       if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
         this.deps.cache.set(p.key, result);
-        if (rawBody !== undefined) this.deps.cache.alias(this.deps.cache.rawKey(p.tool, rawBody), p.key);
+        if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
       }
       return result;
     } finally {

@@ -1,7 +1,8 @@
 /** HTTP routes: tools (current and earlier path form), environments, status, OpenAPI. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildOpenApi } from '../contract/openapi.ts';
-import { isToolName, TOOL_NAMES } from '../contract/tools.ts';
+import { isToolName } from '../contract/tools.ts';
+import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
 import { ServiceError } from '../errors.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
@@ -38,9 +39,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const runTool = async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
     request.svc = { tool };
     deps.authorize(request);
-    if (!isToolName(tool)) {
-      throw new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`);
-    }
+    if (!isToolName(tool)) throw unknownTool(tool);
     const raw = request.rawBody;
     // Hot path: a byte-identical body whose result is cached is sent as stored JSON.
     const r = raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined;

@@ -9,8 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
 import { streamClientMessage, type StreamEvent } from '../contract/stream.ts';
-import { isToolName, TOOL_NAMES } from '../contract/tools.ts';
-import { describeDetails, issuesToDetails } from '../contract/validate.ts';
+import { isToolName } from '../contract/tools.ts';
+import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
 import { ServiceError } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
@@ -55,7 +55,7 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
         }
         const { id, tool } = msg;
         if (inFlight.has(id)) return fail(id, new ServiceError('invalid_request', `id ${id} is already in flight on this socket`));
-        if (!isToolName(tool)) return fail(id, new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`));
+        if (!isToolName(tool)) return fail(id, unknownTool(tool));
         const ctrl = new AbortController();
         inFlight.set(id, ctrl);
         send({ id, event: 'queued' });
