@@ -9,13 +9,16 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { pino, type Logger } from 'pino';
 import { KeyRing, type Caller } from './admission/keys.ts';
 import { ConcurrencyLimiter } from './admission/limiter.ts';
-import { LeanBackend } from './backend/index.ts';
+import { LeanBackend, type LeanRunner } from './backend/index.ts';
 import type { LaunchSpec } from './backend/process/launch.ts';
 import { ResultCache } from './cache/result-cache.ts';
+import { usesNats } from './cluster/config.ts';
+import type { ClusterNode } from './cluster/node.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
 import { ServiceError } from './errors.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
@@ -27,6 +30,10 @@ import type { ToolTable } from './tools/types.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
+  }
+  interface FastifyInstance {
+    /** This daemon's part in a NATS cluster (front and/or worker); undefined on a single machine. */
+    cluster: ClusterNode | undefined;
   }
 }
 
@@ -40,6 +47,8 @@ export interface AppOptions {
   probe?: Probe;
   /** Override how a REPL is launched (tests: the fake REPL double; never a product backend). */
   launch?: (env: EnvironmentConfig) => LaunchSpec;
+  /** Override the Lean runner tools use (tests: a scripted runner double; never a product backend). */
+  lean?: LeanRunner;
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -69,7 +78,30 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
-  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools(), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds });
+  const tools = { ...builtinTools(), ...opts.tools };
+  const lean = opts.lean ?? backend;
+
+  // --- Scale-out (src/cluster) and metrics (src/metrics): issue 17 ---------------------------
+  // With no NATS URL (the default) nothing here touches the network and the NATS client is not even loaded.
+  let cluster: ClusterNode | undefined;
+  const metrics = new Metrics({ admission: () => limiter.stats(), pools: () => backend.stats(), cache: () => cache.stats(), queues: () => cluster?.queues() ?? [] });
+  if (usesNats(config.cluster)) {
+    const { ClusterNode } = await import('./cluster/node.ts');
+    cluster = await ClusterNode.start({ config: config.cluster, registry, tools, lean, log: logger, frontObserver: metrics.front, workerObserver: metrics.worker });
+  }
+  app.decorate('cluster', cluster);
+  app.addHook('onResponse', async (request, reply) => {
+    const tool = request.svc?.tool;
+    if (tool !== undefined) metrics.request(tool, reply.statusCode, request.svc.cache, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', async (request, reply) => {
+    authorize(request);
+    const m = await metrics.render();
+    return reply.type(m.contentType).send(m.body);
+  });
+  // --------------------------------------------------------------------------------------------
+
+  const pipeline = new Pipeline({ registry, limiter, tools, lean, cache, maxTimeoutSeconds: a.maxTimeoutSeconds, ...(cluster?.front ? { executor: cluster.front } : {}) });
   const startedAt = Date.now();
   let closing = false;
 
@@ -98,12 +130,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     closing = true;
-    // In-flight requests have finished (fastify waits for them); now stop the Lean sessions.
+    // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
+    await cluster?.close();
     await backend.destroy();
   });
   app.addHook('onReady', async () => {
     // Warm the pools of the environments that can run Lean now.
-    if (config.lean.minWarm > 0) for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
+    if (config.lean.minWarm > 0 && config.cluster.role !== 'front') for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
@@ -126,6 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       pools: backend.stats(),
       cache: cache.stats(),
       keys_configured: keys.size,
+      ...(cluster ? { cluster: cluster.status() } : {}),
     }),
   });
   return app;

@@ -25,6 +25,21 @@ export interface PipelineDeps {
   lean: LeanRunner;
   cache: ResultCache;
   maxTimeoutSeconds: number;
+  /** Where admitted work runs: absent = in this process (the single-machine default); the front role injects a cluster one. */
+  executor?: Executor;
+}
+
+/**
+ * Runs an admitted request somewhere else (scale-out, src/cluster). The pipeline keeps
+ * validation, the local cache, admission and the deadline; the executor replaces only the
+ * `impl.run` call, and may answer from a shared cache before admission.
+ */
+export interface Executor {
+  /** A result another node computed (shared cache), looked up after the local cache missed. */
+  lookup?(p: Prepared<ToolName>, signal: AbortSignal): Promise<object | undefined>;
+  /** Whether this node's own environment availability applies (false: the executor's workers decide). */
+  readonly checksLocalAvailability: boolean;
+  run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress'] }): Promise<ToolResponse<T>>;
 }
 
 export interface RunInfo {
@@ -43,6 +58,11 @@ export interface RunOptions {
   info: RunInfo;
   onStarted?: () => void;
   progress?: ToolContext['progress'];
+}
+
+/** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
+export function isCacheable<T extends ToolName>(impl: ToolImpl<T>, result: ToolResponse<T>): boolean {
+  return impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } });
 }
 
 /** A validated request that missed the cache. */
@@ -84,7 +104,16 @@ export class Pipeline {
   }
 
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawBody?: string): Promise<ToolResponse<T>> {
-    if (p.impl.needsLean(p.request)) {
+    const executor = this.deps.executor;
+    if (executor?.lookup) {
+      const shared = await executor.lookup(p, opts.signal);
+      if (shared) {
+        opts.info.cache = 'hit';
+        this.deps.cache.set(p.key, shared);
+        return shared as ToolResponse<T>;
+      }
+    }
+    if ((executor?.checksLocalAvailability ?? true) && p.impl.needsLean(p.request)) {
       const a = this.deps.registry.availability(p.env.name);
       if (!a.available) throw new ServiceError('environment_unavailable', `environment ${p.env.name} cannot run Lean: ${a.reason}`);
     }
@@ -95,9 +124,10 @@ export class Pipeline {
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
-      const result = await withDeadline(seconds, opts.signal, (signal) =>
-        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
-      if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
+      const result = await withDeadline(seconds, opts.signal, (signal) => executor
+        ? executor.run(p, { signal, log: opts.log, deadlineSeconds: seconds, ...(opts.progress ? { progress: opts.progress } : {}) })
+        : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
+      if (isCacheable(p.impl, result)) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
       }

@@ -1,0 +1,308 @@
+/**
+ * The worker: pulls one job whenever one of its `workerSlots` is free (that is the
+ * backpressure: nothing is fetched ahead), preferring the subjects of the headers it
+ * holds warm, then the fallback, then work queued for a header whose holders are busy or
+ * gone. A job runs under its travelling deadline; its outcome is published under the
+ * request's cache key before the job is acknowledged, so a worker dying in between makes
+ * JetStream redeliver a job whose answer the front already has (and ignores).
+ */
+import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
+import type { Subscription } from '@nats-io/transport-node';
+import { withDeadline } from '../admission/deadline.ts';
+import type { LeanRunner } from '../backend/index.ts';
+import { isToolName } from '../contract/tools.ts';
+import { parseToolRequest } from '../contract/validate.ts';
+import type { EnvironmentRegistry } from '../envs/registry.ts';
+import { ServiceError } from '../errors.ts';
+import type { Log } from '../log.ts';
+import { toServiceError } from '../server/error-handler.ts';
+import { isCacheable } from '../server/pipeline.ts';
+import type { ToolImpl, ToolTable } from '../tools/types.ts';
+import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import type { Membership } from './membership.ts';
+import { decode, encode, type Heartbeat, type Job, type Outcome } from './messages.ts';
+import { keyId, requestHeader, workKey, type WorkKey } from './names.ts';
+
+export interface WorkerDeps {
+  registry: EnvironmentRegistry;
+  tools: ToolTable;
+  lean: LeanRunner;
+  log: Log;
+  observer?: { redelivered(): void; ran(tool: string, status: string, seconds: number): void };
+}
+
+interface Running {
+  ctrl: AbortController;
+  consumer: string;
+}
+
+export class ClusterWorker {
+  #free: number;
+  #running = new Map<string, Running>();
+  /** Keys held warm, most recent first (`<env token>.<hash>` → key). */
+  #warm = new Map<string, WorkKey>();
+  #consumers = new Map<string, Consumer>();
+  /** Since when a consumer has had work waiting that we did not take (for stealing). */
+  #waitingSince = new Map<string, number>();
+  #cancelled = new Set<string>();
+  #done = 0;
+  #closed = false;
+  #wake: (() => void) | undefined;
+  #subs: Subscription[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #loop: Promise<void> | undefined;
+  readonly #warmLimit: number;
+
+  constructor(private readonly c: ClusterConnection, private readonly members: Membership, private readonly nodeId: string, private readonly deps: WorkerDeps) {
+    this.#free = c.config.workerSlots;
+    this.#warmLimit = Math.max(1, c.config.workerSlots);
+  }
+
+  start(): void {
+    const { nc, names } = this.c;
+    this.#subs.push(nc.subscribe(names.kick, { callback: () => this.#wake?.() }));
+    this.#subs.push(nc.subscribe(names.cancelAll, {
+      callback: (_e, msg) => {
+        const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+        const r = this.#running.get(id);
+        if (r) r.ctrl.abort(new ServiceError('cancelled', 'cancelled by the front'));
+        else {
+          // Not (yet) here: remember it, so the job is dropped if it reaches us later.
+          if (this.#cancelled.size >= 10_000) this.#cancelled.clear();
+          this.#cancelled.add(id);
+        }
+      },
+    }));
+    this.#heartbeat();
+    this.#timer = setInterval(() => this.#heartbeat(), this.c.config.heartbeatMs);
+    this.#loop = this.#pullLoop().catch((err: unknown) => this.deps.log.error({ err }, 'cluster worker stopped pulling'));
+  }
+
+  #heartbeat(): void {
+    if (this.#closed) return;
+    const running: Record<string, number> = {};
+    for (const r of this.#running.values()) running[r.consumer] = (running[r.consumer] ?? 0) + 1;
+    const hb: Heartbeat = {
+      node: this.nodeId, at: Date.now(), slots: this.c.config.workerSlots, busy: this.#running.size,
+      warm: [...this.#warm.keys()], running, done: this.#done,
+      environments: Object.fromEntries(this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available])),
+    };
+    this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
+  }
+
+  async #idle(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+
+  async #pullLoop(): Promise<void> {
+    while (!this.#closed) {
+      if (this.#free === 0) {
+        await this.#idle(1000);
+        continue;
+      }
+      let msg: JsMsg | undefined;
+      try {
+        msg = await this.#pullOne();
+      } catch (err) {
+        if (this.#closed) return;
+        this.deps.log.warn({ err }, 'cluster pull failed; retrying');
+        await this.#idle(500);
+        continue;
+      }
+      if (!msg) {
+        await this.#idle(250);
+        continue;
+      }
+      this.#free--;
+      void this.#run(msg).finally(() => {
+        this.#free++;
+        this.#wake?.();
+      });
+    }
+  }
+
+  /** The consumer to pull from now, in order of preference, and one message from it. */
+  async #pullOne(): Promise<JsMsg | undefined> {
+    const { jsm, names } = this.c;
+    const infos: ConsumerInfo[] = await jsm.consumers.list(names.stream).next();
+    const now = Date.now();
+    const byName = new Map(infos.map((i) => [i.name, i]));
+    const candidates: string[] = [];
+    // 1. Headers held warm here: the affinity that makes scale-out pay.
+    for (const k of this.#warm.values()) if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
+    // 2. The fallback: new headers warm on whichever worker is free (the least loaded).
+    if ((byName.get(names.fallbackConsumer)?.num_pending ?? 0) > 0) candidates.push(names.fallbackConsumer);
+    // 3. Someone else's header: taken only when its holders are gone or have let it wait.
+    // 4. Deliveries no live worker is running (their worker died): taken once ack_wait lets them go.
+    for (const i of infos) {
+      const orphaned = i.num_ack_pending > this.members.running(i.name);
+      if (i.num_pending > 0 || orphaned) {
+        const since = this.#waitingSince.get(i.name) ?? now;
+        this.#waitingSince.set(i.name, since);
+        const holders = i.name === names.fallbackConsumer ? [] : this.members.holders(i.config.filter_subject?.slice(names.prefix.length + 6) ?? '');
+        const stale = now - since >= (orphaned && i.num_pending === 0 ? this.c.config.heartbeatMs * 2 : this.c.config.stealAfterMs);
+        if (!candidates.includes(i.name) && (stale || (i.num_pending > 0 && holders.length === 0))) candidates.push(i.name);
+      } else this.#waitingSince.delete(i.name);
+    }
+    for (const name of candidates) {
+      const consumer = await this.#consumer(name);
+      // The message is there (or being redelivered): a short wait at most. 1 s is the client's minimum.
+      const msg = await consumer.next({ expires: 1000 });
+      if (msg) {
+        this.#waitingSince.delete(name);
+        return msg;
+      }
+    }
+    return undefined;
+  }
+
+  async #consumer(name: string): Promise<Consumer> {
+    let c = this.#consumers.get(name);
+    if (!c) {
+      c = await this.c.js.consumers.get(this.c.names.stream, name);
+      this.#consumers.set(name, c);
+    }
+    return c;
+  }
+
+  async #publish(job: Job, outcome: Outcome): Promise<void> {
+    try {
+      this.c.nc.publish(this.c.names.outcome(job.key), encode(outcome));
+    } catch (err) {
+      // Most likely larger than the server's max_payload: the front must still get an answer.
+      this.c.nc.publish(this.c.names.outcome(job.key), encode({ job: job.id, status: 'error', worker: this.nodeId, error: { code: 'internal', message: `the result cannot travel over NATS: ${(err as Error).message}` } } satisfies Outcome));
+    }
+    await this.c.nc.flush();
+  }
+
+  async #run(msg: JsMsg): Promise<void> {
+    let job: Job;
+    try {
+      job = decode<Job>(msg.data);
+    } catch {
+      msg.term(); // not a job: never redeliver it
+      return;
+    }
+    const consumer = msg.info.stream ? this.#consumerOf(msg) : '';
+    if (msg.info.deliveryCount > 1) this.deps.observer?.redelivered();
+    const fail = async (code: ServiceError['code'], message: string) => {
+      await this.#publish(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } });
+      msg.ack();
+    };
+    if (this.#cancelled.delete(job.id)) return fail('cancelled', 'cancelled before it started');
+    const remainingMs = job.deadlineAt - Date.now();
+    if (remainingMs <= 0) return fail('timeout', `the request exceeded its deadline of ${job.deadlineSeconds} s while queued`);
+    if (msg.info.deliveryCount > 1) {
+      // A redelivery: the earlier worker may have finished and died before acknowledging.
+      const e = await this.c.cache.get(job.key).catch(() => null);
+      if (e && e.operation === 'PUT' && e.value.length) {
+        await this.#publish(job, { job: job.id, status: 'ok', result: decode<object>(e.value), cacheable: true, worker: this.nodeId });
+        msg.ack();
+        return;
+      }
+    }
+    const ctrl = new AbortController();
+    this.#running.set(job.id, { ctrl, consumer });
+    // Tell JetStream we are alive while the job runs, so ack_wait only catches dead workers.
+    const working = setInterval(() => msg.working(), Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3));
+    const t0 = performance.now();
+    let status = 'ok';
+    try {
+      const outcome = await this.#execute(job, ctrl.signal, remainingMs / 1000);
+      if (outcome.status === 'error') status = outcome.error.code;
+      if (outcome.status === 'ok' && outcome.cacheable) await this.c.cache.put(job.key, encode(outcome.result)).catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
+      if (this.#closed && ctrl.signal.aborted) return; // killed: leave the job to be redelivered
+      await this.#publish(job, outcome);
+      msg.ack();
+      this.#done++;
+      await this.#releaseClaim(job);
+    } finally {
+      clearInterval(working);
+      this.#running.delete(job.id);
+      this.deps.observer?.ran(job.tool, status, (performance.now() - t0) / 1000);
+    }
+  }
+
+  #consumerOf(msg: JsMsg): string {
+    const { names } = this.c;
+    return msg.subject === names.fallbackSubject ? names.fallbackConsumer : `k_${msg.subject.slice(names.prefix.length + 6).replace('.', '_')}`;
+  }
+
+  async #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
+    try {
+      if (!isToolName(job.tool)) throw new ServiceError('invalid_request', `unknown tool ${job.tool}`);
+      const request = parseToolRequest(job.tool, job.request);
+      const env = this.deps.registry.get(job.environment);
+      if (!env) throw new ServiceError('unknown_environment', `environment ${job.environment} is not configured on worker ${this.nodeId}`);
+      const impl = this.deps.tools[job.tool] as ToolImpl<typeof job.tool> | undefined;
+      if (!impl) throw new ServiceError('not_implemented', `the tool ${job.tool} is not implemented by worker ${this.nodeId}`);
+      const needsLean = impl.needsLean(request);
+      if (needsLean) {
+        const a = this.deps.registry.availability(env.name);
+        if (!a.available) throw new ServiceError('environment_unavailable', `environment ${env.name} cannot run Lean on worker ${this.nodeId}: ${a.reason}`);
+        await this.#warmUp(workKey(env.name, requestHeader(request as { content?: unknown; ignore_imports?: unknown }, env.imports)));
+      }
+      const progress = job.progress
+        ? (e: { stage: string; done?: number; total?: number }) => this.c.nc.publish(this.c.names.progress(job.id), encode(e))
+        : () => {};
+      const log = this.deps.log.child({ job: job.id, tool: job.tool });
+      const result = await withDeadline(seconds, cancel, (signal) => impl.run(request, { env, signal, log, lean: this.deps.lean, progress }));
+      return { job: job.id, status: 'ok', result, cacheable: isCacheable(impl, result), worker: this.nodeId };
+    } catch (err) {
+      const se = toServiceError(err);
+      if (se.code === 'internal') this.deps.log.error({ err, job: job.id }, 'cluster job failed');
+      return { job: job.id, status: 'error', worker: this.nodeId, error: se.toBody().error };
+    }
+  }
+
+  /** This header is (about to be) warm here: pull its subject from now on and tell the fronts. */
+  async #warmUp(k: WorkKey): Promise<void> {
+    const id = keyId(k);
+    const had = this.#warm.delete(id);
+    this.#warm.set(id, k);
+    // Most recent first, bounded like the sessions that hold the headers.
+    const order = [...this.#warm].reverse();
+    this.#warm = new Map(order.slice(0, this.#warmLimit));
+    if (!had) {
+      await ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config);
+      this.#heartbeat();
+    }
+  }
+
+  async #releaseClaim(job: Job): Promise<void> {
+    // The front normally frees the key; a front that died cannot.
+    const e = await this.c.inflight.get(job.key).catch(() => null);
+    if (e && e.operation === 'PUT' && decode<{ job: string }>(e.value).job === job.id) await this.c.inflight.delete(job.key, { previousSeq: e.revision }).catch(() => {});
+  }
+
+  stats() {
+    return { node: this.nodeId, slots: this.c.config.workerSlots, busy: this.#running.size, warm: [...this.#warm.keys()], done: this.#done };
+  }
+
+  /** Stop pulling; let running jobs finish (they still answer). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#wake?.();
+    for (const s of this.#subs) s.unsubscribe();
+    while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
+    await this.#loop;
+  }
+
+  /** Like a crash: stop at once, answer nothing, acknowledge nothing (tests, and shutdown past the drain timeout). */
+  kill(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#wake?.();
+    for (const s of this.#subs) s.unsubscribe();
+    for (const r of this.#running.values()) r.ctrl.abort(new ServiceError('cancelled', 'worker stopped'));
+  }
+}
