@@ -1,0 +1,53 @@
+/**
+ * Header affinity against a real nats-server: once a worker holds a header warm, the
+ * front routes that header's requests to its subject and that worker takes them. The
+ * Lean part is the scripted runner double (test/tools/runner.ts); the tool is the real
+ * `check`. Skips, saying why, when nats-server is not installed.
+ */
+import t from 'tap';
+import { TEST_ENV } from '../helpers.ts';
+import { scriptedRunner } from '../tools/runner.ts';
+import { clusterApp, until } from './fixtures.ts';
+import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
+
+const bin = natsServerPath();
+if (!bin) {
+  t.comment(`skipping the affinity test: ${NO_NATS_REASON}`);
+  t.pass('skipped: nats-server absent');
+} else {
+  t.test('requests for a warm header go to the worker that holds it', async (t) => {
+    const nats = await startNatsServer(bin);
+    t.teardown(() => nats.stop());
+    const prefix = 'affinity';
+    const runners = { wa: scriptedRunner(() => ({})), wb: scriptedRunner(() => ({})) };
+    const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, lean: runners.wa });
+    const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, lean: runners.wb });
+    const front = await clusterApp(nats.url, 'f1', 'front', { prefix });
+    t.teardown(async () => {
+      await front.close();
+      await a.close();
+      await b.close();
+    });
+    const workers = () => front.cluster!.status().workers as { node: 'wa' | 'wb'; warm: string[] }[];
+    await until(() => workers().length === 2, 10_000, 'two workers');
+    const check = (header: string, i: number) => front.inject({
+      method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ content: `${header}\n\ntheorem t${i} : True := trivial\n`, environment: TEST_ENV, ignore_imports: false }),
+    });
+    const ranHeader = (w: 'wa' | 'wb', header: string) => runners[w].jobs.filter((j) => j.header.trim() === header).length;
+
+    // First sight of the header: the fallback subject, taken by whichever worker is free.
+    t.equal((await check('import Foo', 0)).statusCode, 200);
+    const holder = ranHeader('wa', 'import Foo') === 1 ? 'wa' : 'wb';
+    const other = holder === 'wa' ? 'wb' : 'wa';
+    t.equal(ranHeader(holder, 'import Foo'), 1, `the first request ran on ${holder}`);
+    await until(() => workers().some((w) => w.node === holder && w.warm.length === 1), 5000, 'the holder to advertise its warm header');
+
+    for (let i = 1; i <= 6; i++) t.equal((await check('import Foo', i)).statusCode, 200);
+    t.equal(ranHeader(holder, 'import Foo'), 7, 'every later request for the header ran on its holder');
+    t.equal(ranHeader(other, 'import Foo'), 0, 'none on the other worker');
+    const metrics = (await front.inject({ method: 'GET', url: '/metrics' })).body;
+    t.match(metrics, /lean_tool_cluster_jobs_total\{route="warm"\} 6/, 'six routed to the warm subject');
+    t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 1/, 'one to the fallback');
+  });
+}
