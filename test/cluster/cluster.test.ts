@@ -73,7 +73,7 @@ if (!bin) {
     const nc = await connect({ servers: nats.url });
     t.teardown(() => nc.close());
     const outcomes: string[] = [];
-    nc.subscribe(`${prefix}.outcome.*`, { callback: (_e, m) => outcomes.push(m.string()) });
+    nc.subscribe(`${prefix}.outcome.*`, { callback: (_e, m) => void outcomes.push(m.string()) });
     await until(() => out.includes('ready') && workersSeen(front) === 1, 30_000, 'the child worker');
     const answer = front.inject(post('theorem doomed : True := trivial\n'));
     await until(() => out.includes('started'), 10_000, 'the job to start on the child');
