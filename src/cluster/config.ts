@@ -36,7 +36,7 @@ export const clusterConfig = z.strictObject({
 
 export type ClusterConfig = z.output<typeof clusterConfig>;
 
-/** Environment variables over the file: LEAN_TOOL_ROLE, NATS_URL, LEAN_TOOL_NODE_ID, LEAN_TOOL_WORKER_SLOTS. */
+/** Environment variables over the file: LEAN_TOOL_ROLE, NATS_URL, LEAN_TOOL_NODE_ID, LEAN_TOOL_WORKER_SLOTS, LEAN_TOOL_NATS_REPLICAS. */
 export function applyClusterEnv(c: ClusterConfig, env: NodeJS.ProcessEnv): void {
   if (env.LEAN_TOOL_ROLE) {
     if (!(ROLES as readonly string[]).includes(env.LEAN_TOOL_ROLE)) throw new Error(`LEAN_TOOL_ROLE must be one of ${ROLES.join(', ')}, got ${env.LEAN_TOOL_ROLE}`);
@@ -51,6 +51,11 @@ export function applyClusterEnv(c: ClusterConfig, env: NodeJS.ProcessEnv): void 
     const n = Number(env.LEAN_TOOL_WORKER_SLOTS);
     if (!Number.isInteger(n) || n < 1) throw new Error(`LEAN_TOOL_WORKER_SLOTS must be a positive integer, got ${env.LEAN_TOOL_WORKER_SLOTS}`);
     c.workerSlots = n;
+  }
+  if (env.LEAN_TOOL_NATS_REPLICAS) {
+    const n = Number(env.LEAN_TOOL_NATS_REPLICAS);
+    if (!Number.isInteger(n) || n < 1 || n > 5) throw new Error(`LEAN_TOOL_NATS_REPLICAS must be an integer 1-5, got ${env.LEAN_TOOL_NATS_REPLICAS}`);
+    c.replicas = n;
   }
   if (c.role !== 'both' && !c.natsUrl) throw new Error(`the ${c.role} role needs a NATS server: set NATS_URL or cluster.natsUrl`);
 }
