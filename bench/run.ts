@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { clusterScenario } from './scenarios/cluster.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
@@ -19,6 +20,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'lean-path': () => leanPathScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
+  cluster: () => clusterScenario(),
 };
 
 const args = process.argv.slice(2);

@@ -73,10 +73,16 @@ export class ClusterFront implements Executor {
     const outcomes = new Listener<Outcome>(nc, names.outcome(p.key));
     let progressSub: Listener<ProgressEvent> | undefined;
     try {
-      const cached = await this.#shared(p.key);
-      if (cached) return { job: 'cache', status: 'ok', result: cached, cacheable: true, worker: 'cache' };
       const jobId = randomUUID().replaceAll('-', '');
-      const claim = await inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch(() => undefined);
+      // Both at once (one round trip): a result that appeared meanwhile wins over our claim.
+      const [cached, claim] = await Promise.all([
+        this.#shared(p.key),
+        inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch(() => undefined),
+      ]);
+      if (cached) {
+        if (claim !== undefined) void inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
+        return { job: 'cache', status: 'ok', result: cached, cacheable: true, worker: 'cache' };
+      }
       if (claim === undefined) {
         // Someone else is computing this request: wait for their outcome.
         this.#submitted.joined++;
@@ -108,7 +114,8 @@ export class ClusterFront implements Executor {
       }
       this.#submitted[warm ? 'warm' : 'fallback']++;
       this.opts.observer?.submitted(warm ? 'warm' : 'fallback');
-      nc.publish(names.kick);
+      // The subject rides along: an idle worker pulling it can fetch at once without looking at every queue.
+      nc.publish(names.kick, subject);
       try {
         // Ours: its own error, or anyone's success for this key (the same result).
         return await outcomes.next((o) => o.job === jobId || o.status === 'ok', ctx.signal);
@@ -117,7 +124,8 @@ export class ClusterFront implements Executor {
         nc.publish(names.cancel(jobId));
         throw e;
       } finally {
-        await inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
+        // Not awaited: the answer need not wait for the key to be freed (the worker frees it too).
+        void inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
       }
     } finally {
       outcomes.close();

@@ -45,6 +45,8 @@ export class ClusterWorker {
   /** Since when a consumer has had work waiting that we did not take (for stealing). */
   #waitingSince = new Map<string, number>();
   #cancelled = new Set<string>();
+  /** The subject of the latest job queued (from the front's kick). */
+  #hint: string | undefined;
   #done = 0;
   #closed = false;
   #wake: (() => void) | undefined;
@@ -60,7 +62,12 @@ export class ClusterWorker {
 
   start(): void {
     const { nc, names } = this.c;
-    this.#subs.push(nc.subscribe(names.kick, { callback: () => this.#wake?.() }));
+    this.#subs.push(nc.subscribe(names.kick, {
+      callback: (_e, msg) => {
+        this.#hint = msg.string();
+        this.#wake?.();
+      },
+    }));
     this.#subs.push(nc.subscribe(names.cancelAll, {
       callback: (_e, msg) => {
         const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
@@ -131,6 +138,18 @@ export class ClusterWorker {
   /** The consumer to pull from now, in order of preference, and one message from it. */
   async #pullOne(): Promise<JsMsg | undefined> {
     const { jsm, names } = this.c;
+    // Fast path: a job was just queued on a subject this worker serves first (the fallback or a
+    // warm key's): fetch it directly, without listing every queue.
+    const hint = this.#hint;
+    this.#hint = undefined;
+    if (hint !== undefined) {
+      const warm = [...this.#warm.values()].find((k) => names.workSubject(k) === hint);
+      const name = hint === names.fallbackSubject ? names.fallbackConsumer : warm ? names.keyConsumer(warm) : undefined;
+      if (name) {
+        const msg = await (await this.#consumer(name)).next({ expires: 1000 });
+        if (msg) return msg;
+      }
+    }
     const infos: ConsumerInfo[] = await jsm.consumers.list(names.stream).next();
     const now = Date.now();
     const byName = new Map(infos.map((i) => [i.name, i]));
