@@ -1,15 +1,15 @@
 /**
  * Scale-out on loopback: a front (this process) and 1, 2 and 4 worker processes (the real
  * daemon, `LEAN_TOOL_ROLE=worker`, one slot each) over a real nats-server with JetStream.
- * The workload is CPU-bound and needs no Lean: theorem2sorry with `reparse: false` over a
- * generated file of a few hundred theorems, every request unique (no cache hits anywhere).
+ * The workload is CPU-bound and needs no Lean: rename of every theorem of a generated file
+ * of a few hundred theorems, `reparse: false`, every request unique (no cache hits anywhere).
  * Figures: throughput per worker count and scaling efficiency against one worker; and the
  * front's added latency per request against the single-machine daemon (sequential requests).
  * Read the efficiency against the machine's core count: the front, NATS and the workers
  * share those cores.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ function workload(n: number, salt: number): string {
   return parts.join('');
 }
 /** A stand-in tool for the queue-only phase: waits, uses no CPU, returns the content unchanged. */
-function waitTool(ms: number): ToolImpl<'theorem2sorry'> {
+function waitTool(ms: number): ToolImpl<'rename'> {
   return {
     needsLean: () => false,
     run: async (req) => {
@@ -43,7 +43,21 @@ function waitTool(ms: number): ToolImpl<'theorem2sorry'> {
     },
   };
 }
-const body = (salt: number, n = THEOREMS) => ({ content: workload(n, salt), environment: 'bench', reparse: false });
+/** CPU milliseconds (user + system) a process has used, from /proc/<pid>/stat (0 where there is no /proc). */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks: 100 per second on Linux
+  } catch {
+    return 0;
+  }
+}
+/** rename of every theorem (reparse false): the heaviest structural tool per byte sent, so the work sits in the workers. */
+const body = (salt: number, n = THEOREMS) => ({
+  content: workload(n, salt), environment: 'bench', reparse: false,
+  declarations: Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}_${salt}`, `u${i}_${salt}`])),
+});
 
 async function listen(app: FastifyInstance) {
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -72,10 +86,10 @@ export async function clusterScenario(): Promise<ScenarioResult> {
   // Single machine (no NATS): the reference for added latency.
   const single = await buildApp({ config: baseConfig({}), logger: false, probe: () => ({ available: false, reason: 'benchmark: no Lean' }) });
   const sp = await listen(single);
-  for (let i = 0; i < 10; i++) await sp.post('/api/v1/theorem2sorry', body(salt++));
-  const seqSingleHeavy = (await drive(Array.from({ length: 40 }, () => salt++), 1, async (s) => (await sp.post('/api/v1/theorem2sorry', body(s))).status)).latencies;
-  const seqSingleLight = (await drive(Array.from({ length: 200 }, () => salt++), 1, async (s) => (await sp.post('/api/v1/theorem2sorry', body(s, 1))).status)).latencies;
-  const singleRun = await drive(Array.from({ length: REQUESTS }, () => salt++), 4, async (s) => (await sp.post('/api/v1/theorem2sorry', body(s))).status);
+  for (let i = 0; i < 10; i++) await sp.post('/api/v1/rename', body(salt++));
+  const seqSingleHeavy = (await drive(Array.from({ length: 40 }, () => salt++), 1, async (s) => (await sp.post('/api/v1/rename', body(s))).status)).latencies;
+  const seqSingleLight = (await drive(Array.from({ length: 200 }, () => salt++), 1, async (s) => (await sp.post('/api/v1/rename', body(s, 1))).status)).latencies;
+  const singleRun = await drive(Array.from({ length: REQUESTS }, () => salt++), 4, async (s) => (await sp.post('/api/v1/rename', body(s))).status);
   sp.close();
   await single.close();
 
@@ -96,19 +110,30 @@ export async function clusterScenario(): Promise<ScenarioResult> {
         await new Promise((r) => setTimeout(r, 100));
       }
       // Warm every worker's JIT before measuring.
-      await drive(Array.from({ length: 8 * n }, () => salt++), 2 * n, async (s) => (await fp.post('/api/v1/theorem2sorry', body(s))).status);
+      await drive(Array.from({ length: 8 * n }, () => salt++), 2 * n, async (s) => (await fp.post('/api/v1/rename', body(s))).status);
       if (n === 1) {
-        figures.seqFrontHeavy = stats((await drive(Array.from({ length: 40 }, () => salt++), 1, async (s) => (await fp.post('/api/v1/theorem2sorry', body(s))).status)).latencies);
-        figures.seqFrontLight = stats((await drive(Array.from({ length: 200 }, () => salt++), 1, async (s) => (await fp.post('/api/v1/theorem2sorry', body(s, 1))).status)).latencies);
+        figures.seqFrontHeavy = stats((await drive(Array.from({ length: 40 }, () => salt++), 1, async (s) => (await fp.post('/api/v1/rename', body(s))).status)).latencies);
+        figures.seqFrontLight = stats((await drive(Array.from({ length: 200 }, () => salt++), 1, async (s) => (await fp.post('/api/v1/rename', body(s, 1))).status)).latencies);
       }
       // Twice as many clients as worker slots: every worker always has its next job queued.
-      const run = await drive(Array.from({ length: REQUESTS }, () => salt++), 2 * n, async (s) => (await fp.post('/api/v1/theorem2sorry', body(s))).status);
+      const wcpu0 = workers.reduce((a, w) => a + procCpuMs(w.pid!), 0);
+      const cpu0 = process.cpuUsage();
+      const run = await drive(Array.from({ length: REQUESTS }, () => salt++), 2 * n, async (s) => (await fp.post('/api/v1/rename', body(s))).status);
+      const cpu = process.cpuUsage(cpu0);
+      const workerCpuMs = (workers.reduce((a, w) => a + procCpuMs(w.pid!), 0) - wcpu0) / REQUESTS;
+      // CPU the workers spent per job, and the share of the run's wall time the cluster's processes got.
+      figures[`workerCpuMsPerRequest${n}`] = round(workerCpuMs, 2);
+      figures[`cpuCoresUsed${n}`] = round((workerCpuMs * REQUESTS + (cpu.user + cpu.system) / 1000) / 1000 / run.seconds, 2);
+      // This process is the front and the load generator: an upper bound on the front's CPU per job.
+      const frontCpuMs = (cpu.user + cpu.system) / 1000 / REQUESTS;
+      figures[`frontCpuMsPerRequest${n}`] = round(frontCpuMs, 2);
+      if (n === 1) rows.push(['front + load generator CPU per request', `${round(frontCpuMs, 2)} ms`, `${THEOREMS}-theorem requests (~${Math.round(JSON.stringify(body(0)).length / 1024)} KiB); the workers' CPU is not in it`]);
       const ok = run.statuses.get(200) ?? 0;
       throughput[n] = REQUESTS / run.seconds;
       const lat = stats(run.latencies);
       figures[`workers${n}`] = { seconds: round(run.seconds), reqPerS: round(throughput[n]!, 2), latencyMs: lat, statuses: Object.fromEntries(run.statuses) };
       const eff = throughput[n]! / (n * throughput[1]!);
-      rows.push([`${n} worker process${n > 1 ? 'es' : ''} (1 slot each), ${2 * n} clients`, `${round(throughput[n]!, 1)} req/s; p50 ${round(lat.p50, 1)} ms`, `scaling efficiency ${round(eff * 100, 0)}% of ${n}× one worker; ${ok}/${REQUESTS} ok`]);
+      rows.push([`${n} worker process${n > 1 ? 'es' : ''} (1 slot each), ${2 * n} clients`, `${round(throughput[n]!, 1)} req/s; p50 ${round(lat.p50, 1)} ms`, `scaling efficiency ${round(eff * 100, 0)}% of ${n}× one worker; worker CPU ${round(workerCpuMs, 1)} ms/job; cores used ${figures[`cpuCoresUsed${n}`] as number}; ${ok}/${REQUESTS} ok`]);
       figures[`efficiency${n}`] = round(eff, 3);
     }
   } finally {
@@ -127,13 +152,13 @@ export async function clusterScenario(): Promise<ScenarioResult> {
       const prefix = `wait${n}`;
       const ws: FastifyInstance[] = [];
       for (let i = 0; i < n; i++) {
-        ws.push(await buildApp({ config: baseConfig({ role: 'worker', natsUrl: nats2.url, nodeId: `${prefix}w${i}`, prefix, heartbeatMs: 250, workerSlots: 1 }), logger: false, tools: { theorem2sorry: waitTool(20) } }));
+        ws.push(await buildApp({ config: baseConfig({ role: 'worker', natsUrl: nats2.url, nodeId: `${prefix}w${i}`, prefix, heartbeatMs: 250, workerSlots: 1 }), logger: false, tools: { rename: waitTool(20) } }));
       }
       const f = await buildApp({ config: baseConfig({ role: 'front', natsUrl: nats2.url, nodeId: `${prefix}f`, prefix, heartbeatMs: 250 }), logger: false });
       const p = await listen(f);
       while ((f.cluster!.status().workers as unknown[]).length < n) await new Promise((r) => setTimeout(r, 50));
-      await drive(Array.from({ length: 4 * n }, () => salt++), 2 * n, async (s) => (await p.post('/api/v1/theorem2sorry', body(s, 1))).status);
-      const run = await drive(Array.from({ length: 50 * n }, () => salt++), 2 * n, async (s) => (await p.post('/api/v1/theorem2sorry', body(s, 1))).status);
+      await drive(Array.from({ length: 4 * n }, () => salt++), 2 * n, async (s) => (await p.post('/api/v1/rename', body(s, 1))).status);
+      const run = await drive(Array.from({ length: 50 * n }, () => salt++), 2 * n, async (s) => (await p.post('/api/v1/rename', body(s, 1))).status);
       waitThroughput[n] = (50 * n) / run.seconds;
       const eff = waitThroughput[n]! / (n * waitThroughput[1]!);
       figures[`wait${n}`] = { reqPerS: round(waitThroughput[n]!, 2), ideal: 50 * n, efficiency: round(eff, 3), latencyMs: stats(run.latencies) };
