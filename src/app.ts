@@ -90,9 +90,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     cluster = await ClusterNode.start({ config: config.cluster, registry, tools, lean, log: logger, frontObserver: metrics.front, workerObserver: metrics.worker });
   }
   app.decorate('cluster', cluster);
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback style, not async: no promise per request on the hot (cache-hit) path.
+  app.addHook('onResponse', (request, reply, done) => {
     const tool = request.svc?.tool;
     if (tool !== undefined) metrics.request(tool, reply.statusCode, request.svc.cache, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', async (request, reply) => {
     authorize(request);
@@ -148,7 +150,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
     pipeline,
     version: VERSION,
-    environments: () => registry.list(),
+    environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
     status: () => ({
       status: 'healthy',
       version: VERSION,

@@ -65,6 +65,17 @@ export class ClusterNode {
     this.#queues = infos.map((i) => ({ subject: i.config.filter_subject ?? i.name, pending: i.num_pending, inProgress: i.num_ack_pending, redelivered: i.num_redelivered }));
   }
 
+  /** A front's view of environments: available where a live worker can run Lean for them (the front itself runs none). */
+  environments<E extends { name: string; available: boolean; unavailable_reason?: string }>(local: E[]): E[] {
+    if (!this.front || this.worker) return local;
+    return local.map((e) => {
+      const { unavailable_reason: _r, ...rest } = e;
+      const a = this.members.environmentAvailable(e.name);
+      if (a === true) return { ...rest, available: true } as E;
+      return { ...rest, available: false, unavailable_reason: a === undefined ? 'no live worker in the cluster yet (jobs wait in the queue until one joins)' : 'no live worker in the cluster can run Lean for it' } as E;
+    });
+  }
+
   queues(): QueueDepth[] {
     return this.#queues;
   }

@@ -32,7 +32,8 @@ if (!bin) {
     const ranA = newRan(), ranB = newRan();
     const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, check: reportingCheck('wa', ranA, 100) });
     const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, check: reportingCheck('wb', ranB, 100) });
-    const front = await clusterApp(nats.url, 'f1', 'front', { prefix, check: reportingCheck('front', newRan()) });
+    // The front has no Lean of its own: its probe finds none.
+    const front = await clusterApp(nats.url, 'f1', 'front', { prefix, check: reportingCheck('front', newRan()), probe: () => ({ available: false, reason: 'no Lean on the front (test)' }) });
     t.teardown(async () => {
       await front.close();
       await a.close();
@@ -52,6 +53,9 @@ if (!bin) {
     t.equal(status.cluster.role, 'front');
     t.same(status.cluster.workers.map((w: { node: string }) => w.node).sort(), ['wa', 'wb']);
     t.ok(Array.isArray(status.cluster.queues) && status.cluster.queues.some((q: { subject: string }) => q.subject === 'basic.work.fallback'), 'queue depth per subject');
+    // The workers' environments, as the front sees them (lean-test available on the workers, not on the front itself).
+    const envs = (await front.inject({ method: 'GET', url: '/v1/environments' })).json() as { name: string; available: boolean }[];
+    t.same(envs.map((e) => [e.name, e.available]), [['lean-test', true], ['lean-missing', false]]);
     const metrics = (await front.inject({ method: 'GET', url: '/metrics' })).body;
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 4/);
     t.match(metrics, /lean_tool_requests_total\{tool="check",status="200"\} 4/);

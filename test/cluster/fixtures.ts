@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { LeanRunner } from '../../src/backend/index.ts';
+import type { Probe } from '../../src/envs/registry.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
 import { makeApp, testConfig } from '../helpers.ts';
 
@@ -39,11 +40,12 @@ export const clusterSettings = (url: string, nodeId: string, role: 'front' | 'wo
   role, natsUrl: url, nodeId, ackWaitSeconds: 1, heartbeatMs: 200, missedHeartbeats: 3, stealAfterMs: 500, workerSlots: 1,
 });
 
-export async function clusterApp(url: string, nodeId: string, role: 'front' | 'worker' | 'both', extra: { check?: ToolImpl<'check'>; lean?: LeanRunner; prefix?: string } = {}): Promise<FastifyInstance> {
+export async function clusterApp(url: string, nodeId: string, role: 'front' | 'worker' | 'both', extra: { check?: ToolImpl<'check'>; lean?: LeanRunner; prefix?: string; probe?: Probe } = {}): Promise<FastifyInstance> {
   return makeApp({
     config: testConfig({ cluster: { ...clusterSettings(url, nodeId, role), prefix: extra.prefix ?? 'lean' }, admission: { anonymousConcurrency: 16 } }),
     ...(extra.check ? { tools: { check: extra.check } } : {}),
     ...(extra.lean ? { lean: extra.lean } : {}),
+    ...(extra.probe ? { probe: extra.probe } : {}),
   });
 }
 
