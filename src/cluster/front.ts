@@ -6,6 +6,7 @@
  * and the job's `deadlineAt`.
  */
 import { randomUUID } from 'node:crypto';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { ToolName, ToolResponse } from '../contract/tools.ts';
 import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
@@ -77,7 +78,11 @@ export class ClusterFront implements Executor {
       // Both at once (one round trip): a result that appeared meanwhile wins over our claim.
       const [cached, claim] = await Promise.all([
         this.#shared(p.key),
-        inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch(() => undefined),
+        inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch((err: unknown) => {
+          // Held by someone else: join them. Anything else (NATS unreachable, …) must not leave us waiting.
+          if (err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) return undefined;
+          throw new ServiceError('overloaded', `the cluster cannot take the request now: ${(err as Error).message}`, { retryAfter: 2 });
+        }),
       ]);
       if (cached) {
         if (claim !== undefined) void inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
