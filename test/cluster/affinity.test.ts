@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { TEST_ENV } from '../helpers.ts';
+import type { LeanRunner } from '../../src/backend/index.ts';
 import { scriptedRunner } from '../tools/runner.ts';
 import { clusterApp, until } from './fixtures.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
@@ -20,8 +21,15 @@ if (!bin) {
     t.teardown(() => nats.stop());
     const prefix = 'affinity';
     const runners = { wa: scriptedRunner(() => ({})), wb: scriptedRunner(() => ({})) };
-    const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, lean: runners.wa });
-    const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, lean: runners.wb });
+    // Content with SLOW keeps the worker's only slot busy for 1.5 s (still a scripted double; no Lean result is invented).
+    const slowly = (r: LeanRunner): LeanRunner => ({
+      async elaborate(env, job, ctx) {
+        if (job.commands.some((c) => c.text.includes('SLOW'))) await new Promise((res) => setTimeout(res, 1500));
+        return r.elaborate(env, job, ctx);
+      },
+    });
+    const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, lean: slowly(runners.wa) });
+    const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, lean: slowly(runners.wb) });
     const front = await clusterApp(nats.url, 'f1', 'front', { prefix });
     t.teardown(async () => {
       await front.close();
@@ -30,7 +38,7 @@ if (!bin) {
     });
     const workers = () => front.cluster!.status().workers as { node: 'wa' | 'wb'; warm: string[] }[];
     await until(() => workers().length === 2, 10_000, 'two workers');
-    const check = (header: string, i: number) => front.inject({
+    const check = (header: string, i: number | string) => front.inject({
       method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ content: `${header}\n\ntheorem t${i} : True := trivial\n`, environment: TEST_ENV, ignore_imports: false }),
     });
@@ -49,5 +57,19 @@ if (!bin) {
     const metrics = (await front.inject({ method: 'GET', url: '/metrics' })).body;
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="warm"\} 6/, 'six routed to the warm subject');
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 1/, 'one to the fallback');
+
+    await t.test('a new header warms on the free worker; a burst for a busy holder spills over', async (t) => {
+    // The holder's only slot is busy for 1.5 s with its own header.
+    const busy = check('import Foo', 'SLOW');
+    await until(() => workers().some((w) => w.node === holder && (w as { busy?: number }).busy === 1), 5000, 'the holder to be busy');
+    const t0 = Date.now();
+    t.equal((await check('import Bar', 101)).statusCode, 200);
+    t.equal(ranHeader(other, 'import Bar'), 1, 'a header nobody holds went to the free worker');
+    t.ok(Date.now() - t0 < 1000, 'without waiting for the busy one');
+    t.equal((await check('import Foo', 102)).statusCode, 200);
+    t.equal(ranHeader(other, 'import Foo'), 1, 'the holder was busy: after stealAfterMs the other worker took its header');
+    t.equal((await busy).statusCode, 200);
+    t.equal(ranHeader(holder, 'import Foo'), 8);
+    });
   });
 }
