@@ -21,7 +21,7 @@ export const clusterConfig = z.strictObject({
   workerSlots: z.number().int().positive().default(2),
   /** A job not acknowledged for this long (worker dead) is redelivered; workers extend it while they run. */
   ackWaitSeconds: z.number().positive().default(10),
-  /** Deliveries of one job before JetStream gives up on it (the front's deadline answers then). */
+  /** Deliveries of one job before JetStream gives up on it (the front then answers it with an error). */
   maxDeliver: z.number().int().positive().default(5),
   heartbeatMs: z.number().int().positive().default(1000),
   /** A worker missing this many heartbeats is considered gone. */

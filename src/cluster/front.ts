@@ -10,6 +10,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { ToolName, ToolResponse } from '../contract/tools.ts';
 import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
+import type { Subscription } from '@nats-io/transport-node';
 import type { Executor, Prepared } from '../server/pipeline.ts';
 import type { ToolContext } from '../tools/types.ts';
 import type { ClusterConnection } from './connection.ts';
@@ -29,8 +30,31 @@ export interface FrontObserver {
 export class ClusterFront implements Executor {
   readonly checksLocalAvailability = false;
   #submitted = { warm: 0, fallback: 0, joined: 0 };
+  /** Our queued jobs by stream sequence, for JetStream's max-deliveries advisory. */
+  #queued = new Map<number, { job: string; key: string }>();
+  #advisories: Subscription;
 
-  constructor(private readonly c: ClusterConnection, private readonly members: Membership, private readonly opts: { nodeId: string; log: Log; observer?: FrontObserver }) {}
+  constructor(private readonly c: ClusterConnection, private readonly members: Membership, private readonly opts: { nodeId: string; log: Log; observer?: FrontObserver }) {
+    // A job delivered maxDeliver times without an acknowledgement (every worker that took it
+    // died or stalled) will not be delivered again: answer it now rather than at the deadline,
+    // and remove it from the stream.
+    this.#advisories = c.nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${c.names.stream}.*`, {
+      callback: (_err, msg) => {
+        let seq: number;
+        try {
+          seq = (decode<{ stream_seq: number }>(msg.data)).stream_seq;
+        } catch {
+          return;
+        }
+        const q = this.#queued.get(seq);
+        if (!q) return;
+        this.#queued.delete(seq);
+        const outcome: Outcome = { job: q.job, status: 'error', worker: 'jetstream', error: { code: 'internal', message: `the job was delivered ${c.config.maxDeliver} times and no worker finished it (each died or stalled); it was not retried further` } };
+        c.nc.publish(c.names.outcome(q.key), encode(outcome));
+        void c.jsm.streams.deleteMessage(c.names.stream, seq, false).catch(() => {});
+      },
+    });
+  }
 
   async lookup(p: Prepared<ToolName>): Promise<object | undefined> {
     const v = await this.#shared(p.key);
@@ -111,12 +135,14 @@ export class ClusterFront implements Executor {
         id: jobId, tool: p.tool, environment: p.env.name, request: p.request as Record<string, unknown>, key: p.key,
         deadlineAt: Date.now() + ctx.deadlineSeconds * 1000, deadlineSeconds: ctx.deadlineSeconds, progress: ctx.progress !== undefined, front: this.opts.nodeId,
       };
+      let seq: number;
       try {
-        await js.publish(subject, encode(job), { msgID: jobId });
+        seq = (await js.publish(subject, encode(job), { msgID: jobId })).seq;
       } catch (err) {
         await inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
         throw new ServiceError('overloaded', `cannot queue the job on NATS: ${(err as Error).message}`, { retryAfter: 2 });
       }
+      this.#queued.set(seq, { job: jobId, key: p.key });
       this.#submitted[warm ? 'warm' : 'fallback']++;
       this.opts.observer?.submitted(warm ? 'warm' : 'fallback');
       // The subject rides along: an idle worker pulling it can fetch at once without looking at every queue.
@@ -129,6 +155,7 @@ export class ClusterFront implements Executor {
         nc.publish(names.cancel(jobId));
         throw e;
       } finally {
+        this.#queued.delete(seq);
         // Not awaited: the answer need not wait for the key to be freed (the worker frees it too).
         void inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
       }
@@ -140,5 +167,9 @@ export class ClusterFront implements Executor {
 
   stats() {
     return { ...this.#submitted };
+  }
+
+  close(): void {
+    this.#advisories.unsubscribe();
   }
 }

@@ -96,6 +96,7 @@ export class ClusterNode {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     await this.worker?.close();
+    this.front?.close();
     this.members.close();
     await this.c.nc.drain().catch(() => {});
   }

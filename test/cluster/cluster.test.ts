@@ -93,6 +93,35 @@ if (!bin) {
     t.match((await survivor.inject({ method: 'GET', url: '/metrics' })).body, /lean_tool_cluster_redeliveries_total 1/, 'the survivor saw a redelivery');
   });
 
+  t.test('a job every worker dies on is answered once maxDeliver is spent, not at the deadline', async (t) => {
+    const prefix = 'poison';
+    const cluster = { maxDeliver: 2 };
+    const front = await clusterApp(nats.url, 'f1', 'front', { prefix, cluster });
+    t.teardown(() => front.close());
+    let started = 0;
+    const doomed = async (id: string) => clusterApp(nats.url, id, 'worker', { prefix, cluster, check: reportingCheck(id, newRan(), 30_000, () => void started++) });
+    await doomed('w1').then(async (w1) => {
+      await until(() => workersSeen(front) === 1, 10_000, 'the first worker');
+      const t0 = Date.now();
+      const answer = front.inject({ ...post('theorem poison : True := trivial\n'), payload: JSON.stringify({ content: 'theorem poison : True := trivial\n', environment: TEST_ENV, timeout_seconds: 60 }) });
+      await until(() => started === 1, 10_000, 'the first delivery');
+      await w1.cluster!.kill();
+      await w1.close();
+      const w2 = await doomed('w2');
+      await until(() => started === 2, 10_000, 'the second delivery');
+      await w2.cluster!.kill();
+      await w2.close();
+      // JetStream notices the spent job when a worker next asks for work.
+      const w3 = await clusterApp(nats.url, 'w3', 'worker', { prefix, cluster, check: reportingCheck('w3', newRan()) });
+      t.teardown(() => w3.close());
+      const r = await answer;
+      t.equal(r.statusCode, 500);
+      t.match(r.json().error.message, /delivered 2 times and no worker finished it/);
+      t.ok(Date.now() - t0 < 30_000, 'long before the 60 s deadline');
+      await until(async () => ((await front.inject({ method: 'GET', url: '/v1/status' })).json().cluster.queues as { inProgress: number; pending: number }[]).every((q) => q.inProgress === 0 && q.pending === 0), 5000, 'the job to leave the stream');
+    });
+  });
+
   t.test('the shared cache: a second front answers from the bucket without computing', async (t) => {
     const prefix = 'shared';
     const ran = newRan();

@@ -40,9 +40,9 @@ export const clusterSettings = (url: string, nodeId: string, role: 'front' | 'wo
   role, natsUrl: url, nodeId, ackWaitSeconds: 1, heartbeatMs: 200, missedHeartbeats: 3, stealAfterMs: 500, workerSlots: 1,
 });
 
-export async function clusterApp(url: string, nodeId: string, role: 'front' | 'worker' | 'both', extra: { check?: ToolImpl<'check'>; lean?: LeanRunner; prefix?: string; probe?: Probe } = {}): Promise<FastifyInstance> {
+export async function clusterApp(url: string, nodeId: string, role: 'front' | 'worker' | 'both', extra: { check?: ToolImpl<'check'>; lean?: LeanRunner; prefix?: string; probe?: Probe; cluster?: Record<string, unknown> } = {}): Promise<FastifyInstance> {
   return makeApp({
-    config: testConfig({ cluster: { ...clusterSettings(url, nodeId, role), prefix: extra.prefix ?? 'lean' }, admission: { anonymousConcurrency: 16 } }),
+    config: testConfig({ cluster: { ...clusterSettings(url, nodeId, role), prefix: extra.prefix ?? 'lean', ...extra.cluster }, admission: { anonymousConcurrency: 16 } }),
     ...(extra.check ? { tools: { check: extra.check } } : {}),
     ...(extra.lean ? { lean: extra.lean } : {}),
     ...(extra.probe ? { probe: extra.probe } : {}),
