@@ -122,6 +122,25 @@ if (!bin) {
     });
   });
 
+  t.test('role both with NATS: front and worker in one process, joined by a plain worker', async (t) => {
+    const prefix = 'both';
+    const ranSelf = newRan(), ranW = newRan();
+    const self = await clusterApp(nats.url, 'self', 'both', { prefix, check: reportingCheck('self', ranSelf, 100) });
+    const w = await clusterApp(nats.url, 'w1', 'worker', { prefix, check: reportingCheck('w1', ranW, 100) });
+    t.teardown(async () => {
+      await self.close();
+      await w.close();
+    });
+    await until(() => workersSeen(self) === 2, 10_000, 'itself and the worker');
+    const rs = await Promise.all([0, 1, 2, 3].map((i) => self.inject(post(`theorem b${i} : True := trivial\n`))));
+    t.same(rs.map((r) => r.statusCode), [200, 200, 200, 200]);
+    t.equal(ranSelf.count + ranW.count, 4);
+    t.ok(ranSelf.count > 0 && ranW.count > 0, `both took work (self ${ranSelf.count}, w1 ${ranW.count})`);
+    const status = (await self.inject({ method: 'GET', url: '/v1/status' })).json();
+    t.equal(status.cluster.role, 'both');
+    t.match(status.cluster.worker, { node: 'self', slots: 1 });
+  });
+
   t.test('the shared cache: a second front answers from the bucket without computing', async (t) => {
     const prefix = 'shared';
     const ran = newRan();
