@@ -6,6 +6,7 @@ import { disprove } from './disprove.ts';
 import { have2lemma } from './have2lemma.ts';
 import { have2sorry } from './have2sorry.ts';
 import { merge } from './merge.ts';
+import { withNegation } from './negation.ts';
 import { normalize } from './normalize.ts';
 import { rename } from './rename.ts';
 import { repair_proofs } from './repair-proofs.ts';
@@ -20,6 +21,6 @@ import { verify_proof } from './verify-proof.ts';
 export function builtinTools(deps: { comparator?: ComparatorBackend } = {}): ToolTable {
   return {
     ...(deps.comparator ? { comparator: comparatorTool(deps.comparator) } : {}),
-    check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems, disprove,
+    check, verify_proof: withNegation(verify_proof), theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems, disprove,
   };
 }
