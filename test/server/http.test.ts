@@ -139,3 +139,19 @@ t.test('responses are one line of JSON (the AXLE client reads exactly one line)'
     t.equal(r.body.trim().split('\n').length, 1);
   }
 });
+
+t.test('a 501 is decided before environment availability; verify_negation and comparator are no longer 501', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const byTool = async (tool: 'extract_decls' | 'verify_proof' | 'comparator', extra: Record<string, unknown> = {}) =>
+    app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool, UNAVAILABLE_ENV), ...extra }));
+  for (const tool of TOOL_NAMES) {
+    const r = await app.inject(post(`/api/v1/${tool}`, validRequest(tool, UNAVAILABLE_ENV)));
+    // Structural tools answer (200) even there; Lean-backed ones say the environment is unavailable; none hides a 501 behind a 503.
+    if (r.statusCode === 501) t.equal(r.json().error.code, 'not_implemented', `${tool}: 501 on an unavailable environment too`);
+    else t.ok([200, 503].includes(r.statusCode), `${tool}: ${r.statusCode}`);
+  }
+  const neg = await byTool('verify_proof', { verify_negation: true });
+  t.equal(neg.statusCode, 503, 'verify_negation is implemented: the unavailable environment is the answer');
+  t.equal((await byTool('comparator')).statusCode, 503);
+});
