@@ -22,9 +22,10 @@ const env = environmentConfig.parse({ name: 'e', lean_toolchain: 'leanprover/lea
 const tools = { comparator: '/b/comparator-v4.28.0/.lake/build/bin/comparator', lean4export: '/b/comparator-v4.28.0/.lake/packages/lean4export/.lake/build/bin/lean4export', landrun: '/b/landrun/landrun' };
 
 t.test('workspace: two lean_libs, comparator config with theorem and definition names; shared packages through the manifest', async (t) => {
-  const input = { challenge: 'theorem a : True := sorry\n', solution: 'theorem a : True := trivial\n', theoremNames: ['a'], definitionNames: ['d'], projectDir: '/srv/envs/e', runDir: JAIL_WORKDIR };
+  const input = { challenge: 'theorem a : True := sorry\n', solution: 'theorem a : True := trivial\n', theoremNames: ['a'], definitionNames: ['d'], toolchain: 'leanprover/lean4:v4.28.0', projectDir: '/srv/envs/e', runDir: JAIL_WORKDIR };
   const bare = workspaceFiles(input, undefined);
-  t.same(Object.keys(bare).sort(), ['Challenge.lean', 'Solution.lean', 'config.json', 'lakefile.toml']);
+  t.same(Object.keys(bare).sort(), ['Challenge.lean', 'Solution.lean', 'config.json', 'lakefile.toml', 'lean-toolchain']);
+  t.equal(bare['lean-toolchain'], 'leanprover/lean4:v4.28.0\n');
   t.equal(bare['Challenge.lean'], input.challenge);
   t.equal(bare['Solution.lean'], input.solution);
   t.same(JSON.parse(bare['config.json']!), { challenge_module: 'Challenge', solution_module: 'Solution', theorem_names: ['a'], definition_names: ['d'], permitted_axioms: ['propext', 'Quot.sound', 'Classical.choice'] });
@@ -102,7 +103,7 @@ t.test('a run writes the workspace, passes the tools, detects the success phrase
   const r = await b.run(req('-- FAKE: okay\ntheorem a : True := trivial\n'), tools);
   t.equal(r.exitStatus, 0);
   t.equal(r.okay, true);
-  t.match(r.output, 'FILES ["Challenge.lean","Solution.lean","config.json","lakefile.toml"]');
+  t.match(r.output, 'FILES ["Challenge.lean","Solution.lean","config.json","lakefile.toml","lean-toolchain"]');
   t.match(r.output, '"theorem_names":["a"]');
   t.match(r.output, `"l":"${tools.lean4export}"`);
   t.match(r.output, SUCCESS_PHRASE);
@@ -153,4 +154,12 @@ t.test('a missing build is named, not run', async (t) => {
   const nopin = backend({ config: comparatorConfig.parse({}) }).locate(environmentConfig.parse({ ...env, lean_toolchain: 'leanprover/lean4:v4.99.0' }));
   t.ok('missing' in nopin && nopin.missing.some((m) => /comparator pin for v4\.99\.0/.test(m)));
   t.notOk(existsSync('/r'), 'locate writes nothing');
+});
+
+t.test('a request cannot raise the memory cap above the daemon\'s address-space limit', async (t) => {
+  const seen: number[] = [];
+  const b = backend({ limits: { ...NO_LIMITS, addressSpaceMb: 4096 }, command: (i) => { seen.push(i.memoryMb); return { argv: [process.execPath, FAKE], cwd: i.workspace, env: { PATH: process.env.PATH ?? '' }, readOnly: [], writable: i.workspace }; } });
+  await b.run({ ...req('-- FAKE: okay\n'), memoryMb: 100_000 }, tools);
+  await b.run({ ...req('-- FAKE: okay\n'), memoryMb: 512 }, tools);
+  t.same(seen, [4096, 512]);
 });

@@ -103,9 +103,11 @@ export class ComparatorBackend {
     try {
       writeWorkspace(workspace, {
         challenge: req.challenge, solution: req.solution, theoremNames: req.theoremNames, definitionNames: req.definitionNames,
-        projectDir: req.env.project_dir, runDir: runDir(this.#o.sandbox, workspace),
+        toolchain: req.env.lean_toolchain, projectDir: req.env.project_dir, runDir: runDir(this.#o.sandbox, workspace),
       });
-      const input: CommandInput = { tools, toolchain: req.env.lean_toolchain, projectDir: req.env.project_dir, workspace, memoryMb: req.memoryMb, limits: this.#o.limits, sandbox: this.#o.sandbox };
+      // A request may lower the memory cap, never raise it above the daemon's own address-space limit.
+      const ceiling = this.#o.limits.addressSpaceMb > 0 ? this.#o.limits.addressSpaceMb : Infinity;
+      const input: CommandInput = { tools, toolchain: req.env.lean_toolchain, projectDir: req.env.project_dir, workspace, memoryMb: Math.min(req.memoryMb, ceiling), limits: this.#o.limits, sandbox: this.#o.sandbox };
       const cmd = (this.#o.command ?? ((i) => comparatorCommand(i, this.#o.parentEnv)))(input);
       const r = await runBounded(cmd, this.#o.config.outputLimitBytes, req.signal);
       return { ...r, okay: r.exitStatus === 0 && r.lastStdoutLine === SUCCESS_PHRASE, ms: Math.round(performance.now() - t0) };

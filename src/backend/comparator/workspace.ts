@@ -4,6 +4,7 @@
  * configuration, layed out as leanprover/comparator's README ("Development") builds its tests:
  *
  *   lakefile.toml   name + one [[lean_lib]] per module (+ the environment's requirements)
+ *   lean-toolchain  the environment's toolchain (elan picks it from the working directory)
  *   Challenge.lean  Solution.lean  config.json
  *
  * config.json has the fields of comparator's `Config` structure (Main.lean at the pinned
@@ -28,6 +29,8 @@ export interface WorkspaceInput {
   theoremNames: string[];
   /** Sorried definitions of the challenge: comparator's "definition holes" (README, "Definition Holes"). */
   definitionNames: string[];
+  /** The environment's toolchain, e.g. leanprover/lean4:v4.28.0. */
+  toolchain: string;
   /** The environment's Lake project (its packages and manifest are shared). */
   projectDir: string;
   /** Where the workspace directory is when comparator runs (the jail's workdir, or the host path). */
@@ -77,6 +80,7 @@ export function workspaceFiles(input: WorkspaceInput, manifestText: string | und
   }
   lakefile.push('', '[[lean_lib]]', `name = ${toml(CHALLENGE_MODULE)}`, '', '[[lean_lib]]', `name = ${toml(SOLUTION_MODULE)}`, '');
   files['lakefile.toml'] = lakefile.join('\n');
+  files['lean-toolchain'] = `${input.toolchain}\n`;
   files[`${CHALLENGE_MODULE}.lean`] = input.challenge;
   files[`${SOLUTION_MODULE}.lean`] = input.solution;
   files['config.json'] = `${JSON.stringify(config, null, 2)}\n`;
