@@ -32,7 +32,7 @@ export function isUniversePolymorphic(f: SourceFile, d: SourceDecl): boolean {
   const header = f.text.slice(d.headerSpan.start, d.headerSpan.end);
   if (d.name && header.includes(`${d.name}.{`)) return true;
   const sig = f.text.slice(d.signatureSpan.start, d.signatureSpan.end);
-  return /\b(?:Sort|Type)\s*(?:\*|_|[A-Za-z_][\w'.]*|\()/.test(sig.replace(/\b(?:Sort|Type)\s+\d+\b/g, ''));
+  return /\b(?:Sort|Type)\b\s*(?:\*|_|[A-Za-z_][\w'.]*|\()/.test(sig.replace(/\b(?:Sort|Type)\s+\d+\b/g, ''));
 }
 
 interface Occ { start: number; end: number; def: string }

@@ -24,6 +24,8 @@ t.test('a universe-polymorphic sorried def is not quantified; a def reached only
   t.match(r.text, /def poly : Sort u := sorry/, 'the polymorphic def stays declared');
   t.match(r.text, /def a : ℕ := sorry\ndef b : ℕ := a \+ 1/, 'a stays declared: b still uses it');
   t.ok(negateStatement('def p.{v} : Sort v := sorry\ntheorem q : p = p := sorry\n').theorems[0]!.quantified.length === 0, 'explicit universe parameters too');
+  t.same(negateStatement('def T : Type* := sorry\ntheorem q : T = T := sorry\n').theorems[0]!.quantified, [], 'Type* too');
+  t.same(negateStatement('def V : TypeVec 2 := sorry\ndef W : Type := sorry\ntheorem q : V = V ∧ W = W := sorry\n').theorems[0]!.quantified, ['V', 'W'], 'TypeVec and Type (0) are not universe parameters');
 });
 
 t.test('each theorem is negated independently; function-typed defs are quantified with their Pi type', async (t) => {
