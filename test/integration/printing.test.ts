@@ -19,7 +19,7 @@ t.test('have2lemma at verbosity 0 and 2', { skip }, async (t) => {
   const content = 'theorem t (x : Nat) : x = x := by\n  have h : x + 0 = x := by simp\n  exact rfl\n';
   const call = async (verbosity: number) => (await app.inject({ method: 'POST', url: '/api/v1/have2lemma', payload: { content, environment: ready!.env.name, verbosity, timeout_seconds: 600 } })).json();
   const plain = await call(0);
-  t.match(plain.content, /theorem t\.h \(x : Nat\) :\s+x \+ 0 = x/);
+  t.match(plain.content, /theorem t\.h \(x : (?:Nat|ℕ)\) :\s+x \+ 0 = x/);
   const explicit = await call(2);
   t.match(explicit.content, /@Eq/, 'implicit arguments printed');
   t.same(explicit.lean_messages.errors, [], 'the explicit statement elaborates again');
