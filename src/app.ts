@@ -25,6 +25,7 @@ import { Pipeline } from './server/pipeline.ts';
 import { registerRoutes } from './server/routes.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
+import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 
 declare module 'fastify' {
@@ -78,7 +79,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
-  const tools = { ...builtinTools(), ...opts.tools };
+  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits });
+  const tools = { ...builtinTools({ comparator }), ...opts.tools };
   const lean = opts.lean ?? backend;
 
   // --- Scale-out (src/cluster) and metrics (src/metrics): issue 17 ---------------------------
