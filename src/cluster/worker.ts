@@ -47,6 +47,8 @@ export class ClusterWorker {
   #cancelled = new Set<string>();
   /** The subject of the latest job queued (from the front's kick). */
   #hint: string | undefined;
+  /** A consumer that had jobs waiting when we last took one from it. */
+  #behind: string | undefined;
   #done = 0;
   #closed = false;
   #wake: (() => void) | undefined;
@@ -142,12 +144,19 @@ export class ClusterWorker {
     // warm key's): fetch it directly, without listing every queue.
     const hint = this.#hint;
     this.#hint = undefined;
+    // Busy steady state: the last job we took said more were waiting behind it on its consumer.
+    const behind = this.#behind;
+    this.#behind = undefined;
+    if (behind !== undefined) {
+      const msg = await (await this.#consumer(behind)).next({ expires: 1000 });
+      if (msg) return this.#took(behind, msg);
+    }
     if (hint !== undefined) {
       const warm = [...this.#warm.values()].find((k) => names.workSubject(k) === hint);
       const name = hint === names.fallbackSubject ? names.fallbackConsumer : warm ? names.keyConsumer(warm) : undefined;
       if (name) {
         const msg = await (await this.#consumer(name)).next({ expires: 1000 });
-        if (msg) return msg;
+        if (msg) return this.#took(name, msg);
       }
     }
     const infos: ConsumerInfo[] = await jsm.consumers.list(names.stream).next();
@@ -176,10 +185,17 @@ export class ClusterWorker {
       const msg = await consumer.next({ expires: 1000 });
       if (msg) {
         this.#waitingSince.delete(name);
-        return msg;
+        return this.#took(name, msg);
       }
     }
     return undefined;
+  }
+
+  /** Notes whether more jobs wait behind this one on a consumer we serve first (warm or fallback). */
+  #took(consumer: string, msg: JsMsg): JsMsg {
+    const ours = consumer === this.c.names.fallbackConsumer || [...this.#warm.values()].some((k) => this.c.names.keyConsumer(k) === consumer);
+    if (msg.info.pending > 0 && ours) this.#behind = consumer;
+    return msg;
   }
 
   async #consumer(name: string): Promise<Consumer> {
