@@ -129,6 +129,11 @@ export class ClusterWorker {
         await this.#idle(250);
         continue;
       }
+      if (this.#closed) {
+        // Pulled while we began to stop: hand it straight back for another worker.
+        msg.nak();
+        return;
+      }
       this.#free--;
       void this.#run(msg).finally(() => {
         this.#free++;
@@ -328,8 +333,8 @@ export class ClusterWorker {
     clearInterval(this.#timer);
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
-    while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
     await this.#loop;
+    while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
   }
 
   /** Like a crash: stop at once, answer nothing, acknowledge nothing (tests, and shutdown past the drain timeout). */
