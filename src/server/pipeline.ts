@@ -96,7 +96,11 @@ export class Pipeline {
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
       const result = await withDeadline(seconds, opts.signal, (signal) =>
-        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
+        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) })).catch((e: unknown) => {
+        // Lean could not start for this environment (for example its header does not import): the listing says so too.
+        if (e instanceof ServiceError && e.code === 'environment_unavailable') this.deps.registry.reportUnavailable(p.env.name, e.message);
+        throw e;
+      });
       if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
