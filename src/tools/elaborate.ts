@@ -7,12 +7,15 @@ import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type LeanMess
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 
 export interface ElabOptions {
   ignore_imports: boolean;
   mathlib_options?: boolean;
   global_options?: Record<string, boolean | number | string> | undefined;
+  /** Goals are read back as lemma statements: print them so that they elaborate again (GOAL_PRINTING_OPTIONS). */
+  goalPrinting?: boolean;
 }
 
 export interface PreparedContent {
@@ -97,8 +100,6 @@ export interface ElaborateExtras {
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
 }
 
-const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend on any axioms)/s;
-
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
   const t0 = performance.now();
   const original = parseSource(text);
@@ -113,6 +114,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const options: [string, boolean | number | string][] = [
     ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
     ...Object.entries(opts.global_options ?? {}),
+    ...(opts.goalPrinting ? Object.entries(GOAL_PRINTING_OPTIONS) : []),
   ];
   for (const [key, value] of options) {
     roles.push({ kind: 'option', key });
@@ -185,13 +187,16 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
       });
       if (!role.silent) out.messages.push(...r.messages);
     } else if (role.kind === 'lint') {
-      out.messages.push(...r.messages);
+      // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
+      // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
+      // findings are style warnings about the content, never errors; a pass says nothing.
+      for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
     } else if (role.kind === 'probe') {
       out.probes[role.index] = r.messages;
     } else {
       for (const m of r.messages) {
-        const match = m.severity === 'info' ? AXIOMS_RE.exec(m.text) : null;
-        if (match) out.axioms.set(match[1]!, match[2] ? match[2].split(',').map((a) => a.trim()).filter(Boolean) : []);
+        const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
+        if (parsed) out.axioms.set(parsed.name, parsed.axioms);
       }
     }
   });
@@ -228,9 +233,12 @@ export interface DeclVerdict {
 export function declVerdict(r: Pick<Elaborated, 'file' | 'messages' | 'axioms'>, d: SourceDecl): DeclVerdict {
   const inside = messagesIn(r, d, () => true);
   const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? [];
+  const hasErrors = inside.some((m) => m.severity === 'error');
   return {
-    hasErrors: inside.some((m) => m.severity === 'error'),
-    usesSorry: inside.some(isSorryWarning) || axioms.includes('sorryAx'),
+    hasErrors,
+    // Lean adds a declaration with errors with `sorryAx` in place of what failed [lean4: the
+    // elaborator's error recovery, `exceptionToSorry`]: that sorry is the error's, not the author's.
+    usesSorry: !hasErrors && (inside.some(isSorryWarning) || axioms.includes('sorryAx')),
     foreignAxioms: axioms.filter((a) => a !== 'sorryAx' && !STANDARD_AXIOMS.has(a)),
   };
 }
