@@ -107,7 +107,8 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const file = prepared.content === text ? original : parseSource(prepared.content);
   const parseMs = performance.now() - t0;
 
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+  type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
+  type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
@@ -121,13 +122,23 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     commands.push({ text: setOptionCommand(key, value), origin: start });
   }
   const declOf = new Map(file.decls.map((d) => [d.command, d]));
-  for (const cmd of file.commands) {
-    const raw = prepared.content.slice(cmd.start, cmd.end);
-    const t = extras.transform?.(cmd, raw, declOf.get(cmd));
-    roles.push({ kind: 'body', cmd, silent: t?.silent ?? false });
-    commands.push({ text: t?.text ?? raw, origin: file.lines.toLean(cmd.start) });
-    // Lean stops at a late `import` or at `#exit`; so do we.
-    if (cmd.kind === 'import' || cmd.keyword === '#exit') break;
+  let stop = false;
+  for (const unit of elaborationUnits(file)) {
+    // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
+    let text = '';
+    const pieces: Piece[] = [];
+    unit.forEach((cmd, i) => {
+      if (i > 0) text += prepared.content.slice(unit[i - 1]!.end, cmd.start);
+      const raw = prepared.content.slice(cmd.start, cmd.end);
+      const t = extras.transform?.(cmd, raw, declOf.get(cmd));
+      text += t?.text ?? raw;
+      pieces.push({ cmd, silent: t?.silent ?? false, fromLine: file.lines.toLean(cmd.start).line, toLine: file.lines.toLean(cmd.end).line });
+      // Lean stops at a late `import` or at `#exit`; so do we.
+      if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
+    });
+    roles.push({ kind: 'body', pieces });
+    commands.push({ text, origin: file.lines.toLean(unit[0]!.start) });
+    if (stop) break;
   }
   const end = file.lines.toLean(prepared.content.length);
   // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
@@ -180,12 +191,17 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     if (role.kind === 'option') {
       for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options'}.${role.key}: ${m.text}`);
     } else if (role.kind === 'body') {
-      out.commands.push({
-        command: role.cmd,
-        messages: role.silent ? [] : r.messages,
-        sorries: role.silent ? [] : r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal })),
-      });
-      if (!role.silent) out.messages.push(...r.messages);
+      // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
+      const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
+      const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+      for (const p of role.pieces) {
+        out.commands.push({
+          command: p.cmd,
+          messages: p.silent ? [] : r.messages.filter((m) => pieceOf(m.pos.line) === p),
+          sorries: p.silent ? [] : sorries.filter((x) => pieceOf(x.pos?.line) === p),
+        });
+      }
+      for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
     } else if (role.kind === 'lint') {
       // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
       // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
@@ -201,6 +217,37 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     }
   });
   return out;
+}
+
+/**
+ * The commands that must reach Lean as one input. Lean's parser reads `mutual` up to its
+ * `end` as one command [lean4: src/Lean/Parser/Command.lean, `def «mutual» := leading_parser
+ * "mutual" >> many1 (…) >> "end"`], and `<cmd> in <cmd>` (`attribute [simp] x in theorem …`,
+ * `open Foo in`, `set_option … in`) as one command [lean4: src/Lean/Parser/Command.lean,
+ * `in` trailing parser]; sent in pieces, `mutual` alone is a parse error and `end` closes no
+ * scope. The source model keeps each declaration a command of its own (tools select and edit
+ * them one by one); this groups them again for elaboration.
+ */
+export function elaborationUnits(file: SourceFile): Command[][] {
+  const units: Command[][] = [];
+  let group: Command[] = [];
+  let inMutual = false;
+  for (const c of file.commands) {
+    group.push(c);
+    if (inMutual) {
+      if (c.kind !== 'end') continue;
+      inMutual = false;
+    } else if (c.kind === 'mutual') {
+      inMutual = true;
+      continue;
+    }
+    // A command ending in `in` is a prefix of the next one (those not already glued by the splitter).
+    if (file.sig.text[c.sigEnd - 1] === 'in') continue;
+    units.push(group);
+    group = [];
+  }
+  if (group.length > 0) units.push(group);
+  return units;
 }
 
 /** The standard axioms a valid proof may use. */

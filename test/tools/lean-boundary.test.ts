@@ -102,3 +102,22 @@ t.test('defect 13: private names in #print axioms, and the sorry of a declaratio
   t.match(r.tool_messages.warnings.join('\n'), /In 'secret': axiom 'myAxiom'/);
   t.notMatch(r.tool_messages.warnings.join('\n'), /'broken' uses 'sorry'/, 'the error is reported, not a sorry');
 });
+
+t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input each', async (t) => {
+  // Lean parses `mutual` up to `end` as one command and `attribute … in` + command as one
+  // [lean4: src/Lean/Parser/Command.lean, «mutual» and the `in` trailing parser].
+  const content = 'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend\n\nattribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp\n';
+  const lean = scriptedRunner((c) => {
+    if (c.text.startsWith('#print axioms')) return {};
+    const line = c.text.split('\n').findIndex((l) => l.includes('ERR'));
+    // The error at its line inside the input, as the REPL reports positions relative to the input.
+    return line >= 0 ? { messages: [msg('error', { line: c.origin.line + line, column: 0 }, 'Unknown identifier `ERR`')] } : {};
+  });
+  const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
+  const sent = lean.jobs[0]!.commands.map((c) => c.text).filter((x) => !x.startsWith('#print'));
+  t.same(sent, [
+    'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend',
+    'attribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp',
+  ]);
+  t.same(r.failed_declarations, ['od'], 'the error is filed under the declaration whose lines hold it');
+});
