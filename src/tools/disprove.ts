@@ -7,7 +7,7 @@
  * attempt is a named theorem followed by `#print axioms` of it, read like check's.
  * (Counterexample search runs when a terminal tactic does it, e.g. `plausible` with Mathlib.)
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { elaborateContent } from './elaborate.ts';
 import { parseAxioms } from './lean-texts.ts';

@@ -58,12 +58,8 @@ export const MATHLIB_OPTIONS: Record<string, boolean> = {
   'pp.unicode.fun': true,
 };
 
-/** Tool errors starting with this report a Lean failure (crash, memory): such results are never cached. */
+/** The tool error reporting a Lean failure (the typed signal for the caller is ToolContext.leanFailed). */
 export const LEAN_FAILURE_PREFIX = 'Lean failed while elaborating';
-
-export function fromLeanFailure(res: { tool_messages?: { errors: string[] } }): boolean {
-  return res.tool_messages?.errors.some((e) => e.startsWith(LEAN_FAILURE_PREFIX)) ?? false;
-}
 
 export interface CommandOutcome {
   command: Command;
@@ -178,6 +174,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;
     out.failure = e;
+    ctx.leanFailed?.(e);
     out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
     out.elaborateMs = performance.now() - t1;
     return out;

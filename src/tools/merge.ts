@@ -14,7 +14,7 @@
  * Types are compared as Lean prints them (`use_def_eq: false` compares the written signatures);
  * rule 5 of the spec (equal types under different names) is not applied yet.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';

@@ -10,7 +10,7 @@
  * A candidate edit is kept only if the declaration has no more errors and no more sorry
  * warnings than before.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';

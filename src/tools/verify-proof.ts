@@ -17,7 +17,7 @@
  *     since the statement's types are re-elaborated in the candidate's environment.
  * Message texts follow the spec's error table. `verify_negation` is not implemented yet.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { ServiceError } from '../errors.ts';
 import { isCloser, isOpener } from '../syntax/significant.ts';
