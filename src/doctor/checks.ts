@@ -81,7 +81,7 @@ export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => 
   {
     name: 'mutual … end and attribute … in elaborate as one input',
     async run(run) {
-      const outs = await run(['mutual\ntheorem doctor_m1 : True := trivial\ntheorem doctor_m2 : True := trivial\nend', 'attribute [local simp] Nat.add_comm in\ntheorem doctor_in (a b : Nat) : a + b = b + a := by simp', '#print axioms doctor_m2', '#print axioms doctor_in']);
+      const outs = await run(['mutual\ntheorem doctor_m1 : True := trivial\ntheorem doctor_m2 : True := trivial\nend', 'attribute [local simp] Nat.add_comm in\ntheorem doctor_in (a b : Nat) : a + b = b + a := Nat.add_comm a b', '#print axioms doctor_m2', '#print axioms doctor_in']);
       const errors = outs.flatMap((o) => o.messages.filter((m) => m.severity === 'error'));
       // Positive evidence: both declarations exist afterwards (an answer of #print axioms for each).
       const exist = [outs[2], outs[3]].every((o) => o?.messages.some((m) => parseAxioms(m.data) !== undefined));
