@@ -105,7 +105,9 @@ export function defeqCheck(file: SourceFile, d: SourceDecl, index = 0, opaque: r
     'set_option autoImplicit true in',
     'set_option relaxedAutoImplicit true in',
     `axiom ${expected} ${sig}`,
-    ...(opaque.length ? [`attribute [local irreducible] ${opaque.map((n) => `_root_.${n}`).join(' ')} in`] : []),
+    // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
+    // [lean4: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
+    ...(opaque.length ? ['set_option allowUnsafeReducibility true in', `attribute [local irreducible] ${opaque.map((n) => `_root_.${n}`).join(' ')} in`] : []),
     `#check (@_root_.${d.fullName} : type_of% @${expected})`,
   ], scopeCommands(file, d));
 }
