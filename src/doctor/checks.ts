@@ -11,6 +11,8 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import { isSorryWarning } from '../tools/elaborate.ts';
 import { parseGoals, lemmaFromGoal } from '../tools/goals.ts';
 import { parseAxioms, unusedVariableName } from '../tools/lean-texts.ts';
+import { defeqCheck } from '../tools/verify-proof.ts';
+import { parseSource } from '../syntax/source.ts';
 
 export interface CheckResult {
   name: string;
@@ -86,6 +88,23 @@ export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => 
       // Positive evidence: both declarations exist afterwards (an answer of #print axioms for each).
       const exist = [outs[2], outs[3]].every((o) => o?.messages.some((m) => parseAxioms(m.data) !== undefined));
       return { ok: errors.length === 0 && exist, detail: errors.length ? errors.map((e) => e.data.split('\n')[0]).join('; ') : exist ? 'no errors; both declarations exist' : `no #print axioms answer: ${show(outs[2])}` };
+    },
+  },
+  {
+    name: "verify_proof's type check (statement scope replayed, sorried def opaque)",
+    async run(run) {
+      // The exact commands verify_proof sends: a statement under section variables must match itself,
+      // and a candidate that changes a statement by unfolding its sorried answer must not.
+      const scoped = parseSource('section\nvariable {α : Type} (xs : List α)\ntheorem doctor_len : xs.length = xs.length := sorry\nend\n');
+      const same = defeqCheck(scoped, scoped.decls[0]!, 0)!;
+      const ok1 = await run(['section\nvariable {α : Type} (xs : List α)\ntheorem doctor_len : xs.length = xs.length := rfl\nend', same]);
+      const answer = parseSource('def doctor_answer : Nat := sorry\ntheorem doctor_main : doctor_answer = doctor_answer := sorry\n');
+      const opaque = defeqCheck(answer, answer.decls[1]!, 0, ['doctor_answer'])!;
+      const bad = await run(['def doctor_answer : Nat := 3', 'theorem doctor_main : doctor_answer = 3 := rfl', opaque]);
+      const err1 = ok1[1]?.messages.filter((m) => m.severity === 'error') ?? [];
+      const err2 = bad[2]?.messages.filter((m) => m.severity === 'error') ?? [];
+      const ok = ok1[1] !== undefined && err1.length === 0 && err2.length > 0 && (bad[1]?.messages.every((m) => m.severity !== 'error') ?? false);
+      return { ok, detail: ok ? 'scoped statement matches; unfolding a sorried answer is refused' : `scoped: ${show(ok1[1])}; opaque: ${show(bad[2])}` };
     },
   },
 ];
