@@ -91,6 +91,17 @@ export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => 
     },
   },
   {
+    name: '#lint reports findings as errors (Batteries/Mathlib environments)',
+    async run(run, env) {
+      if (!/\bimport\s+(Mathlib|Batteries)\b/.test(env.imports)) return { ok: true, detail: 'not applicable: no Batteries in the header' };
+      // formatLinterResults prints "The `docBlame` linter reports:" and #lint logs it with logError
+      // [batteries: Batteries/Tactic/Lint/Frontend.lean]; the daemon turns such errors into warnings.
+      const outs = await run(['def doctor_nodoc : Nat := 1', '#lint only docBlame']);
+      const e = outs[1]?.messages.find((m) => m.severity === 'error' && /docBlame/.test(m.data));
+      return { ok: e !== undefined, detail: e ? e.data.split('\n')[0]! : show(outs[1]) };
+    },
+  },
+  {
     name: "verify_proof's type check (statement scope replayed, sorried def opaque)",
     async run(run) {
       // The exact commands verify_proof sends: a statement under section variables must match itself,
