@@ -229,6 +229,8 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     this.#dispatch();
     this.#fill();
     this.#settle();
+    // An idle process here may be what another key's waiting request needs (the gate decides).
+    if (this.#idle.length > 0) this.opts.gate?.freed(this);
   }
 
   #retireReason(e: Entry<R>): string | undefined {
