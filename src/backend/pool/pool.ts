@@ -94,7 +94,7 @@ export interface SessionInfo {
   state: 'warm' | 'busy' | 'retiring';
   uses: number;
   states: number;
-  rssMb: number | undefined;
+  rssMb: number;
 }
 
 export interface PoolStats {
@@ -280,9 +280,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   stats(): PoolStats {
     const sessions: SessionInfo[] = [];
+    // Read now (a /proc read per process): status shows what each holds at this moment.
     const info = (e: Entry<R>, state: SessionInfo['state']) => sessions.push({
       id: e.r.id, state: e.draining ? 'retiring' : state, uses: e.r.uses, states: e.r.states,
-      rssMb: e.rssBytes === undefined ? undefined : Math.round(e.rssBytes / 2 ** 20),
+      rssMb: Math.round(e.r.usage().rssBytes / 2 ** 20),
     });
     for (const e of this.#idle) info(e, 'warm');
     for (const e of this.#busy.values()) info(e, 'busy');
