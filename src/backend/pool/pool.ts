@@ -106,6 +106,8 @@ export interface PoolStats {
   waiting: number;
   created: number;
   retired: number;
+  /** Retirements by kind (the reason up to its parenthesised detail), since the pool started. */
+  retiredBy: Record<string, number>;
   failedStarts: number;
   lastStartError?: string;
   sessions: SessionInfo[];
@@ -140,6 +142,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   #idleTimer: NodeJS.Timeout | undefined;
   #counts = { created: 0, retired: 0, failedStarts: 0, lastStartError: undefined as string | undefined };
   #history: Retirement[] = [];
+  #retiredBy: Record<string, number> = {};
 
   constructor(readonly opts: PoolOptions<R, Q>) {
     this.#waiters = new WaiterQueue<R, Q>(() => this.#settle());
@@ -296,6 +299,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
       waiting: this.#waiters.length,
       created: this.#counts.created,
       retired: this.#counts.retired,
+      retiredBy: { ...this.#retiredBy },
       failedStarts: this.#counts.failedStarts,
       ...(this.#counts.lastStartError ? { lastStartError: this.#counts.lastStartError } : {}),
       sessions,
@@ -455,6 +459,8 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   #retire(e: Entry<R>, reason: string, kill: boolean): void {
     this.#counts.retired++;
+    const kind = reason.replace(/\s*\(.*$/s, '');
+    this.#retiredBy[kind] = (this.#retiredBy[kind] ?? 0) + 1;
     this.#exiting++;
     this.#history.push({
       id: e.r.id, reason, at: new Date().toISOString(), uses: e.r.uses, states: e.r.states,
