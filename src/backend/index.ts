@@ -5,6 +5,7 @@
  * exists.
  */
 import type { EnvironmentConfig } from '../envs/config.ts';
+import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { deadlineOf } from '../sync/deadline.ts';
 import { heartbeatBudget, LEAN_DEFAULT_MAX_HEARTBEATS, scopeLimit, sentBudget, stoppedAt, withBudget, wrappable, WRAP_LINES } from './deadline/heartbeats.ts';
@@ -77,8 +78,6 @@ export interface ElabResult {
   /** Commands answered from the session's memory (shared prefix), not sent to Lean. */
   reused: number;
   sent: number;
-  /** Commands Lean stopped itself because the heartbeat budget derived from the deadline ran out. */
-  heartbeatStops?: number;
 }
 
 /** Lean itself failed (crash, memory, garbage): not a request error, a finding tools report. */
@@ -237,7 +236,14 @@ export class LeanBackend implements LeanRunner {
     try {
       const { root: r, outcomes } = await Promise.race([work, cancelled]);
       const reused = outcomes.filter((o) => o.cached).length;
-      counts.heartbeatStops += budget.stops();
+      if (budget.stops() > 0) {
+        // Lean stopped a command at the budget this request's deadline bought: that is the
+        // deadline, not a verdict on the proof (a real run has the full limit), so it is
+        // answered as a timeout and never cached; the session lives on.
+        counts.heartbeatStops += budget.stops();
+        this.#opts.log.info({ env: env.name, session: ws.id }, 'deadline: Lean stopped the command at its heartbeat budget; session kept');
+        throw new ServiceError('timeout', 'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds');
+      }
       return {
         headerMessages: r.messages.map((m) => headerMessage(m, header)),
         commands: outcomes.map((o, i) => {
@@ -247,10 +253,10 @@ export class LeanBackend implements LeanRunner {
         session: ws.id,
         reused,
         sent: outcomes.length - reused,
-        heartbeatStops: budget.stops(),
       };
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (e instanceof ServiceError) throw e;
       if (e instanceof ReplError) throw new LeanFailure(e.fault, e.message, e.stderrTail);
       throw e;
     } finally {
