@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
 import { clusterScenario } from './scenarios/cluster.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
+import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'lean-path': () => leanPathScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
+  'long-run': () => longRunScenario(),
   cluster: () => clusterScenario(),
 };
 

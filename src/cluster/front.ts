@@ -73,7 +73,7 @@ export class ClusterFront implements Executor {
     }
   }
 
-  async run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress'] }): Promise<ToolResponse<T>> {
+  async run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress']; leanFailed: () => void }): Promise<ToolResponse<T>> {
     const needsLean = p.impl.needsLean(p.request);
     if (needsLean && this.members.environmentAvailable(p.env.name) === false) {
       throw new ServiceError('environment_unavailable', `no worker in the cluster can run Lean for environment ${p.env.name}`);
@@ -85,7 +85,11 @@ export class ClusterFront implements Executor {
       const outcome = await this.#attempt(p, ctx, needsLean);
       if (outcome) {
         this.opts.observer?.roundTrip(p.tool, (performance.now() - t0) / 1000);
-        if (outcome.status === 'ok') return outcome.result as ToolResponse<T>;
+        if (outcome.status === 'ok') {
+          // The worker's verdict (Lean failed during the run): the front's local cache must not keep it either.
+          if (!outcome.cacheable) ctx.leanFailed();
+          return outcome.result as ToolResponse<T>;
+        }
         throw new ServiceError(outcome.error.code, outcome.error.message, outcome.error.details ? { details: outcome.error.details } : {});
       }
     }

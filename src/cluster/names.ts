@@ -4,17 +4,15 @@
  * and heartbeats. Subject tokens cannot hold dots, so environment names are escaped.
  */
 import { hash } from 'node:crypto';
+import { canonicalHeader } from '../backend/index.ts';
 import { parseSource } from '../syntax/source.ts';
 
 /**
- * The canonical form of an import header: lines trimmed, blank lines and line comments
- * dropped. The same rule as src/backend/session/keys.ts `canonicalHeader` (issue 12 keys
- * its pools by (environment, canonical header)); kept here so the cluster does not reach
- * into the backend, to be unified with it at merge.
+ * The canonical form of an import header: the backend's (src/backend/session/keys.ts), which
+ * also keys the session pools by (environment, canonical header), so the cluster routes by
+ * exactly the key a worker's pool is warm for.
  */
-export function canonicalHeader(header: string): string {
-  return header.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('--')).join('\n');
-}
+export { canonicalHeader };
 
 /**
  * The header a request elaborates first, as src/tools/elaborate.ts `prepareContent` picks

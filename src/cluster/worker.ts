@@ -13,7 +13,7 @@ import type { LeanRunner } from '../backend/index.ts';
 import { isToolName } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { ServiceError } from '../errors.ts';
+import { LeanStartError, ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { toServiceError } from '../server/error-handler.ts';
 import { isCacheable } from '../server/pipeline.ts';
@@ -293,9 +293,12 @@ export class ClusterWorker {
         ? (e: { stage: string; done?: number; total?: number }) => this.c.nc.publish(this.c.names.progress(job.id), encode(e))
         : () => {};
       const log = this.deps.log.child({ job: job.id, tool: job.tool });
-      const result = await withDeadline(seconds, cancel, (signal) => impl.run(request, { env, signal, log, lean: this.deps.lean, progress }));
-      return { job: job.id, status: 'ok', result, cacheable: isCacheable(impl, result), worker: this.nodeId };
+      let leanFailed = false;
+      const result = await withDeadline(seconds, cancel, (signal) => impl.run(request, { env, signal, log, lean: this.deps.lean, progress, leanFailed: () => { leanFailed = true; } }));
+      return { job: job.id, status: 'ok', result, cacheable: isCacheable(impl, result, leanFailed), worker: this.nodeId };
     } catch (err) {
+      // Lean cannot start here for this environment: our heartbeat says so from now on (fronts route elsewhere).
+      if (err instanceof LeanStartError) this.deps.registry.reportUnavailable(job.environment, err.message);
       const se = toServiceError(err);
       if (se.code === 'internal') this.deps.log.error({ err, job: job.id }, 'cluster job failed');
       return { job: job.id, status: 'error', worker: this.nodeId, error: se.toBody().error };

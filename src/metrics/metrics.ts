@@ -9,15 +9,16 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { LimiterStats } from '../admission/limiter.ts';
 import type { CacheStats } from '../cache/result-cache.ts';
 
-/** Pool figures as /v1/status shows them; `retiredBy` (reason → count) when the pool keeps it. */
+/** Pool figures per environment as /v1/status shows them; retirements by reason per header pool. */
 export interface PoolFigures {
   idle: number;
   busy: number;
   starting: number;
+  retiring?: number;
   waiting: number;
   retired: number;
   failedStarts: number;
-  retiredBy?: Record<string, number>;
+  headers?: Record<string, { retiredBy?: Record<string, number> }>;
 }
 
 export interface MetricSources {
@@ -54,11 +55,11 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: 'lean_tool_sessions', help: 'Lean sessions by environment and state', labelNames: ['environment', 'state'], registers,
+      name: 'lean_tool_sessions', help: 'Lean sessions by environment and state (retiring: replaced, or killed and not yet exited)', labelNames: ['environment', 'state'], registers,
       collect() {
         this.reset();
         for (const [environment, p] of Object.entries(src.pools())) {
-          for (const state of ['idle', 'busy', 'starting'] as const) this.set({ environment, state }, p[state]);
+          for (const state of ['idle', 'busy', 'starting', 'retiring'] as const) this.set({ environment, state }, p[state] ?? 0);
         }
       },
     });
@@ -74,7 +75,10 @@ export class Metrics {
       collect() {
         this.reset();
         for (const [environment, p] of Object.entries(src.pools())) {
-          const by = p.retiredBy ?? { unspecified: p.retired };
+          const by: Record<string, number> = {};
+          for (const h of Object.values(p.headers ?? {})) for (const [reason, n] of Object.entries(h.retiredBy ?? {})) by[reason] = (by[reason] ?? 0) + n;
+          const named = Object.values(by).reduce((a, n) => a + n, 0);
+          if (p.retired > named) by.unspecified = p.retired - named;
           for (const [reason, n] of Object.entries(by)) if (n) this.inc({ environment, reason }, n);
           if (p.failedStarts) this.inc({ environment, reason: 'failed_start' }, p.failedStarts);
         }

@@ -13,9 +13,8 @@ import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { ServiceError } from '../errors.ts';
+import { LeanStartError, ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { fromLeanFailure } from '../tools/elaborate.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
 export interface PipelineDeps {
@@ -39,7 +38,8 @@ export interface Executor {
   lookup?(p: Prepared<ToolName>, signal: AbortSignal): Promise<object | undefined>;
   /** Whether this node's own environment availability applies (false: the executor's workers decide). */
   readonly checksLocalAvailability: boolean;
-  run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress'] }): Promise<ToolResponse<T>>;
+  /** `leanFailed`: called when the remote run reported a Lean failure (the result is then not cached). */
+  run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress']; leanFailed: () => void }): Promise<ToolResponse<T>>;
 }
 
 export interface RunInfo {
@@ -61,8 +61,8 @@ export interface RunOptions {
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
-export function isCacheable<T extends ToolName>(impl: ToolImpl<T>, result: ToolResponse<T>): boolean {
-  return impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } });
+export function isCacheable<T extends ToolName>(impl: ToolImpl<T>, result: ToolResponse<T>, leanFailed: boolean): boolean {
+  return !leanFailed && (impl.cacheable?.(result) ?? true);
 }
 
 /** A validated request that missed the cache. */
@@ -124,10 +124,17 @@ export class Pipeline {
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
-      const result = await withDeadline(seconds, opts.signal, (signal) => executor
-        ? executor.run(p, { signal, log: opts.log, deadlineSeconds: seconds, ...(opts.progress ? { progress: opts.progress } : {}) })
-        : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
-      if (isCacheable(p.impl, result)) {
+      // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
+      let leanFailed = false;
+      const onLeanFailed = () => { leanFailed = true; };
+      const result = await withDeadline(seconds, opts.signal, (signal) => (executor
+        ? executor.run(p, { signal, log: opts.log, deadlineSeconds: seconds, leanFailed: onLeanFailed, ...(opts.progress ? { progress: opts.progress } : {}) })
+        : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: onLeanFailed })).catch((e: unknown) => {
+        // Lean could not start for this environment (for example its header does not import): the listing says so too.
+        if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
+        throw e;
+      }));
+      if (isCacheable(p.impl, result, leanFailed)) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
       }
