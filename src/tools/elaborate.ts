@@ -95,6 +95,8 @@ export interface ElaborateExtras {
   probes?: (file: SourceFile) => readonly string[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
+  /** Adjust the header elaborated first (e.g. extract_decls adds `import Lean` for its helper when there is none). */
+  header?: (header: string) => string;
 }
 
 const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend on any axioms)/s;
@@ -155,7 +157,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const t1 = performance.now();
   let result;
   try {
-    result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
+    result = await ctx.lean.elaborate(ctx.env, { header: extras.header?.(prepared.header) ?? prepared.header, commands }, {
       signal: ctx.signal,
       // Progress counts the content's commands only, not option or axiom probes.
       progress: (done) => {

@@ -1,6 +1,7 @@
 /** The built-in tool implementations. A tool absent here answers 501 not_implemented. */
 import { check } from './check.ts';
 import { disprove } from './disprove.ts';
+import { extract_decls, extract_theorems } from './extract-decls.ts';
 import { have2lemma } from './have2lemma.ts';
 import { have2sorry } from './have2sorry.ts';
 import { merge } from './merge.ts';
@@ -15,5 +16,5 @@ import type { ToolTable } from './types.ts';
 import { verify_proof } from './verify-proof.ts';
 
 export function builtinTools(): ToolTable {
-  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems, disprove };
+  return { check, verify_proof, theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems, disprove, extract_decls, extract_theorems };
 }
