@@ -52,19 +52,20 @@ unit of `maxHeartbeats` (thousands). -/
 /-- Auxiliary constants Lean's elaborator generates in this module: matchers (`f.match_1`),
 auxiliary lemmas and proofs (`_auxLemma.3`, `f._proof_1`, `f.proof_1`, `_simp_…`), and other
 internal names; private user declarations are not auxiliaries. -/
+def isProofAux : Name → Bool
+  | .str _ s => s.startsWith "proof_"
+  | _ => false
+
 def isLocalAux (env : Environment) (n : Name) : Bool :=
-  (env.getModuleIdxFor? n).isNone && !isPrivateName n &&
-    (isMatcherCore env n || n.isInternal || match n with
-      | .str _ s => s.startsWith "proof_"
-      | _ => false)
+  (env.getModuleIdxFor? n).isNone && !isPrivateName n && (isMatcherCore env n || n.isInternal || isProofAux n)
 
 /-- The name users know a constant by (private names without their module prefix). -/
 def userName (n : Name) : String := ((privateToUserName? n).getD n).toString
 
 /-- Immediate constants of `e`, without `self`, split into declared here / imported. -/
 def splitDeps (env : Environment) (self : Name) (e : Expr) : Array String × Array String := Id.run do
-  let mut loc := #[]
-  let mut ext := #[]
+  let mut loc : Array String := #[]
+  let mut ext : Array String := #[]
   for c in e.getUsedConstants do
     if c == self then continue
     if (env.getModuleIdxFor? c).isNone then loc := loc.push (userName c) else ext := ext.push (userName c)
