@@ -79,6 +79,8 @@ export interface Elaborated {
   axioms: Map<string, string[]>;
   /** Messages of each probe command, in order. */
   probes: LeanMessage[][];
+  /** Messages of each preamble command, in order. */
+  preamble: LeanMessage[][];
   toolErrors: string[];
   toolWarnings: string[];
   failure: LeanFailure | undefined;
@@ -97,6 +99,8 @@ export interface ElaborateExtras {
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
   /** Adjust the header elaborated first (e.g. extract_decls adds `import Lean` for its helper when there is none). */
   header?: (header: string) => string;
+  /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
+  preamble?: readonly string[];
 }
 
 const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend on any axioms)/s;
@@ -108,10 +112,14 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const file = prepared.content === text ? original : parseSource(prepared.content);
   const parseMs = performance.now() - t0;
 
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe' | 'preamble'; index: number };
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
+  (extras.preamble ?? []).forEach((text, index) => {
+    roles.push({ kind: 'preamble', index });
+    commands.push({ text, origin: start });
+  });
   const options: [string, boolean | number | string][] = [
     ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
     ...Object.entries(opts.global_options ?? {}),
@@ -151,7 +159,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
 
   const out: Elaborated = {
-    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], toolErrors: [], toolWarnings: [...prepared.warnings],
+    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], preamble: [], toolErrors: [], toolWarnings: [...prepared.warnings],
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
   };
   const t1 = performance.now();
@@ -190,6 +198,8 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
       out.messages.push(...r.messages);
     } else if (role.kind === 'probe') {
       out.probes[role.index] = r.messages;
+    } else if (role.kind === 'preamble') {
+      out.preamble[role.index] = r.messages;
     } else {
       for (const m of r.messages) {
         const match = m.severity === 'info' ? AXIOMS_RE.exec(m.text) : null;

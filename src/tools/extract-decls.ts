@@ -1,8 +1,8 @@
 /**
  * extract_decls and extract_theorems: one Document per declaration. Structural fields come
  * from the source model (extract-structure.ts); Lean's fields from the helper
- * lean/ExtractHelper.lean, elaborated once right after the header (prefixed to the first
- * command, so a session's prefix memory keeps it): each selected declaration is elaborated
+ * lean/ExtractHelper.lean, a command of its own right after the header (first in the
+ * chain, so a session elaborates it once and remembers it): each selected declaration is elaborated
  * inside `#lean_tool_measure` (wall time, heartbeats), and `#lean_tool_info` probes after
  * the content report types, hashes, depths, sorry and dependencies.
  */
@@ -12,7 +12,7 @@ import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
 import { elaborateContent, isSorryWarning, prepareContent, setOptionCommand } from './elaborate.ts';
-import { helperSource, infoCommand, parseInfo, parseMeasure, prependHelper, wrapCommand, type Info, type Measure } from './extract-lean.ts';
+import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand, type Info, type Measure } from './extract-lean.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
 import { sorryBody } from './output.ts';
 import { selectDeclarations } from './selection.ts';
@@ -80,13 +80,13 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   /** Commands whose text got lines in front: command start → prefix lines. */
   const prefixed = new Map<number, number>();
   const sorried = new Set<SourceDecl>();
-  let first = true;
   const needsImportLean = (header: string) => !/\bimport\b/.test(header);
   let addedImport = false;
   // Examples and anonymous instances leave no constant to ask about.
   const probed = sel.decls.filter((d) => d.fullName !== undefined && !(d.kind === 'instance' && d.name === undefined));
 
   const r = await elaborateContent(prepared.content, req, ctx, {
+    preamble: [helperSource()],
     header: (h) => {
       if (!needsImportLean(h)) return h;
       addedImport = true;
@@ -101,12 +101,9 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
         if (sel.explicit && !selected.has(d)) { out = sorryBody(text, d, cmd.start); silent = true; }
         else if (!elaborateProofs) { out = sorryBody(text, d, cmd.start); sorried.add(d); }
       }
-      const column = file.lines.toLean(cmd.start).column;
-      const wrapIt = d !== undefined && selected.has(d) && d.mutualGroup === undefined;
-      const isFirst = first;
-      first = false;
-      if (!wrapIt && !isFirst) return out === text ? undefined : { text: out, silent };
-      const w = wrapIt ? wrapCommand(out, column, isFirst ? helperSource() : '') : prependHelper(out, column);
+      // Members of a mutual block go to Lean as one command with the block: they cannot be wrapped one by one.
+      if (!d || !selected.has(d) || d.mutualGroup !== undefined) return out === text ? undefined : { text: out, silent };
+      const w = wrapCommand(out, file.lines.toLean(cmd.start).column);
       prefixed.set(cmd.start, w.prefixLines);
       return { text: w.text, silent };
     },
@@ -121,7 +118,10 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   const measures = new Map<SourceDecl, Measure>();
   const declMessages = new Map<SourceDecl, LeanMessage[]>();
   const dropped = new Set<LeanMessage>();
-  let helperFailed = false;
+  const helperErrors = (r.preamble[0] ?? []).filter((m) => m.severity === 'error');
+  const helperFailed = helperErrors.length > 0;
+  // Its first error says why (typically `unknown namespace 'Lean'`: the environment lacks the Lean package).
+  if (helperFailed) tool.errors.push(`the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`);
   for (const c of r.commands) {
     const d = byStart.get(c.command.start);
     const p = prefixed.get(c.command.start);
@@ -134,10 +134,6 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
         const parsed = parseMeasure(m);
         if (parsed instanceof Error) tool.errors.push(`extraction helper: ${parsed.message}`);
         else if (parsed && d) measures.set(d, parsed);
-        else if (m.severity === 'error') {
-          helperFailed = true;
-          tool.errors.push(`the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${m.text}`);
-        }
       }
     }
     if (!d) continue;

@@ -22,9 +22,6 @@ export function helperSource(): string {
   return helperText;
 }
 
-/** Lines of the helper text as sent (messages on them are the helper's, not the user's). */
-export const helperLines = (): number => helperSource().split('\n').length;
-
 const nat = z.number().int().nonnegative();
 const names = z.array(z.string());
 
@@ -70,14 +67,8 @@ export const parseInfo = (m: LeanMessage) => (m.severity === 'info' ? parseMarke
  * command keeps its first line's column (padding), so every position inside it is the
  * original one moved down `prefixLines` lines; fixPositions moves them back.
  */
-export function wrapCommand(text: string, column: number, prefix = ''): { text: string; prefixLines: number } {
-  const head = `${prefix ? `${prefix}\n` : ''}#lean_tool_measure\n`;
-  return { text: `${head}${' '.repeat(column)}${text}`, prefixLines: head.split('\n').length - 1 };
-}
-
-/** The helper prepended to a command that is not wrapped (so it is still elaborated first). */
-export function prependHelper(text: string, column: number): { text: string; prefixLines: number } {
-  return { text: `${helperSource()}\n${' '.repeat(column)}${text}`, prefixLines: helperLines() };
+export function wrapCommand(text: string, column: number): { text: string; prefixLines: number } {
+  return { text: `#lean_tool_measure\n${' '.repeat(column)}${text}`, prefixLines: 1 };
 }
 
 /** `Foo.«bar baz»`-style names pass through as written; the helper reads them with Lean's `ident` parser. */

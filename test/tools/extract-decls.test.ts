@@ -34,7 +34,8 @@ t.test('every declaration gets a document with structural and Lean fields; posit
   const job = lean.jobs[0]!;
   t.equal(job.header, 'import Lean', 'a header without imports gets `import Lean` for the helper');
   t.match(r.tool_messages.infos.join('\n'), /import Lean. was added/);
-  t.ok(job.commands[0]!.text.startsWith(`${helperSource()}\n#lean_tool_measure\ndef a`), 'the helper goes first, before the first wrapped command');
+  t.equal(job.commands[0]!.text, helperSource(), 'the helper is the first command after the header');
+  t.equal(job.commands[1]!.text, '#lean_tool_measure\ndef a : Nat := 1', 'each selected declaration is wrapped');
   t.same(job.commands.slice(-3).map((c) => c.text), ['#lean_tool_info a', '#lean_tool_info b', '#lean_tool_info c']);
 });
 

@@ -6,7 +6,7 @@
  * bookkeeping for wrapped commands is exercised. It invents no Lean result for the product.
  */
 import { shiftPos, type LeanMessage, type Origin } from '../../src/backend/index.ts';
-import { helperLines, helperSource } from '../../src/tools/extract-lean.ts';
+import { helperSource } from '../../src/tools/extract-lean.ts';
 import { scriptedRunner } from './runner.ts';
 
 /** A message at a REPL position (1-based line inside the command text) of a command sent at `origin`. */
@@ -24,9 +24,8 @@ export function helperDouble(overrides: { helperError?: string; noInfo?: string[
     const lines = c.text.split('\n');
     const messages: LeanMessage[] = [];
     let offset = 0;
-    if (c.text.startsWith(helperSource())) {
-      offset = helperLines();
-      messages.push(at(c.origin, 2, 0, overrides.helperError ? 'error' : 'warning', overrides.helperError ?? 'a linter warning about the helper'));
+    if (c.text === helperSource()) {
+      return { messages: [at(c.origin, 40, 0, overrides.helperError ? 'error' : 'warning', overrides.helperError ?? 'a linter warning about the helper')] };
     }
     const wrapper = lines.indexOf('#lean_tool_measure');
     if (wrapper >= 0) {
