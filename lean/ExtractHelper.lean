@@ -9,8 +9,9 @@ parses with a zod schema (src/tools/extract-lean.ts):
 * `#lean_tool_measure <command>` elaborates the command exactly as Lean would (like
   Mathlib's `count_heartbeats in`, Mathlib/Util/CountHeartbeats.lean: `IO.getNumHeartbeats`
   around `elabCommand`) and prints `lean_tool_measure {"wall_ms":…,"heartbeats":…}`.
-* `#lean_tool_info <name>` prints `lean_tool_info {…}`: the constant's pretty-printed type,
-  hashes, depths, sorry flag and immediate dependencies.
+* `#lean_tool_info <name> <namespace> (<opens>…) <written names>…` prints `lean_tool_info {…}`:
+  the constant's pretty-printed type, hashes, depths, sorry flag, immediate dependencies, and
+  the imported constants its written names denote from the declaration's scope.
 
 Every API used is long-stable core API; where each is defined in leanprover/lean4:
   Expr.hash, Expr.approxDepth (255 cap)  src/Lean/Expr.lean (hash ignores binder names and
@@ -23,6 +24,8 @@ Every API used is long-stable core API; where each is defined in leanprover/lean
   Name.isInternal, isPrivateName, privateToUserName?, mkPrivateName
                                           src/Init/Meta.lean, src/Lean/Modifiers.lean
   Environment.getModuleIdxFor?, find?    src/Lean/Environment.lean
+  ResolveName.resolveGlobalName, OpenDecl.simple
+                                          src/Lean/ResolveName.lean, src/Lean/Data/OpenDecl.lean
   Command.withScope, elabCommand, liftTermElabM
                                           src/Lean/Elab/Command.lean
   Elab.async (Option Bool, default false, forced true by the cmdline driver)
@@ -71,7 +74,26 @@ def splitDeps (env : Environment) (self : Name) (e : Expr) : Array String × Arr
     if (env.getModuleIdxFor? c).isNone then loc := loc.push (userName c) else ext := ext.push (userName c)
   return (loc, ext)
 
-syntax (name := info) "#lean_tool_info " ident : command
+/-- The imported constants the written names denote from namespace `ns` with `opens`, as Lean
+resolves identifiers (`ResolveName.resolveGlobalName`, src/Lean/ResolveName.lean: namespace,
+exact and `_root_`, opened namespaces; a trailing field access such as `h.symm` resolves its
+head). Names denoting no constant (bound variables, auto-bound implicits) are left out, and
+so are this file's own constants (the source model lists those). -/
+def resolveWritten (env : Environment) (ns : Name) (opens : Array Name) (written : Array Name) : Array String := Id.run do
+  let openDecls := opens.toList.map fun o => OpenDecl.simple o []
+  let mut out : Array String := #[]
+  for w in written do
+    let cands := ResolveName.resolveGlobalName env ns openDecls w
+    let exact := cands.filter (·.2.isEmpty)
+    match (if exact.isEmpty then cands else exact).head? with
+    | some (c, _) =>
+      let u := userName c
+      if (env.getModuleIdxFor? c).isSome && !out.contains u then out := out.push u
+    | none => pure ()
+  return out
+
+/-- `#lean_tool_info name ns (opens…) written…`: `ns` is `_root_` for the root namespace. -/
+syntax (name := info) "#lean_tool_info " ident ident "(" ident* ")" ident* : command
 
 @[command_elab info] def elabInfo : CommandElab := fun stx => do
   let env ← getEnv
@@ -93,6 +115,8 @@ syntax (name := info) "#lean_tool_info " ident : command
   let (lv, ev) := match unfoldedValue with
     | some v => splitDeps env ci.name v
     | none => (#[], #[])
+  let ns := if stx[2].getId == `_root_ then Name.anonymous else stx[2].getId
+  let written := resolveWritten env ns (stx[4].getArgs.map (·.getId)) (stx[6].getArgs.map (·.getId))
   let j := Json.mkObj [
     ("name", toJson (userName ci.name)),
     ("type", toJson typeStr),
@@ -104,7 +128,8 @@ syntax (name := info) "#lean_tool_info " ident : command
     ("local_type_dependencies", toJson lt),
     ("external_type_dependencies", toJson et),
     ("local_value_dependencies", toJson lv),
-    ("external_value_dependencies", toJson ev)]
+    ("external_value_dependencies", toJson ev),
+    ("external_syntactic_dependencies", toJson written)]
   logInfo m!"lean_tool_info {j.compress}"
 
 end _lean_tool_extract

@@ -10,6 +10,7 @@ import { toMessageSet, type LeanMessage } from '../backend/index.ts';
 import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
+import { declScope } from '../syntax/dependencies.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
 import { elaborateContent, isSorryWarning, prepareContent, setOptionCommand } from './elaborate.ts';
 import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand, type Info, type Measure } from './extract-lean.ts';
@@ -108,7 +109,8 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
       return { text: w.text, silent };
     },
     // `pp.*` options as `set_option … in` prefixes: they apply to the printing of this probe only.
-    probes: () => probed.map((d) => `${Object.entries(pp).map(([k, v]) => `${setOptionCommand(k, v)} in\n`).join('')}${infoCommand(d.fullName!)}`),
+    // The structural external names are resolved by Lean in the declaration's scope.
+    probes: () => probed.map((d) => `${Object.entries(pp).map(([k, v]) => `${setOptionCommand(k, v)} in\n`).join('')}${infoCommand(d.fullName!, declScope(file, d), fs.deps.get(d)?.external ?? [])}`),
   });
   tool.errors.push(...r.toolErrors);
   tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
@@ -165,8 +167,9 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
       const noProof = sorried.has(d);
       const messages = toMessageSet(declMessages.get(d) ?? []);
       const m = measures.get(d);
+      const structure = structuralDocument(fs, d);
       documents[keys.get(d)!] = {
-        ...structuralDocument(fs, d),
+        ...structure,
         kind: theoremsOnly ? 'theorem' : d.kind,
         content: sel.explicit ? '' : documentContent(fs, d, header),
         type: ok?.type ?? '',
@@ -181,6 +184,8 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
         external_type_dependencies: ok?.external_type_dependencies ?? [],
         local_value_dependencies: noProof ? [] : (ok?.local_value_dependencies ?? []),
         external_value_dependencies: noProof ? [] : (ok?.external_value_dependencies ?? []),
+        // Lean's resolution of the written names when it answered: full names, constants only.
+        external_syntactic_dependencies: ok ? ok.external_syntactic_dependencies : structure.external_syntactic_dependencies,
         declaration_messages: messages,
         theorem_messages: theoremsOnly ? messages : emptyMessages(),
       };

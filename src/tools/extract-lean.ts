@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { LeanMessage } from '../backend/index.ts';
+import { splitName } from '../syntax/source.ts';
 
 export const MEASURE_MARKER = 'lean_tool_measure ';
 export const INFO_MARKER = 'lean_tool_info ';
@@ -41,6 +42,7 @@ export const infoSchema = z.union([
     external_type_dependencies: names,
     local_value_dependencies: names,
     external_value_dependencies: names,
+    external_syntactic_dependencies: names,
   }),
   z.object({ name: z.string(), error: z.string() }),
 ]);
@@ -71,5 +73,14 @@ export function wrapCommand(text: string, column: number): { text: string; prefi
   return { text: `#lean_tool_measure\n${' '.repeat(column)}${text}`, prefixLines: 1 };
 }
 
-/** `Foo.«bar baz»`-style names pass through as written; the helper reads them with Lean's `ident` parser. */
-export const infoCommand = (fullName: string): string => `#lean_tool_info ${fullName}`;
+/**
+ * A name as an identifier Lean parses whatever its components are: each component in `«»`
+ * (a component like `simp` or `decide` is a keyword token and would not parse as `ident`).
+ */
+export function quoteName(name: string): string {
+  return splitName(name).map((c) => (c.startsWith('«') ? c : `«${c}»`)).join('.');
+}
+
+/** The info probe of one declaration: its name, its scope, and the names its source writes. */
+export const infoCommand = (fullName: string, scope: { namespace: string; opens: readonly string[] } = { namespace: '', opens: [] }, written: readonly string[] = []): string =>
+  `#lean_tool_info ${quoteName(fullName)} ${scope.namespace ? quoteName(scope.namespace) : '_root_'} (${scope.opens.map(quoteName).join(' ')})${written.map((w) => ` ${quoteName(w)}`).join('')}`;

@@ -5,7 +5,7 @@ import { TOOLS } from '../../src/contract/tools.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { extract_decls, extract_theorems, NO_PROOFS_WARNING, SELECTION_WARNING } from '../../src/tools/extract-decls.ts';
-import { helperSource, infoSchema, parseInfo, parseMeasure } from '../../src/tools/extract-lean.ts';
+import { helperSource, infoCommand, infoSchema, parseInfo, parseMeasure, quoteName } from '../../src/tools/extract-lean.ts';
 import { helperDouble, info } from './extract-double.ts';
 import { toolCtx } from './runner.ts';
 
@@ -36,7 +36,9 @@ t.test('every declaration gets a document with structural and Lean fields; posit
   t.match(r.tool_messages.infos.join('\n'), /import Lean. was added/);
   t.equal(job.commands[0]!.text, helperSource(), 'the helper is the first command after the header');
   t.equal(job.commands[1]!.text, '#lean_tool_measure\ndef a : Nat := 1', 'each selected declaration is wrapped');
-  t.same(job.commands.slice(-3).map((c) => c.text), ['#lean_tool_info a', '#lean_tool_info b', '#lean_tool_info c']);
+  t.same(job.commands.slice(-3).map((c) => c.text), ['#lean_tool_info «a» _root_ () «Nat»', '#lean_tool_info «b» _root_ ()', '#lean_tool_info «c» _root_ () «True»'],
+    'each probe names the declaration, its scope and the written names, every component quoted');
+  t.same(r.documents.a!.external_syntactic_dependencies, ['Nat'], 'Lean\'s resolution of the written names');
 });
 
 t.test('a command that does not start at column 0 keeps its column; an error inside it lands where it is', async (t) => {
@@ -83,7 +85,7 @@ t.test('verbosity and delab_options become set_option prefixes of the info probe
   const probe = lean.jobs[0]!.commands.at(-1)!.text;
   t.match(probe, /set_option pp\.explicit true in\n/);
   t.match(probe, /set_option pp\.universes false in\n/, 'delab_options win over the preset');
-  t.match(probe, /set_option pp\.proofs true in\n#lean_tool_info a$/);
+  t.match(probe, /set_option pp\.proofs true in\n#lean_tool_info «a»/);
 });
 
 t.test('a helper that fails to elaborate, a declaration that did not elaborate: said so, nothing invented', async (t) => {
@@ -92,6 +94,11 @@ t.test('a helper that fails to elaborate, a declaration that did not elaborate: 
   const missing = await run('extract_decls', { content: SRC }, helperDouble({ noInfo: ['c'] }));
   t.same([missing.documents.c!.type, missing.documents.c!.type_hash, missing.documents.c!.wall_ms], ['', null, 12]);
   t.match(missing.tool_messages.warnings.join('\n'), /no Lean information for 'c'.*unknown constant/);
+});
+
+t.test('probe names: every component quoted, scope and opens passed', async (t) => {
+  t.equal(quoteName('Nat.«add comm».simp'), '«Nat».«add comm».«simp»');
+  t.equal(infoCommand('A.b', { namespace: 'A', opens: ['Nat', 'Real'] }, ['decide', 'x.1']), '#lean_tool_info «A».«b» «A» («Nat» «Real») «decide» «x».«1»');
 });
 
 t.test('helper output schemas: the shapes Json.mkObj prints, and what does not fit', async (t) => {

@@ -15,7 +15,7 @@ export const at = (origin: Origin, line: number, column: number, severity: LeanM
 
 export const info = (name: string, extra: Record<string, unknown> = {}) => ({
   name, type: `type of ${name}`, type_hash: 3141592653, unfolded_type_hash: 2718281828, type_depth: 4, term_depth: 7, is_sorry: false,
-  local_type_dependencies: [], external_type_dependencies: ['Nat'], local_value_dependencies: [], external_value_dependencies: ['Nat.add'], ...extra,
+  local_type_dependencies: [], external_type_dependencies: ['Nat'], local_value_dependencies: [], external_value_dependencies: ['Nat.add'], external_syntactic_dependencies: ['Nat'], ...extra,
 });
 
 /** Answers like the helper would: measure on the wrapper line, sorry warnings at the `sorry`, info for probes. */
@@ -39,7 +39,7 @@ export function helperDouble(overrides: { helperError?: string; noInfo?: string[
       const e = l.indexOf('ERR');
       if (e >= 0) messages.push(at(c.origin, i + 1, e, 'error', 'unknown identifier ERR'));
     });
-    const probe = /#lean_tool_info (\S+)$/.exec(c.text);
+    const probe = /#lean_tool_info «([^»]+)»/.exec(c.text);
     if (probe) {
       const name = probe[1]!;
       const json = overrides.noInfo?.includes(name) ? { name, error: 'unknown constant' } : info(name, name === 'b' ? { local_value_dependencies: ['a'], is_sorry: true } : {});
