@@ -81,6 +81,6 @@ export function quoteName(name: string): string {
   return splitName(name).map((c) => (c.startsWith('«') ? c : `«${c}»`)).join('.');
 }
 
-/** The info probe of one declaration: its name, its scope, and the names its source writes. */
+/** The info probe of one declaration: its name, its scope, and the names its source writes (`( )` spaced: two tokens whatever Lean's token table holds). */
 export const infoCommand = (fullName: string, scope: { namespace: string; opens: readonly string[] } = { namespace: '', opens: [] }, written: readonly string[] = []): string =>
-  `#lean_tool_info ${quoteName(fullName)} ${scope.namespace ? quoteName(scope.namespace) : '_root_'} (${scope.opens.map(quoteName).join(' ')})${written.map((w) => ` ${quoteName(w)}`).join('')}`;
+  `#lean_tool_info ${quoteName(fullName)} ${scope.namespace ? quoteName(scope.namespace) : '_root_'} (${scope.opens.map((o) => ` ${quoteName(o)}`).join('')} )${written.map((w) => ` ${quoteName(w)}`).join('')}`;

@@ -36,7 +36,7 @@ t.test('every declaration gets a document with structural and Lean fields; posit
   t.match(r.tool_messages.infos.join('\n'), /import Lean. was added/);
   t.equal(job.commands[0]!.text, helperSource(), 'the helper is the first command after the header');
   t.equal(job.commands[1]!.text, '#lean_tool_measure\ndef a : Nat := 1', 'each selected declaration is wrapped');
-  t.same(job.commands.slice(-3).map((c) => c.text), ['#lean_tool_info «a» _root_ () «Nat»', '#lean_tool_info «b» _root_ ()', '#lean_tool_info «c» _root_ () «True»'],
+  t.same(job.commands.slice(-3).map((c) => c.text), ['#lean_tool_info «a» _root_ ( ) «Nat»', '#lean_tool_info «b» _root_ ( )', '#lean_tool_info «c» _root_ ( ) «True»'],
     'each probe names the declaration, its scope and the written names, every component quoted');
   t.same(r.documents.a!.external_syntactic_dependencies, ['Nat'], 'Lean\'s resolution of the written names');
 });
@@ -98,7 +98,7 @@ t.test('a helper that fails to elaborate, a declaration that did not elaborate: 
 
 t.test('probe names: every component quoted, scope and opens passed', async (t) => {
   t.equal(quoteName('Nat.«add comm».simp'), '«Nat».«add comm».«simp»');
-  t.equal(infoCommand('A.b', { namespace: 'A', opens: ['Nat', 'Real'] }, ['decide', 'x.1']), '#lean_tool_info «A».«b» «A» («Nat» «Real») «decide» «x».«1»');
+  t.equal(infoCommand('A.b', { namespace: 'A', opens: ['Nat', 'Real'] }, ['decide', 'x.1']), '#lean_tool_info «A».«b» «A» ( «Nat» «Real» ) «decide» «x».«1»');
 });
 
 t.test('helper output schemas: the shapes Json.mkObj prints, and what does not fit', async (t) => {
