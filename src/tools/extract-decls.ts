@@ -145,6 +145,7 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   }
   const leanMessages = r.messages.filter((m) => !dropped.has(m));
 
+  const probedSet = new Set(probed);
   const infos = new Map<SourceDecl, Info>();
   probed.forEach((d, i) => {
     for (const m of r.probes[i] ?? []) {
@@ -163,7 +164,7 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
       if (theoremsOnly && d.kind !== 'theorem') continue;
       const info = infos.get(d);
       const ok = info && !('error' in info) ? info : undefined;
-      if (probed.includes(d) && !ok && !helperFailed) tool.warnings.push(`no Lean information for '${d.fullName}' (it did not elaborate${info && 'error' in info ? `: ${info.error}` : ''})`);
+      if (probedSet.has(d) && !ok && !helperFailed) tool.warnings.push(`no Lean information for '${d.fullName}' (it did not elaborate${info && 'error' in info ? `: ${info.error}` : ''})`);
       const noProof = sorried.has(d);
       const messages = toMessageSet(declMessages.get(d) ?? []);
       const m = measures.get(d);
