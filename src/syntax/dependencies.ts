@@ -33,10 +33,10 @@ const INTRO_WORDS = new Set([
 /** Words that end an introduction list. */
 const INTRO_STOP = new Set([':', ':=', '=', '←', '<-', 'using', 'at', '|', '=>', 'from', 'in', 'generalizing']);
 /** Tactic combinators after which the next word is a tactic name. */
-const TACTIC_COMBINATORS = new Set(['<;>', ';', 'try', 'all_goals', 'any_goals', 'repeat', "repeat'", 'focus', 'first', 'iterate', '·', '.', 'classical', 'on_goal', 'case', 'next', '=>']);
+const TACTIC_COMBINATORS = new Set(['<;>', ';', 'try', 'all_goals', 'any_goals', 'repeat', "repeat'", 'focus', 'first', 'iterate', '·', '.', 'classical', 'on_goal', 'case', 'next']);
 
-/** Is token k an identifier written directly after a `.` (anonymous constructor `.inl`, or a field after a closer)? */
-const afterDot = (sig: SigTokens, k: number) => k > 0 && sig.text[k - 1] === '.' && sig.end[k - 1] === sig.start[k];
+/** Is token k an identifier written directly after a `.` (anonymous constructor `.inl`, a field after a closer, `|>.elim`)? */
+const afterDot = (sig: SigTokens, k: number) => k > 0 && sig.kind[k - 1] === 'symbol' && sig.text[k - 1]!.endsWith('.') && sig.end[k - 1] === sig.start[k];
 
 /**
  * Names bound inside significant tokens [from, to): binder groups `(x y : T)`, `{α}`,
@@ -83,23 +83,24 @@ export function boundNames(sig: SigTokens, from: number, to: number, opts: { cto
       while (j < to && (sig.kind[j] === 'ident' || sig.text[j] === '_') && !afterDot(sig, j)) j++;
       if (j > k + 1 && (sig.text[j] === ':' || (t === '{' && sig.text[j] === '|'))) {
         for (let i = k + 1; i < j; i++) bound.add(splitName(sig.text[i]!)[0]!);
+        k = j - 1;
       }
-      k = j - 1;
+      // Otherwise (`(fun x => …)`, `(f a)`) the group's words are looked at one by one.
       continue;
     }
     if (BINDER_WORDS.has(t)) {
-      // `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∑ i ∈ s, …`
+      // `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∃ (S : Finset (Fin 2)), …`, `∑ i ∈ s, …`:
+      // identifiers are bound unless they sit after a `:` inside their bracket group (a type).
       let j = k + 1;
-      let depth = 0;
+      const inType: boolean[] = [false];
       for (; j < to; j++) {
         const u = sig.text[j]!;
-        if (isOpener(sig, j)) { depth++; continue; }
-        if (isCloser(sig, j)) { if (--depth < 0) break; continue; }
+        if (isOpener(sig, j)) { inType.push(inType[inType.length - 1]!); continue; }
+        if (isCloser(sig, j)) { inType.pop(); if (inType.length === 0) break; continue; }
+        const depth = inType.length - 1;
         if (depth === 0 && (u === ',' || u === '=>' || u === '↦' || u === ':' || u === '∈' || u === 'in' || u === '∉' || u === '<' || u === '≤' || u === '>' || u === '≥' || u === '⊆' || u === '|')) break;
-        if (sig.kind[j] === 'ident' && !afterDot(sig, j)) {
-          if (depth > 0 && sig.text[j + 1] !== ':' && sig.text[j - 1] === ':') continue;
-          bound.add(splitName(u)[0]!);
-        }
+        if (u === ':' && depth > 0) { inType[depth] = true; continue; }
+        if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
       }
       k = j - 1;
       continue;
@@ -140,21 +141,47 @@ export function boundNames(sig: SigTokens, from: number, to: number, opts: { cto
   return bound;
 }
 
-/** Significant-token indices of tactic names (item heads and words after combinators) in a `by` body. */
-export function tacticNameTokens(sig: SigTokens, byK: number, limit: number): Set<number> {
+/**
+ * Significant-token indices of tactic names (item heads and words after combinators) in
+ * every `by` block of [from, to): the proof's, and those inside terms (`show p by rfl`,
+ * equation right-hand sides). A `by` inside a block already parsed is part of its tree.
+ */
+export function tacticNameTokens(sig: SigTokens, from: number, to: number): Set<number> {
   const out = new Set<number>();
-  const stack: TacticBlock[] = [parseTacticBlock(sig, byK, limit)];
+  let covered = from;
+  for (let k = from; k < to; k++) {
+    if (k < covered || sig.text[k] !== 'by' || sig.kind[k] !== 'ident') continue;
+    const block = parseTacticBlock(sig, k, to);
+    covered = block.sigEnd;
+    collectTacticNames(sig, block, out);
+  }
+  return out;
+}
+
+/** Is token k the start of a `fun x => body` body (which the tactic tree may take for an alternative)? Looks back a bounded stretch. */
+function afterFunArrow(sig: SigTokens, k: number): boolean {
+  if (sig.text[k - 1] !== '=>' && sig.text[k - 1] !== '↦') return false;
+  for (let j = k - 2, n = 0; j >= 0 && n < 64 && sig.line[j] === sig.line[k - 1]; j--, n++) {
+    const t = sig.text[j];
+    if (t === 'fun' || t === 'λ') return true;
+    if (t === '|' || t === 'with' || t === 'case' || t === 'next') return false;
+  }
+  return false;
+}
+
+function collectTacticNames(sig: SigTokens, root: TacticBlock, out: Set<number>): void {
+  const stack: TacticBlock[] = [root];
   while (stack.length > 0) {
     const block = stack.pop()!;
     for (const item of block.items) {
-      out.add(item.sigStart);
+      if (!afterFunArrow(sig, item.sigStart)) out.add(item.sigStart);
       for (const c of item.children) stack.push(c);
-      for (let j = item.sigStart; j < item.sigEnd - 1; j++) {
-        if (TACTIC_COMBINATORS.has(sig.text[j]!) && sig.kind[j + 1] === 'ident') out.add(j + 1);
-      }
     }
   }
-  return out;
+  // Words after combinators, in one pass over the block (children lie inside it).
+  for (let j = root.sigStart; j < root.sigEnd - 1; j++) {
+    if (TACTIC_COMBINATORS.has(sig.text[j]!) && sig.kind[j + 1] === 'ident') out.add(j + 1);
+  }
 }
 
 /** Where a declaration's names resolve: its namespace (with the declaration name's own prefix) and the `open`s in force. */
@@ -214,10 +241,14 @@ export function syntacticDependencies(file: SourceFile): Map<SourceDecl, Syntact
     const to = d.command.sigEnd;
     const structural = d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
     const bound = boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' });
-    const tactics = d.bodyForm === 'tactic' && d.bodySig ? tacticNameTokens(sig, d.bodySig[0], d.bodySig[1]) : new Set<number>();
+    const tactics = tacticNameTokens(sig, from, to);
     const attrs = attributeTokens(sig, from, to);
     const nameK = d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1;
     const scope = declScope(file, d);
+    // Fields of a `where` body (`x := 1` at a line start) are not references.
+    const whereFrom = d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1;
+    // A recursive reference to itself is neither local nor external.
+    if (d.fullName) declared.add(d.fullName);
     const local: string[] = [];
     const external: string[] = [];
     const seenLocal = new Set<string>();
@@ -226,7 +257,7 @@ export function syntacticDependencies(file: SourceFile): Map<SourceDecl, Syntact
       const k = occ.sig;
       if (k === nameK || tactics.has(k) || attrs.has(k) || afterDot(sig, k)) continue;
       // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`; tactic flags `+kernel`.
-      if (sig.text[k + 1] === ':=' && (sig.firstOnLine[k] || sig.text[k - 1] === '(' || sig.text[k - 1] === '{' || sig.text[k - 1] === ',')) continue;
+      if (sig.text[k + 1] === ':=' && (sig.text[k - 1] === '(' || sig.text[k - 1] === '{' || sig.text[k - 1] === ',' || (sig.firstOnLine[k] && whereFrom >= 0 && k > whereFrom))) continue;
       if ((sig.text[k - 1] === '+' || sig.text[k - 1] === '-') && sig.end[k - 1] === sig.start[k] && tactics.size > 0) continue;
       const head = splitName(occ.name)[0]!;
       if (bound.has(head)) continue;

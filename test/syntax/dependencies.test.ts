@@ -95,3 +95,14 @@ t.test('a declaration inside an unclosed namespace gets a closing end; instances
   const text = standaloneContent(ix, f.decls[2]!, '');
   t.match(text, /^namespace A\n\nstructure S[\s\S]*instance : Inhabited S[\s\S]*notation "𝟙"[\s\S]*theorem t[\s\S]*\n\nend A\n$/);
 });
+
+t.test('a sample of the corpus by hand: term-level `by` blocks, self-reference, types inside binder groups', async (t) => {
+  // After compfiles Imo1964P1 (imo_1964_p1b'): equations with `by` right-hand sides and a recursive call.
+  const { of } = depsOf("theorem p : ∀ (n : ℕ), (2 ^ n + 1) % 7 ≠ 0\n    | 0 | 1 | 2 => by decide\n    | n + 3 => by\n      rw [pow_add, Nat.add_mod, show 2 ^ 3 % 7 = 1 by rfl]\n      simp [p n]\n");
+  t.same(of('p'), { local: [], external: ['ℕ', 'pow_add', 'Nat.add_mod'] }, 'tactics are not references, nor is the recursive call');
+  // After combibench imo_2015_p1: the answer set written after a set-builder, types inside `∃ (S : …)`.
+  const { of: of2 } = depsOf('def balanced (S : Set ℕ) : Prop := True\nabbrev sol : Set ℕ := sorry\ntheorem q : (∀ n ≥ 3, ∃ (S : Finset (Fin 2)), balanced S ∧ S.card = n) ∧\n    {n | n ≥ 3} =\n    sol := by sorry\n');
+  t.same(of2('q'), { local: ['balanced', 'sol'], external: ['Finset', 'Fin'] });
+  const { of: of3 } = depsOf('theorem r (h : 1 = 1) : True := by\n  exact (fun x => Nat.le_refl x) 0 |>.elim (fun _ => trivial) trivial\n');
+  t.same(of3('r').external, ['True', 'Nat.le_refl', 'trivial'], 'a term after `=>` inside a tactic is a reference');
+});
