@@ -277,3 +277,32 @@ export function syntacticDependencies(file: SourceFile): Map<SourceDecl, Syntact
   }
   return out;
 }
+
+/**
+ * Local names written in the commands that are not declarations but can need one:
+ * `variable (x : MyType)` and notation/macro commands (`notation "‖" x "‖" => myNorm x`).
+ * Resolved like a declaration's, against the declarations before the command.
+ */
+export function commandDependencies(file: SourceFile): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  const declared = new Set<string>();
+  const { sig } = file;
+  let next = 0;
+  file.commands.forEach((cmd, i) => {
+    while (next < file.decls.length && file.decls[next]!.commandIndex < i) {
+      const n = file.decls[next++]!.fullName;
+      if (n) declared.add(n);
+    }
+    if (cmd.kind !== 'variable' && cmd.kind !== 'notation') return;
+    const bound = boundNames(sig, cmd.ownSigStart, cmd.sigEnd);
+    const scope = file.scopes[i] ?? { namespace: '', opens: [] };
+    const local: string[] = [];
+    for (const occ of identOccurrences(sig, cmd.ownSigStart, cmd.sigEnd)) {
+      if (afterDot(sig, occ.sig) || bound.has(splitName(occ.name)[0]!)) continue;
+      const hit = resolveLocal(occ.name, scope, declared);
+      if (hit !== undefined && !local.includes(hit)) local.push(hit);
+    }
+    if (local.length > 0) out.set(i, local);
+  });
+  return out;
+}

@@ -18,6 +18,8 @@ import type { SyntacticDependencies } from './dependencies.ts';
 import { splitName, type SourceDecl, type SourceFile } from './source.ts';
 
 const CONTEXT_KINDS = new Set<Command['kind']>(['namespace', 'section', 'end', 'open', 'variable', 'universe', 'set_option']);
+/** Other commands that change what later declarations mean (which variables they take, which names are aliased). */
+const CONTEXT_KEYWORDS = new Set(['include', 'omit', 'export']);
 
 export interface StandaloneIndex {
   file: SourceFile;
@@ -32,11 +34,11 @@ export interface StandaloneIndex {
   implicit: number[];
   /** Mutual group → [mutual command index, end command index]. */
   mutualSpan: Map<number, [number, number]>;
-  /** Local dependencies of implicit non-declaration commands (notations), by command index. */
-  implicitDeps: Map<number, string[]>;
+  /** Local names written in non-declaration commands (notations, `variable`s), by command index. */
+  commandDeps: Map<number, string[]>;
 }
 
-export function standaloneIndex(file: SourceFile, deps: Map<SourceDecl, SyntacticDependencies>, notationDeps: Map<number, string[]> = new Map()): StandaloneIndex {
+export function standaloneIndex(file: SourceFile, deps: Map<SourceDecl, SyntacticDependencies>, commandDeps: Map<number, string[]> = new Map()): StandaloneIndex {
   const byName = new Map<string, SourceDecl>();
   const declsAt = new Map<number, SourceDecl[]>();
   for (const d of file.decls) {
@@ -62,42 +64,52 @@ export function standaloneIndex(file: SourceFile, deps: Map<SourceDecl, Syntacti
         return; // a mutual block's `end` comes with the block, never as context
       }
     }
-    if (CONTEXT_KINDS.has(c.kind)) context.push(i);
+    if (CONTEXT_KINDS.has(c.kind) || CONTEXT_KEYWORDS.has(c.keyword)) context.push(i);
   });
-  return { file, deps, byName, declsAt, context, implicit, mutualSpan, implicitDeps: notationDeps };
+  return { file, deps, byName, declsAt, context, implicit, mutualSpan, commandDeps };
 }
 
 /** Command indices of the declaration's transitive local dependencies (itself included). */
 export function dependencyClosure(ix: StandaloneIndex, target: SourceDecl): Set<number> {
   const needed = new Set<number>();
+  const starts: number[] = [target.commandIndex];
+  // Implicitly used commands before the target.
+  for (const i of ix.implicit) {
+    if (i >= target.commandIndex) break;
+    starts.push(i);
+  }
+  closeOver(ix, needed, starts, target.commandIndex);
+  if (target.mutualGroup !== undefined) closeOver(ix, needed, mutualCommands(ix, target), target.commandIndex);
+  return needed;
+}
+
+function mutualCommands(ix: StandaloneIndex, d: SourceDecl): number[] {
+  const span = d.mutualGroup === undefined ? undefined : ix.mutualSpan.get(d.mutualGroup);
+  if (!span) return [d.commandIndex];
+  const out: number[] = [];
+  for (let i = span[0]; i <= span[1]; i++) out.push(i);
+  return out;
+}
+
+/** Add the commands `starts` and everything they need (declarations up to `limit`, whole mutual blocks) to `needed`. */
+function closeOver(ix: StandaloneIndex, needed: Set<number>, starts: readonly number[], limit: number): void {
   const queue: number[] = [];
   const need = (cmd: number) => {
     if (needed.has(cmd)) return;
     needed.add(cmd);
     queue.push(cmd);
   };
-  const needDecl = (d: SourceDecl) => {
-    if (d.mutualGroup !== undefined) {
-      const span = ix.mutualSpan.get(d.mutualGroup);
-      if (span) for (let i = span[0]; i <= span[1]; i++) need(i);
-      else need(d.commandIndex);
-    } else need(d.commandIndex);
-  };
-  needDecl(target);
-  // Implicitly used commands before the target.
-  for (const i of ix.implicit) {
-    if (i >= target.commandIndex) break;
-    need(i);
-  }
+  for (const i of starts) need(i);
   while (queue.length > 0) {
     const i = queue.pop()!;
-    const names = [...(ix.declsAt.get(i)?.flatMap((d) => ix.deps.get(d)?.local ?? []) ?? []), ...(ix.implicitDeps.get(i) ?? [])];
+    const names: string[] = [];
+    for (const d of ix.declsAt.get(i) ?? []) for (const n of ix.deps.get(d)?.local ?? []) names.push(n);
+    for (const n of ix.commandDeps.get(i) ?? []) names.push(n);
     for (const n of names) {
       const d = ix.byName.get(n);
-      if (d && d.commandIndex <= target.commandIndex) needDecl(d);
+      if (d && d.commandIndex <= limit) for (const c of mutualCommands(ix, d)) need(c);
     }
   }
-  return needed;
 }
 
 interface Frame {
@@ -124,8 +136,25 @@ function scopeName(file: SourceFile, cmd: Command): string {
  * is legal Lean), so dropping an empty inner scope never changes an outer one.
  */
 export function standaloneContent(ix: StandaloneIndex, target: SourceDecl, header: string): string {
-  const { file } = ix;
   const needed = dependencyClosure(ix, target);
+  // A kept `variable` may name a local declaration (`variable (x : MyType)`): add it, render again.
+  // Each round adds at least one command, and rounds are few in practice; bounded all the same.
+  for (let round = 0; ; round++) {
+    const { parts, kept } = render(ix, target, needed);
+    const missing: number[] = [];
+    for (const i of kept) {
+      for (const n of ix.commandDeps.get(i) ?? []) {
+        const d = ix.byName.get(n);
+        if (d && d.commandIndex < target.commandIndex && !needed.has(d.commandIndex)) missing.push(d.commandIndex);
+      }
+    }
+    if (missing.length === 0 || round >= 8) return [header.trim(), ...parts].filter((p) => p.length > 0).join('\n\n') + '\n';
+    closeOver(ix, needed, missing, target.commandIndex);
+  }
+}
+
+function render(ix: StandaloneIndex, _target: SourceDecl, needed: Set<number>): { parts: string[]; kept: number[] } {
+  const { file } = ix;
   const sortedNeeded = [...needed].sort((a, b) => a - b);
   // The last needed command is the target, or the `end` of the target's mutual block.
   const last = sortedNeeded[sortedNeeded.length - 1]!;
@@ -166,7 +195,8 @@ export function standaloneContent(ix: StandaloneIndex, target: SourceDecl, heade
   // Scopes still open after the target: keep them if they hold something, with their closing `end`s.
   while (stack.length > 1) pop();
   const parts = root.items.map((i) => (typeof i === 'string' ? i : file.text.slice(file.commands[i]!.start, file.commands[i]!.end)));
-  return [header.trim(), ...parts].filter((p) => p.length > 0).join('\n\n') + '\n';
+  const kept = root.items.filter((i): i is number => typeof i === 'number' && !needed.has(i));
+  return { parts, kept };
 }
 
 /** Move a finished scope into its parent (no spread: scopes can be large). */

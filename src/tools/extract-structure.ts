@@ -4,7 +4,7 @@
  * end_line_pos, proof_length and tactic_counts, syntactic dependencies and the
  * standalone content. Lean's fields are added by extract-decls.ts.
  */
-import { boundNames, syntacticDependencies, type SyntacticDependencies } from '../syntax/dependencies.ts';
+import { boundNames, commandDependencies, syntacticDependencies, type SyntacticDependencies } from '../syntax/dependencies.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { standaloneContent, standaloneIndex, type StandaloneIndex } from '../syntax/standalone.ts';
 import { parseTacticBlock, type TacticBlock } from '../syntax/tactics.ts';
@@ -42,7 +42,7 @@ export function fileStructure(file: SourceFile): FileStructure {
     else indices.set(d, next++);
     prevGroup = d.mutualGroup;
   }
-  return { file, deps, standalone: standaloneIndex(file, deps), indices };
+  return { file, deps, standalone: standaloneIndex(file, deps, commandDependencies(file)), indices };
 }
 
 /** Tactic counts of a `by` body: every tactic item of the tree (nested blocks included), by its leading word. */

@@ -1,6 +1,6 @@
 /** Syntactic dependencies and standalone content on hand-checked samples. */
 import t from 'tap';
-import { boundNames, syntacticDependencies } from '../../src/syntax/dependencies.ts';
+import { boundNames, commandDependencies, syntacticDependencies } from '../../src/syntax/dependencies.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { dependencyClosure, standaloneContent, standaloneIndex } from '../../src/syntax/standalone.ts';
 
@@ -105,4 +105,13 @@ t.test('a sample of the corpus by hand: term-level `by` blocks, self-reference, 
   t.same(of2('q'), { local: ['balanced', 'sol'], external: ['Finset', 'Fin'] });
   const { of: of3 } = depsOf('theorem r (h : 1 = 1) : True := by\n  exact (fun x => Nat.le_refl x) 0 |>.elim (fun _ => trivial) trivial\n');
   t.same(of3('r').external, ['True', 'Nat.le_refl', 'trivial'], 'a term after `=>` inside a tactic is a reference');
+});
+
+t.test('variables and notations that name local declarations bring them along; include/omit stay in force', async (t) => {
+  const src = 'structure V where\n  n : Nat\n\ndef unused : Nat := 0\n\nsection S\nvariable (v : V)\ninclude v\n\ntheorem w : v.n = v.n := rfl\nend S\n';
+  const f = parseSource(src);
+  const deps = syntacticDependencies(f);
+  const ix = standaloneIndex(f, deps, commandDependencies(f));
+  t.same(commandDependencies(f).get(f.commands.findIndex((c) => c.kind === 'variable')), ['V']);
+  t.equal(standaloneContent(ix, f.decls[2]!, ''), 'structure V where\n  n : Nat\n\nsection S\n\nvariable (v : V)\n\ninclude v\n\ntheorem w : v.n = v.n := rfl\n\nend S\n');
 });

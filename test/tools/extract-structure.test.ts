@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import t from 'tap';
-import { syntacticDependencies } from '../../src/syntax/dependencies.ts';
+import { commandDependencies, syntacticDependencies } from '../../src/syntax/dependencies.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../../src/syntax/source.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument, tacticCounts } from '../../src/tools/extract-structure.ts';
 import { CORPUS, corpusFiles, read } from '../syntax/corpus.ts';
@@ -26,6 +26,15 @@ function checkStandalone(file: SourceFile, deps: ReturnType<typeof syntacticDepe
     const want = deps.get(o)!.local.join(',');
     const got = subDeps.get(x)!.local.join(',');
     if (want !== got) return `${x.fullName}: local names [${want}] in the file but [${got}] in the content of ${d.fullName}`;
+  }
+  // `variable`s and notations kept in the content resolve the same local names too.
+  const cmdText = (f: SourceFile, i: number) => f.text.slice(f.commands[i]!.start, f.commands[i]!.end);
+  const originalCmd = new Map<string, string>();
+  for (const [i, names] of commandDependencies(file)) originalCmd.set(cmdText(file, i), names.join(','));
+  const subCmd = commandDependencies(sub);
+  for (let i = 0; i < sub.commands.length; i++) {
+    const want = originalCmd.get(cmdText(sub, i));
+    if (want !== undefined && want !== (subCmd.get(i) ?? []).join(',')) return `command ${cmdText(sub, i).slice(0, 40)}: local names [${want}] in the file but [${(subCmd.get(i) ?? []).join(',')}] in the content of ${d.fullName}`;
   }
   return undefined;
 }
