@@ -20,6 +20,7 @@ Every API used is long-stable core API; where each is defined in leanprover/lean
   Expr.getUsedConstants                  src/Lean/Util/FoldConsts.lean
   Expr.hasSorry                          src/Lean/Util/Sorry.lean
   Meta.deltaExpand                       src/Lean/Meta/Tactic/Delta.lean
+  Core.transform, TransformStep.done     src/Lean/Meta/Transform.lean
   isMatcherCore                          src/Lean/Meta/Match/MatcherInfo.lean
   Name.isInternal, isPrivateName, privateToUserName?, mkPrivateName
                                           src/Init/Meta.lean, src/Lean/Modifiers.lean
@@ -61,6 +62,14 @@ def isProofAux : Name → Bool
 
 def isLocalAux (env : Environment) (n : Name) : Bool :=
   (env.getModuleIdxFor? n).isNone && !isPrivateName n && (isMatcherCore env n || n.isInternal || isProofAux n)
+
+/-- Without annotations (`Expr.mdata`): they carry no meaning for the kernel but change the
+hash (`.mdata _ e => mixHash d e.hash` with the depth, Expr.lean). `Core.transform` post-order,
+src/Lean/Meta/Transform.lean. -/
+def stripMData (e : Expr) : CoreM Expr :=
+  Core.transform e (post := fun e => pure <| .done <| match e with
+    | .mdata _ b => b
+    | e => e)
 
 /-- The name users know a constant by (private names without their module prefix). -/
 def userName (n : Name) : String := ((privateToUserName? n).getD n).toString
@@ -104,13 +113,14 @@ syntax (name := info) "#lean_tool_info " ident ident "(" ident* ")" ident* : com
   -- parameters are renamed by position so `.{u}` and `.{v}` agree.
   let canon := (List.range ci.levelParams.length).map fun i => Level.param (Name.mkSimple s!"u_{i + 1}")
   let canonical (e : Expr) := e.instantiateLevelParams ci.levelParams canon
-  let (typeStr, unfoldedType, unfoldedValue) ← liftTermElabM do
+  let (typeStr, plainType, unfoldedType, unfoldedValue) ← liftTermElabM do
     let fmt ← ppExpr ci.type
-    let t ← deltaExpand ci.type (isLocalAux env)
+    let plain ← stripMData ci.type
+    let t ← stripMData (← deltaExpand ci.type (isLocalAux env))
     let v ← match ci.value? with
       | some v => some <$> deltaExpand v (isLocalAux env)
       | none => pure none
-    return (toString fmt, t, v)
+    return (toString fmt, plain, t, v)
   let (lt, et) := splitDeps env ci.name unfoldedType
   let (lv, ev) := match unfoldedValue with
     | some v => splitDeps env ci.name v
@@ -120,7 +130,7 @@ syntax (name := info) "#lean_tool_info " ident ident "(" ident* ")" ident* : com
   let j := Json.mkObj [
     ("name", toJson (userName ci.name)),
     ("type", toJson typeStr),
-    ("type_hash", toJson (canonical ci.type).hash.toNat),
+    ("type_hash", toJson (canonical plainType).hash.toNat),
     ("unfolded_type_hash", toJson (canonical unfoldedType).hash.toNat),
     ("type_depth", toJson ci.type.approxDepth.toNat),
     ("term_depth", toJson ((ci.value?.map (·.approxDepth.toNat)).getD 0)),
