@@ -23,12 +23,15 @@ export interface SyntacticDependencies {
 }
 
 /** Words after which identifiers up to a separator are binders (`fun x y =>`, `∀ x ∈ s,`, `∑ i in s,`). */
-const BINDER_WORDS = new Set(['fun', 'λ', '∀', '∃', '∃!', 'Π', 'Σ', '∑', '∏', '⋃', '⋂', '⨆', '⨅', 'forall', 'exists', '∫', 'assume']);
-/** Tactics and term keywords whose following identifiers (same line, up to `:`/`:=`/`=`) are introduced names. */
+const BINDER_WORDS = new Set(['fun', 'λ', '∀', '∃', '∃!', 'Π', 'Σ', '∑', '∏', '⋃', '⋂', '⨆', '⨅', 'forall', '∫']);
+/**
+ * Tactics and term keywords whose following identifiers (same line, up to `:`/`:=`/`=`) are
+ * introduced names. `cases`/`rcases`/`induction` are not among them: the term they take is
+ * a reference; their names come after `with`.
+ */
 const INTRO_WORDS = new Set([
-  'intro', 'intros', 'rintro', 'rintros', 'obtain', 'rcases', 'cases', "cases'", 'induction', "induction'", 'case', "case'", 'next', 'set',
-  'generalize', 'ext', 'funext', 'by_contra', 'by_contra!', 'by_cases', 'choose', 'have', 'haveI', "have'", 'let', 'letI', 'suffices',
-  'replace', 'with', 'lift', 'contrapose!', 'push_neg', 'rename_i', 'intro.', 'introv', 'peel', 'filter_upwards', 'refine_lift',
+  'intro', 'intros', 'rintro', 'rintros', 'obtain', 'case', "case'", 'next', 'set', 'generalize', 'ext', 'funext', 'by_contra',
+  'by_contra!', 'by_cases', 'choose', 'have', 'haveI', "have'", 'let', 'letI', 'suffices', 'replace', 'with', 'rename_i', 'introv', 'peel',
 ]);
 /** Words that end an introduction list. */
 const INTRO_STOP = new Set([':', ':=', '=', '←', '<-', 'using', 'at', '|', '=>', 'from', 'in', 'generalizing']);

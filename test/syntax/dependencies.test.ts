@@ -115,3 +115,10 @@ t.test('variables and notations that name local declarations bring them along; i
   t.same(commandDependencies(f).get(f.commands.findIndex((c) => c.kind === 'variable')), ['V']);
   t.equal(standaloneContent(ix, f.decls[2]!, ''), 'structure V where\n  n : Nat\n\nsection S\n\nvariable (v : V)\n\ninclude v\n\ntheorem w : v.n = v.n := rfl\n\nend S\n');
 });
+
+t.test('the term after cases/rcases/induction and inside filter_upwards is a reference; names after with are bound', async (t) => {
+  const f = parseSource('theorem t : True := by\n  rcases exists_foo 3 with ⟨a, ha⟩\n  induction bar_list with\n  | nil => trivial\n  | cons x xs ih => exact ih\n');
+  const b = boundNames(f.sig, 0, f.sig.length);
+  t.ok(['a', 'ha', 'x', 'xs', 'ih'].every((n) => b.has(n)));
+  t.notOk(b.has('exists_foo') || b.has('bar_list'));
+});
