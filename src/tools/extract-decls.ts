@@ -6,13 +6,14 @@
  * inside `#lean_tool_measure` (wall time, heartbeats), and `#lean_tool_info` probes after
  * the content report types, hashes, depths, sorry and dependencies.
  */
-import { toMessageSet, type LeanMessage } from '../backend/index.ts';
+import type { LeanMessage } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { declScope } from '../syntax/dependencies.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
-import { elaborateContent, isSorryWarning, prepareContent, setOptionCommand } from './elaborate.ts';
+import { elaborateContent, elaborationUnits, isSorryWarning, prepareContent, setOptionCommand } from './elaborate.ts';
 import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand, type Info, type Measure } from './extract-lean.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
 import { sorryBody } from './output.ts';
@@ -81,6 +82,8 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   /** Commands whose text got lines in front: command start → prefix lines. */
   const prefixed = new Map<number, number>();
   const sorried = new Set<SourceDecl>();
+  const grouped = new Set<number>();
+  for (const unit of elaborationUnits(file)) if (unit.length > 1) for (const c of unit) grouped.add(c.start);
   const needsImportLean = (header: string) => !/\bimport\b/.test(header);
   let addedImport = false;
   // Examples and anonymous instances leave no constant to ask about.
@@ -102,8 +105,8 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
         if (sel.explicit && !selected.has(d)) { out = sorryBody(text, d, cmd.start); silent = true; }
         else if (!elaborateProofs) { out = sorryBody(text, d, cmd.start); sorried.add(d); }
       }
-      // Members of a mutual block go to Lean as one command with the block: they cannot be wrapped one by one.
-      if (!d || !selected.has(d) || d.mutualGroup !== undefined) return out === text ? undefined : { text: out, silent };
+      // Commands that go to Lean as one input with others (a `mutual` block, `attribute […] x in theorem …`) are not wrapped one by one.
+      if (!d || !selected.has(d) || d.mutualGroup !== undefined || grouped.has(cmd.start)) return out === text ? undefined : { text: out, silent };
       const w = wrapCommand(out, file.lines.toLean(cmd.start).column);
       prefixed.set(cmd.start, w.prefixLines);
       return { text: w.text, silent };
