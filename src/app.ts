@@ -89,7 +89,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = new Metrics({ admission: () => limiter.stats(), pools: () => backend.stats(), cache: () => cache.stats(), queues: () => cluster?.queues() ?? [] });
   if (usesNats(config.cluster)) {
     const { ClusterNode } = await import('./cluster/node.ts');
-    cluster = await ClusterNode.start({ config: config.cluster, registry, tools, lean, log: logger, frontObserver: metrics.front, workerObserver: metrics.worker });
+    cluster = await ClusterNode.start({ config: config.cluster, registry, tools, lean, log: logger, frontObserver: metrics.front, workerObserver: metrics.worker, pools: () => backend.stats() });
   }
   app.decorate('cluster', cluster);
   // Callback style, not async: no promise per request on the hot (cache-hit) path.

@@ -23,6 +23,7 @@ export interface ClusterNodeDeps {
   log: Log;
   frontObserver?: FrontObserver;
   workerObserver?: WorkerDeps['observer'];
+  pools?: WorkerDeps['pools'];
 }
 
 export interface QueueDepth {
@@ -42,7 +43,7 @@ export class ClusterNode {
     const role = deps.config.role;
     const log = deps.log.child({ node: nodeId, role });
     if (role !== 'worker') this.front = new ClusterFront(c, members, { nodeId, log, ...(deps.frontObserver ? { observer: deps.frontObserver } : {}) });
-    if (role !== 'front') this.worker = new ClusterWorker(c, members, nodeId, { registry: deps.registry, tools: deps.tools, lean: deps.lean, log, ...(deps.workerObserver ? { observer: deps.workerObserver } : {}) });
+    if (role !== 'front') this.worker = new ClusterWorker(c, members, nodeId, { registry: deps.registry, tools: deps.tools, lean: deps.lean, log, ...(deps.workerObserver ? { observer: deps.workerObserver } : {}), ...(deps.pools ? { pools: deps.pools } : {}) });
   }
 
   static async start(deps: ClusterNodeDeps): Promise<ClusterNode> {

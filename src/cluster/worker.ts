@@ -29,6 +29,8 @@ export interface WorkerDeps {
   lean: LeanRunner;
   log: Log;
   observer?: { redelivered(): void; ran(tool: string, status: string, seconds: number): void };
+  /** The session pools per environment and canonical header (LeanBackend.stats): the headers held warm right now. */
+  pools?: () => Record<string, { headers?: Record<string, { warm: number; busy: number; starting: number }> }>;
 }
 
 interface Running {
@@ -47,6 +49,9 @@ export class ClusterWorker {
   #cancelled = new Set<string>();
   /** The subject of the latest job queued (from the front's kick). */
   #hint: string | undefined;
+  /** Work keys whose durable consumer exists (created by us or found). */
+  #ensured = new Set<string>();
+  #ensuring = new Set<string>();
   /** A consumer that had jobs waiting when we last took one from it. */
   #behind: string | undefined;
   #done = 0;
@@ -93,10 +98,39 @@ export class ClusterWorker {
     for (const r of this.#running.values()) running[r.consumer] = (running[r.consumer] ?? 0) + 1;
     const hb: Heartbeat = {
       node: this.nodeId, at: Date.now(), slots: this.c.config.workerSlots, busy: this.#running.size,
-      warm: [...this.#warm.keys()], running, done: this.#done,
+      warm: [...this.#warmKeys().keys()], running, done: this.#done,
       environments: Object.fromEntries(this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available])),
     };
     this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
+  }
+
+  /**
+   * Headers held warm: those whose session pool has live sessions here, the ones with an idle
+   * session first (a job for them starts at once: the backpressure the pool can tell), then
+   * the headers this worker ran recently (all of them when Lean is not behind a pool).
+   */
+  #warmKeys(): Map<string, WorkKey> {
+    const idle: [string, WorkKey][] = [];
+    const busy: [string, WorkKey][] = [];
+    for (const [env, p] of Object.entries(this.deps.pools?.() ?? {})) {
+      for (const [header, h] of Object.entries(p.headers ?? {})) {
+        if (h.warm + h.busy + h.starting === 0) continue;
+        const k = workKey(env, header);
+        (h.warm > 0 ? idle : busy).push([keyId(k), k]);
+      }
+    }
+    const out = new Map<string, WorkKey>();
+    for (const [id, k] of [...idle, ...busy, ...this.#warm]) {
+      // Advertised (and pulled) only once its consumer exists; created here on first sight.
+      if (this.#ensured.has(id)) out.set(id, k);
+      else if (!this.#ensuring.has(id)) {
+        this.#ensuring.add(id);
+        void ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config)
+          .then(() => this.#ensured.add(id), (err: unknown) => this.deps.log.warn({ err }, 'cannot create the consumer of a warm header'))
+          .finally(() => this.#ensuring.delete(id));
+      }
+    }
+    return out;
   }
 
   async #idle(ms: number): Promise<void> {
@@ -157,7 +191,7 @@ export class ClusterWorker {
       if (msg) return this.#took(behind, msg);
     }
     if (hint !== undefined) {
-      const warm = [...this.#warm.values()].find((k) => names.workSubject(k) === hint);
+      const warm = [...this.#warmKeys().values()].find((k) => names.workSubject(k) === hint);
       const name = hint === names.fallbackSubject ? names.fallbackConsumer : warm ? names.keyConsumer(warm) : undefined;
       if (name) {
         const msg = await (await this.#consumer(name)).next({ expires: 1000 });
@@ -169,7 +203,7 @@ export class ClusterWorker {
     const byName = new Map(infos.map((i) => [i.name, i]));
     const candidates: string[] = [];
     // 1. Headers held warm here: the affinity that makes scale-out pay.
-    for (const k of this.#warm.values()) if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
+    for (const k of this.#warmKeys().values()) if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
     // 2. The fallback: new headers warm on whichever worker is free (the least loaded).
     if ((byName.get(names.fallbackConsumer)?.num_pending ?? 0) > 0) candidates.push(names.fallbackConsumer);
     // 3. Someone else's header: taken only when its holders are gone or have let it wait.
@@ -198,7 +232,7 @@ export class ClusterWorker {
 
   /** Notes whether more jobs wait behind this one on a consumer we serve first (warm or fallback). */
   #took(consumer: string, msg: JsMsg): JsMsg {
-    const ours = consumer === this.c.names.fallbackConsumer || [...this.#warm.values()].some((k) => this.c.names.keyConsumer(k) === consumer);
+    const ours = consumer === this.c.names.fallbackConsumer || [...this.#warmKeys().values()].some((k) => this.c.names.keyConsumer(k) === consumer);
     if (msg.info.pending > 0 && ours) this.#behind = consumer;
     return msg;
   }
@@ -313,8 +347,9 @@ export class ClusterWorker {
     // Most recent first, bounded like the sessions that hold the headers.
     const order = [...this.#warm].reverse();
     this.#warm = new Map(order.slice(0, this.#warmLimit));
-    if (!had) {
+    if (!had || !this.#ensured.has(id)) {
       await ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config);
+      this.#ensured.add(id);
       this.#heartbeat();
     }
   }
@@ -326,7 +361,7 @@ export class ClusterWorker {
   }
 
   stats() {
-    return { node: this.nodeId, slots: this.c.config.workerSlots, busy: this.#running.size, warm: [...this.#warm.keys()], done: this.#done };
+    return { node: this.nodeId, slots: this.c.config.workerSlots, busy: this.#running.size, warm: [...this.#warmKeys().keys()], done: this.#done };
   }
 
   /** Stop pulling; let running jobs finish (they still answer). */

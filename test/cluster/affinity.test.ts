@@ -5,10 +5,11 @@
  * `check`. Skips, saying why, when nats-server is not installed.
  */
 import t from 'tap';
-import { TEST_ENV } from '../helpers.ts';
+import { keyId, workKey } from '../../src/cluster/names.ts';
+import { makeApp, testConfig, TEST_ENV } from '../helpers.ts';
 import type { LeanRunner } from '../../src/backend/index.ts';
 import { scriptedRunner } from '../tools/runner.ts';
-import { clusterApp, until } from './fixtures.ts';
+import { clusterApp, clusterSettings, until } from './fixtures.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
 
 const bin = natsServerPath();
@@ -16,6 +17,25 @@ if (!bin) {
   t.comment(`skipping the affinity test: ${NO_NATS_REASON}`);
   t.pass('skipped: nats-server absent');
 } else {
+  t.test('a header the worker\'s session pool holds warm is advertised before any job and routed to it', async (t) => {
+    const nats = await startNatsServer(bin);
+    t.teardown(() => nats.stop());
+    const prefix = 'pools';
+    // The real backend and pools over the fake REPL process double (no Lean result is invented: check only relays what the double prints).
+    const worker = await makeApp({ config: testConfig({ cluster: { ...clusterSettings(nats.url, 'pw', 'worker'), prefix }, lean: { minWarm: 1 } }) });
+    const front = await clusterApp(nats.url, 'pf', 'front', { prefix });
+    t.teardown(async () => {
+      await front.close();
+      await worker.close();
+    });
+    const key = keyId(workKey(TEST_ENV, testConfig().environments.find((e) => e.name === TEST_ENV)!.imports));
+    await until(() => (front.cluster!.status().workers as { warm: string[] }[]).some((w) => w.warm.includes(key)), 30_000, 'the warm pool header to be advertised');
+    const r = await front.inject({ method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ content: 'def pooled := 1\n', environment: TEST_ENV }) });
+    t.equal(r.statusCode, 200);
+    t.equal(r.json().okay, true);
+    t.match((await front.inject({ method: 'GET', url: '/metrics' })).body, /lean_tool_cluster_jobs_total\{route="warm"\} 1/, 'routed to the warm header\'s subject, not the fallback');
+  });
+
   t.test('requests for a warm header go to the worker that holds it', async (t) => {
     const nats = await startNatsServer(bin);
     t.teardown(() => nats.stop());
