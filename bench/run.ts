@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
-import { leanPathScenario } from './scenarios/lean-path.ts';
+import { orchestrationScenario } from './scenarios/orchestration.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
@@ -16,7 +16,7 @@ import { structuralScenario } from './scenarios/structural.ts';
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   parser: () => parserScenario(),
   structural: () => structuralScenario(),
-  'lean-path': () => leanPathScenario(),
+  orchestration: () => orchestrationScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
 };
@@ -53,8 +53,20 @@ const md = [
   '',
   `Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.platform}`,
   '',
-  ...results.flatMap((r) => [`## ${r.name}`, '', r.summary, '', '| metric | value | note |', '|---|---|---|', ...r.table.map((row) => `| ${row.join(' | ')} |`), '']),
+  ...targetTable(results),
+  ...results.flatMap((r) => [
+    `## ${r.name}`, '', r.summary, '', '| metric | value | note |', '|---|---|---|', ...r.table.map((row) => `| ${row.join(' | ')} |`), '',
+    ...(r.rounds && r.roundsHeader ? ['Rounds:', '', `| ${r.roundsHeader.join(' | ')} |`, `|${r.roundsHeader.map(() => '---').join('|')}|`, ...r.rounds.map((row) => `| ${row.join(' | ')} |`), ''] : []),
+  ]),
 ].join('\n');
+
+/** PASS/FAIL of every target measured in this run, first. */
+function targetTable(rs: ScenarioResult[]): string[] {
+  const ts = rs.flatMap((r) => (r.targets ?? []).map((t) => ({ ...t, scenario: r.name })));
+  if (!ts.length) return [];
+  return ['## Targets', '', '| target | figure | result | scenario |', '|---|---|---|---|',
+    ...ts.map((t) => `| ${t.target} | ${t.figure} | ${t.pass ? 'PASS' : 'FAIL'}${t.noisy ? ' (noisy run)' : ''} | ${t.scenario} |`), ''];
+}
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ machine: m, results }, null, 2));
