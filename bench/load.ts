@@ -6,23 +6,25 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cpuMeter, type CpuShare } from './proc.ts';
+import { cpuMeter, treeTicks, type CpuShare } from './proc.ts';
 import { BENCH_DIR, BENCH_KEY } from './servers.ts';
 
 const run = promisify(execFile);
 
-export interface CannonRun { rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number; cpu: CpuShare }
+export interface CannonRun { rps: number; /** CPU the server's process tree spent per answered request, µs (robust to outside load). */ cpuUsPerReq?: number; p50: number; p99: number; errors: number; non2xx: number; total: number; cpu: CpuShare }
 
-export interface CannonOptions { seconds: number; connections: number; body: string; path?: string; uniqueIds?: boolean; cpus?: string }
+export interface CannonOptions { /** The server's pid, to measure its CPU per request. */ pid?: number; seconds: number; connections: number; body: string; path?: string; uniqueIds?: boolean; cpus?: string }
 
 export async function autocannon(url: string, o: CannonOptions): Promise<CannonRun> {
   const argv = [process.execPath, path.join(BENCH_DIR, 'cannon.mjs'), url + (o.path ?? '/api/v1/check'), BENCH_KEY, String(o.seconds), String(o.connections), o.body, o.uniqueIds ? '1' : '0'];
   const meter = cpuMeter();
+  const ticks0 = o.pid ? treeTicks(o.pid) : 0;
   const { stdout } = o.cpus ? await run('taskset', ['-c', o.cpus, ...argv], { maxBuffer: 1 << 26 }) : await run(argv[0]!, argv.slice(1), { maxBuffer: 1 << 26 });
   const cpu = meter.stop();
+  const serverTicks = o.pid ? treeTicks(o.pid) - ticks0 : 0;
   const r = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number; duration: number; '2xx': number };
   // Completed 2xx per second over the run (autocannon's average counts per-second buckets).
-  return { rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, total: r.requests.total, cpu };
+  return { ...(o.pid && r.requests.total ? { cpuUsPerReq: Math.round((serverTicks * 1e4) / r.requests.total) } : {}), rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, total: r.requests.total, cpu };
 }
 
 export interface LatencyRun { n: number; p50: number; p90: number; p99: number; min: number; statuses: Record<string, number>; cpu: CpuShare }

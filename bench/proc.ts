@@ -20,7 +20,8 @@ function machineTicks(): { busy: number; all: number } {
   return { busy: all - f[3]! - f[4]!, all };
 }
 
-function treeTicks(root: number): number {
+/** CPU ticks (1/100 s) used so far by `root` and its descendants, reaped ones included. */
+export function treeTicks(root: number): number {
   let t = 0;
   for (const pid of processTree(root)) {
     try {

@@ -7,6 +7,8 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { hitPathScenario } from './scenarios/hit-path.ts';
+import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
@@ -16,6 +18,8 @@ import { structuralScenario } from './scenarios/structural.ts';
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   parser: () => parserScenario(),
   structural: () => structuralScenario(),
+  'hit-path': () => hitPathScenario(),
+  'miss-latency': () => missLatencyScenario(),
   orchestration: () => orchestrationScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
