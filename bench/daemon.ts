@@ -22,3 +22,10 @@ const app = await buildApp({
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.stderr.write(`BENCH_READY ${(app.server.address() as { port: number }).port}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+// The bench asks for the heap's breakdown (RSS alone does not say what holds the memory).
+process.on('SIGUSR2', () => {
+  // With --expose-gc (diagnosis only): what is live, not what awaits collection.
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  process.stderr.write(`BENCH_MEMORY ${JSON.stringify(m)}\n`);
+});

@@ -1,8 +1,11 @@
 // One request at a time over a keep-alive connection; prints latency stats (ms) as JSON.
-// argv: url key body n warmup. `[<id>]` in the body is replaced by a fresh id per request.
+// argv: url key body n warmup. `[<id>]` in the body is replaced by a fresh id per request;
+// a body `@<file>` is read from that file (large bodies do not fit in one argument).
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
-const [url, key, template, n, warmup] = process.argv.slice(2);
+const [url, key, bodyArg, n, warmup] = process.argv.slice(2);
+const template = bodyArg.startsWith('@') ? readFileSync(bodyArg.slice(1), 'utf8') : bodyArg;
 const u = new URL(url);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 let id = 0;

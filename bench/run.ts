@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
@@ -21,6 +22,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'hit-path': () => hitPathScenario(),
   'miss-latency': () => missLatencyScenario(),
   orchestration: () => orchestrationScenario(),
+  'cache-memory': () => cacheMemoryScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
 };

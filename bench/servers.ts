@@ -16,6 +16,8 @@ export interface Server {
   url: string;
   pid: number;
   stop: () => Promise<void>;
+  /** The daemon's process.memoryUsage() (bench/daemon.ts answers SIGUSR2 on stderr). */
+  memory: () => Promise<NodeJS.MemoryUsage>;
 }
 
 /** A scratch directory for config overlays, response files and logs of this run. */
@@ -39,10 +41,22 @@ async function spawnServer(name: string, argv: string[], env: NodeJS.ProcessEnv,
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(url + readyPath);
+  const memory = () => new Promise<NodeJS.MemoryUsage>((resolve) => {
+    const from = stderr.length;
+    const onData = () => {
+      const m = /BENCH_MEMORY (\{.*\})\n/.exec(stderr.slice(from));
+      if (!m) return;
+      child.stderr!.off('data', onData);
+      resolve(JSON.parse(m[1]!) as NodeJS.MemoryUsage);
+    };
+    child.stderr!.on('data', onData);
+    child.kill('SIGUSR2');
+  });
   return {
     name,
     url,
     pid: child.pid!,
+    memory,
     stop: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', () => resolve());
@@ -69,7 +83,7 @@ export async function waitFor(url: string, timeoutMs = 20_000): Promise<void> {
 export async function startDaemon(overlay: ConfigInput, opts: { cpus?: string; tag?: string } = {}): Promise<Server> {
   const file = path.join(scratch, `daemon-${opts.tag ?? 'main'}.json`);
   writeFileSync(file, JSON.stringify(overlay));
-  return spawnServer('daemon', pinned(opts.cpus, [process.execPath, '--import', 'tsx', path.join(BENCH_DIR, 'daemon.ts')]), { LEAN_TOOL_CONFIG: file }, path.join(scratch, `daemon-${opts.tag ?? 'main'}.log`), '/v1/status');
+  return spawnServer('daemon', pinned(opts.cpus, [process.execPath, ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(BENCH_DIR, 'daemon.ts')]), { LEAN_TOOL_CONFIG: file }, path.join(scratch, `daemon-${opts.tag ?? 'main'}.log`), '/v1/status');
 }
 
 export function startBareFastify(responseFile: string): Promise<Server> {

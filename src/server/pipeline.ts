@@ -110,7 +110,8 @@ export class Pipeline {
   /** prepare + execute, for transports that want the response object either way. */
   async run<T extends ToolName>(tool: T, body: unknown, opts: RunOptions): Promise<ToolResponse<T>> {
     const r = this.prepare(tool, body, opts.info);
-    if ('hit' in r) return r.hit.response as ToolResponse<T>;
+    // Transports that want an object (WebSocket) pay a parse on a hit; HTTP sends the stored bytes.
+    if ('hit' in r) return JSON.parse(r.hit.body.toString('utf8')) as ToolResponse<T>;
     return this.execute(r.miss, opts);
   }
 }

@@ -46,7 +46,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const prepared = r ? { hit: r } : deps.pipeline.prepare(tool, request.body, request.svc, raw);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';
-      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(prepared.hit.json);
+      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(prepared.hit.body);
     }
     const result = await deps.pipeline.execute(prepared.miss, {
       caller: request.caller,
