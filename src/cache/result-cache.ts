@@ -22,6 +22,9 @@ export interface CacheStats {
   misses: number;
 }
 
+/** A request body's identity for the hot path (opaque: made by `rawKey`). */
+export type RawKey = string & { readonly __rawKey: unique symbol };
+
 export interface CachedResult {
   /** The response of a hit (timings of a hit: total_ms 0), serialized once, sent as is. */
   body: Buffer;
@@ -106,9 +109,12 @@ export class ResultCache {
     return h.digest('base64url');
   }
 
-  /** The hot path's key: the body's bytes as received (only byte-identical repeats match). */
-  #rawKey(tool: string, rawBody: string): string {
-    return `r:${hash('sha256', `${tool}\u0000${rawBody}`, 'base64url')}`;
+  /**
+   * The hot path's key: the body's bytes as received (only byte-identical repeats match).
+   * Computed once per request and carried to `alias`, so a miss hashes its body once.
+   */
+  rawKey(tool: string, rawBody: string): RawKey {
+    return `r:${hash('sha256', `${tool}\u0000${rawBody}`, 'base64url')}` as RawKey;
   }
 
   #result(key: string): CachedResult | undefined {
@@ -124,17 +130,17 @@ export class ResultCache {
   }
 
   /** A byte-identical body seen before whose result is still cached. */
-  getRaw(tool: string, rawBody: string): CachedResult | undefined {
+  getRaw(raw: RawKey): CachedResult | undefined {
     if (!this.#lru) return undefined;
-    const key = this.#lru.get(this.#rawKey(tool, rawBody));
+    const key = this.#lru.get(raw);
     const v = typeof key === 'string' ? this.#result(key) : undefined;
     if (v) this.#hits++;
     return v;
   }
 
-  /** Remember that this raw body of `tool` validates to `key` (only while `key` is cached). */
-  alias(tool: string, rawBody: string, key: string): void {
-    if (this.#lru?.has(key)) this.#lru.set(this.#rawKey(tool, rawBody), key);
+  /** Remember that this raw body validates to `key` (only while `key` is cached). */
+  alias(raw: RawKey, key: string): void {
+    if (this.#lru?.has(key)) this.#lru.set(raw, key);
   }
 
   set(key: string, response: object): void {

@@ -23,13 +23,14 @@ t.test('a hit is stored with the timings of a hit, ready to send', async (t) => 
 t.test('raw bodies alias a cached key only, per tool', async (t) => {
   const c = new ResultCache(1 << 20);
   const k = c.key('check', 'e', { a: 1 });
-  c.alias('check', '{"a":1}', k);
-  t.equal(c.getRaw('check', '{"a":1}'), undefined, 'no alias to a key that is not cached');
+  const raw = (tool: string, body: string) => c.rawKey(tool, body);
+  c.alias(raw('check', '{"a":1}'), k);
+  t.equal(c.getRaw(raw('check', '{"a":1}')), undefined, 'no alias to a key that is not cached');
   c.set(k, { okay: true });
-  c.alias('check', '{"a":1}', k);
-  t.same(JSON.parse(c.getRaw('check', '{"a":1}')!.body.toString()), { okay: true, timings: { total_ms: 0 } });
-  t.equal(c.getRaw('merge', '{"a":1}'), undefined, 'another tool with the same body is another request');
-  t.equal(c.getRaw('check', '{"a": 1}'), undefined, 'only byte-identical bodies');
+  c.alias(raw('check', '{"a":1}'), k);
+  t.same(JSON.parse(c.getRaw(raw('check', '{"a":1}'))!.body.toString()), { okay: true, timings: { total_ms: 0 } });
+  t.equal(c.getRaw(raw('merge', '{"a":1}')), undefined, 'another tool with the same body is another request');
+  t.equal(c.getRaw(raw('check', '{"a": 1}')), undefined, 'only byte-identical bodies');
 });
 
 t.test('bounded in bytes; 0 disables the cache', async (t) => {
@@ -38,9 +39,9 @@ t.test('bounded in bytes; 0 disables the cache', async (t) => {
   t.equal(small.get('k'), undefined, 'an entry larger than the cache is not stored');
   const off = new ResultCache(0);
   off.set('k', { okay: true });
-  off.alias('t', 'b', 'k');
+  off.alias(off.rawKey('t', 'b'), 'k');
   t.equal(off.get('k'), undefined);
-  t.equal(off.getRaw('t', 'b'), undefined);
+  t.equal(off.getRaw(off.rawKey('t', 'b')), undefined);
   t.equal(off.stats().entries, 0);
 });
 
@@ -60,7 +61,7 @@ t.test('the bound counts entries as their bytes plus overhead, and aliases too',
   for (let i = 0; i < 50; i++) {
     const k = c.key('check', 'e', { content: `${i}` });
     c.set(k, { text: big });
-    c.alias('check', `{"content":"${i}"}`, k);
+    c.alias(c.rawKey('check', `{"content":"${i}"}`), k);
   }
   const s = c.stats();
   t.ok(s.bytes <= max, `counted ${s.bytes} ≤ bound ${max}`);
