@@ -14,6 +14,7 @@ import { orchestrationScenario } from './scenarios/orchestration.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
+import { startupScenario } from './scenarios/startup.ts';
 import { structuralScenario } from './scenarios/structural.ts';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
@@ -23,6 +24,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'miss-latency': () => missLatencyScenario(),
   orchestration: () => orchestrationScenario(),
   'cache-memory': () => cacheMemoryScenario(),
+  startup: () => startupScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
 };
