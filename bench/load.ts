@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cpuMeter, treeTicks, type CpuShare } from './proc.ts';
+import { cpuMeter, ownTicks, treeTicks, type CpuShare } from './proc.ts';
 import { BENCH_DIR, BENCH_KEY } from './servers.ts';
 
 const run = promisify(execFile);
@@ -27,13 +27,16 @@ export async function autocannon(url: string, o: CannonOptions): Promise<CannonR
   return { ...(o.pid && r.requests.total ? { cpuUsPerReq: Math.round((serverTicks * 1e4) / r.requests.total) } : {}), rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, total: r.requests.total, cpu };
 }
 
-export interface LatencyRun { n: number; p50: number; p90: number; p99: number; min: number; statuses: Record<string, number>; cpu: CpuShare }
+export interface LatencyRun { /** CPU of the server's own process per request, µs (workers excluded). */ cpuUsPerReq?: number; n: number; p50: number; p90: number; p99: number; min: number; statuses: Record<string, number>; cpu: CpuShare }
 
 /** `n` sequential requests (body `[<id>]` replaced by a fresh id each), latencies in ms. */
-export async function sequentialLatency(url: string, body: string, n: number, warmup: number): Promise<LatencyRun> {
+export async function sequentialLatency(url: string, body: string, n: number, warmup: number, pid?: number): Promise<LatencyRun> {
   const meter = cpuMeter();
+  // The warm-up requests are inside the CPU window: counted in the per-request figure too.
+  const t0 = pid ? ownTicks(pid) : 0;
   const { stdout } = await run(process.execPath, [path.join(BENCH_DIR, 'latency-client.mjs'), url, BENCH_KEY, body, String(n), String(warmup)], { maxBuffer: 1 << 26 });
-  return { ...(JSON.parse(stdout) as Omit<LatencyRun, 'cpu'>), cpu: meter.stop() };
+  const ticks = pid ? ownTicks(pid) - t0 : 0;
+  return { ...(JSON.parse(stdout) as Omit<LatencyRun, 'cpu'>), ...(pid ? { cpuUsPerReq: Math.round((ticks * 1e4) / (n + warmup)) } : {}), cpu: meter.stop() };
 }
 
 export interface Sample<T> { round: number; target: string; result: T }

@@ -35,6 +35,17 @@ export function treeTicks(root: number): number {
   return t;
 }
 
+/** CPU ticks (1/100 s) used so far by one process (its threads included, its children not). */
+export function ownTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
 function snapshot(root: number): Snapshot {
   return { at: performance.now(), ...machineTicks(), ours: treeTicks(root) };
 }
