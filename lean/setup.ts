@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { toolchainTag, type EnvironmentConfig } from '../src/envs/config.ts';
 import { discoverToolchain } from '../src/envs/toolchain.ts';
+import { comparatorStep } from './comparator-setup.ts';
 
 const REPL_GIT = 'https://github.com/leanprover-community/repl';
 const MATHLIB_GIT = 'https://github.com/leanprover-community/mathlib4';
@@ -112,7 +113,7 @@ async function main(): Promise<number> {
       'lean:setup needs elan (the Lean toolchain manager) and found none on PATH or in ~/.elan/bin.',
       'Install it (https://github.com/leanprover/elan), then run `npm run lean:setup` again.',
       'Missing: elan; and for each environment its toolchain, the Lean REPL build, and its Lake project:',
-      ...envs.map((e) => `  - ${e.name}: ${e.lean_toolchain}, REPL ${safeTag(e)}, ${e.project_dir}`),
+      ...envs.map((e) => `  - ${e.name}: ${e.lean_toolchain}, REPL ${safeTag(e)}, ${e.project_dir}, comparator + lean4export ${safeTag(e)} and landrun (config comparator)`),
     ].join('\n'));
     return 1;
   }
@@ -130,6 +131,7 @@ async function main(): Promise<number> {
       failed++;
       console.error(`  ${env.name}: ${(e as Error).message}`);
     }
+    failed += await comparatorStep(env, config, PROJECT_ROOT, run, dryRun);
   }
   if (updates.size > 0) record(updates);
   return failed > 0 ? 1 : 0;

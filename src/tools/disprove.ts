@@ -8,6 +8,7 @@ import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { elaborateContent } from './elaborate.ts';
 import { declName, selectDeclarations } from './selection.ts';
+import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
 import { inDeclScope, piType } from './verify-proof.ts';
 
@@ -18,7 +19,7 @@ export const disprove: ToolImpl<'disprove'> = {
     const tool = emptyMessages();
     // The probes are planned on the content as the backend will see it (header substituted).
     const attempts: { name: string; negated: string; tactic: string }[] = [];
-    const r = await elaborateContent(req.content, req, ctx, {
+    const r = await elaborateContent(req.content, withPrinting(req), ctx, {
       probes: (file) => {
         const sel = selectDeclarations(file, req);
         tool.errors.push(...sel.errors);

@@ -14,6 +14,8 @@ export interface ElabOptions {
   ignore_imports: boolean;
   mathlib_options?: boolean;
   global_options?: Record<string, boolean | number | string> | undefined;
+  /** Pretty-printer options from `verbosity`/`delab_options` (printing.ts), set after the others. */
+  printing?: Record<string, boolean | number | string> | undefined;
 }
 
 export interface PreparedContent {
@@ -118,6 +120,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const options: [string, boolean | number | string][] = [
     ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
     ...Object.entries(opts.global_options ?? {}),
+    ...Object.entries(opts.printing ?? {}),
   ];
   for (const [key, value] of options) {
     roles.push({ kind: 'option', key });
@@ -181,7 +184,8 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   result.commands.forEach((r, i) => {
     const role = roles[i]!;
     if (role.kind === 'option') {
-      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options'}.${role.key}: ${m.text}`);
+      const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
+      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
     } else if (role.kind === 'body') {
       out.commands.push({
         command: role.cmd,

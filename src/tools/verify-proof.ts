@@ -15,11 +15,10 @@
  *  4. `open private` is banned; `unsafe`/`partial` definitions are reported; syntax extensions
  *     (notation, macro, syntax, elab…) and instances the statement does not have are refused,
  *     since the statement's types are re-elaborated in the candidate's environment.
- * Message texts follow the spec's error table. `verify_negation` is not implemented yet.
+ * Message texts follow the spec's error table. `verify_negation` (rule 6) wraps this check: negation.ts.
  */
 import { toMessageSet } from '../backend/index.ts';
 import { emptyMessages } from '../contract/common.ts';
-import { ServiceError } from '../errors.ts';
 import { isCloser, isOpener } from '../syntax/significant.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { checkedType, declVerdict, elaborateContent, squash } from './elaborate.ts';
@@ -83,7 +82,6 @@ export function permits(patterns: readonly string[] | undefined, name: string): 
 export const verify_proof: ToolImpl<'verify_proof'> = {
   needsLean: () => true,
   async run(req, ctx) {
-    if (req.verify_negation) throw new ServiceError('not_implemented', 'verify_negation is not implemented yet (verify_proof without it is)');
     const t0 = performance.now();
     const stmt = parseSource(req.formal_statement);
     const cand = parseSource(req.content);

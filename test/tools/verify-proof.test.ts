@@ -131,7 +131,3 @@ t.test('syntax the statement does not declare is refused (it could change what t
   const inst = await run({ formal_statement: statement, content: `instance (priority := high) weird : LE ℕ := ⟨fun _ _ => True⟩\n${good}` }, { types: [types, types] });
   t.match(inst.tool_messages.errors[0], /Candidate declares an instance the statement does not \(instance at line 1\)/);
 });
-
-t.test('verify_negation is refused as not implemented (no invented result)', async (t) => {
-  await t.rejects(run({ formal_statement: statement, content: good, verify_negation: true }, { types: [types, types] }), { code: 'not_implemented' });
-});
