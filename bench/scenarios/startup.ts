@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { interleave, spread } from '../load.ts';
 import { cpuMeter, treeTicks, type CpuShare } from '../proc.ts';
@@ -18,17 +19,30 @@ const get = (url: string) => new Promise<number>((resolve) => {
 
 interface StartRun { ms: number; /** CPU time the process tree used until the first 200 (robust to outside load). */ cpuMs: number; cpu: CpuShare }
 
-async function timeToFirst200(argv: string[], port: number): Promise<StartRun> {
+/** A port nobody listens on now (others' processes share this machine). */
+const freePort = () => new Promise<number>((resolve, reject) => {
+  const srv = net.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = srv.address() as net.AddressInfo;
+    srv.close(() => resolve(port));
+  }).on('error', reject);
+});
+
+async function timeToFirst200(argv: string[]): Promise<StartRun> {
+  const port = await freePort();
   const meter = cpuMeter();
   const t0 = performance.now();
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore', detached: true });
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const keep = (c: Buffer) => { output = (output + c.toString()).slice(-2000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   try {
     for (;;) {
       if (await get(`http://127.0.0.1:${port}/v1/environments`) === 200) {
         const ms = performance.now() - t0;
         return { ms, cpuMs: treeTicks(child.pid!) * 10, cpu: meter.stop() };
       }
-      if (child.exitCode !== null) throw new Error(`${argv.join(' ')} exited (${child.exitCode})`);
+      if (child.exitCode !== null) throw new Error(`${argv.join(' ')} exited (${child.exitCode}): ${output}`);
       if (performance.now() - t0 > 30_000) throw new Error(`${argv.join(' ')}: no 200 within 30 s`);
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -50,9 +64,8 @@ export async function startupScenario(opts: { rounds?: number } = {}): Promise<S
     'daemon through tsx (before)': [process.execPath, '--import', 'tsx', path.join(ROOT, 'src', 'main.ts')],
     'npm start (npm included)': ['npm', 'start', '--silent'],
   };
-  let port = 21000 + Math.floor(Math.random() * 20000);
   // Rotating order per round after one warm-up start of each (file cache warm for all).
-  const samples = await interleave(Object.keys(targets), rounds, (t) => timeToFirst200(targets[t]!, port++));
+  const samples = await interleave(Object.keys(targets), rounds, (t) => timeToFirst200(targets[t]!));
   const of = (t: string) => spread(samples.filter((s) => s.target === t).map((s) => s.result.ms));
   const d = of('daemon (node dist/main.js)');
   const ratio = d.median / of('bare fastify').median;
