@@ -11,6 +11,7 @@ import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
+import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
@@ -27,6 +28,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   startup: () => startupScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
+  'long-run': () => longRunScenario(),
 };
 
 const args = process.argv.slice(2);

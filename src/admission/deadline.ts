@@ -1,5 +1,6 @@
 /** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
 import { ServiceError } from '../errors.ts';
+import { markDeadline } from '../sync/deadline.ts';
 import type { KeyClass } from './keys.ts';
 
 export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, capSeconds: number): number {
@@ -13,6 +14,8 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  */
 export function withDeadline<T>(seconds: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctrl = new AbortController();
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  markDeadline(ctrl.signal, Date.now() + ms);
   const onParentAbort = () => ctrl.abort(parent!.reason);
   parent?.addEventListener('abort', onParentAbort, { once: true });
   // One promise settled by whichever comes first (cheaper than racing a second one per request).
@@ -23,7 +26,7 @@ export function withDeadline<T>(seconds: number, parent: AbortSignal | undefined
       parent?.removeEventListener('abort', onParentAbort);
       ctrl.abort(timeoutError);
       reject(timeoutError);
-    }, Math.max(0, Math.round(seconds * 1000)));
+    }, ms);
     const settle = () => {
       clearTimeout(timer);
       parent?.removeEventListener('abort', onParentAbort);

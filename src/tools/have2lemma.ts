@@ -48,7 +48,7 @@ export const have2lemma: ToolImpl<'have2lemma'> = {
 
     // Probe: every liftable have's proof → sorry; Lean reports the goal at each.
     const probeText = applyEdits(req.content, targets.flatMap((x) => x.haves.map((h) => replace(h.proof!.start, h.proof!.end, 'sorry'))));
-    const probe = await elaborateContent(probeText, withPrinting(req), ctx);
+    const probe = await elaborateContent(probeText, withPrinting({ ...req, goalPrinting: true }), ctx);
     const warnings: string[] = [];
     const errors = [...sel.errors, ...probe.toolErrors];
     const edits: TextEdit[] = [];

@@ -18,7 +18,7 @@
  *     to it in its input, references included; step 3's rules then pick one version.
  * Types are compared as Lean prints them (`use_def_eq: false` compares the written signatures).
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';

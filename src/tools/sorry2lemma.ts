@@ -32,7 +32,7 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
       tool.infos.push('extract_sorries and extract_errors are both false: nothing to do');
       return { content: prepareContent(req.content, ctx.env, req.ignore_imports).content, lean_messages: emptyMessages(), tool_messages: tool, lemma_names: [], timings: { total_ms: Math.round(performance.now() - startedAt) } };
     }
-    const r = await elaborateContent(req.content, withPrinting(req), ctx);
+    const r = await elaborateContent(req.content, withPrinting({ ...req, goalPrinting: true }), ctx);
     if (r.failure) {
       const tool = emptyMessages();
       tool.errors.push(...r.toolErrors);

@@ -47,7 +47,8 @@ t.test('have2lemma: verbosity 2 prints the goal explicitly into the lemma; the r
 
   const plain = goalRunner();
   const res0 = await have2lemma.run(parseToolRequest('have2lemma', { content, environment: 'x' }), toolCtx(plain));
-  t.same(options(plain, 0), [], 'verbosity 0 without delab_options sets nothing');
+  // Only the options that make goals re-elaborate as lemma statements (GOAL_PRINTING_OPTIONS, issue 10).
+  t.same(options(plain, 0), ['set_option pp.proofs true', 'set_option pp.numericTypes true'], 'verbosity 0 without delab_options sets only the goal-printing options');
   t.match(res0.content, /theorem t\.h \(x : ℕ\) :\s+x = x := by\s+sorry/);
 
   const over = goalRunner();
