@@ -119,9 +119,18 @@ export class Metrics {
     }
   }
 
+  /** Label-bound children, made once per label set: prom-client hashes a label object on every call otherwise (the hit path is hot). */
+  #perRequest = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
+
   request(tool: string, status: number, cache: string | undefined, seconds: number): void {
-    this.#requests.inc({ tool, status: String(status) });
-    this.#latency.observe({ tool, cache: cache ?? 'none' }, seconds);
+    const id = `${tool}\u0000${status}\u0000${cache ?? 'none'}`;
+    let m = this.#perRequest.get(id);
+    if (!m) {
+      m = { count: this.#requests.labels({ tool, status: String(status) }), latency: this.#latency.labels({ tool, cache: cache ?? 'none' }) };
+      this.#perRequest.set(id, m);
+    }
+    m.count.inc();
+    m.latency.observe(seconds);
   }
 
   // The cluster's observers (src/cluster front and worker).
