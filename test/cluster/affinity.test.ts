@@ -41,10 +41,10 @@ if (!bin) {
     t.teardown(() => nats.stop());
     const prefix = 'affinity';
     const runners = { wa: scriptedRunner(() => ({})), wb: scriptedRunner(() => ({})) };
-    // Content with SLOW keeps the worker's only slot busy for 4 s (still a scripted double; no Lean result is invented).
+    // Content with SLOW keeps the worker's only slot busy for 6 s (still a scripted double; no Lean result is invented).
     const slowly = (r: LeanRunner): LeanRunner => ({
       async elaborate(env, job, ctx) {
-        if (job.commands.some((c) => c.text.includes('SLOW'))) await new Promise((res) => setTimeout(res, 4000));
+        if (job.commands.some((c) => c.text.includes('SLOW'))) await new Promise((res) => setTimeout(res, 6000));
         return r.elaborate(env, job, ctx);
       },
     });
@@ -79,7 +79,7 @@ if (!bin) {
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 1/, 'one to the fallback');
 
     await t.test('a new header warms on the free worker; a burst for a busy holder spills over', async (t) => {
-    // The holder's only slot is busy for 4 s with its own header.
+    // The holder's only slot is busy for 6 s with its own header.
     const busy = check('import Foo', 'SLOW');
     await until(() => workers().some((w) => w.node === holder && (w as { busy?: number }).busy === 1), 5000, 'the holder to be busy');
     const t0 = Date.now();
