@@ -10,10 +10,10 @@
  */
 import { applyEdits, insert, replace, type TextEdit } from '../syntax/edits.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { HAVE } from '../syntax/have-forms.ts';
 import { findHaves, type HaveForm } from '../syntax/tactics.ts';
 import { elaborateContent } from './elaborate.ts';
 import { lemmaFromGoal, parseGoals } from './goals.ts';
-import { HAVE } from './have2sorry.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';

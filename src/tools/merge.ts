@@ -21,13 +21,13 @@
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
+import { renameInSource } from '../syntax/renaming.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { piType } from '../syntax/statements.ts';
 import { checkedType, elaborateContent, isSorryWarning, messagesIn, squash, type Elaborated } from './elaborate.ts';
 import { normalizeSource } from './normalize-source.ts';
-import { renameInSource } from './rename.ts';
 import { namedDecls } from './selection.ts';
 import { typeKey } from './type-key.ts';
-import { piType } from './verify-proof.ts';
 import type { ToolImpl } from './types.ts';
 
 export const SEPARATOR = '-- ' + '-'.repeat(60);

@@ -20,7 +20,7 @@ import { parseSource, splitName, type SourceDecl, type SourceFile } from '../syn
 import { squash } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
-import { piType } from './verify-proof.ts';
+import { piType } from '../syntax/statements.ts';
 
 const DEF_KINDS = new Set(['def', 'abbrev', 'opaque']);
 
