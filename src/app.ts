@@ -15,7 +15,7 @@ import { ResultCache } from './cache/result-cache.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
-import { ServiceError } from './errors.ts';
+import { serviceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
@@ -81,7 +81,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
   // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
   const authorize = (request: FastifyRequest): Caller => {
-    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down');
+    if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
@@ -109,7 +109,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    sendError(new ServiceError('not_found', `no route ${request.method} ${request.url.split('?')[0]}; tools are POST /api/v1/<tool>`), request, reply));
+    sendError(serviceError('not_found', 'route', { method: request.method, path: request.url.split('?')[0]! }), request, reply));
 
   await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize });
   registerRoutes(app, {
