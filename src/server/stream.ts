@@ -8,7 +8,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
-import { streamClientMessage, type StreamEvent } from '../contract/stream.ts';
+import { streamClientMessage, type StreamClientMessage, type StreamEvent } from '../contract/stream.ts';
 import { isToolName } from '../contract/tools.ts';
 import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
 import { ServiceError, serviceError } from '../errors.ts';
@@ -35,7 +35,7 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
       };
 
       socket.on('message', (data, isBinary) => {
-        let msg;
+        let msg: StreamClientMessage;
         try {
           if (isBinary) throw serviceError('invalid_request', 'binary_frame');
           const parsed = streamClientMessage.safeParse(JSON.parse(String(data)));

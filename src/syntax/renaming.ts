@@ -55,7 +55,7 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     if (!d.fullName) continue;
     declared.add(d.fullName);
     const cs = constructors(file, d);
-    cs.forEach((c) => declared.add(c));
+    for (const c of cs) declared.add(c);
     ctorsOf.set(d.fullName, cs);
   }
 

@@ -3,7 +3,7 @@
  * into commands with the source model, add option commands, run them on the backend,
  * and bring every message back to positions in the content the response returns.
  */
-import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type LeanMessage } from '../backend/index.ts';
+import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type ElabResult, type LeanMessage } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
@@ -165,7 +165,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
   };
   const t1 = performance.now();
-  let result;
+  let result: ElabResult;
   try {
     result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
       signal: ctx.signal,

@@ -178,7 +178,7 @@ export const merge: ToolImpl<'merge'> = {
       state[i] = 2;
       order.push(i);
     };
-    chosen.forEach((_, i) => visit(i));
+    for (let i = 0; i < chosen.length; i++) visit(i);
 
     // Output: header, one group of non-declaration commands per input, then the declarations.
     // Imports hoisted and deduplicated (with ignore_imports they are all the environment's header).

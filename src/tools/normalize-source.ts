@@ -112,7 +112,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     for (const c of file.commands) {
       const w = (k: number) => file.sig.text[k] ?? '';
       if (c.kind === 'namespace') {
-        splitName(w(c.ownSigStart + 1)).forEach(() => stack.push('scope'));
+        for (const _ of splitName(w(c.ownSigStart + 1))) stack.push('scope');
         removed.add(c);
       } else if (c.kind === 'section') {
         const k = file.sig.text.indexOf('section', c.ownSigStart);

@@ -69,7 +69,7 @@ export const repair_proofs: ToolImpl<'repair_proofs'> = {
     if (on.has('enable_autoImplicit') && !r.failure && /set_option\s+(relaxed)?autoImplicit\s+false/.test(text)) {
       const edits = selected().filter((d) => errorsIn(r, d).some((m) => /unknown identifier|unknown universe level/i.test(m.text)))
         .map((d) => insert(d.command.start, 'set_option autoImplicit true in\n'));
-      edits.forEach(() => bump('enable_autoImplicit'));
+      for (const _ of edits) bump('enable_autoImplicit');
       await step(edits);
     }
 
