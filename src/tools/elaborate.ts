@@ -98,15 +98,56 @@ export interface ElaborateExtras {
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
 }
 
+/** A content command inside one REPL input, with the lines it covers there. */
+type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
+/** What each command sent to Lean is for, so its messages go to the right place. */
+type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+type Prepared = ReturnType<typeof prepareContent>;
+
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
   const t0 = performance.now();
   const original = parseSource(text);
   const prepared = prepareContent(text, ctx.env, opts.ignore_imports, original);
   const file = prepared.content === text ? original : parseSource(prepared.content);
   const parseMs = performance.now() - t0;
+  const { roles, commands } = planCommands(file, prepared, opts, extras);
 
-  type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+  const bodyIndex: number[] = [];
+  let bodyCount = 0;
+  for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
+
+  const out: Elaborated = {
+    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], toolErrors: [], toolWarnings: [...prepared.warnings],
+    failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
+  };
+  const t1 = performance.now();
+  let result: ElabResult;
+  try {
+    result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
+      signal: ctx.signal,
+      // Progress counts the content's commands only, not option or axiom probes.
+      progress: (done) => {
+        if (roles[done - 1]?.kind === 'body') ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
+      },
+    });
+  } catch (e) {
+    if (!(e instanceof LeanFailure)) throw e;
+    out.failure = e;
+    ctx.leanFailed?.(e);
+    out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
+    out.elaborateMs = performance.now() - t1;
+    return out;
+  }
+  out.elaborateMs = performance.now() - t1;
+  out.reused = result.reused;
+  out.sent = result.sent;
+  out.messages.push(...result.headerMessages);
+  result.commands.forEach((r, i) => readOutcome(r, roles[i]!, opts, out));
+  return out;
+}
+
+/** The commands sent to Lean, in order: options, the content (one input per unit), `#lint`, axiom questions, probes. */
+function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, extras: ElaborateExtras): { roles: Role[]; commands: ElabCommand[] } {
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
@@ -150,74 +191,43 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     roles.push({ kind: 'axioms' });
     commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
   }
-
   (extras.probes?.(file) ?? []).forEach((text, index) => {
     roles.push({ kind: 'probe', index });
     commands.push({ text, origin: end });
   });
+  return { roles, commands };
+}
 
-  const bodyIndex: number[] = [];
-  let bodyCount = 0;
-  for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
-
-  const out: Elaborated = {
-    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], toolErrors: [], toolWarnings: [...prepared.warnings],
-    failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
-  };
-  const t1 = performance.now();
-  let result: ElabResult;
-  try {
-    result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
-      signal: ctx.signal,
-      // Progress counts the content's commands only, not option or axiom probes.
-      progress: (done) => {
-        if (roles[done - 1]?.kind === 'body') ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
-      },
-    });
-  } catch (e) {
-    if (!(e instanceof LeanFailure)) throw e;
-    out.failure = e;
-    ctx.leanFailed?.(e);
-    out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
-    out.elaborateMs = performance.now() - t1;
-    return out;
-  }
-  out.elaborateMs = performance.now() - t1;
-  out.reused = result.reused;
-  out.sent = result.sent;
-  out.messages.push(...result.headerMessages);
-  result.commands.forEach((r, i) => {
-    const role = roles[i]!;
-    if (role.kind === 'option') {
-      const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
-      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
-    } else if (role.kind === 'body') {
-      // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
-      const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
-      const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
-      for (const p of role.pieces) {
-        out.commands.push({
-          command: p.cmd,
-          messages: p.silent ? [] : r.messages.filter((m) => pieceOf(m.pos.line) === p),
-          sorries: p.silent ? [] : sorries.filter((x) => pieceOf(x.pos?.line) === p),
-        });
-      }
-      for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
-    } else if (role.kind === 'lint') {
-      // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
-      // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
-      // findings are style warnings about the content, never errors; a pass says nothing.
-      for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
-    } else if (role.kind === 'probe') {
-      out.probes[role.index] = r.messages;
-    } else {
-      for (const m of r.messages) {
-        const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
-        if (parsed) out.axioms.set(parsed.name, parsed.axioms);
-      }
+/** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms or probes. */
+function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOptions, out: Elaborated): void {
+  if (role.kind === 'option') {
+    const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
+    for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
+  } else if (role.kind === 'body') {
+    // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
+    const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
+    const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+    for (const p of role.pieces) {
+      out.commands.push({
+        command: p.cmd,
+        messages: p.silent ? [] : r.messages.filter((m) => pieceOf(m.pos.line) === p),
+        sorries: p.silent ? [] : sorries.filter((x) => pieceOf(x.pos?.line) === p),
+      });
     }
-  });
-  return out;
+    for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
+  } else if (role.kind === 'lint') {
+    // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
+    // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
+    // findings are style warnings about the content, never errors; a pass says nothing.
+    for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
+  } else if (role.kind === 'probe') {
+    out.probes[role.index] = r.messages;
+  } else {
+    for (const m of r.messages) {
+      const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
+      if (parsed) out.axioms.set(parsed.name, parsed.axioms);
+    }
+  }
 }
 
 /**

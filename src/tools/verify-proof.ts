@@ -76,6 +76,19 @@ interface Findings {
   fail: (name: string, message: string | undefined) => void;
 }
 
+function findings(): Findings {
+  const errors: string[] = [];
+  const failed = new Set<string>();
+  return {
+    errors,
+    failed,
+    fail: (name, message) => {
+      failed.add(name);
+      if (message && !errors.includes(message)) errors.push(message);
+    },
+  };
+}
+
 interface Pair {
   exp: SourceDecl;
   got: SourceDecl;
@@ -87,16 +100,8 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     const t0 = performance.now();
     const stmt = parseSource(req.formal_statement);
     const cand = parseSource(req.content);
-    const errors: string[] = [];
-    const failed = new Set<string>();
-    const found: Findings = {
-      errors,
-      failed,
-      fail: (name, message) => {
-        failed.add(name);
-        if (message && !errors.includes(message)) errors.push(message);
-      },
-    };
+    const found = findings();
+    const { errors, failed } = found;
     rule5NoOpenPrivate(cand, found);
     rule7NoNewMeaning(stmt, cand, found);
     const pairs = rule1SameDeclarations(stmt, cand, found);
