@@ -142,7 +142,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   out.reused = result.reused;
   out.sent = result.sent;
   out.messages.push(...result.headerMessages);
-  result.commands.forEach((r, i) => readOutcome(r, roles[i]!, opts, out));
+  for (const [i, r] of result.commands.entries()) readOutcome(r, roles[i]!, opts, out);
   return out;
 }
 
