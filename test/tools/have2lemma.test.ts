@@ -63,3 +63,11 @@ t.test('relevance heuristic, and inaccessible hypotheses keep a sorry at the cal
   t.match(anon.content, /have h1 : 1 ≤ x := sorry \/- see t\.h1 -\//);
   t.match(anon.tool_messages.warnings[0], /no usable name/);
 });
+
+t.test('two examples with haves: each have gets the goal Lean reports in its own declaration', async (t) => {
+  const two = 'example (x : Nat) (h : 0 < x) : 1 ≤ x := by\n  have h1 : 1 ≤ x := by\n    omega\n  exact h1\n\nexample (y : Nat) : y = y := by\n  have h2 : y = y := rfl\n  exact h2\n';
+  const r = await run(two, {}, runner(['x : Nat\nh : 0 < x\n⊢ 1 ≤ x', 'y : Nat\n⊢ y = y']));
+  t.equal(r.lemma_names.length, 2, r.lemma_names.join(', '));
+  t.match(r.content, /\(y : Nat\) : y = y/, 'the second example\'s lemma states its own goal');
+  t.notMatch(r.content.split('example (y')[0]!.split('example (x')[1] ?? '', /y = y/, 'and the first keeps its own');
+});
