@@ -89,13 +89,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return request.caller;
   };
   // The request log line; not even registered when info is off (the hit path is hot).
-  if (logger.isLevelEnabled('info')) app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  if (logger.isLevelEnabled('info')) app.addHook('onResponse', (request, reply, done) => {
     const s = request.svc ?? {};
     request.log.info({
       method: request.method, url: request.url, tool: s.tool, environment: s.environment,
       keyClass: request.caller?.keyClass ?? 'rejected', status: reply.statusCode,
       queueMs: s.queueMs, totalMs: Math.round(reply.elapsedTime), cache: s.cache,
     }, 'request');
+    done();
   });
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {

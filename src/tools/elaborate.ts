@@ -6,6 +6,7 @@
 import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type ElabResult, type LeanMessage } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
+import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
@@ -28,9 +29,13 @@ export interface PreparedContent {
   warnings: string[];
 }
 
-/** `ignore_imports` true: the environment's header replaces the content's (the spec's fast path). */
-export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file: SourceFile = parseSource(text)): PreparedContent {
-  const headerEnd = file.header.end;
+/**
+ * `ignore_imports` true: the environment's header replaces the content's (the spec's fast path).
+ * Only the header's end is needed: given a parse, its boundary; otherwise a prefix scan
+ * (`headerEnd`), so preparing never costs a second parse of the content.
+ */
+export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file?: { header: { end: number } }): PreparedContent {
+  const headerEnd = file?.header.end ?? findHeaderEnd(text);
   if (ignoreImports) {
     if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
     const body = text.slice(headerEnd).replace(/^(?:[ \t]*\n)+/, '');
@@ -80,6 +85,8 @@ export interface Elaborated {
   axioms: Map<string, string[]>;
   /** Messages of each probe command, in order. */
   probes: LeanMessage[][];
+  /** Messages of each preamble command, in order. */
+  preamble: LeanMessage[][];
   toolErrors: string[];
   toolWarnings: string[];
   failure: LeanFailure | undefined;
@@ -96,19 +103,23 @@ export interface ElaborateExtras {
   probes?: (file: SourceFile) => readonly string[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
+  /** Adjust the header elaborated first (e.g. extract_decls adds `import Lean` for its helper when there is none). */
+  header?: (header: string) => string;
+  /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
+  preamble?: readonly string[];
 }
 
 /** A content command inside one REPL input, with the lines it covers there. */
 type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
 /** What each command sent to Lean is for, so its messages go to the right place. */
-type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe' | 'preamble'; index: number };
 type Prepared = ReturnType<typeof prepareContent>;
 
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
   const t0 = performance.now();
-  const original = parseSource(text);
-  const prepared = prepareContent(text, ctx.env, opts.ignore_imports, original);
-  const file = prepared.content === text ? original : parseSource(prepared.content);
+  // One parse per request: the header boundary comes from a prefix scan, the parse is of what Lean gets.
+  const prepared = prepareContent(text, ctx.env, opts.ignore_imports);
+  const file = parseSource(prepared.content);
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 
@@ -117,13 +128,13 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
 
   const out: Elaborated = {
-    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], toolErrors: [], toolWarnings: [...prepared.warnings],
+    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], preamble: [], toolErrors: [], toolWarnings: [...prepared.warnings],
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
   };
   const t1 = performance.now();
   let result: ElabResult;
   try {
-    result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
+    result = await ctx.lean.elaborate(ctx.env, { header: extras.header?.(prepared.header) ?? prepared.header, commands }, {
       signal: ctx.signal,
       // Progress counts the content's commands only, not option or axiom probes.
       progress: (done) => {
@@ -146,11 +157,15 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   return out;
 }
 
-/** The commands sent to Lean, in order: options, the content (one input per unit), `#lint`, axiom questions, probes. */
+/** The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions, probes. */
 function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, extras: ElaborateExtras): { roles: Role[]; commands: ElabCommand[] } {
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
+  (extras.preamble ?? []).forEach((text, index) => {
+    roles.push({ kind: 'preamble', index });
+    commands.push({ text, origin: start });
+  });
   const options: [string, boolean | number | string][] = [
     ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
     ...Object.entries(opts.global_options ?? {}),
@@ -161,6 +176,27 @@ function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, e
     roles.push({ kind: 'option', key });
     commands.push({ text: setOptionCommand(key, value), origin: start });
   }
+  contentUnits(file, prepared, extras, roles, commands);
+  const end = file.lines.toLean(prepared.content.length);
+  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
+  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
+    roles.push({ kind: 'lint' });
+    commands.push({ text: '#lint', origin: end });
+  }
+  for (const d of extras.axiomsOf?.(file) ?? []) {
+    if (!d.fullName) continue;
+    roles.push({ kind: 'axioms' });
+    commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
+  }
+  (extras.probes?.(file) ?? []).forEach((text, index) => {
+    roles.push({ kind: 'probe', index });
+    commands.push({ text, origin: end });
+  });
+  return { roles, commands };
+}
+
+/** The content, one REPL input per elaboration unit, appended to `commands` with its role. */
+function contentUnits(file: SourceFile, prepared: Prepared, extras: ElaborateExtras, roles: Role[], commands: ElabCommand[]): void {
   const declOf = new Map(file.decls.map((d) => [d.command, d]));
   let stop = false;
   for (const unit of elaborationUnits(file)) {
@@ -180,25 +216,9 @@ function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, e
     commands.push({ text, origin: file.lines.toLean(unit[0]!.start) });
     if (stop) break;
   }
-  const end = file.lines.toLean(prepared.content.length);
-  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
-  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
-    roles.push({ kind: 'lint' });
-    commands.push({ text: '#lint', origin: end });
-  }
-  for (const d of extras.axiomsOf?.(file) ?? []) {
-    if (!d.fullName) continue;
-    roles.push({ kind: 'axioms' });
-    commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
-  }
-  (extras.probes?.(file) ?? []).forEach((text, index) => {
-    roles.push({ kind: 'probe', index });
-    commands.push({ text, origin: end });
-  });
-  return { roles, commands };
 }
 
-/** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms or probes. */
+/** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms, probes or preamble. */
 function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOptions, out: Elaborated): void {
   if (role.kind === 'option') {
     const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
@@ -222,6 +242,8 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
     for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
   } else if (role.kind === 'probe') {
     out.probes[role.index] = r.messages;
+  } else if (role.kind === 'preamble') {
+    out.preamble[role.index] = r.messages;
   } else {
     for (const m of r.messages) {
       const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
