@@ -191,7 +191,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     let nextScope = 1;
     for (const c of file.commands) {
       if (c.kind === 'namespace' || c.kind === 'section' || c.kind === 'mutual') path.push(nextScope++);
-      else if (c.kind === 'end') path.length > 1 && path.pop();
+      else if (c.kind === 'end' && path.length > 1) path.pop();
       if (!['open', 'set_option', 'universe', 'declaration', 'attribute'].includes(c.kind)) continue;
       const key = `${path.join('/')}\u0000${file.text.slice(c.start, c.end).replace(/\s+/g, ' ')}`;
       if (seen.has(key)) edits.push(removeLines(file.text, c));
