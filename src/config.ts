@@ -91,7 +91,7 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`, { cause: e });
   }
 }
 

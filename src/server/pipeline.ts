@@ -13,7 +13,8 @@ import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { LeanStartError, ServiceError } from '../errors.ts';
+import { LeanStartError } from '../backend/errors.ts';
+import { serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
@@ -92,10 +93,10 @@ export class Pipeline {
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw new ServiceError('unknown_environment', `unknown environment "${request.environment}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`);
+      throw serviceError('unknown_environment', 'environment', { name: request.environment, known: this.deps.registry.names().join(', ') || 'none configured' });
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
-    if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
+    if (!impl) throw serviceError('not_implemented', 'tool', { tool });
     const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {
@@ -119,7 +120,7 @@ export class Pipeline {
     }
     if ((executor?.checksLocalAvailability ?? true) && p.impl.needsLean(p.request)) {
       const a = this.deps.registry.availability(p.env.name);
-      if (!a.available) throw new ServiceError('environment_unavailable', `environment ${p.env.name} cannot run Lean: ${a.reason}`);
+      if (!a.available) throw serviceError('environment_unavailable', 'cannot_run_lean', { env: p.env.name, reason: a.reason });
     }
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);

@@ -4,7 +4,7 @@ import { buildOpenApi } from '../contract/openapi.ts';
 import { isToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
-import { ServiceError } from '../errors.ts';
+import { serviceError } from '../errors.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
 
 declare module 'fastify' {
@@ -30,7 +30,7 @@ export interface RouteDeps {
 function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const ctrl = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ctrl.abort(new ServiceError('internal', 'client disconnected'));
+    if (!reply.raw.writableFinished) ctrl.abort(serviceError('cancelled', 'client_disconnected'));
   });
   return ctrl.signal;
 }
