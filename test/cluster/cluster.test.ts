@@ -67,11 +67,11 @@ if (!bin) {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts'), nats.url, 'doomed', '5000', prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += String(d)));
-    let survivor: Awaited<ReturnType<typeof clusterApp>> | undefined;
+    const later: { survivor?: Awaited<ReturnType<typeof clusterApp>> } = {};
     t.teardown(async () => {
       child.kill('SIGKILL');
       await front.close();
-      await survivor?.close();
+      await later.survivor?.close();
     });
     // Count every outcome published for any request: the client must get one answer, and only one is sent.
     const nc = await connect({ servers: nats.url });
@@ -82,7 +82,8 @@ if (!bin) {
     const answer = front.inject(post('theorem doomed : True := trivial\n'));
     await until(() => out.includes('started'), 10_000, 'the job to start on the child');
     const ranS = newRan();
-    survivor = await clusterApp(nats.url, 'survivor', 'worker', { prefix, check: reportingCheck('survivor', ranS, 50) });
+    const survivor = await clusterApp(nats.url, 'survivor', 'worker', { prefix, check: reportingCheck('survivor', ranS, 50) });
+    later.survivor = survivor;
     child.kill('SIGKILL');
     const r = await answer;
     t.equal(r.statusCode, 200);
