@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { ToolName, ToolResponse } from '../contract/tools.ts';
-import { ServiceError } from '../errors.ts';
+import { relayedError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { Subscription } from '@nats-io/transport-node';
 import type { Executor, Prepared } from '../server/pipeline.ts';
@@ -76,7 +76,7 @@ export class ClusterFront implements Executor {
   async run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress']; leanFailed: () => void }): Promise<ToolResponse<T>> {
     const needsLean = p.impl.needsLean(p.request);
     if (needsLean && this.members.environmentAvailable(p.env.name) === false) {
-      throw new ServiceError('environment_unavailable', `no worker in the cluster can run Lean for environment ${p.env.name}`);
+      throw serviceError('environment_unavailable', 'cluster_no_worker', { env: p.env.name });
     }
     const t0 = performance.now();
     // Until an outcome answers us: another front's job we joined may end cancelled or out of
@@ -90,7 +90,7 @@ export class ClusterFront implements Executor {
           if (!outcome.cacheable) ctx.leanFailed();
           return outcome.result as ToolResponse<T>;
         }
-        throw new ServiceError(outcome.error.code, outcome.error.message, outcome.error.details ? { details: outcome.error.details } : {});
+        throw relayedError(outcome.error);
       }
     }
   }
@@ -109,7 +109,7 @@ export class ClusterFront implements Executor {
         inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch((err: unknown) => {
           // Held by someone else: join them. Anything else (NATS unreachable, …) must not leave us waiting.
           if (err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) return undefined;
-          throw new ServiceError('overloaded', `the cluster cannot take the request now: ${(err as Error).message}`, { retryAfter: 2 });
+          throw serviceError('overloaded', 'cluster_claim', { reason: (err as Error).message }, { retryAfter: 2 });
         }),
       ]);
       if (cached) {
@@ -144,7 +144,7 @@ export class ClusterFront implements Executor {
         seq = (await js.publish(subject, encode(job), { msgID: jobId })).seq;
       } catch (err) {
         await inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
-        throw new ServiceError('overloaded', `cannot queue the job on NATS: ${(err as Error).message}`, { retryAfter: 2 });
+        throw serviceError('overloaded', 'cluster_queue', { reason: (err as Error).message }, { retryAfter: 2 });
       }
       this.#queued.set(seq, { job: jobId, key: p.key });
       this.#submitted[warm ? 'warm' : 'fallback']++;

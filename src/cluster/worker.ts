@@ -14,7 +14,7 @@ import { isToolName } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { LeanStartError } from '../backend/errors.ts';
-import { ServiceError } from '../errors.ts';
+import { serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { toServiceError } from '../server/error-handler.ts';
 import { isCacheable } from '../server/pipeline.ts';
@@ -80,7 +80,7 @@ export class ClusterWorker {
       callback: (_e, msg) => {
         const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
         const r = this.#running.get(id);
-        if (r) r.ctrl.abort(new ServiceError('cancelled', 'cancelled by the front'));
+        if (r) r.ctrl.abort(serviceError('cancelled', 'cluster_front'));
         else {
           // Not (yet) here: remember it, so the job is dropped if it reaches us later.
           if (this.#cancelled.size >= 10_000) this.#cancelled.clear();
@@ -312,16 +312,16 @@ export class ClusterWorker {
 
   async #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
     try {
-      if (!isToolName(job.tool)) throw new ServiceError('invalid_request', `unknown tool ${job.tool}`);
+      if (!isToolName(job.tool)) throw serviceError('invalid_request', 'cluster_unknown_tool', { tool: job.tool });
       const request = parseToolRequest(job.tool, job.request);
       const env = this.deps.registry.get(job.environment);
-      if (!env) throw new ServiceError('unknown_environment', `environment ${job.environment} is not configured on worker ${this.nodeId}`);
+      if (!env) throw serviceError('unknown_environment', 'cluster_worker', { env: job.environment, node: this.nodeId });
       const impl = this.deps.tools[job.tool] as ToolImpl<typeof job.tool> | undefined;
-      if (!impl) throw new ServiceError('not_implemented', `the tool ${job.tool} is not implemented by worker ${this.nodeId}`);
+      if (!impl) throw serviceError('not_implemented', 'cluster_worker', { tool: job.tool, node: this.nodeId });
       const needsLean = impl.needsLean(request);
       if (needsLean) {
         const a = this.deps.registry.availability(env.name);
-        if (!a.available) throw new ServiceError('environment_unavailable', `environment ${env.name} cannot run Lean on worker ${this.nodeId}: ${a.reason}`);
+        if (!a.available) throw serviceError('environment_unavailable', 'cluster_worker', { env: env.name, node: this.nodeId, reason: a.reason });
         await this.#warmUp(workKey(env.name, requestHeader(request as { content?: unknown; ignore_imports?: unknown }, env.imports)));
       }
       const progress = job.progress
@@ -382,6 +382,6 @@ export class ClusterWorker {
     clearInterval(this.#timer);
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
-    for (const r of this.#running.values()) r.ctrl.abort(new ServiceError('cancelled', 'worker stopped'));
+    for (const r of this.#running.values()) r.ctrl.abort(serviceError('cancelled', 'cluster_worker_stopped'));
   }
 }
