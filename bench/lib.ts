@@ -49,6 +49,9 @@ export interface ScenarioResult {
   table: [string, string, string][];
 }
 
+/** A scenario that cannot run here (its data set is absent), with the reason in its summary. */
+export const skipped = (name: string, reason: string): ScenarioResult => ({ name, summary: `skipped: ${reason}`, figures: { skipped: reason }, table: [['skipped', reason, '']] });
+
 /** Samples the peak resident memory of this process and of its descendants (the workers). */
 export function rssSampler(everyMs = 100): { stop: () => { daemonPeakMb: number; workersPeakMb: number } } {
   let daemon = process.memoryUsage().rss;
