@@ -19,7 +19,8 @@ import { ServiceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
-import { registerRoutes } from './server/routes.ts';
+import { registerDocs } from './server/docs.ts';
+import { allowedMethods, registerRoutes } from './server/routes.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -106,9 +107,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (config.lean.minWarm > 0) for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(new ServiceError('not_found', `no route ${request.method} ${request.url.split('?')[0]}; tools are POST /api/v1/<tool>`), request, reply));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allow = allowedMethods(path ?? '');
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendError(new ServiceError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow.filter((m) => m !== 'HEAD').join(' or ')}`), request, reply);
+    }
+    return sendError(new ServiceError('not_found', `no route ${request.method} ${path}; tools are POST /api/v1/<tool>, the API reference is GET /docs`), request, reply);
+  });
 
+  await registerDocs(app, VERSION);
   await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize });
   registerRoutes(app, {
     authorize,

@@ -4,7 +4,9 @@
  * error handler maps it to `{ error: { code, message, details? } }` and the status.
  *
  * `retryable` marks the conditions a client may retry (429/503): the public AXLE
- * client retries exactly those two statuses, so nothing permanent may use them.
+ * client retries exactly those two statuses (and connection failures), so nothing
+ * permanent may use them. An environment that cannot run Lean is permanent until an
+ * operator acts: 409, which the AXLE client reports at once as a conflict (see docs/errors.md).
  * docs/errors.md lists every code (checked by test/errors.test.ts).
  */
 export const ERROR_CODES = {
@@ -12,13 +14,13 @@ export const ERROR_CODES = {
   malformed_json: { status: 400, retryable: false, summary: 'The body is not parseable JSON.' },
   unauthorized: { status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.' },
   unknown_tool: { status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).' },
-  not_found: { status: 404, retryable: false, summary: 'No route with that method and path.' },
+  not_found: { status: 404, retryable: false, summary: 'No route with that path.' },
+  method_not_allowed: { status: 405, retryable: false, summary: 'The path exists but not with that method; the Allow header lists the methods it takes.' },
   unknown_environment: { status: 404, retryable: false, summary: 'The `environment` names no configured environment.' },
   payload_too_large: { status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.' },
-  unsupported_media_type: { status: 415, retryable: false, summary: 'Content-Type is neither application/json nor text/plain.' },
   queue_full: { status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After." },
   not_implemented: { status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.' },
-  environment_unavailable: { status: 503, retryable: true, summary: 'The environment needs Lean and its toolchain/REPL is not ready; the reason says what is missing. Re-probed periodically, so it clears once the toolchain is installed.' },
+  environment_unavailable: { status: 409, retryable: false, summary: 'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.' },
   overloaded: { status: 503, retryable: true, summary: 'No Lean worker could be had in time, or the daemon is shutting down.' },
   timeout: { status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).' },
   cancelled: { status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (reported on the stream channel).' },
@@ -26,6 +28,9 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; retryable: boolean; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Retry-After on a 429/503 whose raiser did not choose one. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 2;
 
 export interface ErrorDetail {
   /** Dotted path of the offending field, or '' for the body as a whole. */
@@ -48,7 +53,8 @@ export class ServiceError extends Error {
     this.status = ERROR_CODES[code].status;
     this.retryable = ERROR_CODES[code].retryable;
     this.details = opts.details;
-    this.retryAfter = opts.retryAfter;
+    // Every transient answer says when to come back (a daemon restart or a freed worker takes seconds).
+    this.retryAfter = opts.retryAfter ?? (this.retryable ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
   }
 
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {

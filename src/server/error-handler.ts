@@ -9,8 +9,8 @@ export function toServiceError(err: unknown): ServiceError {
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ServiceError('payload_too_large', 'the request body exceeds the configured limit (server.bodyLimitBytes)');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ServiceError('unsupported_media_type', 'send the body as application/json (text/plain holding JSON is accepted too)');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': // not raised: every media type is parsed as JSON (server/body.ts)
+      return new ServiceError('malformed_json', 'the request body could not be read as JSON');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ServiceError('malformed_json', 'the request body is empty; expected a JSON object');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

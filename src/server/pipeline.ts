@@ -9,7 +9,7 @@ import type { Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import type { CachedResult, ResultCache } from '../cache/result-cache.ts';
-import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
+import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
@@ -54,6 +54,14 @@ export interface Prepared<T extends ToolName> {
   key: string;
 }
 
+/** The permanent "no Lean here" answer: the reason names the fix; tools with `reparse` can do without Lean. */
+export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
+  const withoutLean = 'reparse' in TOOLS[tool].request.shape
+    ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).`
+    : '';
+  return new ServiceError('environment_unavailable', `environment ${env} cannot run Lean: ${reason}.${withoutLean} GET /v1/environments shows each environment's availability.`);
+}
+
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -72,6 +80,9 @@ export class Pipeline {
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
+    // Decided before availability and admission: an unimplemented option is 501 with or without Lean.
+    const unsupported = impl.unsupported?.(request);
+    if (unsupported) throw new ServiceError('not_implemented', unsupported);
     const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {
@@ -86,7 +97,7 @@ export class Pipeline {
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawBody?: string): Promise<ToolResponse<T>> {
     if (p.impl.needsLean(p.request)) {
       const a = this.deps.registry.availability(p.env.name);
-      if (!a.available) throw new ServiceError('environment_unavailable', `environment ${p.env.name} cannot run Lean: ${a.reason}`);
+      if (!a.available) throw unavailable(p.tool, p.env.name, a.reason);
     }
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);

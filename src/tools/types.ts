@@ -19,6 +19,8 @@ export interface ToolImpl<T extends ToolName> {
   /** Whether this request needs Lean elaboration (for example, false when reparse is false). */
   needsLean(req: ToolRequest<T>): boolean;
   run(req: ToolRequest<T>, ctx: ToolContext): Promise<ToolResponse<T>>;
+  /** A message when the request asks for an option this build does not implement (501, decided before availability). */
+  unsupported?(req: ToolRequest<T>): string | undefined;
   /** Whether a response may be cached (default: unless it reports a Lean failure). */
   cacheable?(res: ToolResponse<T>): boolean;
 }

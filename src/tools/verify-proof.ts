@@ -82,6 +82,7 @@ export function permits(patterns: readonly string[] | undefined, name: string): 
 
 export const verify_proof: ToolImpl<'verify_proof'> = {
   needsLean: () => true,
+  unsupported: (req) => (req.verify_negation ? 'verify_negation is not implemented yet (verify_proof without it is)' : undefined),
   async run(req, ctx) {
     if (req.verify_negation) throw new ServiceError('not_implemented', 'verify_negation is not implemented yet (verify_proof without it is)');
     const t0 = performance.now();

@@ -39,7 +39,7 @@ t.test('unknown tool, unknown route, unknown environment', async (t) => {
   t.equal(r1.statusCode, 404);
   t.equal(r1.json().error.code, 'unknown_tool');
   t.match(r1.json().error.message, 'theorem2sorry');
-  const r2 = await app.inject({ method: 'GET', url: '/api/v1/check' });
+  const r2 = await app.inject({ method: 'GET', url: '/api/v1/nowhere/at/all' });
   t.equal(r2.statusCode, 404);
   t.equal(r2.json().error.code, 'not_found');
   const r3 = await app.inject(post('/api/v1/check', validRequest('check', 'lean-0.0.1')));
@@ -58,7 +58,7 @@ t.test('the earlier path form /v1/<service>/<tool> reaches the same tool', async
   t.equal(r2.json().error.code, 'unknown_tool');
 });
 
-t.test('body errors: 413, malformed JSON, empty body, wrong content type, text/plain JSON', async (t) => {
+t.test('body errors: 413, malformed JSON, empty body; JSON is accepted whatever the content type', async (t) => {
   const app = await makeApp({ config: testConfig({ server: { bodyLimitBytes: 1024 } }) });
   t.teardown(() => app.close());
   const big = await app.inject(post('/api/v1/check', { ...validRequest('check'), content: 'x'.repeat(4096) }));
@@ -71,8 +71,11 @@ t.test('body errors: 413, malformed JSON, empty body, wrong content type, text/p
   t.equal(empty.statusCode, 400);
   t.equal(empty.json().error.code, 'malformed_json');
   const form = await app.inject(post('/api/v1/check', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' }));
-  t.equal(form.statusCode, 415);
-  t.equal(form.json().error.code, 'unsupported_media_type');
+  t.equal(form.statusCode, 400);
+  t.equal(form.json().error.code, 'malformed_json', 'a form body is not JSON: said so, not 415');
+  const emptyUntyped = await app.inject({ method: 'POST', url: '/api/v1/check' });
+  t.equal(emptyUntyped.statusCode, 400);
+  t.equal(emptyUntyped.json().error.code, 'malformed_json', 'no body and no content type: the same answer as an empty JSON body (docs/errors.md)');
   const text = await app.inject(post('/api/v1/check', validRequest('check', 'no-such-env'), { 'content-type': 'text/plain; charset=utf-8' }));
   t.equal(text.json().error.code, 'unknown_environment', 'text/plain JSON (the AXLE client) is parsed as JSON');
   const textBad = await app.inject(post('/api/v1/check', 'not json', { 'content-type': 'text/plain' }));
@@ -107,6 +110,63 @@ t.test('GET /v1/environments: spec fields plus availability', async (t) => {
   t.equal(missing.available, false);
   t.match(missing.unavailable_reason, /toolchain/);
   t.equal(ok.repo_url, null);
+});
+
+t.test("AXLE's documented curl form (-d, so x-www-form-urlencoded) and no content type at all: 200", async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const body = JSON.stringify({ content: 'theorem left_as_exercise : 1 = 1 := rfl', environment: UNAVAILABLE_ENV, reparse: false });
+  for (const headers of [{ 'content-type': 'application/x-www-form-urlencoded' }, {}, { 'content-type': 'text/plain' }, { 'content-type': 'application/octet-stream' }]) {
+    const r = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body, headers });
+    t.equal(r.statusCode, 200, JSON.stringify(headers));
+    t.equal(r.json().content, 'theorem left_as_exercise : 1 = 1 := sorry');
+  }
+  // The same over a real socket with curl's exact headers (inject may add its own).
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const res = await fetch(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/theorem2sorry`, {
+    method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: '*/*', 'user-agent': 'curl/8.5.0' },
+  });
+  t.equal(res.status, 200);
+});
+
+t.test('405 with Allow for a known path and the wrong method', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  for (const [method, url, allow] of [['GET', '/api/v1/check', 'POST'], ['PUT', '/api/v1/theorem2sorry', 'POST'], ['POST', '/v1/environments', 'GET, HEAD'], ['DELETE', '/v1/status', 'GET, HEAD'], ['GET', '/v1/axle/check', 'POST'], ['POST', '/docs', 'GET, HEAD']] as const) {
+    const r = await app.inject({ method, url });
+    t.equal(r.statusCode, 405, `${method} ${url}`);
+    t.equal(r.headers.allow, allow);
+    t.equal(r.json().error.code, 'method_not_allowed');
+    t.match(r.json().error.message, `${method} is not allowed on ${url}`);
+  }
+});
+
+t.test('501 is decided before availability: verify_negation on an environment without Lean', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const r = await app.inject(post('/api/v1/verify_proof', { ...validRequest('verify_proof', UNAVAILABLE_ENV), verify_negation: true }));
+  t.equal(r.statusCode, 501);
+  t.equal(r.json().error.code, 'not_implemented');
+  t.match(r.json().error.message, 'verify_negation');
+  const without = await app.inject(post('/api/v1/verify_proof', validRequest('verify_proof', UNAVAILABLE_ENV)));
+  t.equal(without.statusCode, 409, 'without the option: the environment is what is missing');
+});
+
+t.test('GET / points to /docs, an interactive API reference over the same OpenAPI document', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const root = await app.inject({ method: 'GET', url: '/' });
+  t.equal(root.statusCode, 302);
+  t.equal(root.headers.location, '/docs');
+  t.equal(root.json().openapi, '/docs/json');
+  const page = await app.inject({ method: 'GET', url: '/docs' });
+  const html = page.statusCode === 302 ? await app.inject({ method: 'GET', url: String(page.headers.location).startsWith('/') ? String(page.headers.location) : `/docs/${String(page.headers.location)}` }) : page;
+  t.equal(html.statusCode, 200);
+  t.match(String(html.headers['content-type']), /text\/html/);
+  t.match(html.body, /swagger-ui/i, 'Swagger UI, served by the daemon itself');
+  const init = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+  t.equal(init.statusCode, 200);
+  t.match(init.body, /\.\/json/, 'the page loads the document served beside it at /docs/json');
 });
 
 t.test('GET /v1/status and /docs/json', async (t) => {

@@ -20,7 +20,7 @@ t.test('without Lean: reparse false works, with the header substituted and no Le
   t.match(n.json().content, /theorem a1 : 1 = 1/);
   for (const [tool, body] of [['theorem2sorry', { reparse: true }], ['have2sorry', {}], ['normalize', {}]] as const) {
     const r2 = await app.inject(post(tool, { content, environment: UNAVAILABLE_ENV, ...body }));
-    t.equal(r2.statusCode, 503, `${tool} needing Lean on an unavailable environment`);
+    t.equal(r2.statusCode, 409, `${tool} needing Lean on an unavailable environment: permanent, not retried`);
     t.equal(r2.json().error.code, 'environment_unavailable');
   }
 });
