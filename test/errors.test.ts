@@ -20,7 +20,7 @@ t.test('only transient conditions use the statuses clients retry (429, 503)', as
 });
 
 t.test('an environment that cannot run Lean is permanent: a status neither client retries', async (t) => {
-  const e = ERROR_CODES.environment_unavailable;
+  const e: { status: number; retryable: boolean } = ERROR_CODES.environment_unavailable;
   t.equal(e.status, 409);
   t.equal(e.retryable, false);
   t.notOk([429, 503].includes(e.status), 'the AXLE client retries exactly 429 and 503 (AxleRateLimitedError, AxleIsUnavailable)');
