@@ -19,6 +19,7 @@ import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { checkedType, elaborateContent, isSorryWarning, messagesIn, squash, type Elaborated } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { normalizeSource } from './normalize-source.ts';
 import { renameInSource } from './rename.ts';
 import { namedDecls } from './selection.ts';
@@ -155,7 +156,8 @@ export const merge: ToolImpl<'merge'> = {
       const alts = c.alts.map((a) => `-- ${c.failedAll ? 'unsuccessful attempt' : 'alternative'} (document ${a.doc})\n/-\n${a.text}\n-/`);
       return [c.v.text, ...alts].join('\n\n');
     });
-    const output = [header, ...groups, ...declTexts].filter((s) => s.length > 0).join('\n\n') + '\n';
+    // AXLE's layout (tools/layout.ts): one blank line between commands; a final newline when every input had one.
+    const output = reprint([header, ...groups, ...declTexts].filter((s) => s.length > 0).join('\n\n') + (req.documents.every((d) => d.endsWith('\n')) ? '\n' : ''));
 
     const final = await elaborateContent(output, { ignore_imports: req.ignore_imports }, ctx);
     const tool = emptyMessages();

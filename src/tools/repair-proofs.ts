@@ -21,6 +21,7 @@ import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/ed
 import type { SourceDecl } from '../syntax/source.ts';
 import { findSorries, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
@@ -42,11 +43,12 @@ export const repair_proofs: ToolImpl<'repair_proofs'> = {
     const on = new Set(req.repairs);
     const opts = { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options };
     const elab = (text: string) => elaborateContent(text, opts, ctx);
-    let r = await elab(req.content);
+    // AXLE's layout (tools/layout.ts), kept after each pass (a removed command leaves no gap).
+    let r = await elab(reprint(req.content));
     let text = r.content;
     const step = async (edits: TextEdit[]) => {
       if (edits.length === 0) return;
-      text = applyEdits(text, edits);
+      text = reprint(applyEdits(text, edits));
       r = await elab(text);
       text = r.content;
     };

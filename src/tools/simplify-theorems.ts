@@ -16,6 +16,7 @@ import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
@@ -34,7 +35,7 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
     const on = new Set(req.simplifications);
     const stats: Record<string, number> = {};
     const opts = { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options };
-    let r = await elaborateContent(req.content, opts, ctx);
+    let r = await elaborateContent(reprint(req.content), opts, ctx); // AXLE's layout (tools/layout.ts)
     /** Try one edit in one declaration; keep it when that declaration is no worse. */
     const attempt = async (d: SourceDecl, edit: TextEdit, name: string): Promise<boolean> => {
       const t = await elaborateContent(applyEdits(r.content, [edit]), opts, ctx);

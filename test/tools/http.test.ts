@@ -37,7 +37,7 @@ t.test('with reparse, the output is elaborated (here by the fake REPL double) wi
   const app = await makeApp();
   t.teardown(() => app.close());
   const r = (await app.inject(post('theorem2sorry', { content, environment: TEST_ENV, names: ['a'] }))).json();
-  t.equal(r.content, 'import Mathlib\n\ntheorem a : 1 = 1 := by sorry\n\ntheorem b : 2 = 2 := rfl\n');
+  t.equal(r.content, 'import Mathlib\n\ntheorem a : 1 = 1 := sorry\n\ntheorem b : 2 = 2 := rfl\n');
   t.ok(r.timings.elaborate_ms >= 0 && r.timings.total_ms >= 0);
   const h = await app.inject(post('have2sorry', { content: 'theorem t : True := by\n  have h : True := trivial\n  exact h\n', environment: TEST_ENV }));
   t.equal(h.statusCode, 200);
