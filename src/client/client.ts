@@ -141,7 +141,10 @@ export class LeanToolClient {
       return new ServiceRequestError(`cannot reach ${this.url}: ${what}; set SERVICE_API_URL (or --url) to the daemon's address`, 0, 'connection_refused', undefined, true);
     }
     if ((e as Error).name === 'TimeoutError') return new ServiceRequestError(`no response from ${this.url} within the client's window (SERVICE_TIMEOUT_SECONDS)`, 0, 'client_timeout', undefined, false);
-    return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? (e as Error).message}`, 0, 'unavailable', undefined, true);
+    // A dropped connection (a daemon restarting, a proxy) may clear: retried in the whole window.
+    if (code) return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? code}`, 0, 'unavailable', undefined, true);
+    // No socket error at all (a malformed URL, a port fetch refuses to use): nothing a retry changes.
+    return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? (e as Error).message}; check SERVICE_API_URL (or --url)`, 0, 'unreachable', undefined, false);
   }
 
   /** Exponential backoff with full jitter, at least Retry-After. */
