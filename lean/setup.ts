@@ -100,7 +100,7 @@ function record(updates: Map<string, string[]>): void {
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(process.env, PROJECT_ROOT, { overlayMayBeMissing: true });
   const envs = config.environments.filter((e) => only.length === 0 || only.includes(e.name));
   if (envs.length === 0) {
     console.error(`no environment matches ${only.join(', ')}; configured: ${config.environments.map((e) => e.name).join(', ')}`);

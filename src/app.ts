@@ -15,6 +15,7 @@ import { ResultCache } from './cache/result-cache.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
+import { environmentWarnings } from './envs/warnings.ts';
 import { ServiceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError } from './server/error-handler.ts';
@@ -41,6 +42,8 @@ export interface AppOptions {
   probe?: Probe;
   /** Override how a REPL is launched (tests: the fake REPL double; never a product backend). */
   launch?: (env: EnvironmentConfig) => LaunchSpec;
+  /** Startup warnings about environments and bubblewrap (default true; benchmarks may skip them). */
+  startupChecks?: boolean;
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -61,6 +64,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const warnings = config.environments
     .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
     .map((e) => `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`);
+  // Environments that cannot run Lean, and a missing bubblewrap, said at once rather than at the first request.
+  if (opts.startupChecks !== false) warnings.push(...environmentWarnings(config.environments, registry, config.lean.sandbox));
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
   const keys = new KeyRing(config.keys, { anonymous: a.anonymousConcurrency, user: a.keyConcurrency, admin: a.adminConcurrency });
