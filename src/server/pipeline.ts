@@ -76,7 +76,9 @@ export class Pipeline {
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw new ServiceError('unknown_environment', `unknown environment "${request.environment}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`);
+      throw new ServiceError('unknown_environment', `unknown environment "${request.environment}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`, {
+        details: [{ field: 'environment', message: 'names no configured environment' }],
+      });
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);

@@ -30,7 +30,7 @@ function streamDetails(raw: unknown, issues: readonly z.core.$ZodIssue[]): Error
 function nestDetails(e: unknown, tool: string): unknown {
   if (!(e instanceof ServiceError) || !e.details) return e;
   const details = e.details.map((d) => ({ ...d, field: d.field ? `request.${d.field}` : 'request' }));
-  return new ServiceError(e.code, `invalid request for ${tool}: ${describeDetails(details)}`, { details });
+  return new ServiceError(e.code, e.code === 'invalid_request' ? `invalid request for ${tool}: ${describeDetails(details)}` : e.message, { details });
 }
 
 export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller }): Promise<void> {

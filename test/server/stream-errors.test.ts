@@ -51,6 +51,8 @@ t.test('errors echo the id and name the field; no queued before validation', asy
   const unknownEnv = await ask({ id: 'm6', tool: 'theorem2sorry', request: { content: 'x', environment: 'nope' } }, 'm6');
   t.same(unknownEnv.map((e) => e.event), ['error']);
   t.equal(unknownEnv[0]!.error.code, 'unknown_environment');
+  t.same(unknownEnv[0]!.error.details, [{ field: 'request.environment', message: 'names no configured environment' }]);
+  t.match(unknownEnv[0]!.error.message, /GET \/v1\/environments lists them/);
 
   const noId = await ask({ tool: 'check', request: {} }, null);
   t.same(noId[0]!.error.details.map((d: { field: string }) => d.field), ['id'], 'no id: said so, with id null');
