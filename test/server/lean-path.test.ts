@@ -42,6 +42,9 @@ t.test('messages come back on content positions, bucketed by severity', async (t
 t.test('a request past its deadline gets 504; its session is replaced, and the next request is served', async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
+  // Warm a session first: a REPL start slower than the 0.3 s deadline (a loaded machine) would otherwise
+  // end the request while it waits for a session, and no session would be killed.
+  t.equal((await app.inject(check('def warm := 0\n'))).statusCode, 200);
   const slow = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
   t.equal(slow.statusCode, 504);
   t.equal(slow.json().error.code, 'timeout');
