@@ -287,9 +287,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`lean-tool ${VERSION}\n`);
     return EXIT.ok;
   }
+  // No command: the help, and 0, as AXLE's CLI does.
   if (p.help || !p.command) {
-    (p.help ? io.stdout : io.stderr)(`${usage()}\n`);
-    return p.help ? EXIT.ok : EXIT.usage;
+    io.stdout(`${usage()}\n`);
+    return EXIT.ok;
   }
   const isOther = (OTHER_COMMANDS as readonly string[]).includes(p.command);
   if (!p.tool && !isOther) {

@@ -132,6 +132,9 @@ t.test("AXLE's command names, global options anywhere, --version, unknown comman
   t.match(typo.out.stderr, /unknown command 'theorem2sory'; the commands are: .*repair-proofs.*verify-proof.*theorem2sorry.*environments, status/);
   t.notMatch(typo.out.stderr, /has no option/, 'the command is what is wrong, not its options');
 
+  const bare = io({});
+  t.equal(await main([], bare.io), 0, 'no command: the help and 0 (AXLE)');
+  t.match(bare.out.stdout, /^usage: lean-tool/);
   const help = io({});
   t.equal(await main(['--help'], help.io), 0);
   t.match(help.out.stdout, /exit codes: 0 done; 1 error; 2 usage, or output file exists without -f; 3 --strict and not okay; 130 interrupted/);
