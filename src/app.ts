@@ -24,6 +24,7 @@ import { registerDocs } from './server/docs.ts';
 import { allowedMethods, registerRoutes } from './server/routes.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
+import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 
 declare module 'fastify' {
@@ -75,7 +76,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
-  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools(), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds });
+  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits });
+  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools({ comparator }), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds });
   const startedAt = Date.now();
   let closing = false;
 

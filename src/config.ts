@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,6 +59,8 @@ export const configSchema = z.strictObject({
     startupTimeoutSeconds: z.number().positive().default(600),
     rssPollMs: z.number().int().positive().default(1000),
   }).prefault({}),
+  /** The comparator tool's builds (pinned per Lean version) and run limits. */
+  comparator: comparatorConfig.prefault({}),
   cache: z.strictObject({
     maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
   }).prefault({}),

@@ -16,7 +16,7 @@ import { chainKeys, rootKey } from './session/keys.ts';
 import { LeanSession } from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
-export { MESSAGE_FILE, formatMessage, shiftPos, toMessageSet } from './protocol/messages.ts';
+export { shiftPos } from './protocol/messages.ts';
 export { canonicalHeader } from './session/keys.ts';
 
 export interface BackendLimits {

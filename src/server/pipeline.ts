@@ -15,7 +15,6 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { fromLeanFailure } from '../tools/elaborate.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
 export interface PipelineDeps {
@@ -82,9 +81,6 @@ export class Pipeline {
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
-    // Decided before availability and admission: an unimplemented option is 501 with or without Lean.
-    const unsupported = impl.unsupported?.(request);
-    if (unsupported) throw new ServiceError('not_implemented', unsupported);
     const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {
@@ -108,9 +104,15 @@ export class Pipeline {
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
+      // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
+      let leanFailed = false;
       const result = await withDeadline(seconds, opts.signal, (signal) =>
-        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
-      if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
+        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: () => { leanFailed = true; } })).catch((e: unknown) => {
+        // Lean could not start for this environment (for example its header does not import): the listing says so too.
+        if (e instanceof ServiceError && e.code === 'environment_unavailable') this.deps.registry.reportUnavailable(p.env.name, e.message);
+        throw e;
+      });
+      if (!leanFailed && (p.impl.cacheable?.(result) ?? true)) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
       }

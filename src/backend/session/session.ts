@@ -6,7 +6,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Log } from '../../log.ts';
 import type { ReplMessage, ReplSorry } from '../protocol/schema.ts';
+import { commandRequest } from '../protocol/requests.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
+import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
 
 export interface CommandOutcome {
@@ -22,6 +24,16 @@ export interface CommandOutcome {
 export interface RootOutcome {
   env: number;
   messages: ReplMessage[];
+  /** The header's imports did not load (see header-probe.ts): why. */
+  importFailure?: string | undefined;
+}
+
+/** The environment's own header cannot be used: its session never opens. */
+export class HeaderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HeaderError';
+  }
 }
 
 export interface SessionOptions {
@@ -54,8 +66,9 @@ export class LeanSession {
     const session = new LeanSession(proc, opts);
     try {
       const root = await session.#elaborateRoot(header, signal);
+      if (root.importFailure) throw new HeaderError(`the environment header failed to import: ${root.importFailure}`);
       const errors = root.messages.filter((m) => m.severity === 'error');
-      if (errors.length > 0) throw new ReplError('crashed', `the environment header failed to elaborate: ${errors.map((m) => m.data).join('; ').slice(0, 500)}`);
+      if (errors.length > 0) throw new HeaderError(`the environment header failed to elaborate: ${errors.map((m) => m.data).join('; ').slice(0, 500)}`);
       return session;
     } catch (e) {
       proc.kill('closed', 'session failed to open');
@@ -115,7 +128,7 @@ export class LeanSession {
           env = hit.env;
         } else {
           const t0 = performance.now();
-          const r = await this.#proc.send({ cmd: c.text, env }, opts.signal);
+          const r = await this.#proc.send(commandRequest(c.text, env), opts.signal);
           const ms = Math.round(performance.now() - t0);
           let outcome: Omit<CommandOutcome, 'cached'>;
           if (r.type === 'command') {
@@ -149,11 +162,18 @@ export class LeanSession {
   }
 
   async #elaborateRoot(header: string, signal?: AbortSignal): Promise<RootOutcome> {
-    const r = await this.#proc.send({ cmd: header }, signal);
+    const probe = probedHeader(header);
+    const r = await this.#proc.send(commandRequest(probe.cmd), signal);
     if (r.type !== 'command') {
       throw new ReplError('crashed', `the REPL could not elaborate the header: ${r.type === 'error' ? r.value.message : 'unexpected response'}`);
     }
-    const root = { env: r.value.env, messages: r.value.messages };
+    const verdict = readHeaderProbe(header, probe, r.value.messages);
+    // A request's own header that did not import: one error at the header (where Lean itself reports it), instead of
+    // a silent empty environment in which every later command fails confusingly.
+    const messages: ReplMessage[] = verdict.importFailure
+      ? [...verdict.messages, { severity: 'error', pos: { line: 1, column: 0 }, endPos: null, data: verdict.importFailure }]
+      : verdict.messages;
+    const root: RootOutcome = { env: r.value.env, messages, importFailure: verdict.importFailure };
     this.#roots.set(rootKey(header), root);
     this.#log.debug({ session: this.id, env: root.env }, 'root elaborated');
     return root;
