@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
+import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
@@ -19,6 +20,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'lean-path': () => leanPathScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
+  'long-run': () => longRunScenario(),
 };
 
 const args = process.argv.slice(2);

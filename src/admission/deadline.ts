@@ -1,5 +1,6 @@
 /** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
 import { ServiceError } from '../errors.ts';
+import { markDeadline } from '../sync/deadline.ts';
 import type { KeyClass } from './keys.ts';
 
 export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, capSeconds: number): number {
@@ -13,6 +14,8 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  */
 export async function withDeadline<T>(seconds: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctrl = new AbortController();
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  markDeadline(ctrl.signal, Date.now() + ms);
   let timer: NodeJS.Timeout | undefined;
   const onParentAbort = () => ctrl.abort(parent!.reason);
   parent?.addEventListener('abort', onParentAbort, { once: true });
@@ -22,7 +25,7 @@ export async function withDeadline<T>(seconds: number, parent: AbortSignal | und
       const timeoutError = new ServiceError('timeout', `the request exceeded its deadline of ${seconds} s`);
       ctrl.abort(timeoutError);
       reject(timeoutError);
-    }, Math.max(0, Math.round(seconds * 1000)));
+    }, ms);
   });
   try {
     return await Promise.race([work(ctrl.signal), expired]);

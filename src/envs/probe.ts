@@ -3,21 +3,15 @@
  * missing. Reads the file system only; never starts Lean.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { bwrapStatus, discoverToolchain, elanToolchainDir as elanToolchainDirOf, searchDirs, which, type SandboxKind, type Toolchain } from '../host/discovery.ts';
 import { lakeDir, sameToolchain, type EnvironmentConfig } from './config.ts';
-import { bwrapStatus, type SandboxKind } from '../backend/process/sandbox.ts';
-import { discoverToolchain, searchDirs, which, type Toolchain } from './toolchain.ts';
+
+export { elanToolchainDir } from '../host/discovery.ts';
 
 export type Availability = { available: true } | { available: false; reason: string };
 
 const SETUP_HINT = 'run `npm run lean:setup` (see README, "Adding a Lean environment")';
-
-/** elan stores `leanprover/lean4:v4.28.0` as `leanprover--lean4---v4.28.0`. */
-export function elanToolchainDir(toolchain: string, env: NodeJS.ProcessEnv = process.env): string {
-  const elanHome = env.ELAN_HOME ?? path.join(env.HOME ?? os.homedir(), '.elan');
-  return path.join(elanHome, 'toolchains', toolchain.replace(/\//g, '--').replace(/:/g, '---'));
-}
 
 /** Where `lake exe repl` finds its binary: the project itself or the REPL dependency. */
 export function replBinaryCandidates(projectDir: string): string[] {
@@ -29,7 +23,7 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
   if (!tc.lake && !tc.elan) {
     return { available: false, reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}` };
   }
-  if (tc.elan && !existsSync(elanToolchainDir(cfg.lean_toolchain, env))) {
+  if (tc.elan && !existsSync(elanToolchainDirOf(cfg.lean_toolchain, env))) {
     return { available: false, reason: `Lean toolchain ${cfg.lean_toolchain} is not installed in elan; ${SETUP_HINT}` };
   }
   const dir = lakeDir(cfg);

@@ -13,7 +13,7 @@ import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../co
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { ServiceError } from '../errors.ts';
+import { LeanStartError, ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
@@ -109,7 +109,7 @@ export class Pipeline {
       const result = await withDeadline(seconds, opts.signal, (signal) =>
         p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: () => { leanFailed = true; } })).catch((e: unknown) => {
         // Lean could not start for this environment (for example its header does not import): the listing says so too.
-        if (e instanceof ServiceError && e.code === 'environment_unavailable') this.deps.registry.reportUnavailable(p.env.name, e.message);
+        if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
         throw e;
       });
       if (!leanFailed && (p.impl.cacheable?.(result) ?? true)) {

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { lakeDir, type EnvironmentConfig } from '../../envs/config.ts';
-import { searchDirs, which } from '../../envs/toolchain.ts';
-import { bwrapArgs, elanHome, findBwrap, JAIL_WORKDIR, type SandboxKind } from './sandbox.ts';
+import { elanHome, findBwrap, searchDirs, which } from '../../host/discovery.ts';
+import { bwrapArgs, JAIL_WORKDIR, type SandboxKind } from './sandbox.ts';
 
 export interface LaunchSpec {
   argv: string[];

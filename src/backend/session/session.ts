@@ -11,6 +11,21 @@ import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
 
+/** The request stopped between commands (its deadline passed): the session is intact. */
+export class StoppedError extends Error {
+  constructor(readonly reason: unknown) {
+    super('stopped between commands');
+    this.name = 'StoppedError';
+  }
+}
+
+/** Positions of a command that was sent with `lines` extra lines on top, back on the command's own lines. */
+function unshift<T extends { pos?: { line: number; column: number } | undefined; endPos?: { line: number; column: number } | null | undefined }>(x: T, lines: number): T {
+  if (lines === 0) return x;
+  const up = (p: { line: number; column: number }) => (p.line > lines ? { line: p.line - lines, column: p.column } : { line: 1, column: 0 });
+  return { ...x, ...(x.pos ? { pos: up(x.pos) } : {}), ...(x.endPos ? { endPos: up(x.endPos) } : {}) };
+}
+
 export interface CommandOutcome {
   /** The env id after this command (usable as the next command's env). */
   env: number;
@@ -112,7 +127,16 @@ export class LeanSession {
   async run(
     header: string,
     commands: readonly { key: string; text: string }[],
-    opts: { signal?: AbortSignal; onCommand?: (done: number, total: number, cached: boolean) => void } = {},
+    opts: {
+      signal?: AbortSignal;
+      onCommand?: (done: number, total: number, cached: boolean) => void;
+      /** Once aborted, no further command is sent (StoppedError); the session stays usable. */
+      stop?: AbortSignal;
+      /** Rewrites a command before it is sent (a heartbeat budget): the text sent and the lines it added on top. */
+      prepare?: (text: string, index: number) => { text: string; lines: number };
+      /** Whether an outcome may be remembered for reuse (not when this request's own budget cut it short). */
+      remember?: (messages: readonly ReplMessage[], sentText: string, index: number) => boolean;
+    } = {},
   ): Promise<{ root: RootOutcome; outcomes: CommandOutcome[] }> {
     this.uses++;
     try {
@@ -120,26 +144,32 @@ export class LeanSession {
       const root = this.#roots.get(rk) ?? (await this.#elaborateRoot(header, opts.signal));
       const outcomes: CommandOutcome[] = [];
       let env = root.env;
+      // After the first command sent, later ones are sent too: a remembered outcome further
+      // down the chain was built on an env this request does not have.
+      let missed = false;
       for (let i = 0; i < commands.length; i++) {
         const c = commands[i]!;
-        const hit = this.#outcomes.get(c.key);
+        const hit = missed ? undefined : this.#outcomes.get(c.key);
         if (hit) {
           outcomes.push({ ...hit, cached: true });
           env = hit.env;
         } else {
+          missed = true;
+          if (opts.stop?.aborted) throw new StoppedError(opts.stop.reason);
+          const sent = opts.prepare?.(c.text, i) ?? { text: c.text, lines: 0 };
           const t0 = performance.now();
-          const r = await this.#proc.send(commandRequest(c.text, env), opts.signal);
+          const r = await this.#proc.send(commandRequest(sent.text, env), opts.signal);
           const ms = Math.round(performance.now() - t0);
           let outcome: Omit<CommandOutcome, 'cached'>;
           if (r.type === 'command') {
-            outcome = { env: r.value.env, messages: r.value.messages, sorries: r.value.sorries, ms };
+            outcome = { env: r.value.env, messages: r.value.messages.map((m) => unshift(m, sent.lines)), sorries: r.value.sorries.map((x) => unshift(x, sent.lines)), ms };
           } else if (r.type === 'error') {
             // The REPL could not run the command (for example an internal exception): report it, keep the env.
             outcome = { env, messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }], sorries: [], ms };
           } else {
             throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
           }
-          this.#outcomes.set(c.key, outcome);
+          if (opts.remember?.(outcome.messages, sent.text, i) ?? true) this.#outcomes.set(c.key, outcome);
           outcomes.push({ ...outcome, cached: false });
           env = outcome.env;
         }
@@ -147,7 +177,7 @@ export class LeanSession {
       }
       return { root, outcomes };
     } catch (e) {
-      this.#poisoned = true;
+      if (!(e instanceof StoppedError)) this.#poisoned = true;
       throw e;
     }
   }
