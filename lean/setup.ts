@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
+import { ConfigError, loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { lakeDir, sameToolchain, toolchainTag, type EnvironmentConfig } from '../src/envs/config.ts';
 import { elanToolchainDir, readPinnedToolchain } from '../src/envs/probe.ts';
 import { discoverToolchain } from '../src/envs/toolchain.ts';
@@ -166,4 +166,9 @@ function safeTag(e: EnvironmentConfig): string {
   return toolchainTag(e.lean_toolchain) ?? '?';
 }
 
-process.exitCode = await main();
+// A configuration mistake is one line naming the setting, as for the daemon (src/main.ts).
+process.exitCode = await main().catch((e: unknown) => {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(`lean:setup: configuration error: ${e.message}`);
+  return 1;
+});

@@ -3,7 +3,7 @@
  * the reason, which names the fix) and a missing or unusable bubblewrap when some
  * environment asks for the jail. Logged as warnings and listed in GET /v1/status.
  */
-import { bwrapStatus } from '../backend/process/sandbox.ts';
+import { bwrapStatus } from '../host/discovery.ts';
 import type { EnvironmentConfig } from './config.ts';
 import type { EnvironmentRegistry } from './registry.ts';
 
