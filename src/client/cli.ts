@@ -10,6 +10,7 @@
  *   lean-tool rename FILE --declarations old=new,… | --declarations-file MAP.json
  *   lean-tool <command> --batch DIR|FILE|RECORDS.jsonl … [--out-dir DIR] [--concurrency N]
  *   lean-tool environments | status
+ *   lean-tool extract-decls FILE -d DIR [-f]   (one file per document; -f to overwrite)
  *
  * Options are the request fields of the tool (derived from its schema): `--names a,b`,
  * `--indices 0,-1`, `--reparse` / `--no-reparse`, `--timeout-seconds 60`,
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.ts';
 import { runBatch } from './batch.ts';
+import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
 
 /**
@@ -61,7 +63,7 @@ const OTHER_COMMANDS = ['environments', 'status'] as const;
 /** Options of the CLI itself, valid before or after the command; true when they take a value. */
 const CLI_OPTIONS: Record<string, boolean> = {
   '--url': true, '--api-key': true, '-o': true, '--output': true, '--out-dir': true, '--concurrency': true,
-  '--declarations-file': true, '--json': false, '--batch': false, '--strict': false, '-f': false, '--force': false,
+  '--declarations-file': true, '-d': true, '--dir': true, '--output-dir': true, '--json': false, '--batch': false, '--strict': false, '-f': false, '--force': false,
 };
 
 /** Whether `--x` takes a value in any tool (to find the command among options given before it). */
@@ -135,6 +137,8 @@ export interface Parsed {
   concurrency?: number | undefined;
   url?: string | undefined;
   apiKey?: string | undefined;
+  /** `-d DIR`: write one file per document (extract_decls / extract_theorems). */
+  dir?: string | undefined;
 }
 
 /** The index of the command word: the first argument that is neither an option nor an option's value. */
@@ -181,6 +185,7 @@ export function parseArgs(argv: string[]): Parsed {
     else if (a === '--url') p.url = next();
     else if (a === '--api-key') p.apiKey = next();
     else if (a === '--declarations-file') p.declarationsFile = next();
+    else if (a === '-d' || a === '--dir' || a === '--output-dir') p.dir = next();
     else if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       let name = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
@@ -211,13 +216,29 @@ export function usage(): string {
     '       lean-tool merge FILE FILE… [options]',
     '       lean-tool rename FILE --declarations old=new,… | --declarations-file MAP.json',
     '       lean-tool <command> --batch DIR|FILE|RECORDS.jsonl… [--out-dir DIR] [--concurrency N]',
+    '       lean-tool extract-decls FILE -d DIR [-f]              (one file per document)',
     '       lean-tool environments | status | --version',
     '',
     `commands: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}`,
     'options: the tool\'s request fields (--environment NAME or SERVICE_ENVIRONMENT, --names a,b, --indices 0,-1, --no-reparse, …);',
-    '  -o FILE (-f to overwrite), --json, --strict, --url URL (SERVICE_API_URL), --api-key KEY (SERVICE_API_KEY)',
+    '  -o FILE or -d DIR (-f to overwrite), --json, --strict, --url URL (SERVICE_API_URL), --api-key KEY (SERVICE_API_KEY)',
     'exit codes: 0 done; 1 error; 2 usage, or output file exists without -f; 3 --strict and not okay; 130 interrupted',
   ].join('\n');
+}
+
+/** `-d DIR`: the documents as files; refusing (exit 2, nothing written) when one exists and -f is not given. */
+function writeDocuments(res: Record<string, unknown>, p: Parsed, io: Io): number {
+  const documents = res.documents as Record<string, { content: string; declaration: string }> | undefined;
+  if (!documents) throw new UsageError(`-d writes documents; ${p.command} returns none`);
+  const files = documentFiles(documents, p.dir!, p.json);
+  const r = writeDocumentFiles(files, p.dir!, p.force);
+  report(res, io);
+  if (r.existing.length > 0) {
+    io.stderr(`lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); nothing written, use -f to overwrite\n`);
+    return EXIT.outputExists;
+  }
+  io.stderr(`lean-tool: wrote ${Object.keys(documents).length} document(s) to ${p.dir}\n`);
+  return p.strict && notOkay(res) ? EXIT.strict : EXIT.ok;
 }
 
 /**
@@ -331,6 +352,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return EXIT.outputExists;
     }
     const res = (await client.call(tool, request as never)) as Record<string, unknown>;
+    if (p.dir !== undefined) return writeDocuments(res, p, io);
     const leanOut = !p.json && !VERDICT_TOOLS.has(tool) && typeof res.content === 'string';
     const text = leanOut ? (res.content as string) : `${JSON.stringify(res, null, 2)}\n`;
     if (p.out) {
