@@ -47,10 +47,26 @@ export interface ScenarioResult {
   figures: Record<string, unknown>;
   /** Markdown table rows: [metric, value, note]. */
   table: [string, string, string][];
+  /** Each target of the issue this scenario measures, judged on this run's figures. */
+  targets?: TargetResult[];
+  /** The rounds behind the figures: [round, target, figure, outside CPU share, noisy]. */
+  rounds?: string[][];
+  /** Header of `rounds`. */
+  roundsHeader?: string[];
 }
 
 /** A scenario that cannot run here (its data set is absent), with the reason in its summary. */
 export const skipped = (name: string, reason: string): ScenarioResult => ({ name, summary: `skipped: ${reason}`, figures: { skipped: reason }, table: [['skipped', reason, '']] });
+
+export interface TargetResult {
+  target: string;
+  figure: string;
+  pass: boolean;
+  /** True when other processes used more than the noisy share of the machine during the run. */
+  noisy: boolean;
+}
+
+export const pct = (x: number, d = 1) => `${round(x * 100, d)}%`;
 
 /** Samples the peak resident memory of this process and of its descendants (the workers). */
 export function rssSampler(everyMs = 100): { stop: () => { daemonPeakMb: number; workersPeakMb: number } } {

@@ -17,6 +17,7 @@ import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
 import { environmentWarnings } from './envs/warnings.ts';
 import { ServiceError } from './errors.ts';
+import { createLogger } from './log.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
@@ -51,7 +52,7 @@ export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
-  const logger = opts.logger === false ? pino({ level: 'silent' }) : (opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }));
+  const logger = opts.logger === false ? pino({ level: 'silent' }) : (opts.logger ?? createLogger());
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of fastify's two.
@@ -92,13 +93,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return request.caller;
   };
   // The request log line; not even registered when info is off (the hit path is hot).
-  if (logger.isLevelEnabled('info')) app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  if (logger.isLevelEnabled('info')) app.addHook('onResponse', (request, reply, done) => {
     const s = request.svc ?? {};
     request.log.info({
       method: request.method, url: request.url, tool: s.tool, environment: s.environment,
       keyClass: request.caller?.keyClass ?? 'rejected', status: reply.statusCode,
       queueMs: s.queueMs, totalMs: Math.round(reply.elapsedTime), cache: s.cache,
     }, 'request');
+    done();
   });
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {

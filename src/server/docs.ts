@@ -11,10 +11,17 @@ import { buildOpenApi } from '../contract/openapi.ts';
 export const DOCS_PREFIX = '/docs';
 
 export async function registerDocs(app: FastifyInstance, version: string): Promise<void> {
-  const document = buildOpenApi(version);
-  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-  // Serves /docs (the page), /docs/json and /docs/yaml (the document) and the page's assets.
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } });
+  // Built on the first docs request, not at start: converting every zod schema costs startup time.
+  // @fastify/swagger serves the object it is given by reference, so it is filled in place then.
+  const document: Record<string, unknown> = {};
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', async () => {
+      if (!('openapi' in document)) Object.assign(document, buildOpenApi(version));
+    });
+    await docs.register(swagger, { mode: 'static', specification: { document: document as never } });
+    // Serves /docs (the page), /docs/json and /docs/yaml (the document) and the page's assets.
+    await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } });
+  });
   app.get('/', (_request, reply) =>
     reply.code(302).header('location', DOCS_PREFIX).send({
       name: 'Lean tool service',

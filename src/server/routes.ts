@@ -44,17 +44,17 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (request.body === undefined || raw === '') throw new ServiceError('malformed_json', 'the request body is empty; expected a JSON object');
     // Hot path: a byte-identical body whose result is cached is sent as stored JSON.
     const r = raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined;
-    const prepared = r ? { hit: r } : deps.pipeline.prepare(tool, request.body, request.svc, raw);
+    const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';
-      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(prepared.hit.json);
+      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(prepared.hit.body);
     }
     const result = await deps.pipeline.execute(prepared.miss, {
       caller: request.caller,
       log: request.log,
       signal: clientGoneSignal(request, reply),
       info: request.svc,
-    }, raw);
+    }, r?.rawKey);
     if (request.svc.deadlineSeconds !== undefined) reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
     reply.header('x-cache', 'miss');
     if (deps.closing()) reply.header('connection', 'close');

@@ -91,7 +91,8 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
         } catch (e) {
           return fail(reqId, nestDetails(e, tool));
         }
-        if ('hit' in prepared) return send({ id: reqId, event: 'result', cache: 'hit', result: prepared.hit.response });
+        // A hit is stored as bytes (the HTTP hot path); the stream sends an object, so it pays one parse.
+        if ('hit' in prepared) return send({ id: reqId, event: 'result', cache: 'hit', result: JSON.parse(prepared.hit.body.toString('utf8')) as unknown });
         const ctrl = new AbortController();
         inFlight.set(reqId, ctrl);
         send({ id: reqId, event: 'queued' });

@@ -6,6 +6,7 @@
 import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type LeanMessage } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
+import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
@@ -28,9 +29,13 @@ export interface PreparedContent {
   warnings: string[];
 }
 
-/** `ignore_imports` true: the environment's header replaces the content's (the spec's fast path). */
-export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file: SourceFile = parseSource(text)): PreparedContent {
-  const headerEnd = file.header.end;
+/**
+ * `ignore_imports` true: the environment's header replaces the content's (the spec's fast path).
+ * Only the header's end is needed: given a parse, its boundary; otherwise a prefix scan
+ * (`headerEnd`), so preparing never costs a second parse of the content.
+ */
+export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file?: { header: { end: number } }): PreparedContent {
+  const headerEnd = file?.header.end ?? findHeaderEnd(text);
   if (ignoreImports) {
     if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
     const body = text.slice(headerEnd).replace(/^(?:[ \t]*\n)+/, '');
@@ -106,9 +111,9 @@ export interface ElaborateExtras {
 
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
   const t0 = performance.now();
-  const original = parseSource(text);
-  const prepared = prepareContent(text, ctx.env, opts.ignore_imports, original);
-  const file = prepared.content === text ? original : parseSource(prepared.content);
+  // One parse per request: the header boundary comes from a prefix scan, the parse is of what Lean gets.
+  const prepared = prepareContent(text, ctx.env, opts.ignore_imports);
+  const file = parseSource(prepared.content);
   const parseMs = performance.now() - t0;
 
   type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
