@@ -1,32 +1,34 @@
 /**
  * The composition root: builds the logger, environment registry, admission and
  * tools from a Config, and wires them into a fastify instance. Nothing else
- * creates long-lived state.
+ * creates long-lived state. It only wires: what each part reads (files, the
+ * process environment) and reports (status) lives in that part's own module.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { KeyRing, type Caller } from './admission/keys.ts';
 import { ConcurrencyLimiter } from './admission/limiter.ts';
 import { LeanBackend } from './backend/index.ts';
 import type { LaunchSpec } from './backend/process/launch.ts';
 import { ResultCache } from './cache/result-cache.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
+import { rootLogger, silentLogger } from './log.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
 import { environmentWarnings } from './envs/warnings.ts';
-import { ServiceError } from './errors.ts';
-import { createLogger } from './log.ts';
+import { bwrapStatus } from './host/discovery.ts';
+import { serviceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
+import { registerDocs } from './server/docs.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
-import { registerDocs } from './server/docs.ts';
 import { allowedMethods, registerRoutes } from './server/routes.ts';
+import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
+import { VERSION } from './version.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,13 +48,14 @@ export interface AppOptions {
   launch?: (env: EnvironmentConfig) => LaunchSpec;
   /** Startup warnings about environments and bubblewrap (default true; benchmarks may skip them). */
   startupChecks?: boolean;
+  /** The process environment the host is discovered from (PATH, ELAN_HOME, LOG_LEVEL…); default: this process's. */
+  hostEnv?: NodeJS.ProcessEnv;
 }
-
-export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
-  const logger = opts.logger === false ? pino({ level: 'silent' }) : (opts.logger ?? createLogger());
+  const hostEnv = opts.hostEnv ?? process.env;
+  const logger = opts.logger === false ? silentLogger() : (opts.logger ?? rootLogger(hostEnv));
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of fastify's two.
@@ -61,13 +64,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
 
-  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : {}) });
+  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : { hostEnv }) });
   // Running Lean unjailed must be a visible choice: a warning at start and in /v1/status.
   const warnings = config.environments
     .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
     .map((e) => `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`);
   // Environments that cannot run Lean, and a missing bubblewrap, said at once rather than at the first request.
-  if (opts.startupChecks !== false) warnings.push(...environmentWarnings(config.environments, registry, config.lean.sandbox));
+  if (opts.startupChecks !== false) for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv))) warnings.push(w);
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
   const keys = new KeyRing(config.keys, { anonymous: a.anonymousConcurrency, user: a.keyConcurrency, admin: a.adminConcurrency });
@@ -77,7 +80,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
-  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits });
+  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: hostEnv });
   const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools({ comparator }), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds });
   const startedAt = Date.now();
   let closing = false;
@@ -88,7 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
   // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
   const authorize = (request: FastifyRequest): Caller => {
-    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down');
+    if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
@@ -118,13 +121,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    const allow = allowedMethods(path ?? '');
+    const path = request.url.split('?')[0]!;
+    const allow = allowedMethods(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
-      return sendError(new ServiceError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow.filter((m) => m !== 'HEAD').join(' or ')}`), request, reply);
+      return sendError(serviceError('method_not_allowed', 'method', { method: request.method, path, allowed: allow.filter((m) => m !== 'HEAD').join(' or ') }), request, reply);
     }
-    return sendError(new ServiceError('not_found', `no route ${request.method} ${path}; tools are POST /api/v1/<tool>, the API reference is GET /docs`), request, reply);
+    return sendError(serviceError('not_found', 'route', { method: request.method, path }), request, reply);
   });
 
   await registerDocs(app, VERSION);
@@ -135,17 +138,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pipeline,
     version: VERSION,
     environments: () => registry.list(),
-    status: () => ({
-      status: 'healthy',
-      version: VERSION,
-      ...(warnings.length ? { warnings } : {}),
-      uptime_s: Math.round((Date.now() - startedAt) / 1000),
-      environments: registry.list().map((e) => ({ name: e.name, available: e.available })),
-      admission: limiter.stats(),
-      pools: backend.stats(),
-      cache: cache.stats(),
-      keys_configured: keys.size,
-    }),
+    status: () => statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
   });
   return app;
 }

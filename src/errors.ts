@@ -8,26 +8,109 @@
  * permanent may use them. An environment that cannot run Lean is permanent until an
  * operator acts: 409, which the AXLE client reports at once as a conflict (see docs/errors.md).
  * docs/errors.md lists every code (checked by test/errors.test.ts).
+ *
+ * As in fastify's lib/errors.js, the wording lives here: each code carries its message
+ * templates, and throw sites name one and fill its `{placeholders}` (`serviceError`), so every
+ * message of a code can be read in one place.
  */
 export const ERROR_CODES = {
-  invalid_request: { status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.' },
-  malformed_json: { status: 400, retryable: false, summary: 'The body is not parseable JSON.' },
-  unauthorized: { status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.' },
-  unknown_tool: { status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).' },
-  not_found: { status: 404, retryable: false, summary: 'No route with that path.' },
-  method_not_allowed: { status: 405, retryable: false, summary: 'The path exists but not with that method; the Allow header lists the methods it takes.' },
-  unknown_environment: { status: 404, retryable: false, summary: 'The `environment` names no configured environment.' },
-  payload_too_large: { status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.' },
-  queue_full: { status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After." },
-  not_implemented: { status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.' },
-  environment_unavailable: { status: 409, retryable: false, summary: 'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.' },
-  overloaded: { status: 503, retryable: true, summary: 'No Lean worker could be had in time, or the daemon is shutting down.' },
-  timeout: { status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).' },
-  cancelled: { status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (reported on the stream channel).' },
-  internal: { status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.' },
-} as const satisfies Record<string, { status: number; retryable: boolean; summary: string }>;
+  invalid_request: {
+    status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.',
+    messages: {
+      body_not_object: 'invalid request for {tool}: the body must be a JSON object',
+      fields: 'invalid request for {tool}: {problems}',
+      http: '{message}',
+      binary_frame: 'send text frames holding JSON',
+      stream_message: 'invalid stream message: {problems}; send {id, tool, request} or {id, cancel: true}',
+      duplicate_id: 'id {id} is already in flight on this socket',
+      cancel_unknown: 'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
+      no_theorem: 'formal_statement declares no theorem for comparator to check',
+    },
+  },
+  malformed_json: {
+    status: 400, retryable: false, summary: 'The body is not parseable JSON.',
+    messages: {
+      empty_body: 'the request body is empty; expected a JSON object',
+      content_length: 'the request body length does not match Content-Length',
+      body: 'the request body is not valid JSON: {reason}',
+      stream_message: 'the message is not valid JSON: {reason}',
+      unreadable: 'the request body could not be read as JSON',
+    },
+  },
+  unauthorized: {
+    status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.',
+    messages: { bad_header: 'the Authorization header must be "Bearer <API key>"', unknown_key: 'unknown API key' },
+  },
+  unknown_tool: {
+    status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).',
+    messages: { tool: 'unknown tool "{tool}"; the tools are: {tools}' },
+  },
+  not_found: {
+    status: 404, retryable: false, summary: 'No route with that path.',
+    messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs' },
+  },
+  method_not_allowed: {
+    status: 405, retryable: false, summary: 'The path exists but not with that method; the Allow header lists the methods it takes.',
+    messages: { method: '{method} is not allowed on {path}; use {allowed}' },
+  },
+  unknown_environment: {
+    status: 404, retryable: false, summary: 'The `environment` names no configured environment.',
+    messages: { environment: 'unknown environment "{name}"; GET /v1/environments lists them ({known})' },
+  },
+  payload_too_large: {
+    status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
+    messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
+  },
+  queue_full: {
+    status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
+    messages: { caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued' },
+  },
+  not_implemented: {
+    status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.',
+    messages: { tool: 'the tool {tool} is not implemented by this daemon yet' },
+  },
+  environment_unavailable: {
+    status: 409, retryable: false, summary: 'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
+    messages: {
+      cannot_run_lean: "environment {env} cannot run Lean: {reason}.{withoutLean} GET /v1/environments shows each environment's availability.",
+      lean_start_failed: 'Lean failed to start for {pool}: {reason}',
+      tool_build_missing: '{reason}',
+    },
+  },
+  overloaded: {
+    status: 503, retryable: true, summary: 'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
+    messages: { shutting_down: '{what} is shutting down' },
+  },
+  timeout: {
+    status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).',
+    messages: {
+      deadline: 'the request exceeded its deadline of {seconds} s',
+      heartbeat_budget: 'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds',
+    },
+  },
+  cancelled: {
+    status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (only ever answered on the stream channel).',
+    messages: { by_client: 'cancelled by the client', socket_closed: 'socket closed', client_disconnected: 'client disconnected' },
+  },
+  internal: {
+    status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.',
+    messages: { unexpected: 'internal error; the daemon log has the details under this request id' },
+  },
+} as const satisfies Record<string, { status: number; retryable: boolean; summary: string; messages: Record<string, string> }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+export type MessageKey<C extends ErrorCode> = keyof (typeof ERROR_CODES)[C]['messages'] & string;
+type Template<C extends ErrorCode, K extends MessageKey<C>> = (typeof ERROR_CODES)[C]['messages'][K] & string;
+/** The `{name}` placeholders of a template (a brace group with spaces or commas is literal text). */
+type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}`
+  ? (P extends `${string}${' ' | ','}${string}` ? never : P) | Placeholders<Rest>
+  : never;
+export type MessageParams<C extends ErrorCode, K extends MessageKey<C>> = Record<Placeholders<Template<C, K>>, string | number>;
+
+/** A template with its `{name}` placeholders filled. */
+export function fillTemplate(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
+}
 
 /** Retry-After on a 429/503 whose raiser did not choose one. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 2;
@@ -57,22 +140,26 @@ export class ServiceError extends Error {
     this.retryAfter = opts.retryAfter ?? (this.retryable ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
   }
 
+  /** The same error with other field details (the stream names fields by their path in its message). */
+  withDetails(details: ErrorDetail[]): ServiceError {
+    return new ServiceError(this.code, this.message, { details, ...(this.retryAfter === undefined ? {} : { retryAfter: this.retryAfter }), cause: this.cause });
+  }
+
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
 }
 
-/**
- * Lean itself could not start for an environment (its REPL did not launch, or its header does not
- * import): the whole environment is unavailable, and its listing says so until the next re-probe.
- * Other `environment_unavailable` answers (a tool's own missing build, such as the comparator's)
- * concern one tool only and leave the environment's availability alone.
- */
-export class LeanStartError extends ServiceError {
-  constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('environment_unavailable', message, opts);
-    this.name = 'LeanStartError';
-  }
+/** The error a throw site raises: `code`'s template `key`, filled with `params`. */
+export function serviceError<C extends ErrorCode, K extends MessageKey<C>>(
+  code: C,
+  key: K,
+  ...[params, opts]: [Placeholders<Template<C, K>>] extends [never]
+    ? [params?: Record<string, never>, opts?: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown }]
+    : [params: MessageParams<C, K>, opts?: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown }]
+): ServiceError {
+  const template = (ERROR_CODES[code].messages as Record<string, string>)[key]!;
+  return new ServiceError(code, fillTemplate(template, (params ?? {}) as Record<string, string | number>), opts);
 }
 
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

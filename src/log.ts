@@ -19,8 +19,12 @@ export const LOG_FLUSH_MS = 500;
  * lines, off the request path. Same lines, same fields, at most LOG_FLUSH_MS late; pino
  * flushes what is buffered when the process exits (on-exit-leak-free).
  */
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string): Logger {
   const dest = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => dest.flush(), LOG_FLUSH_MS).unref();
   return pino({ level }, dest);
 }
+
+/** The daemon's logger at the level LOG_LEVEL names in `env` (default info). */
+export const rootLogger = (env: NodeJS.ProcessEnv): Logger => createLogger(env.LOG_LEVEL ?? 'info');
+export const silentLogger = (): Logger => pino({ level: 'silent' });

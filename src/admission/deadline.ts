@@ -1,5 +1,5 @@
 /** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
-import { ServiceError } from '../errors.ts';
+import { serviceError } from '../errors.ts';
 import { markDeadline } from '../sync/deadline.ts';
 import type { KeyClass } from './keys.ts';
 
@@ -22,7 +22,7 @@ export function withDeadline<T>(seconds: number, parent: AbortSignal | undefined
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Created only when it fires: an Error captures a stack, which costs on every request otherwise.
-      const timeoutError = new ServiceError('timeout', `the request exceeded its deadline of ${seconds} s`);
+      const timeoutError = serviceError('timeout', 'deadline', { seconds });
       parent?.removeEventListener('abort', onParentAbort);
       ctrl.abort(timeoutError);
       reject(timeoutError);

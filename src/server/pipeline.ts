@@ -13,7 +13,8 @@ import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../co
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { LeanStartError, ServiceError } from '../errors.ts';
+import { LeanStartError } from '../backend/errors.ts';
+import { serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
@@ -55,10 +56,8 @@ export interface Prepared<T extends ToolName> {
 
 /** The permanent "no Lean here" answer: the reason names the fix; tools with `reparse` can do without Lean. */
 export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
-  const withoutLean = 'reparse' in TOOLS[tool].request.shape
-    ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).`
-    : '';
-  return new ServiceError('environment_unavailable', `environment ${env} cannot run Lean: ${reason}.${withoutLean} GET /v1/environments shows each environment's availability.`);
+  const withoutLean = 'reparse' in TOOLS[tool].request.shape ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).` : '';
+  return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
 }
 
 export class Pipeline {
@@ -79,12 +78,12 @@ export class Pipeline {
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw new ServiceError('unknown_environment', `unknown environment "${request.environment}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`, {
+      throw serviceError('unknown_environment', 'environment', { name: request.environment, known: this.deps.registry.names().join(', ') || 'none configured' }, {
         details: [{ field: 'environment', message: 'names no configured environment' }],
       });
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
-    if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
+    if (!impl) throw serviceError('not_implemented', 'tool', { tool });
     const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {

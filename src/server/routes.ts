@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
-import { ServiceError } from '../errors.ts';
+import { serviceError } from '../errors.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
 
 declare module 'fastify' {
@@ -29,7 +29,7 @@ export interface RouteDeps {
 function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const ctrl = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ctrl.abort(new ServiceError('internal', 'client disconnected'));
+    if (!reply.raw.writableFinished) ctrl.abort(serviceError('cancelled', 'client_disconnected'));
   });
   return ctrl.signal;
 }
@@ -41,7 +41,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (!isToolName(tool)) throw unknownTool(tool);
     const raw = request.rawBody;
     // No body at all (fastify parses none without a Content-Type): the same answer as an empty JSON body.
-    if (request.body === undefined || raw === '') throw new ServiceError('malformed_json', 'the request body is empty; expected a JSON object');
+    if (request.body === undefined || raw === '') throw serviceError('malformed_json', 'empty_body');
     // Hot path: a byte-identical body whose result is cached is sent as stored JSON.
     const r = raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined;
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import { streamCancel, streamClientMessage, streamRequest, type StreamEvent } from '../contract/stream.ts';
 import { isToolName } from '../contract/tools.ts';
 import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
-import { ServiceError, type ErrorDetail } from '../errors.ts';
+import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
 
@@ -30,7 +30,7 @@ function streamDetails(raw: unknown, issues: readonly z.core.$ZodIssue[]): Error
 function nestDetails(e: unknown, tool: string): unknown {
   if (!(e instanceof ServiceError) || !e.details) return e;
   const details = e.details.map((d) => ({ ...d, field: d.field ? `request.${d.field}` : 'request' }));
-  return new ServiceError(e.code, e.code === 'invalid_request' ? `invalid request for ${tool}: ${describeDetails(details)}` : e.message, { details });
+  return e.code === 'invalid_request' ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details }) : e.withDetails(details);
 }
 
 export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller }): Promise<void> {
@@ -57,31 +57,31 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
         let id: string | null = null;
         let msg;
         try {
-          if (isBinary) throw new ServiceError('invalid_request', 'send text frames holding JSON');
+          if (isBinary) throw serviceError('invalid_request', 'binary_frame');
           const raw: unknown = JSON.parse(String(data));
           const rawId = (raw as { id?: unknown } | null)?.id;
           if (typeof rawId === 'string' && rawId.length > 0) id = rawId;
           const parsed = streamClientMessage.safeParse(raw);
           if (!parsed.success) {
             const details = streamDetails(raw, parsed.error.issues);
-            throw new ServiceError('invalid_request', `invalid stream message: ${describeDetails(details)}; send {id, tool, request} or {id, cancel: true}`, { details });
+            throw serviceError('invalid_request', 'stream_message', { problems: describeDetails(details) }, { details });
           }
           msg = parsed.data;
         } catch (e) {
-          fail(id, e instanceof SyntaxError ? new ServiceError('malformed_json', `the message is not valid JSON: ${e.message}`) : e);
+          fail(id, e instanceof SyntaxError ? serviceError('malformed_json', 'stream_message', { reason: e.message }) : e);
           return;
         }
         if ('cancel' in msg) {
           const ctrl = inFlight.get(msg.id);
           // The cancelled request itself answers with its `cancelled` error; an unknown id is answered here.
-          if (ctrl) ctrl.abort(new ServiceError('cancelled', 'cancelled by the client'));
-          else fail(msg.id, new ServiceError('invalid_request', `cannot cancel ${msg.id}: no request with that id is in flight on this socket (it finished, or never started)`, { details: [{ field: 'id', message: 'no request with this id is in flight on this socket' }] }));
+          if (ctrl) ctrl.abort(serviceError('cancelled', 'by_client'));
+          else fail(msg.id, serviceError('invalid_request', 'cancel_unknown', { id: msg.id }, { details: [{ field: 'id', message: 'no request with this id is in flight on this socket' }] }));
           return;
         }
         const { tool } = msg;
         id = msg.id;
         const reqId = id;
-        if (inFlight.has(reqId)) return fail(reqId, new ServiceError('invalid_request', `id ${reqId} is already in flight on this socket`, { details: [{ field: 'id', message: 'already in flight on this socket' }] }));
+        if (inFlight.has(reqId)) return fail(reqId, serviceError('invalid_request', 'duplicate_id', { id: reqId }, { details: [{ field: 'id', message: 'already in flight on this socket' }] }));
         if (!isToolName(tool)) return fail(reqId, unknownTool(tool));
         // Validation, environment and cache before `queued`: a refused request is never announced as queued.
         const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
@@ -108,14 +108,14 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
           .then(
             (result) => send({ id: reqId, event: 'result', cache: info.cache ?? 'miss', result }),
             (err: unknown) => {
-              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(reqId, new ServiceError('cancelled', 'cancelled by the client'));
+              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(reqId, serviceError('cancelled', 'by_client'));
               else fail(reqId, err);
             },
           )
           .finally(() => inFlight.delete(reqId));
       });
       socket.on('close', () => {
-        for (const ctrl of inFlight.values()) ctrl.abort(new ServiceError('cancelled', 'socket closed'));
+        for (const ctrl of inFlight.values()) ctrl.abort(serviceError('cancelled', 'socket_closed'));
         inFlight.clear();
       });
     });

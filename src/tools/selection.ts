@@ -39,7 +39,7 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
       // Exact full name first, else a short name resolving to namespaced declarations.
       const found = lookupDeclarations({ decls: candidates }, name);
       const distinct = [...new Set(found.map((d) => d.fullName))];
-      if (found.length > 0 && (distinct.length === 1 || found[0]!.fullName === name)) found.forEach((d) => picked.add(d));
+      if (found.length > 0 && (distinct.length === 1 || found[0]!.fullName === name)) for (const d of found) picked.add(d);
       else if (distinct.length > 1) errors.push(`Name '${name}' is ambiguous; candidates: ${distinct.join(', ')}`);
       else errors.push(`Declaration '${name}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`);
     }
@@ -51,7 +51,7 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
       else errors.push(`Index ${i} is out of range: there are ${candidates.length} ${theoremsOnly ? 'theorems' : 'declarations'}`);
     }
   } else {
-    candidates.forEach((d) => picked.add(d));
+    for (const d of candidates) picked.add(d);
   }
   return {
     decls: file.decls.filter((d) => picked.has(d)),
