@@ -14,8 +14,10 @@ async function stream(t: Test) {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
   t.teardown(() => ws.close());
-  const events: Record<string, any>[] = [];
-  ws.on('message', (d) => events.push(JSON.parse(String(d))));
+  /** Server events as received (their shape is what the tests assert). */
+  interface Event { id: string | null; event: string; error: { code: string; message: string; details: { field: string; message: string }[] }; result: { content: string } }
+  const events: Event[] = [];
+  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Event));
   await new Promise((r) => ws.once('open', r));
   /** Send one message and wait for its final event (result or error) for `id`. */
   const ask = async (msg: unknown, id: string | null) => {
