@@ -55,6 +55,9 @@ export interface ScenarioResult {
   roundsHeader?: string[];
 }
 
+/** A scenario that cannot run here (its data set is absent), with the reason in its summary. */
+export const skipped = (name: string, reason: string): ScenarioResult => ({ name, summary: `skipped: ${reason}`, figures: { skipped: reason }, table: [['skipped', reason, '']] });
+
 export interface TargetResult {
   target: string;
   figure: string;

@@ -18,7 +18,7 @@ import { effectiveLimits } from '../src/backend/index.ts';
 import { buildLaunch } from '../src/backend/process/launch.ts';
 import { ReplProcess } from '../src/backend/process/repl-process.ts';
 import { LeanSession } from '../src/backend/session/session.ts';
-import { loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { formatTable, runChecks } from '../src/doctor/checks.ts';
 import { toolchainTag } from '../src/envs/config.ts';
 import { probeEnvironment } from '../src/envs/probe.ts';
@@ -77,4 +77,9 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-process.exitCode = await main();
+// A configuration mistake is one line naming the setting, as for the daemon (src/main.ts).
+process.exitCode = await main().catch((e: unknown) => {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(`lean:doctor: configuration error: ${e.message}`);
+  return 1;
+});

@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { loadConfig, PROJECT_ROOT } from '../src/config.ts';
+import { ConfigError, loadConfig, PROJECT_ROOT } from '../src/config.ts';
 import { lakeDir, sameToolchain, toolchainTag, type EnvironmentConfig } from '../src/envs/config.ts';
 import { elanToolchainDir, readPinnedToolchain } from '../src/envs/probe.ts';
 import { discoverToolchain } from '../src/envs/toolchain.ts';
@@ -123,7 +123,7 @@ function record(updates: Map<string, string[]>): void {
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(process.env, PROJECT_ROOT, { overlayMayBeMissing: true });
   const envs = config.environments.filter((e) => only.length === 0 || only.includes(e.name));
   if (envs.length === 0) {
     console.error(`no environment matches ${only.join(', ')}; configured: ${config.environments.map((e) => e.name).join(', ')}`);
@@ -166,4 +166,9 @@ function safeTag(e: EnvironmentConfig): string {
   return toolchainTag(e.lean_toolchain) ?? '?';
 }
 
-process.exitCode = await main();
+// A configuration mistake is one line naming the setting, as for the daemon (src/main.ts).
+process.exitCode = await main().catch((e: unknown) => {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(`lean:setup: configuration error: ${e.message}`);
+  return 1;
+});

@@ -43,6 +43,9 @@ await build({
   sourcemap: 'linked',
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  // Swagger UI serves its page's assets from files beside its own module (__dirname): it stays a
+  // package loaded from node_modules (only on the /docs routes' registration), not bundled.
+  external: ['@fastify/swagger-ui', '@fastify/swagger'],
   plugins: [ownUrlGuard],
   logLevel: 'warning',
 });

@@ -17,12 +17,15 @@ import { PROJECT_ROOT, type Config } from './config.ts';
 import { rootLogger, silentLogger } from './log.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
+import { environmentWarnings } from './envs/warnings.ts';
+import { bwrapStatus } from './host/discovery.ts';
 import { serviceError } from './errors.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
+import { registerDocs } from './server/docs.ts';
 import { sendError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
-import { registerRoutes } from './server/routes.ts';
+import { allowedMethods, registerRoutes } from './server/routes.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
@@ -52,6 +55,8 @@ export interface AppOptions {
   launch?: (env: EnvironmentConfig) => LaunchSpec;
   /** Override the Lean runner tools use (tests: a scripted runner double; never a product backend). */
   lean?: LeanRunner;
+  /** Startup warnings about environments and bubblewrap (default true; benchmarks may skip them). */
+  startupChecks?: boolean;
   /** The process environment the host is discovered from (PATH, ELAN_HOME, LOG_LEVEL…); default: this process's. */
   hostEnv?: NodeJS.ProcessEnv;
 }
@@ -73,6 +78,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const warnings = config.environments
     .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
     .map((e) => `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`);
+  // Environments that cannot run Lean, and a missing bubblewrap, said at once rather than at the first request.
+  if (opts.startupChecks !== false) for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv))) warnings.push(w);
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
   const keys = new KeyRing(config.keys, { anonymous: a.anonymousConcurrency, user: a.keyConcurrency, admin: a.adminConcurrency });
@@ -148,9 +155,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (config.lean.minWarm > 0 && config.cluster.role !== 'front') for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(serviceError('not_found', 'route', { method: request.method, path: request.url.split('?')[0]! }), request, reply));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendError(serviceError('method_not_allowed', 'method', { method: request.method, path, allowed: allow.filter((m) => m !== 'HEAD').join(' or ') }), request, reply);
+    }
+    return sendError(serviceError('not_found', 'route', { method: request.method, path }), request, reply);
+  });
 
+  await registerDocs(app, VERSION);
   await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize });
   registerRoutes(app, {
     authorize,

@@ -1,6 +1,6 @@
 /**
- * Daemon configuration: `config/default.json`, then an optional overlay file
- * (`LEAN_TOOL_CONFIG`, default `config/local.json` when present), then environment
+ * Daemon configuration: `config/default.json`, then an overlay file (`LEAN_TOOL_CONFIG`,
+ * which must exist when set; else `config/local.json` when present), then environment
  * variables (HOST, PORT, LEAN_TOOL_API_KEYS, LEAN_TOOL_ADMIN_KEYS; the cluster's in
  * src/cluster/config.ts: LEAN_TOOL_ROLE, NATS_URL, ...). Only
  * `src/main.ts` calls `loadConfig`; everything else receives a Config.
@@ -87,13 +87,31 @@ export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type KeyEntry = z.output<typeof keyEntry>;
 
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`, { cause: e });
+/** A configuration mistake, said in one line that names the setting (no stack: main prints the message). */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
   }
 }
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`${what}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`${what}: ${file} is not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** zod issues as one line: `admission.keyConcurrency: Too small: expected number to be >0; …`. */
+const oneLine = (issues: readonly z.core.$ZodIssue[]) =>
+  issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.code === 'unrecognized_keys' ? `unknown setting${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message}`).join('; ');
 
 /** Shallow-by-section merge: overlay sections replace keys inside base sections; arrays replace. */
 function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
@@ -107,23 +125,67 @@ function overlay(base: Record<string, unknown>, top: Record<string, unknown>): R
 
 const splitKeys = (s: string | undefined) => (s ?? '').split(',').map((k) => k.trim()).filter(Boolean);
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT): Config {
-  let raw = readJson(path.join(root, 'config', 'default.json')) as Record<string, unknown>;
-  const overlayFile = env.LEAN_TOOL_CONFIG ?? path.join(root, 'config', 'local.json');
-  if (existsSync(overlayFile)) raw = overlay(raw, readJson(overlayFile) as Record<string, unknown>);
+export interface LoadedConfig {
+  config: Config;
+  /** The files read, in order (for the startup log). */
+  files: string[];
+}
+
+/** Keys from a variable: each must pass the key rules; the error names the variable, never the key. */
+function keysFrom(variable: string, value: string | undefined, admin: boolean): KeyEntry[] {
+  const keys = splitKeys(value);
+  return keys.map((key, i) => {
+    const r = keyEntry.safeParse({ key, admin });
+    if (!r.success) throw new ConfigError(`${variable}: key ${i + 1} of ${keys.length} is invalid: ${r.error.issues.map((x) => x.message).join('; ')} (it has ${key.length})`);
+    return r.data;
+  });
+}
+
+export interface LoadOptions {
+  /** lean:setup creates the overlay it is told to write: a LEAN_TOOL_CONFIG not yet there is then no error. */
+  overlayMayBeMissing?: boolean;
+}
+
+export function loadConfigFiles(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT, opts: LoadOptions = {}): LoadedConfig {
+  const defaults = path.join(root, 'config', 'default.json');
+  const files = [defaults];
+  let raw = readJson(defaults, 'config/default.json') as Record<string, unknown>;
+  // A file named on purpose must exist; the implicit config/local.json is optional.
+  if (env.LEAN_TOOL_CONFIG) {
+    if (!existsSync(env.LEAN_TOOL_CONFIG)) {
+      if (opts.overlayMayBeMissing) return finish(raw, files, env, root);
+      throw new ConfigError(`LEAN_TOOL_CONFIG names ${env.LEAN_TOOL_CONFIG}, which does not exist (unset it to use config/local.json when present)`);
+    }
+    raw = overlay(raw, readJson(env.LEAN_TOOL_CONFIG, 'LEAN_TOOL_CONFIG') as Record<string, unknown>);
+    files.push(env.LEAN_TOOL_CONFIG);
+  } else {
+    const local = path.join(root, 'config', 'local.json');
+    if (existsSync(local)) {
+      raw = overlay(raw, readJson(local, 'config/local.json') as Record<string, unknown>);
+      files.push(local);
+    }
+  }
+  return finish(raw, files, env, root);
+}
+
+function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.ProcessEnv, root: string): LoadedConfig {
   const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`invalid configuration: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new ConfigError(`invalid configuration in ${files.map((f) => path.relative(root, f) || f).join(' + ')}: ${oneLine(parsed.error.issues)}`);
   const config = parsed.data;
   if (env.HOST) config.server.host = env.HOST;
   if (env.PORT) {
     const port = Number(env.PORT);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0-65535, got ${env.PORT}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer 0-65535, got ${env.PORT}`);
     config.server.port = port;
   }
-  for (const key of splitKeys(env.LEAN_TOOL_API_KEYS)) config.keys.push(keyEntry.parse({ key }));
-  for (const key of splitKeys(env.LEAN_TOOL_ADMIN_KEYS)) config.keys.push(keyEntry.parse({ key, admin: true }));
+  for (const k of keysFrom('LEAN_TOOL_API_KEYS', env.LEAN_TOOL_API_KEYS, false)) config.keys.push(k);
+  for (const k of keysFrom('LEAN_TOOL_ADMIN_KEYS', env.LEAN_TOOL_ADMIN_KEYS, true)) config.keys.push(k);
   applyClusterEnv(config.cluster, env);
   // Relative project directories are relative to the project root, not the cwd.
   for (const e of config.environments) if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);
-  return config;
+  return { config, files };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT, opts: LoadOptions = {}): Config {
+  return loadConfigFiles(env, root, opts).config;
 }

@@ -4,7 +4,9 @@
  * error handler maps it to `{ error: { code, message, details? } }` and the status.
  *
  * `retryable` marks the conditions a client may retry (429/503): the public AXLE
- * client retries exactly those two statuses, so nothing permanent may use them.
+ * client retries exactly those two statuses (and connection failures), so nothing
+ * permanent may use them. An environment that cannot run Lean is permanent until an
+ * operator acts: 409, which the AXLE client reports at once as a conflict (see docs/errors.md).
  * docs/errors.md lists every code (checked by test/errors.test.ts).
  *
  * As in fastify's lib/errors.js, the wording lives here: each code carries its message
@@ -22,6 +24,7 @@ export const ERROR_CODES = {
       binary_frame: 'send text frames holding JSON',
       stream_message: 'invalid stream message: {problems}; send {id, tool, request} or {id, cancel: true}',
       duplicate_id: 'id {id} is already in flight on this socket',
+      cancel_unknown: 'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
     },
   },
@@ -32,6 +35,7 @@ export const ERROR_CODES = {
       content_length: 'the request body length does not match Content-Length',
       body: 'the request body is not valid JSON: {reason}',
       stream_message: 'the message is not valid JSON: {reason}',
+      unreadable: 'the request body could not be read as JSON',
     },
   },
   unauthorized: {
@@ -43,8 +47,12 @@ export const ERROR_CODES = {
     messages: { tool: 'unknown tool "{tool}"; the tools are: {tools}' },
   },
   not_found: {
-    status: 404, retryable: false, summary: 'No route with that method and path.',
-    messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>' },
+    status: 404, retryable: false, summary: 'No route with that path.',
+    messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs' },
+  },
+  method_not_allowed: {
+    status: 405, retryable: false, summary: 'The path exists but not with that method; the Allow header lists the methods it takes.',
+    messages: { method: '{method} is not allowed on {path}; use {allowed}' },
   },
   unknown_environment: {
     status: 404, retryable: false, summary: 'The `environment` names no configured environment.',
@@ -53,10 +61,6 @@ export const ERROR_CODES = {
   payload_too_large: {
     status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
     messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
-  },
-  unsupported_media_type: {
-    status: 415, retryable: false, summary: 'Content-Type is neither application/json nor text/plain.',
-    messages: { content_type: 'send the body as application/json (text/plain holding JSON is accepted too)' },
   },
   queue_full: {
     status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
@@ -67,11 +71,11 @@ export const ERROR_CODES = {
     messages: { cluster_worker: 'the tool {tool} is not implemented by worker {node}', tool: 'the tool {tool} is not implemented by this daemon yet' },
   },
   environment_unavailable: {
-    status: 503, retryable: true, summary: 'The environment needs Lean and its toolchain/REPL is not ready; the reason says what is missing. Re-probed periodically, so it clears once the toolchain is installed.',
+    status: 409, retryable: false, summary: 'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
     messages: {
       cluster_no_worker: 'no worker in the cluster can run Lean for environment {env}',
       cluster_worker: 'environment {env} cannot run Lean on worker {node}: {reason}',
-      cannot_run_lean: 'environment {env} cannot run Lean: {reason}',
+      cannot_run_lean: "environment {env} cannot run Lean: {reason}.{withoutLean} GET /v1/environments shows each environment's availability.",
       lean_start_failed: 'Lean failed to start for {pool}: {reason}',
       tool_build_missing: '{reason}',
     },
@@ -111,6 +115,9 @@ export function fillTemplate(template: string, params: Record<string, string | n
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
 }
 
+/** Retry-After on a 429/503 whose raiser did not choose one. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
 export interface ErrorDetail {
   /** Dotted path of the offending field, or '' for the body as a whole. */
   field: string;
@@ -132,7 +139,13 @@ export class ServiceError extends Error {
     this.status = ERROR_CODES[code].status;
     this.retryable = ERROR_CODES[code].retryable;
     this.details = opts.details;
-    this.retryAfter = opts.retryAfter;
+    // Every transient answer says when to come back (a daemon restart or a freed worker takes seconds).
+    this.retryAfter = opts.retryAfter ?? (this.retryable ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
+  }
+
+  /** The same error with other field details (the stream names fields by their path in its message). */
+  withDetails(details: ErrorDetail[]): ServiceError {
+    return new ServiceError(this.code, this.message, { details, ...(this.retryAfter === undefined ? {} : { retryAfter: this.retryAfter }), cause: this.cause });
   }
 
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {

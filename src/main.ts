@@ -1,9 +1,19 @@
 /** Process entry: load config, build the app, listen, and drain on SIGTERM/SIGINT. */
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { ConfigError, loadConfigFiles, type LoadedConfig } from './config.ts';
 
-const config = loadConfig();
+let loaded: LoadedConfig;
+try {
+  loaded = loadConfigFiles();
+} catch (e) {
+  // One line naming the setting, not a stack: the operator's mistake, not the daemon's.
+  if (!(e instanceof ConfigError)) throw e;
+  process.stderr.write(`lean-tool-service: configuration error: ${e.message}\n`);
+  process.exit(1);
+}
+const { config, files } = loaded;
 const app = await buildApp({ config });
+app.log.info({ configFiles: files }, `configuration from ${files.join(', ')}`);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -25,6 +25,16 @@ t.test('only transient conditions use the statuses clients retry (429, 503)', as
   }
   const err = new ServiceError('queue_full', 'busy', { retryAfter: 2 });
   t.same(err.toBody(), { error: { code: 'queue_full', message: 'busy' } });
+  t.equal(new ServiceError('overloaded', 'shutting down').retryAfter, 2, 'a transient error always carries Retry-After');
+  t.equal(new ServiceError('environment_unavailable', 'no Lean').retryAfter, undefined, 'a permanent one never does');
+});
+
+t.test('an environment that cannot run Lean is permanent: a status neither client retries', async (t) => {
+  const e: { status: number; retryable: boolean } = ERROR_CODES.environment_unavailable;
+  t.equal(e.status, 409);
+  t.equal(e.retryable, false);
+  t.notOk([429, 503].includes(e.status), 'the AXLE client retries exactly 429 and 503 (AxleRateLimitedError, AxleIsUnavailable)');
+  t.ok(e.status >= 400 && e.status < 500 && e.status !== 400, 'a 4xx other than 400: the AXLE client does not call it a bug (5xx) or bad input (400)');
 });
 
 t.test('throw sites fill the templates of the table', async (t) => {
@@ -52,7 +62,7 @@ t.test('the edge maps the backend pool\'s errors; a client disconnect is not int
   const closed = toServiceError(new PoolClosedError('env-a'));
   t.same([closed.code, closed.status, closed.message], ['overloaded', 503, 'the env-a pool is shutting down']);
   const start = toServiceError(new LeanStartError('env-a', 'lake: not found'));
-  t.same([start.code, start.status, start.message], ['environment_unavailable', 503, 'Lean failed to start for env-a: lake: not found']);
+  t.same([start.code, start.status, start.message], ['environment_unavailable', 409, 'Lean failed to start for env-a: lake: not found']);
   t.equal(toServiceError(new Error('boom')).code, 'internal');
   t.equal(serviceError('cancelled', 'client_disconnected').code, 'cancelled');
   t.notOk(new PoolClosedError('x') instanceof ServiceError, 'the pool throws backend errors, not HTTP answers');

@@ -5,12 +5,13 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseSource } from '../../src/syntax/source.ts';
 import { utf8Length } from '../../src/syntax/positions.ts';
-import { round, stats, timeRuns, type ScenarioResult } from '../lib.ts';
+import { sharedPath, sharedSkip } from '../../test/shared-data.ts';
+import { skipped, round, stats, timeRuns, type ScenarioResult } from '../lib.ts';
 
-const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
+// External data (not in the repository): ../shared/corpus or $LEAN_TOOL_SHARED/corpus; skipped, saying why, when absent.
+const CORPUS = sharedPath('corpus');
 
 function leanFiles(dir: string): string[] {
   return readdirSync(dir).sort().flatMap((n) => {
@@ -27,6 +28,7 @@ function baseline(text: string): number {
 
 export async function parserScenario(opts: { runs?: number } = {}): Promise<ScenarioResult> {
   const runs = opts.runs ?? 7;
+  if (!CORPUS) return skipped('parser', sharedSkip('corpus') as string);
   const texts = leanFiles(CORPUS).map((f) => readFileSync(f, 'utf8'));
   const lines = texts.reduce((a, s) => a + s.split('\n').length, 0);
   const bytes = texts.reduce((a, s) => a + utf8Length(s), 0);

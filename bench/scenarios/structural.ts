@@ -5,22 +5,24 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
 import { configSchema } from '../../src/config.ts';
 import { applyEdits } from '../../src/syntax/edits.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { proofToSorry } from '../../src/tools/theorem2sorry.ts';
-import { drive, round, rssSampler, stats, type ScenarioResult } from '../lib.ts';
+import { sharedPath, sharedSkip } from '../../test/shared-data.ts';
+import { skipped, drive, round, rssSampler, stats, type ScenarioResult } from '../lib.ts';
 import { poster } from './http-client.ts';
 
-const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
+// External data (not in the repository): ../shared/corpus or $LEAN_TOOL_SHARED/corpus; skipped, saying why, when absent.
+const CORPUS = sharedPath('corpus');
 const files = (d: string): string[] => readdirSync(d).sort().flatMap((n) => {
   const p = path.join(d, n);
   return statSync(p).isDirectory() ? files(p) : n.endsWith('.lean') ? [p] : [];
 });
 
 export async function structuralScenario(): Promise<ScenarioResult> {
+  if (!CORPUS) return skipped('structural', sharedSkip('corpus') as string);
   const texts = files(CORPUS).map((f) => readFileSync(f, 'utf8'));
   const config = configSchema.parse({
     keys: [{ key: 'bench-key-0002', concurrency: 64 }],

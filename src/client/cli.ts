@@ -1,26 +1,38 @@
 /**
- * `lean-tool`: the command line over the client.
+ * `lean-tool`: the command line over the client, with AXLE's conventions
+ * (AxiomMath/axiom-lean-engine, axle/cli/main.py): kebab-case command names
+ * (`repair-proofs`, `verify-proof`; the snake_case tool names work too), global options
+ * before or after the command, `--version`, `--strict`, `-f/--force`, and its exit codes.
  *
- *   lean-tool <tool> FILE|- [--field value …] [-o FILE] [--json]
+ *   lean-tool [--url URL] [--json] <command> FILE|- [--field value …] [-o FILE [-f]] [--strict]
+ *   lean-tool verify-proof STATEMENT PROOF [options]     (PROOF may be - for stdin)
  *   lean-tool merge FILE FILE… [options]
- *   lean-tool <tool> --batch DIR|FILE|RECORDS.jsonl … [--out-dir DIR] [--concurrency N]
+ *   lean-tool rename FILE --declarations old=new,… | --declarations-file MAP.json
+ *   lean-tool <command> --batch DIR|FILE|RECORDS.jsonl … [--out-dir DIR] [--concurrency N]
  *   lean-tool environments | status
  *   lean-tool extract-decls FILE -d DIR [-f]   (one file per document; -f to overwrite)
  *
  * Options are the request fields of the tool (derived from its schema): `--names a,b`,
  * `--indices 0,-1`, `--reparse` / `--no-reparse`, `--timeout-seconds 60`,
- * `--declarations old=new,…`, `--global-options '{"maxHeartbeats": 400000}'`,
- * `--formal-statement FILE`. Exit codes: 0 ok, 1 the tool said not okay, 2 usage,
- * 3 service error.
+ * `--global-options '{"maxHeartbeats": 400000}'`, `--formal-statement FILE`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.ts';
 import { runBatch } from './batch.ts';
 import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
 
-export const EXIT = { ok: 0, notOkay: 1, usage: 2, service: 3 } as const;
+/**
+ * AXLE's exit codes: 0 done (whatever the verdict, unless --strict); 1 a general error (the
+ * service refused or failed, a file is missing); 2 a usage error (as argparse) or an output
+ * file that exists without -f; 3 --strict and the result is not okay; 130 interrupted.
+ */
+export const EXIT = { ok: 0, error: 1, usage: 2, outputExists: 2, strict: 3, interrupted: 130 } as const;
+
+export const VERSION: string = (JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')) as { version: string }).version;
 
 class UsageError extends Error {}
 
@@ -39,37 +51,64 @@ export function fieldsOf(tool: ToolName): Record<string, JsonSchema> {
   return (z.toJSONSchema(TOOLS[tool].request, { io: 'input', unrepresentable: 'any' }) as JsonSchema).properties ?? {};
 }
 
+/** The command a name denotes: `repair-proofs` and `repair_proofs` are the same tool. */
+export function commandTool(name: string): ToolName | undefined {
+  const snake = name.replace(/-/g, '_');
+  return isToolName(snake) ? snake : undefined;
+}
+
+const kebab = (s: string) => s.replace(/_/g, '-');
+const OTHER_COMMANDS = ['environments', 'status'] as const;
+
+/** Options of the CLI itself, valid before or after the command; true when they take a value. */
+const CLI_OPTIONS: Record<string, boolean> = {
+  '--url': true, '--api-key': true, '-o': true, '--output': true, '--out-dir': true, '--concurrency': true,
+  '--declarations-file': true, '-d': true, '--dir': true, '--output-dir': true, '--json': false, '--batch': false, '--strict': false, '-f': false, '--force': false,
+};
+
+/** Whether `--x` takes a value in any tool (to find the command among options given before it). */
+const takesValue = (() => {
+  const m = new Map<string, boolean>();
+  for (const t of TOOL_NAMES) for (const [k, s] of Object.entries(fieldsOf(t))) m.set(kebab(k), (s.type ?? s.anyOf?.find((x) => x.type)?.type) !== 'boolean');
+  return (flag: string) => CLI_OPTIONS[flag] ?? m.get(flag.replace(/^--/, '')) ?? false;
+})();
+
 const scalar = (v: string): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : v !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
 
 function convert(field: string, schema: JsonSchema, raw: string): unknown {
   const type = schema.type ?? schema.anyOf?.find((s) => s.type)?.type;
   switch (type) {
     case 'boolean':
-      if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${field} takes true or false`);
+      if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${kebab(field)} takes true or false`);
       return raw === 'true';
     case 'integer':
     case 'number': {
       const n = Number(raw);
-      if (!Number.isFinite(n)) throw new UsageError(`--${field} takes a number, got ${raw}`);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${kebab(field)} takes a number, got ${raw}`);
       return n;
     }
     case 'array': {
-      const items = raw === '' ? [] : raw.split(',').map((s) => s.trim());
+      const items = raw === '' ? [] : raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
       const it = schema.items?.type;
-      return it === 'integer' || it === 'number' ? items.map(Number) : items;
+      if (it === 'integer' || it === 'number') {
+        const nums = items.map(Number);
+        if (nums.some((n) => !Number.isFinite(n))) throw new UsageError(`--${kebab(field)} takes comma-separated numbers, got ${raw}`);
+        return nums;
+      }
+      return items;
     }
     case 'object': {
       if (raw.trim().startsWith('{')) {
         try {
           return JSON.parse(raw);
         } catch {
-          throw new UsageError(`--${field}: not valid JSON`);
+          throw new UsageError(`--${kebab(field)}: not valid JSON`);
         }
       }
       // k=v,k2=v2
       return Object.fromEntries(raw.split(',').filter(Boolean).map((kv) => {
         const i = kv.indexOf('=');
-        if (i < 0) throw new UsageError(`--${field} takes key=value pairs or JSON`);
+        if (i < 0) throw new UsageError(`--${kebab(field)} takes key=value pairs or JSON`);
         return [kv.slice(0, i).trim(), field === 'declarations' ? kv.slice(i + 1).trim() : scalar(kv.slice(i + 1).trim())];
       }));
     }
@@ -80,92 +119,134 @@ function convert(field: string, schema: JsonSchema, raw: string): unknown {
 }
 
 export interface Parsed {
-  tool: string;
+  /** The command as typed, '' when none (help) */
+  command: string;
+  /** The tool it names, when it names one. */
+  tool: ToolName | undefined;
   positionals: string[];
   fields: Record<string, unknown>;
   out?: string | undefined;
   json: boolean;
   batch: boolean;
+  strict: boolean;
+  force: boolean;
+  version: boolean;
+  help: boolean;
+  declarationsFile?: string | undefined;
   outDir?: string | undefined;
   concurrency?: number | undefined;
   url?: string | undefined;
   apiKey?: string | undefined;
   /** `-d DIR`: write one file per document (extract_decls / extract_theorems). */
   dir?: string | undefined;
-  force: boolean;
+}
+
+/** The index of the command word: the first argument that is neither an option nor an option's value. */
+function commandIndex(argv: string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-' || !a.startsWith('-')) return i;
+    if (!a.includes('=') && takesValue(a)) i++;
+  }
+  return -1;
 }
 
 export function parseArgs(argv: string[]): Parsed {
-  const [given, ...rest] = argv;
-  if (!given || given === '-h' || given === '--help' || given === 'help') throw new UsageError('');
-  // `extract-decls` spells the tool `extract_decls`.
-  const tool = isToolName(given.replace(/-/g, '_')) ? given.replace(/-/g, '_') : given;
-  const p: Parsed = { tool, positionals: [], fields: {}, json: false, batch: false, force: false };
-  const schema = isToolName(tool) ? fieldsOf(tool) : {};
+  const ci = commandIndex(argv);
+  const command = ci >= 0 ? argv[ci]! : '';
+  const rest = argv.filter((_, i) => i !== ci);
+  const tool = commandTool(command);
+  const p: Parsed = { command, tool, positionals: [], fields: {}, json: false, batch: false, strict: false, force: false, version: false, help: command === 'help' };
+  const schema = tool ? fieldsOf(tool) : {};
   for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
+    let a = rest[i]!;
+    let inline: string | undefined;
+    // `--url=URL` for the CLI's own options (tool fields handle `=` below).
+    const eqAt = a.indexOf('=');
+    if (eqAt > 0 && CLI_OPTIONS[a.slice(0, eqAt)] === true) {
+      inline = a.slice(eqAt + 1);
+      a = a.slice(0, eqAt);
+    }
     const next = () => {
+      if (inline !== undefined) return inline;
       const v = rest[++i];
       if (v === undefined) throw new UsageError(`${a} needs a value`);
       return v;
     };
-    if (a === '-o' || a === '--output') p.out = next();
+    if (a === '--version' || a === '-V') p.version = true;
+    else if (a === '-h' || a === '--help') p.help = true;
+    else if (a === '-o' || a === '--output') p.out = next();
     else if (a === '--json') p.json = true;
     else if (a === '--batch') p.batch = true;
+    else if (a === '--strict') p.strict = true;
+    else if (a === '-f' || a === '--force') p.force = true;
     else if (a === '--out-dir') p.outDir = next();
     else if (a === '--concurrency') p.concurrency = Number(next());
     else if (a === '--url') p.url = next();
     else if (a === '--api-key') p.apiKey = next();
-    else if (a === '-d' || a === '--dir') p.dir = next();
-    else if (a === '-f' || a === '--force') p.force = true;
+    else if (a === '--declarations-file') p.declarationsFile = next();
+    else if (a === '-d' || a === '--dir' || a === '--output-dir') p.dir = next();
     else if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       let name = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
       let value: string | undefined = eq > 0 ? a.slice(eq + 1) : undefined;
+      if (!tool) {
+        // No tool yet to say what its options are: the command itself is what is wrong.
+        if (eq < 0 && takesValue(a)) i++;
+        continue;
+      }
       if (value === undefined && name.startsWith('no_') && schema[name.slice(3)]?.type === 'boolean') {
         name = name.slice(3);
         value = 'false';
       }
       const s = schema[name];
-      if (!s) throw new UsageError(`${tool} has no option --${name.replace(/_/g, '-')}${isToolName(tool) ? `; its options: ${Object.keys(schema).filter((k) => k !== 'content').map((k) => `--${k.replace(/_/g, '-')}`).join(' ')}` : ''}`);
+      if (!s) throw new UsageError(`${kebab(tool)} has no option --${kebab(name)}; its options: ${Object.keys(schema).filter((k) => k !== 'content').map((k) => `--${kebab(k)}`).join(' ')}`);
       if (value === undefined) value = s.type === 'boolean' ? 'true' : next();
       p.fields[name] = convert(name, s, value);
-    } else p.positionals.push(a);
+    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
+    else p.positionals.push(a);
   }
   return p;
 }
 
-function usage(): string {
+export function usage(): string {
   return [
-    'usage: lean-tool <tool> FILE|- [options]      (content from a file, or - for stdin)',
+    'usage: lean-tool [--url URL] [--api-key KEY] [--json] <command> FILE|- [options]   (- reads stdin)',
+    '       lean-tool verify-proof STATEMENT PROOF [options]',
     '       lean-tool merge FILE FILE… [options]',
-    '       lean-tool <tool> --batch DIR|FILE|RECORDS.jsonl… [--out-dir DIR] [--concurrency N]',
-    '       lean-tool environments | status',
+    '       lean-tool rename FILE --declarations old=new,… | --declarations-file MAP.json',
+    '       lean-tool <command> --batch DIR|FILE|RECORDS.jsonl… [--out-dir DIR] [--concurrency N]',
+    '       lean-tool extract-decls FILE -d DIR [-f]              (one file per document)',
+    '       lean-tool environments | status | --version',
     '',
-    `tools: ${TOOL_NAMES.join(', ')}`,
-    'common: --environment NAME (or SERVICE_ENVIRONMENT), -o FILE, --json, --url URL (SERVICE_API_URL), --api-key KEY (SERVICE_API_KEY)',
-    'exit codes: 0 ok, 1 the tool said not okay, 2 usage, 3 service error',
+    `commands: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}`,
+    'options: the tool\'s request fields (--environment NAME or SERVICE_ENVIRONMENT, --names a,b, --indices 0,-1, --no-reparse, …);',
+    '  -o FILE or -d DIR (-f to overwrite), --json, --strict, --url URL (SERVICE_API_URL), --api-key KEY (SERVICE_API_KEY)',
+    'exit codes: 0 done; 1 error; 2 usage, or output file exists without -f; 3 --strict and not okay; 130 interrupted',
   ].join('\n');
 }
 
 /** `-d DIR`: the documents as files; refusing (exit 2, nothing written) when one exists and -f is not given. */
 function writeDocuments(res: Record<string, unknown>, p: Parsed, io: Io): number {
   const documents = res.documents as Record<string, { content: string; declaration: string }> | undefined;
-  if (!documents) throw new UsageError(`-d writes documents; ${p.tool} returns none`);
+  if (!documents) throw new UsageError(`-d writes documents; ${p.command} returns none`);
   const files = documentFiles(documents, p.dir!, p.json);
   const r = writeDocumentFiles(files, p.dir!, p.force);
   report(res, io);
   if (r.existing.length > 0) {
     io.stderr(`lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); nothing written, use -f to overwrite\n`);
-    return EXIT.usage;
+    return EXIT.outputExists;
   }
   io.stderr(`lean-tool: wrote ${Object.keys(documents).length} document(s) to ${p.dir}\n`);
-  return notOkay(res) ? EXIT.notOkay : EXIT.ok;
+  return p.strict && notOkay(res) ? EXIT.strict : EXIT.ok;
 }
 
-/** Whether a response says "not okay": okay false, or errors from Lean or the tool. */
+/**
+ * What --strict refuses: `okay: false` (AXLE's rule); for tools without `okay`, errors from
+ * Lean or from the tool (for example a name that selects nothing).
+ */
 export function notOkay(res: Record<string, unknown>): boolean {
-  if (res.okay === false) return true;
+  if (typeof res.okay === 'boolean') return !res.okay;
   const errs = (k: string) => ((res[k] as { errors?: unknown[] } | undefined)?.errors?.length ?? 0) > 0;
   return errs('lean_messages') || errs('tool_messages');
 }
@@ -178,65 +259,108 @@ function report(res: Record<string, unknown>, io: Io): void {
   }
 }
 
+/** Tools whose answer is a verdict: the whole response is printed as JSON (AXLE's json_stdout mode); the others print `content` (lean_stdout). */
+const VERDICT_TOOLS = new Set<ToolName>(['verify_proof', 'check', 'disprove', 'comparator', 'extract_decls', 'extract_theorems']);
+
+const readInput = (f: string, io: Io) => (f === '-' ? io.stdin() : readFileSync(f, 'utf8'));
+
+/** The request of a single (non-batch) call, from positionals and fields. */
+function buildRequest(tool: ToolName, p: Parsed, base: Record<string, unknown>, io: Io): Record<string, unknown> {
+  if (tool === 'merge') {
+    if (p.positionals.length === 0) throw new UsageError('merge needs the files to merge');
+    return { ...base, documents: p.positionals.map((f) => readInput(f, io)) };
+  }
+  if ((tool === 'verify_proof' || tool === 'comparator') && base.formal_statement === undefined) {
+    // AXLE's form: STATEMENT PROOF (the proof may be - for stdin).
+    if (p.positionals.length !== 2) throw new UsageError(`${kebab(tool)} takes STATEMENT PROOF (two files; PROOF may be -), or --formal-statement FILE and one PROOF`);
+    return { ...base, formal_statement: readFileSync(p.positionals[0]!, 'utf8'), content: readInput(p.positionals[1]!, io) };
+  }
+  if (p.positionals.length !== 1) throw new UsageError(`${kebab(tool)} takes one FILE (or - for stdin)`);
+  return { ...base, content: readInput(p.positionals[0]!, io) };
+}
+
+function declarationsFromFile(file: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw e;
+    throw new UsageError(`--declarations-file ${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+    throw new UsageError(`--declarations-file ${file}: expected a JSON object of old name to new name`);
+  }
+  return parsed as Record<string, string>;
+}
+
 export async function main(argv: string[], io: Io): Promise<number> {
   let p: Parsed;
   try {
     p = parseArgs(argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr(`${e.message ? `lean-tool: ${e.message}\n\n` : ''}${usage()}\n`);
+      io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
       return EXIT.usage;
     }
     throw e;
   }
+  if (p.version) {
+    io.stdout(`lean-tool ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  // No command: the help, and 0, as AXLE's CLI does.
+  if (p.help || !p.command) {
+    io.stdout(`${usage()}\n`);
+    return EXIT.ok;
+  }
+  const isOther = (OTHER_COMMANDS as readonly string[]).includes(p.command);
+  if (!p.tool && !isOther) {
+    io.stderr(`lean-tool: unknown command '${p.command}'; the commands are: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}\n`);
+    return EXIT.usage;
+  }
   const onRetry = ({ attempt, waitMs, error }: { attempt: number; waitMs: number; error: ServiceRequestError }) =>
-    io.stderr(`lean-tool: ${error.message}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s (until SERVICE_TIMEOUT_SECONDS runs out)\n`);
+    io.stderr(`lean-tool: ${error.message}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`);
   const client = new LeanToolClient({ env: io.env, onRetry, ...(p.url ? { url: p.url } : {}), ...(p.apiKey ? { apiKey: p.apiKey } : {}), ...(p.concurrency ? { maxConcurrency: p.concurrency } : {}) });
   try {
-    if (p.tool === 'environments' || p.tool === 'status') {
-      const r = p.tool === 'status' ? await client.status() : await client.environments();
-      if (p.json || p.tool === 'status') io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+    if (!p.tool) {
+      const r = p.command === 'status' ? await client.status() : await client.environments();
+      if (p.json || p.command === 'status') io.stdout(`${JSON.stringify(r, null, 2)}\n`);
       else for (const e of r as { name: string; available: boolean; description: string; unavailable_reason?: string }[]) io.stdout(`${e.name}\t${e.available ? 'available' : `unavailable: ${e.unavailable_reason}`}\t${e.description}\n`);
       return EXIT.ok;
     }
-    if (!isToolName(p.tool)) {
-      io.stderr(`lean-tool: unknown tool ${p.tool}\n\n${usage()}\n`);
-      return EXIT.usage;
-    }
     const tool = p.tool;
     const environment = (p.fields.environment as string | undefined) ?? io.env.SERVICE_ENVIRONMENT;
-    if (!environment) {
-      io.stderr('lean-tool: --environment is required (or set SERVICE_ENVIRONMENT); `lean-tool environments` lists them\n');
-      return EXIT.usage;
+    if (!environment) throw new UsageError('--environment is required (or set SERVICE_ENVIRONMENT); `lean-tool environments` lists them');
+    const base: Record<string, unknown> = { ...p.fields, environment };
+    if (p.declarationsFile) {
+      if (!('declarations' in fieldsOf(tool))) throw new UsageError(`${kebab(tool)} has no option --declarations-file`);
+      base.declarations = { ...declarationsFromFile(p.declarationsFile), ...(base.declarations as Record<string, string> | undefined) };
     }
-    const base = { ...p.fields, environment };
-    if (p.batch) return await runBatch(client, tool, p.positionals, base, { outDir: p.outDir, io });
-    let request: Record<string, unknown>;
-    if (tool === 'merge') {
-      if (p.positionals.length === 0) throw new UsageError('merge needs the files to merge');
-      request = { ...base, documents: p.positionals.map((f) => (f === '-' ? io.stdin() : readFileSync(f, 'utf8'))) };
-    } else {
-      if (p.positionals.length !== 1) {
-        io.stderr(`lean-tool: ${tool} takes one FILE (or - for stdin)\n\n${usage()}\n`);
-        return EXIT.usage;
+    if (p.batch) {
+      if (p.outDir && !p.force && existsSync(path.join(p.outDir, 'results.jsonl'))) {
+        io.stderr(`lean-tool: ${path.join(p.outDir, 'results.jsonl')} already exists; use -f to overwrite\n`);
+        return EXIT.outputExists;
       }
-      const f = p.positionals[0]!;
-      request = { ...base, content: f === '-' ? io.stdin() : readFileSync(f, 'utf8') };
+      const code = await runBatch(client, tool, p.positionals, base, { outDir: p.outDir, io });
+      // Batch keeps its own summary codes for failures; a not-okay record fails only --strict.
+      return code === 1 ? (p.strict ? EXIT.strict : EXIT.ok) : code === 3 ? EXIT.error : code;
+    }
+    const request = buildRequest(tool, p, base, io);
+    // Refuse before any work, as AXLE does, rather than after a long request.
+    if (p.out && !p.force && existsSync(p.out)) {
+      io.stderr(`lean-tool: ${p.out} already exists; use -f to overwrite\n`);
+      return EXIT.outputExists;
     }
     const res = (await client.call(tool, request as never)) as Record<string, unknown>;
     if (p.dir !== undefined) return writeDocuments(res, p, io);
-    if (p.json) {
-      const text = `${JSON.stringify(res, null, 2)}\n`;
-      if (p.out) writeFileSync(p.out, text);
-      else io.stdout(text);
-    } else if (typeof res.content === 'string' && !('documents' in res)) {
-      if (p.out) writeFileSync(p.out, res.content);
-      else io.stdout(res.content);
-      report(res, io);
-    } else {
-      io.stdout(`${JSON.stringify(res, null, 2)}\n`);
-    }
-    return notOkay(res) ? EXIT.notOkay : EXIT.ok;
+    const leanOut = !p.json && !VERDICT_TOOLS.has(tool) && typeof res.content === 'string';
+    const text = leanOut ? (res.content as string) : `${JSON.stringify(res, null, 2)}\n`;
+    if (p.out) {
+      writeFileSync(p.out, text);
+      io.stderr(`Output written to ${p.out}\n`);
+    } else io.stdout(text);
+    if (leanOut) report(res, io);
+    return p.strict && notOkay(res) ? EXIT.strict : EXIT.ok;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
@@ -244,12 +368,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (e instanceof ServiceRequestError) {
       io.stderr(`lean-tool: ${e.code} (${e.status || 'no response'}): ${e.message}\n${(e.details ?? []).map((d) => `  ${d.field}: ${d.message}\n`).join('')}`);
-      return e.code === 'invalid_request' || e.status === 404 ? EXIT.usage : EXIT.service;
+      return EXIT.error;
     }
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT') {
-      io.stderr(`lean-tool: no such file: ${err.path}\n`);
-      return EXIT.usage;
+    if (err.code === 'ENOENT' || err.code === 'EISDIR') {
+      io.stderr(`lean-tool: ${err.code === 'ENOENT' ? 'no such file' : 'is a directory'}: ${err.path}\n`);
+      return EXIT.error;
     }
     throw e;
   }

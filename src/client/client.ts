@@ -16,6 +16,8 @@ export interface ClientOptions {
   timeoutSeconds?: number;
   /** Requests in flight at once (default 20). */
   maxConcurrency?: number;
+  /** How long a refused connection is retried, seconds (default 5; a restart takes about that). */
+  connectWindowSeconds?: number;
   /** Backoff: first delay and cap, milliseconds (default 1000 and 15000). */
   backoff?: { initialMs: number; maxMs: number };
   /** Called before each retry (the CLI reports it on stderr). */
@@ -75,6 +77,7 @@ export class LeanToolClient {
   #sem: Semaphore;
   #backoff: { initialMs: number; maxMs: number };
   #onRetry: ClientOptions['onRetry'];
+  #connectWindowMs: number;
   #inFlight = 0;
   /** Highest number of requests seen in flight at once (for tests and diagnostics). */
   peakInFlight = 0;
@@ -88,6 +91,7 @@ export class LeanToolClient {
     this.#sem = new Semaphore(this.maxConcurrency);
     this.#backoff = opts.backoff ?? { initialMs: 1000, maxMs: 15_000 };
     this.#onRetry = opts.onRetry;
+    this.#connectWindowMs = (opts.connectWindowSeconds ?? 5) * 1000;
     const self = this as unknown as Record<ToolName, (r: unknown) => Promise<unknown>>;
     for (const tool of TOOL_NAMES) self[tool] = (request) => this.call(tool, request as ToolRequestInput<typeof tool>);
   }
@@ -110,14 +114,16 @@ export class LeanToolClient {
     this.#inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.#inFlight);
     try {
-      const deadline = Date.now() + (this.timeoutSeconds + extraSeconds) * 1000;
+      const started = Date.now();
+      const deadline = started + (this.timeoutSeconds + extraSeconds) * 1000;
       for (let attempt = 0; ; attempt++) {
         try {
           return await this.#attempt(method, path, body, deadline);
         } catch (e) {
-          const err = e instanceof ServiceRequestError ? e : new ServiceRequestError(`cannot reach ${this.url}: ${(e as Error).message}`, 0, 'unavailable', undefined, true);
+          const err = e instanceof ServiceRequestError ? e : this.#networkError(e);
           const wait = this.#delay(attempt, (e as { retryAfter?: number }).retryAfter);
-          if (!err.retryable || Date.now() + wait >= deadline) throw err;
+          const until = err.code === 'connection_refused' ? Math.min(deadline, started + this.#connectWindowMs) : deadline;
+          if (!err.retryable || Date.now() + wait >= until) throw err;
           this.#onRetry?.({ attempt: attempt + 1, waitMs: wait, error: err });
           await new Promise((r) => setTimeout(r, wait));
         }
@@ -126,6 +132,21 @@ export class LeanToolClient {
       this.#inFlight--;
       release();
     }
+  }
+
+  /** A failure below HTTP (fetch's TypeError with the socket error as its cause). */
+  #networkError(e: unknown): ServiceRequestError {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    const code = cause?.code ?? (e as { code?: string }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      const what = code === 'ECONNREFUSED' ? 'connection refused (is the daemon running?)' : `host not found (${code})`;
+      return new ServiceRequestError(`cannot reach ${this.url}: ${what}; set SERVICE_API_URL (or --url) to the daemon's address`, 0, 'connection_refused', undefined, true);
+    }
+    if ((e as Error).name === 'TimeoutError') return new ServiceRequestError(`no response from ${this.url} within the client's window (SERVICE_TIMEOUT_SECONDS)`, 0, 'client_timeout', undefined, false);
+    // A dropped connection (a daemon restarting, a proxy) may clear: retried in the whole window.
+    if (code) return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? code}`, 0, 'unavailable', undefined, true);
+    // No socket error at all (a malformed URL, a port fetch refuses to use): nothing a retry changes.
+    return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? (e as Error).message}; check SERVICE_API_URL (or --url)`, 0, 'unreachable', undefined, false);
   }
 
   /** Exponential backoff with full jitter, at least Retry-After. */

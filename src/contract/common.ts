@@ -26,7 +26,9 @@ export const sharedParams = {
   global_options: z.record(optionName, optionValue).optional().describe('Lean option overrides applied to everything elaborated.'),
   delab_options: z.record(z.string().regex(/^pp\./, 'keys must be pretty-printer options (pp.*)'), optionValue).optional()
     .describe('Pretty-printer overrides (pp.* only), applied on top of the verbosity preset.'),
-  verbosity: z.number().int('must be an integer').min(0).max(2).default(0).describe('Pretty-printer preset: 0 standard, 1 robust, 2 extra robust.'),
+  // A number, as the spec and AXLE say (fractions allowed); the preset is the integer part.
+  verbosity: z.number({ error: 'must be a number from 0 to 2' }).min(0, 'must be a number from 0 to 2').max(2, 'must be a number from 0 to 2').default(0)
+    .describe('Pretty-printer preset, a number from 0 to 2 (its integer part selects the preset): 0 standard, 1 robust, 2 extra robust.'),
   ignore_imports: z.boolean().default(true).describe("true: replace the content's imports with the environment's header."),
   timeout_seconds: z.number().positive().max(MAX_TIMEOUT_SECONDS_WIRE).default(DEFAULT_TIMEOUT_SECONDS)
     .describe('Processing deadline in seconds (queue time excluded); capped at 900 s for non-admin keys.'),

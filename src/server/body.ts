@@ -1,7 +1,10 @@
 /**
- * Body parsing. application/json is fastify's own (prototype-poisoning safe) parser.
- * text/plain is parsed as JSON too: the public AXLE client posts a JSON string with
- * aiohttp's `data=`, which labels it text/plain. Anything else is 415.
+ * Body parsing: every body is parsed as JSON, whatever its Content-Type says, or without
+ * one (ARCHITECTURE: "JSON in, whatever the Content-Type header says, as AXLE accepts").
+ * The public AXLE client posts a JSON string with aiohttp's `data=` (labelled text/plain),
+ * and AXLE's documented curl examples send `-d '{…}'` with no type, which curl labels
+ * application/x-www-form-urlencoded; the hosted service accepts both. Every other check
+ * stays: the body limit, fastify's prototype-poisoning refusal, and the schema.
  */
 import type { FastifyInstance } from 'fastify';
 
@@ -13,7 +16,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     (req as { rawBody?: string }).rawBody = String(body);
     json(req, body, done);
   };
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, keepRaw);
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, keepRaw);
+  app.removeAllContentTypeParsers();
+  // '*' is fastify's catch-all: any media type, and requests that carry a body without one.
+  app.addContentTypeParser('*', { parseAs: 'string' }, keepRaw);
 }

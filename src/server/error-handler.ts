@@ -12,8 +12,8 @@ export function toServiceError(err: unknown): ServiceError {
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return serviceError('payload_too_large', 'body');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return serviceError('unsupported_media_type', 'content_type');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': // not raised: every media type is parsed as JSON (server/body.ts)
+      return serviceError('malformed_json', 'unreadable');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return serviceError('malformed_json', 'empty_body');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

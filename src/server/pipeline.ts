@@ -9,12 +9,12 @@ import type { Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import type { CachedResult, RawKey, ResultCache } from '../cache/result-cache.ts';
-import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
+import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { LeanStartError } from '../backend/errors.ts';
-import { serviceError } from '../errors.ts';
+import { serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 
@@ -75,6 +75,12 @@ export interface Prepared<T extends ToolName> {
   key: string;
 }
 
+/** The permanent "no Lean here" answer: the reason names the fix; tools with `reparse` can do without Lean. */
+export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
+  const withoutLean = 'reparse' in TOOLS[tool].request.shape ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).` : '';
+  return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
+}
+
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -93,7 +99,9 @@ export class Pipeline {
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw serviceError('unknown_environment', 'environment', { name: request.environment, known: this.deps.registry.names().join(', ') || 'none configured' });
+      throw serviceError('unknown_environment', 'environment', { name: request.environment, known: this.deps.registry.names().join(', ') || 'none configured' }, {
+        details: [{ field: 'environment', message: 'names no configured environment' }],
+      });
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw serviceError('not_implemented', 'tool', { tool });
@@ -120,7 +128,7 @@ export class Pipeline {
     }
     if ((executor?.checksLocalAvailability ?? true) && p.impl.needsLean(p.request)) {
       const a = this.deps.registry.availability(p.env.name);
-      if (!a.available) throw serviceError('environment_unavailable', 'cannot_run_lean', { env: p.env.name, reason: a.reason });
+      if (!a.available) throw unavailable(p.tool, p.env.name, a.reason);
     }
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);

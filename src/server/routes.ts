@@ -1,6 +1,5 @@
-/** HTTP routes: tools (current and earlier path form), environments, status, OpenAPI. */
+/** HTTP routes: tools (current and earlier path form), environments, status; the methods each path allows. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { buildOpenApi } from '../contract/openapi.ts';
 import { isToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
@@ -41,6 +40,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     deps.authorize(request);
     if (!isToolName(tool)) throw unknownTool(tool);
     const raw = request.rawBody;
+    // No body at all (fastify parses none without a Content-Type): the same answer as an empty JSON body.
+    if (request.body === undefined || raw === '') throw serviceError('malformed_json', 'empty_body');
     // Hot path: a byte-identical body whose result is cached is sent as stored JSON.
     const r = raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined;
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
@@ -73,7 +74,22 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     deps.authorize(request);
     return deps.status();
   });
-  // Built on first request, not at start: converting every zod schema costs ~10% of startup.
-  let openapi: ReturnType<typeof buildOpenApi> | undefined;
-  app.get('/docs/json', async () => (openapi ??= buildOpenApi(deps.version)));
+}
+
+/**
+ * The routes' methods by path pattern, for answering a known path with the wrong method
+ * (405 with `Allow`, RFC 9110 §15.5.6) instead of 404. GET routes also answer HEAD (fastify's
+ * exposeHeadRoutes).
+ */
+const ROUTES: [RegExp, string[]][] = [
+  [/^\/api\/v1\/[^/]+$/, ['POST']],
+  [/^\/v1\/(environments|status|stream)$/, ['GET', 'HEAD']],
+  [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
+  [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
+];
+
+/** The methods a path answers to, or [] when no route has that path. */
+export function allowedMethods(url: string): string[] {
+  const path = url.split('?')[0]!;
+  return ROUTES.find(([re]) => re.test(path))?.[1] ?? [];
 }

@@ -8,12 +8,30 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
-import { streamClientMessage, type StreamClientMessage, type StreamEvent } from '../contract/stream.ts';
+import type { z } from 'zod';
+import { streamCancel, streamClientMessage, streamRequest, type StreamEvent } from '../contract/stream.ts';
 import { isToolName } from '../contract/tools.ts';
 import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
-import { ServiceError, serviceError } from '../errors.ts';
+import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
+
+/**
+ * Field names for a refused stream message: the issues of the shape the client was evidently
+ * sending (a cancel when it has `cancel`, else a request), not of zod's union as a whole.
+ */
+function streamDetails(raw: unknown, issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return [{ field: '', message: 'must be a JSON object {id, tool, request} or {id, cancel: true}' }];
+  const r = ('cancel' in raw ? streamCancel : streamRequest).safeParse(raw);
+  return issuesToDetails(r.success ? issues : r.error.issues, 'the stream');
+}
+
+/** A request's validation error, with field paths relative to the stream message (`request.environment`). */
+function nestDetails(e: unknown, tool: string): unknown {
+  if (!(e instanceof ServiceError) || !e.details) return e;
+  const details = e.details.map((d) => ({ ...d, field: d.field ? `request.${d.field}` : 'request' }));
+  return e.code === 'invalid_request' ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details }) : e.withDetails(details);
+}
 
 export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller }): Promise<void> {
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
@@ -35,48 +53,66 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
       };
 
       socket.on('message', (data, isBinary) => {
-        let msg: StreamClientMessage;
+        // Every answer names the client's id when the message carried one, even if nothing else in it is valid.
+        let id: string | null = null;
+        let msg;
         try {
           if (isBinary) throw serviceError('invalid_request', 'binary_frame');
-          const parsed = streamClientMessage.safeParse(JSON.parse(String(data)));
+          const raw: unknown = JSON.parse(String(data));
+          const rawId = (raw as { id?: unknown } | null)?.id;
+          if (typeof rawId === 'string' && rawId.length > 0) id = rawId;
+          const parsed = streamClientMessage.safeParse(raw);
           if (!parsed.success) {
-            const details = issuesToDetails(parsed.error.issues, 'the stream');
+            const details = streamDetails(raw, parsed.error.issues);
             throw serviceError('invalid_request', 'stream_message', { problems: describeDetails(details) }, { details });
           }
           msg = parsed.data;
         } catch (e) {
-          const id = typeof (e as { id?: unknown }).id === 'string' ? String((e as { id: string }).id) : null;
           fail(id, e instanceof SyntaxError ? serviceError('malformed_json', 'stream_message', { reason: e.message }) : e);
           return;
         }
         if ('cancel' in msg) {
-          inFlight.get(msg.id)?.abort(serviceError('cancelled', 'by_client'));
+          const ctrl = inFlight.get(msg.id);
+          // The cancelled request itself answers with its `cancelled` error; an unknown id is answered here.
+          if (ctrl) ctrl.abort(serviceError('cancelled', 'by_client'));
+          else fail(msg.id, serviceError('invalid_request', 'cancel_unknown', { id: msg.id }, { details: [{ field: 'id', message: 'no request with this id is in flight on this socket' }] }));
           return;
         }
-        const { id, tool } = msg;
-        if (inFlight.has(id)) return fail(id, serviceError('invalid_request', 'duplicate_id', { id }));
-        if (!isToolName(tool)) return fail(id, unknownTool(tool));
-        const ctrl = new AbortController();
-        inFlight.set(id, ctrl);
-        send({ id, event: 'queued' });
+        const { tool } = msg;
+        id = msg.id;
+        const reqId = id;
+        if (inFlight.has(reqId)) return fail(reqId, serviceError('invalid_request', 'duplicate_id', { id: reqId }, { details: [{ field: 'id', message: 'already in flight on this socket' }] }));
+        if (!isToolName(tool)) return fail(reqId, unknownTool(tool));
+        // Validation, environment and cache before `queued`: a refused request is never announced as queued.
         const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
+        let prepared;
+        try {
+          prepared = pipeline.prepare(tool, msg.request, info);
+        } catch (e) {
+          return fail(reqId, nestDetails(e, tool));
+        }
+        // A hit is stored as bytes (the HTTP hot path); the stream sends an object, so it pays one parse.
+        if ('hit' in prepared) return send({ id: reqId, event: 'result', cache: 'hit', result: JSON.parse(prepared.hit.body.toString('utf8')) as unknown });
+        const ctrl = new AbortController();
+        inFlight.set(reqId, ctrl);
+        send({ id: reqId, event: 'queued' });
         pipeline
-          .run(tool, msg.request, {
+          .execute(prepared.miss, {
             caller: request.caller,
             log: request.log,
             signal: ctrl.signal,
             info,
-            onStarted: () => send({ id, event: 'started', deadline_seconds: info.deadlineSeconds }),
-            progress: (p) => send({ id, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
+            onStarted: () => send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds }),
+            progress: (p) => send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
           })
           .then(
-            (result) => send({ id, event: 'result', cache: info.cache ?? 'miss', result }),
+            (result) => send({ id: reqId, event: 'result', cache: info.cache ?? 'miss', result }),
             (err: unknown) => {
-              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(id, serviceError('cancelled', 'by_client'));
-              else fail(id, err);
+              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(reqId, serviceError('cancelled', 'by_client'));
+              else fail(reqId, err);
             },
           )
-          .finally(() => inFlight.delete(id));
+          .finally(() => inFlight.delete(reqId));
       });
       socket.on('close', () => {
         for (const ctrl of inFlight.values()) ctrl.abort(serviceError('cancelled', 'socket_closed'));

@@ -27,6 +27,7 @@ import { renameInSource } from '../syntax/renaming.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { piType } from '../syntax/statements.ts';
 import { checkedType, declVerdict, elaborateContent, squash, type Elaborated } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { normalizeSource } from './normalize-source.ts';
 import { namedDecls } from './selection.ts';
 import { typeKey } from './type-key.ts';
@@ -62,7 +63,8 @@ export const merge: ToolImpl<'merge'> = {
     mergeEquivalentTheorems(state, renamedIn);
     const chosen = chooseVersions(state);
     const order = dependencyOrder(chosen);
-    const output = assemble(state.files, chosen, order);
+    // AXLE's layout (tools/layout.ts): one blank line between commands; a final newline when every input had one.
+    const output = reprint(assemble(state.files, chosen, order, req.documents.every((d) => d.endsWith('\n'))));
 
     const final = await elaborateContent(output, { ignore_imports: req.ignore_imports }, ctx);
     const tool = emptyMessages();
@@ -245,7 +247,7 @@ function dependencyOrder(chosen: Chosen[]): number[] {
  * Rule 2 and the output: the header (imports hoisted and deduplicated; with ignore_imports they are
  * all the environment's header), one group of non-declaration commands per input, then the declarations.
  */
-function assemble(files: SourceFile[], chosen: Chosen[], order: number[]): string {
+function assemble(files: SourceFile[], chosen: Chosen[], order: number[], finalNewline: boolean): string {
   const header = [...new Set(files.flatMap((f) => f.header.imports.map((imp) => squash(f.text.slice(imp.span.start, imp.span.end)))))].join('\n');
   const groups = files.map((f, i) => {
     const cmds = f.commands.filter((c) => c.kind !== 'declaration' && c.kind !== 'import').map((c) => f.text.slice(c.start, c.end));
@@ -256,5 +258,5 @@ function assemble(files: SourceFile[], chosen: Chosen[], order: number[]): strin
     const alts = c.alts.map((a) => `-- ${c.failedAll ? 'unsuccessful attempt' : 'alternative'} (document ${a.doc})\n/-\n${a.text}\n-/`);
     return [c.v.text, ...alts].join('\n\n');
   });
-  return [header, ...groups, ...declTexts].filter((s) => s.length > 0).join('\n\n') + '\n';
+  return [header, ...groups, ...declTexts].filter((s) => s.length > 0).join('\n\n') + (finalNewline ? '\n' : '');
 }

@@ -6,6 +6,7 @@
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { elaborateContent } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { normalizeSource } from './normalize-source.ts';
 import type { ToolImpl } from './types.ts';
 
@@ -15,13 +16,14 @@ export const normalize: ToolImpl<'normalize'> = {
   async run(req, ctx) {
     const startedAt = performance.now();
     const n = normalizeSource(req.content, req.normalizations);
+    const output = reprint(n.output); // AXLE's layout (tools/layout.ts)
     const parseMs = performance.now() - startedAt;
-    const after = await elaborateContent(n.output, req, ctx);
+    const after = await elaborateContent(output, req, ctx);
     const tool = emptyMessages();
     tool.warnings.push(...n.warnings, ...after.toolWarnings);
     tool.errors.push(...after.toolErrors);
     let result = after;
-    if (req.failsafe && n.output !== req.content && !after.failure) {
+    if (req.failsafe && output !== req.content && !after.failure) {
       const before = await elaborateContent(req.content, req, ctx);
       const errs = (r: typeof after) => r.messages.filter((m) => m.severity === 'error').length;
       if (!before.failure && errs(after) > errs(before)) {

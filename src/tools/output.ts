@@ -1,5 +1,6 @@
 /**
- * The common ending of the structural tools: the transformed text, re-elaborated when
+ * The common ending of the structural tools: the transformed text in AXLE's layout
+ * (tools/layout.ts), re-elaborated when
  * `reparse` (proofs of unselected theorems replaced by `sorry` and their messages dropped,
  * as the spec allows), or returned with the header substituted and no Lean messages.
  */
@@ -8,6 +9,7 @@ import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import { applyEdits, type TextEdit } from '../syntax/edits.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { elaborateContent, prepareContent, type ElabOptions } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { declName, selectDeclarations, type Selection, type SelectionRequest } from './selection.ts';
 import type { ToolContext } from './types.ts';
 
@@ -37,7 +39,9 @@ export function sorryBody(text: string, d: SourceDecl, offset: number): string {
   return `${text.slice(0, from).trimEnd()} := sorry${text.slice(to)}`;
 }
 
-export async function finishOutput(output: string, ctx: ToolContext, o: FinishOptions): Promise<ToolOutput> {
+export async function finishOutput(edited: string, ctx: ToolContext, o: FinishOptions): Promise<ToolOutput> {
+  // AXLE's layout, before elaboration, so Lean's message positions refer to the returned text.
+  const output = reprint(edited);
   const tool = emptyMessages();
   tool.errors.push(...(o.toolErrors ?? []));
   tool.warnings.push(...(o.toolWarnings ?? []));

@@ -23,6 +23,7 @@ import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/ed
 import type { SourceDecl } from '../syntax/source.ts';
 import { findSorries, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import type { ToolRequest } from '../contract/tools.ts';
@@ -49,7 +50,8 @@ class RepairRun {
   /** Apply a pass's edits at once and elaborate the result. */
   async step(edits: TextEdit[]): Promise<void> {
     if (edits.length === 0) return;
-    this.text = applyEdits(this.text, edits);
+    // AXLE's layout (tools/layout.ts), kept after each pass (a removed command leaves no gap).
+    this.text = reprint(applyEdits(this.text, edits));
     this.accept(await this.elab(this.text));
   }
 
@@ -84,7 +86,7 @@ export const repair_proofs: ToolImpl<'repair_proofs'> = {
   async run(req, ctx) {
     const startedAt = performance.now();
     const run = new RepairRun(req, ctx);
-    run.accept(await run.elab(req.content));
+    run.accept(await run.elab(reprint(req.content)));
     const on = new Set(req.repairs);
     for (const [name, pass] of PASSES) if (on.has(name) && !run.r.failure) await pass(run);
 

@@ -17,6 +17,7 @@ import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { reprint } from './layout.ts';
 import { selectDeclarations } from './selection.ts';
 import { unusedVariableName } from './lean-texts.ts';
 import type { ToolRequest } from '../contract/tools.ts';
@@ -65,7 +66,7 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
     const startedAt = performance.now();
     const on = new Set(req.simplifications);
     const run = new SimplifyRun(req, ctx);
-    run.r = await run.elab(req.content);
+    run.r = await run.elab(reprint(req.content)); // AXLE's layout (tools/layout.ts)
     let iterations = 0;
     for (let changed = !run.r.failure; changed && iterations < 20;) {
       changed = false;

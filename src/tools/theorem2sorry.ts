@@ -1,7 +1,7 @@
 /**
- * theorem2sorry: replace the proof of each selected theorem with `sorry`. A tactic proof
- * becomes `by sorry`, a term or equation proof `sorry`; `termination_by`/`decreasing_by`
- * clauses go with the proof; unselected theorems keep theirs.
+ * theorem2sorry: replace the proof of each selected theorem with the term `sorry`, as AXLE
+ * reprints it (`:= sorry`, whether the proof was a term, a `by` block or equations);
+ * `termination_by`/`decreasing_by` clauses go with the proof; unselected theorems keep theirs.
  */
 import type { Span } from '../syntax/commands.ts';
 import { replace, type TextEdit } from '../syntax/edits.ts';
@@ -19,8 +19,9 @@ export function proofToSorry(text: string, d: SourceDecl): TextEdit | undefined 
     return replace(d.signatureSpan.end, end, ' := sorry');
   }
   const body = text.slice(d.bodySpan.start, d.bodySpan.end);
-  if (/^by\s+sorry\s*$/.test(body) || /^sorry\s*$/.test(body)) return undefined; // already a sorry
-  return replace(d.bodySpan.start, end, d.bodyForm === 'tactic' ? 'by sorry' : 'sorry');
+  if (/^sorry\s*$/.test(body) && end === d.bodySpan.end) return undefined; // already the term sorry
+  // A `by` block becomes the term too (AXLE: `theorem foo : 1 = 1 := sorry`), so the `by` goes.
+  return replace(d.bodySpan.start, end, 'sorry');
 }
 
 const STRUCTURAL = new Set(['structure', 'class', 'inductive', 'class inductive', 'axiom']);

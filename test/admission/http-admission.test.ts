@@ -91,7 +91,7 @@ t.test('queue time does not count against the deadline', async (t) => {
   t.equal((await first).statusCode, 200);
 });
 
-t.test('environment unavailable → 503 only when Lean is needed', async (t) => {
+t.test('environment unavailable → 409 only when Lean is needed', async (t) => {
   const app = await makeApp({
     tools: {
       theorem2sorry: {
@@ -103,9 +103,10 @@ t.test('environment unavailable → 503 only when Lean is needed', async (t) => 
   t.teardown(() => app.close());
   const body = (reparse: boolean) => ({ ...validRequest('theorem2sorry', 'lean-missing'), reparse });
   const r1 = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body(true) });
-  t.equal(r1.statusCode, 503);
+  t.equal(r1.statusCode, 409);
   t.equal(r1.json().error.code, 'environment_unavailable');
   t.match(r1.json().error.message, /toolchain/);
+  t.match(r1.json().error.message, /"reparse": false/, 'the way to work without Lean is named');
   const r2 = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body(false) });
   t.equal(r2.statusCode, 200, 'reparse false needs no Lean');
 });

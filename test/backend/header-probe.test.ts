@@ -47,7 +47,7 @@ t.test('the environment becomes unavailable with the reason, over HTTP', async (
   const app = await makeApp({ launch: () => fakeLaunch(DROPPED) });
   t.teardown(() => app.close());
   const r = await app.inject({ method: 'POST', url: '/api/v1/check', payload: { content: 'theorem t : True := trivial\n', environment: TEST_ENV, timeout_seconds: 20 } });
-  t.equal(r.statusCode, 503, r.body);
+  t.equal(r.statusCode, 409, r.body);
   t.match(r.json().error.message, /failed to import/);
   const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json() as { name: string; available: boolean; unavailable_reason?: string }[];
   const e = envs.find((x) => x.name === TEST_ENV)!;

@@ -1,48 +1,66 @@
-/** Every recorded REPL transcript replayed through the protocol layer. */
+/** REPL exchanges replayed through the protocol layer: this project's fixtures always, the recorded transcripts when present. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { encodeRequest, FramingError, ResponseDecoder, splitRequests } from '../../src/backend/protocol/framing.ts';
 import { IdTracker } from '../../src/backend/protocol/ids.ts';
 import { shiftPos, toLeanMessage } from '../../src/backend/protocol/messages.ts';
 import { formatMessage, toMessageSet } from '../../src/tools/messages.ts';
 import { parseResponse } from '../../src/backend/protocol/schema.ts';
+import { sharedPath, sharedSkip } from '../shared-data.ts';
 
-const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/repl-transcripts');
-const transcripts = [...readdirSync(DIR).map((f) => path.join(DIR, f)), ...readdirSync(path.join(DIR, 'Mathlib/test')).map((f) => path.join(DIR, 'Mathlib/test', f))]
-  .filter((f) => f.endsWith('.in') && existsSync(f.replace(/\.in$/, '.expected.out')));
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repl');
+// The recorded transcripts are external data (test/shared-data.ts): replayed when present.
+const DIR = sharedPath('repl-transcripts');
+const TRANSCRIPTS_SKIP = sharedSkip('repl-transcripts');
+const exchanges = (dir: string | undefined, ins: string, outs: string) => (dir ? readdirSync(dir).map((f) => path.join(dir, f)) : [])
+  .filter((f) => f.endsWith(ins) && existsSync(f.slice(0, -ins.length) + outs));
+const transcripts = DIR ? [...exchanges(DIR, '.in', '.expected.out'), ...exchanges(path.join(DIR, 'Mathlib/test'), '.in', '.expected.out')] : [];
 
 /** The REPL reads lines until a blank one and joins them with trailing whitespace trimmed. */
 const asRepl = (block: string) => block.split('\n').map((l) => l.trimEnd()).join('');
 
-t.test('there are transcripts', async (t) => {
+/** Feed a recorded (or fixture) output through the decoder and check ids and message formatting. */
+function replay(t: Test, inFile: string, outFile: string): void {
+  const requests = splitRequests(readFileSync(inFile, 'utf8')).filter((r) => !r.startsWith('#') && !r.startsWith('--')).map((r) => JSON.parse(asRepl(r)) as Record<string, unknown>);
+  const out = readFileSync(outFile, 'utf8');
+  // Feed the output in awkward chunks to exercise the framing.
+  const decoder = new ResponseDecoder();
+  const decoded: unknown[] = [];
+  for (let i = 0; i < out.length; i += 7) for (const v of decoder.push(out.slice(i, i + 7))) decoded.push(v);
+  t.equal(decoder.pending, 0, 'nothing left over');
+  t.equal(decoded.length, requests.length, 'one response per request');
+  const tracker = new IdTracker();
+  decoded.forEach((json, i) => {
+    const r = parseResponse(json);
+    t.same(tracker.observe(requests[i]!, r), [], `response ${i} (${r.type}) has the ids the REPL assigns`);
+    const messages = r.type === 'error' ? [] : r.value.messages;
+    for (const m of messages) {
+      const s = formatMessage(toLeanMessage(m, { line: 1, column: 0 }));
+      t.ok(s.startsWith(`<stdin>:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}: ${m.severity === 'trace' ? 'info' : m.severity}: `), s.split('\n')[0]!);
+      t.ok(s.endsWith(m.data));
+    }
+  });
+}
+
+t.test('fixture exchanges (this project\'s own, shaped as REPL/JSON.lean defines)', async (t) => {
+  const fixtures = exchanges(FIXTURES, '.in', '.out');
+  t.ok(fixtures.length >= 1, `${fixtures.length} fixture exchanges`);
+  for (const f of fixtures) t.test(path.basename(f), async (t) => replay(t, f, f.replace(/\.in$/, '.out')));
+  const [session] = fixtures.filter((f) => f.endsWith('session.in'));
+  const decoded = new ResponseDecoder().push(readFileSync(session!.replace(/\.in$/, '.out'), 'utf8')).map(parseResponse);
+  t.same(decoded.map((r) => r.type), ['command', 'proofStep', 'command', 'command', 'error', 'command']);
+  t.same(decoded[3]!.type === 'command' && decoded[3]!.value.messages[0]!.endPos, null, 'endPos may be null');
+  t.same(decoded[4]!.value, { message: 'Unknown environment.' });
+});
+
+t.test('there are transcripts', { skip: TRANSCRIPTS_SKIP }, async (t) => {
   t.ok(transcripts.length >= 60, `${transcripts.length} transcripts with recorded output`);
 });
 
 for (const file of transcripts) {
-  const name = path.relative(DIR, file).replace(/\.in$/, '');
-  t.test(name, async (t) => {
-    const requests = splitRequests(readFileSync(file, 'utf8')).filter((r) => !r.startsWith('#') && !r.startsWith('--')).map((r) => JSON.parse(asRepl(r)) as Record<string, unknown>);
-    const out = readFileSync(file.replace(/\.in$/, '.expected.out'), 'utf8');
-    // Feed the output in awkward chunks to exercise the framing.
-    const decoder = new ResponseDecoder();
-    const decoded: unknown[] = [];
-    for (let i = 0; i < out.length; i += 7) decoded.push(...decoder.push(out.slice(i, i + 7)));
-    t.equal(decoder.pending, 0, 'nothing left over');
-    t.equal(decoded.length, requests.length, 'one response per request');
-    const tracker = new IdTracker();
-    decoded.forEach((json, i) => {
-      const r = parseResponse(json);
-      t.same(tracker.observe(requests[i]!, r), [], `response ${i} (${r.type}) has the ids the REPL assigns`);
-      const messages = r.type === 'error' ? [] : r.value.messages;
-      for (const m of messages) {
-        const s = formatMessage(toLeanMessage(m, { line: 1, column: 0 }));
-        t.ok(s.startsWith(`<stdin>:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}: ${m.severity === 'trace' ? 'info' : m.severity}: `), s.split('\n')[0]!);
-        t.ok(s.endsWith(m.data));
-      }
-    });
-  });
+  t.test(path.relative(DIR!, file).replace(/\.in$/, ''), async (t) => replay(t, file, file.replace(/\.in$/, '.expected.out')));
 }
 
 t.test('errors are their own shape', async (t) => {

@@ -1,10 +1,11 @@
-/** The client against the real daemon on loopback: retries on 429/503 only, bounded concurrency. */
+/** The client against the real daemon on loopback: retries on 429/503 only, gives up on a refused connection, bounded concurrency. */
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { LeanToolClient, ServiceRequestError } from '../../src/client/client.ts';
 import { emptyMessages } from '../../src/contract/common.ts';
 import type { ToolTable } from '../../src/tools/types.ts';
-import { makeApp, sleep, testConfig, TEST_ENV } from '../helpers.ts';
+import { ServiceError } from '../../src/errors.ts';
+import { makeApp, sleep, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
 
 /** A check that sleeps `content` ms and records how many run at once. */
 function slowCheck(stats: { running: number; peak: number; calls: number }): ToolTable {
@@ -45,21 +46,61 @@ t.test('429 is retried (honouring Retry-After) until it succeeds', async (t) => 
   await first;
 });
 
-t.test('503 (environment becoming available) is retried', async (t) => {
-  let probes = 0;
-  const stats = { running: 0, peak: 0, calls: 0 };
+t.test('503 (overloaded: clears by itself) is retried', async (t) => {
+  let calls = 0;
   const app = await makeApp({
-    tools: slowCheck(stats),
-    config: testConfig({ availabilityTtlSeconds: 0 }),
-    probe: () => (++probes <= 2 ? { available: false, reason: 'toolchain being installed (test)' } : { available: true }),
+    tools: {
+      check: {
+        needsLean: () => true,
+        run: async (req) => {
+          if (++calls <= 2) throw new ServiceError('overloaded', 'no Lean worker free (test)');
+          return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+        },
+      },
+    },
   });
   t.teardown(() => app.close());
-  const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast });
   const retries: number[] = [];
-  const c2 = new LeanToolClient({ url: client.url, env: {}, backoff: fast, onRetry: (r) => retries.push(r.error.status) });
-  const r = await c2.check({ content: '1 x', environment: TEST_ENV });
+  const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast, onRetry: (r) => retries.push(r.error.status) });
+  const r = await client.check({ content: '1 x', environment: TEST_ENV });
   t.equal(r.okay, true);
   t.same(retries, [503, 503]);
+});
+
+t.test('an environment that cannot run Lean is permanent: 409 at once, not retried, naming the fix', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  let retried = 0;
+  const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast, onRetry: () => retried++ });
+  const started = performance.now();
+  const err = await client.theorem2sorry({ content: 'theorem a : 1 = 1 := rfl', environment: UNAVAILABLE_ENV }).catch((e: unknown) => e) as ServiceRequestError;
+  t.ok(performance.now() - started < 2000, 'answered at once');
+  t.equal(retried, 0);
+  t.equal(err.status, 409);
+  t.equal(err.code, 'environment_unavailable');
+  t.match(err.message, /cannot run Lean: no Lean toolchain found/);
+  t.match(err.message, /"reparse": false/, 'the tool has reparse: the message says so');
+  const chk = await client.check({ content: 'x', environment: UNAVAILABLE_ENV }).catch((e: unknown) => e) as ServiceRequestError;
+  t.equal(chk.status, 409);
+  t.notMatch(chk.message, /reparse/, 'check has no reparse: not mentioned');
+});
+
+t.test('connection refused: given up within the connect window, naming SERVICE_API_URL', async (t) => {
+  // A port nothing listens on: bind one, note it, close it.
+  const probe = await makeApp();
+  const url = await listen(probe);
+  await probe.close();
+  const retries: string[] = [];
+  const client = new LeanToolClient({ url, env: {}, backoff: fast, connectWindowSeconds: 1, onRetry: (r) => retries.push(r.error.code) });
+  const started = performance.now();
+  const err = await client.environments().catch((e: unknown) => e) as ServiceRequestError;
+  const ms = performance.now() - started;
+  t.ok(ms < 3000, `gave up after ${Math.round(ms)} ms (window 1 s, timeout window 1800 s)`);
+  t.equal(err.code, 'connection_refused');
+  t.match(err.message, url);
+  t.match(err.message, /connection refused/);
+  t.match(err.message, /SERVICE_API_URL/);
+  t.ok(retries.length >= 1 && retries.every((c) => c === 'connection_refused'), `retried ${retries.length}× within the window (a restarting daemon)`);
 });
 
 t.test('400 is not retried; the error carries code and fields', async (t) => {

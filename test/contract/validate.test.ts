@@ -68,7 +68,9 @@ for (const tool of TOOL_NAMES) {
 t.test('ranges and closed lists', async (t) => {
   t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: 3 })).includes('verbosity'));
   t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: -1 })).includes('verbosity'));
-  t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: 1.5 })).includes('verbosity'));
+  t.equal((parseToolRequest('have2lemma', { ...validRequest('have2lemma'), verbosity: 1.5 }) as { verbosity: number }).verbosity, 1.5, 'a fractional verbosity is a number from 0 to 2');
+  t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: '1' })).includes('verbosity'));
+  t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: 2.01 })).includes('verbosity'));
   t.equal((parseToolRequest('have2lemma', { ...validRequest('have2lemma'), verbosity: 2 }) as { verbosity: number }).verbosity, 2);
   t.ok(fieldsOf(reject('theorem2lemma', { ...validRequest('theorem2lemma'), target: 'corollary' })).includes('target'));
   t.ok(fieldsOf(reject('repair_proofs', { ...validRequest('repair_proofs'), repairs: ['insert_sorries', 'make_it_work'] })).includes('repairs.1'));

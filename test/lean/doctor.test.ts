@@ -4,7 +4,7 @@
  * everything), all FAIL with what came back — the doctor never passes a check Lean did not answer.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -17,6 +17,8 @@ import { fakeLaunch, silent } from '../backend/fake.ts';
 
 t.test('without a toolchain, lean:doctor says what is missing and exits non-zero', async (t) => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
+  // An empty overlay (a LEAN_TOOL_CONFIG naming a missing file is a configuration error).
+  writeFileSync(path.join(home, 'none.json'), '{}');
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
     cwd: PROJECT_ROOT, env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') }, encoding: 'utf8',
   });

@@ -14,7 +14,7 @@ t.test('every tool route: valid body passes validation; invalid body is a 400 na
   for (const tool of TOOL_NAMES) {
     const ok = await app.inject(post(`/api/v1/${tool}`, validRequest(tool)));
     t.not(ok.statusCode, 400, `${tool}: valid request accepted`);
-    if (tool === 'comparator' && ok.statusCode === 503) {
+    if (tool === 'comparator' && ok.statusCode === 409) {
       // The test environment has a REPL double but no comparator builds: said so, naming them.
       t.equal(ok.json().error.code, 'environment_unavailable');
       t.match(ok.json().error.message, /cannot run comparator: missing .*comparator/);
@@ -43,7 +43,7 @@ t.test('unknown tool, unknown route, unknown environment', async (t) => {
   t.equal(r1.statusCode, 404);
   t.equal(r1.json().error.code, 'unknown_tool');
   t.match(r1.json().error.message, 'theorem2sorry');
-  const r2 = await app.inject({ method: 'GET', url: '/api/v1/check' });
+  const r2 = await app.inject({ method: 'GET', url: '/api/v1/nowhere/at/all' });
   t.equal(r2.statusCode, 404);
   t.equal(r2.json().error.code, 'not_found');
   const r3 = await app.inject(post('/api/v1/check', validRequest('check', 'lean-0.0.1')));
@@ -62,7 +62,7 @@ t.test('the earlier path form /v1/<service>/<tool> reaches the same tool', async
   t.equal(r2.json().error.code, 'unknown_tool');
 });
 
-t.test('body errors: 413, malformed JSON, empty body, wrong content type, text/plain JSON', async (t) => {
+t.test('body errors: 413, malformed JSON, empty body; JSON is accepted whatever the content type', async (t) => {
   const app = await makeApp({ config: testConfig({ server: { bodyLimitBytes: 1024 } }) });
   t.teardown(() => app.close());
   const big = await app.inject(post('/api/v1/check', { ...validRequest('check'), content: 'x'.repeat(4096) }));
@@ -75,8 +75,11 @@ t.test('body errors: 413, malformed JSON, empty body, wrong content type, text/p
   t.equal(empty.statusCode, 400);
   t.equal(empty.json().error.code, 'malformed_json');
   const form = await app.inject(post('/api/v1/check', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' }));
-  t.equal(form.statusCode, 415);
-  t.equal(form.json().error.code, 'unsupported_media_type');
+  t.equal(form.statusCode, 400);
+  t.equal(form.json().error.code, 'malformed_json', 'a form body is not JSON: said so, not 415');
+  const emptyUntyped = await app.inject({ method: 'POST', url: '/api/v1/check' });
+  t.equal(emptyUntyped.statusCode, 400);
+  t.equal(emptyUntyped.json().error.code, 'malformed_json', 'no body and no content type: the same answer as an empty JSON body (docs/errors.md)');
   const text = await app.inject(post('/api/v1/check', validRequest('check', 'no-such-env'), { 'content-type': 'text/plain; charset=utf-8' }));
   t.equal(text.json().error.code, 'unknown_environment', 'text/plain JSON (the AXLE client) is parsed as JSON');
   const textBad = await app.inject(post('/api/v1/check', 'not json', { 'content-type': 'text/plain' }));
@@ -111,6 +114,52 @@ t.test('GET /v1/environments: spec fields plus availability', async (t) => {
   t.equal(missing.available, false);
   t.match(missing.unavailable_reason, /toolchain/);
   t.equal(ok.repo_url, null);
+});
+
+t.test("AXLE's documented curl form (-d, so x-www-form-urlencoded) and no content type at all: 200", async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const body = JSON.stringify({ content: 'theorem left_as_exercise : 1 = 1 := rfl', environment: UNAVAILABLE_ENV, reparse: false });
+  for (const headers of [{ 'content-type': 'application/x-www-form-urlencoded' }, {}, { 'content-type': 'text/plain' }, { 'content-type': 'application/octet-stream' }]) {
+    const r = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body, headers });
+    t.equal(r.statusCode, 200, JSON.stringify(headers));
+    t.equal(r.json().content, 'theorem left_as_exercise : 1 = 1 := sorry');
+  }
+  // The same over a real socket with curl's exact headers (inject may add its own).
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const res = await fetch(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/theorem2sorry`, {
+    method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: '*/*', 'user-agent': 'curl/8.5.0' },
+  });
+  t.equal(res.status, 200);
+});
+
+t.test('405 with Allow for a known path and the wrong method', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  for (const [method, url, allow] of [['GET', '/api/v1/check', 'POST'], ['PUT', '/api/v1/theorem2sorry', 'POST'], ['POST', '/v1/environments', 'GET, HEAD'], ['DELETE', '/v1/status', 'GET, HEAD'], ['GET', '/v1/axle/check', 'POST'], ['POST', '/docs', 'GET, HEAD']] as const) {
+    const r = await app.inject({ method, url });
+    t.equal(r.statusCode, 405, `${method} ${url}`);
+    t.equal(r.headers.allow, allow);
+    t.equal(r.json().error.code, 'method_not_allowed');
+    t.match(r.json().error.message, `${method} is not allowed on ${url}`);
+  }
+});
+
+t.test('GET / points to /docs, an interactive API reference over the same OpenAPI document', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const root = await app.inject({ method: 'GET', url: '/' });
+  t.equal(root.statusCode, 302);
+  t.equal(root.headers.location, '/docs');
+  t.equal(root.json().openapi, '/docs/json');
+  const page = await app.inject({ method: 'GET', url: '/docs' });
+  const html = page.statusCode === 302 ? await app.inject({ method: 'GET', url: String(page.headers.location).startsWith('/') ? String(page.headers.location) : `/docs/${String(page.headers.location)}` }) : page;
+  t.equal(html.statusCode, 200);
+  t.match(String(html.headers['content-type']), /text\/html/);
+  t.match(html.body, /swagger-ui/i, 'Swagger UI, served by the daemon itself');
+  const init = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+  t.equal(init.statusCode, 200);
+  t.match(init.body, /\.\/json/, 'the page loads the document served beside it at /docs/json');
 });
 
 t.test('GET /v1/status and /docs/json', async (t) => {
@@ -149,9 +198,9 @@ t.test('a 501 is decided before environment availability; verify_negation and co
     const r = await app.inject(post(`/api/v1/${tool}`, validRequest(tool, UNAVAILABLE_ENV)));
     // Structural tools answer (200) even there; Lean-backed ones say the environment is unavailable; none hides a 501 behind a 503.
     if (r.statusCode === 501) t.equal(r.json().error.code, 'not_implemented', `${tool}: 501 on an unavailable environment too`);
-    else t.ok([200, 503].includes(r.statusCode), `${tool}: ${r.statusCode}`);
+    else t.ok([200, 409].includes(r.statusCode), `${tool}: ${r.statusCode}`);
   }
   const neg = await byTool('verify_proof', { verify_negation: true });
-  t.equal(neg.statusCode, 503, 'verify_negation is implemented: the unavailable environment is the answer');
-  t.equal((await byTool('comparator')).statusCode, 503);
+  t.equal(neg.statusCode, 409, 'verify_negation is implemented: the unavailable environment is the answer');
+  t.equal((await byTool('comparator')).statusCode, 409);
 });

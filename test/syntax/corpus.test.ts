@@ -3,15 +3,15 @@ import path from 'node:path';
 import t from 'tap';
 import { isTrivia, lex } from '../../src/syntax/lexer.ts';
 import { parseSource, printSource } from '../../src/syntax/source.ts';
-import { corpusFiles, read } from './corpus.ts';
+import { CORPUS_SKIP, corpusFiles, read } from './corpus.ts';
 
 const files = corpusFiles();
 
-t.test('the corpus is there', async (t) => {
+t.test('the corpus is there', { skip: CORPUS_SKIP }, async (t) => {
   t.ok(files.length > 2000, `${files.length} files`);
 });
 
-t.test('lossless on every corpus file: tokens tile the text; commands are ordered and disjoint', async (t) => {
+t.test('lossless on every corpus file: tokens tile the text; commands are ordered and disjoint', { skip: CORPUS_SKIP }, async (t) => {
   let failures = 0;
   for (const f of files) {
     const src = read(f);
@@ -41,7 +41,7 @@ t.test('lossless on every corpus file: tokens tile the text; commands are ordere
   t.equal(failures, 0, `all ${files.length} files lossless`);
 });
 
-t.test('competition files: exactly the one theorem the file name says, with a body', async (t) => {
+t.test('competition files: exactly the one theorem the file name says, with a body', { skip: CORPUS_SKIP }, async (t) => {
   for (const dir of ['minif2f-lean4', 'putnambench']) {
     const list = corpusFiles(dir);
     let bad = 0;
@@ -58,7 +58,7 @@ t.test('competition files: exactly the one theorem the file name says, with a bo
  * An independent check: a line regex for declaration keywords at column 0. On these
  * folders (no Lean code inside doc comments) every such line must start a declaration.
  */
-t.test('every column-0 declaration line is a parsed declaration (independent regex)', async (t) => {
+t.test('every column-0 declaration line is a parsed declaration (independent regex)', { skip: CORPUS_SKIP }, async (t) => {
   const re = /^(?:@\[[^\]]*\]\s*)?(?:(?:private|protected|noncomputable|nonrec|partial|unsafe)\s+)*(theorem|lemma|def|abbrev|structure|inductive|class|instance|example|axiom|opaque)\b/;
   for (const dir of ['minif2f-lean4', 'putnambench', 'proofnet-lean4', 'combibench', 'kimina-prover-preview', 'seed-prover', 'compfiles']) {
     let lines = 0;
@@ -78,7 +78,7 @@ t.test('every column-0 declaration line is a parsed declaration (independent reg
   }
 });
 
-t.test("compfiles' custom `problem`/`determine` commands are kept as commands, never lost", async (t) => {
+t.test("compfiles' custom `problem`/`determine` commands are kept as commands, never lost", { skip: CORPUS_SKIP }, async (t) => {
   let problems = 0;
   for (const f of corpusFiles('compfiles')) {
     const src = read(f);
@@ -99,7 +99,7 @@ t.test("compfiles' custom `problem`/`determine` commands are kept as commands, n
   t.ok(problems > 300);
 });
 
-t.test('declaration kinds seen across the corpus', async (t) => {
+t.test('declaration kinds seen across the corpus', { skip: CORPUS_SKIP }, async (t) => {
   const kinds = new Map<string, number>();
   for (const f of files) for (const d of parseSource(read(f)).decls) kinds.set(d.kind, (kinds.get(d.kind) ?? 0) + 1);
   for (const k of ['theorem', 'def', 'abbrev', 'instance', 'structure', 'inductive', 'class', 'example', 'axiom']) t.ok((kinds.get(k) ?? 0) > 0, `${k}: ${kinds.get(k)}`);

@@ -1,21 +1,20 @@
-/** The shared corpus of real Lean files (../shared/corpus), for tests and benchmarks. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+/**
+ * The corpus of real Lean files, for tests over many inputs. External data (see
+ * test/shared-data.ts): `CORPUS_SKIP` says why suites over it cannot run here.
+ */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { leanFilesUnder, readText, sharedPath, sharedSkip } from '../shared-data.ts';
 
-export const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
+export const CORPUS = sharedPath('corpus');
+export const CORPUS_SKIP = sharedSkip('corpus');
 
 export function corpusFiles(sub = ''): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.lean')) out.push(p);
-    }
-  };
-  walk(path.join(CORPUS, sub));
-  return out;
+  return CORPUS ? leanFilesUnder(path.join(CORPUS, sub)) : [];
 }
 
-export const read = (p: string) => readFileSync(p, 'utf8');
+export const read = readText;
+
+/** Small Lean files written for this project (test/fixtures/lean): always present. */
+export const FIXTURE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/lean');
+export const fixtureFiles = (): string[] => leanFilesUnder(FIXTURE_DIR);

@@ -3,12 +3,11 @@
  * index order is file order, line_pos/end_line_pos cover the declaration exactly, and the
  * standalone content declares every local name it references before the reference.
  */
-import { existsSync } from 'node:fs';
 import t from 'tap';
 import { commandDependencies, syntacticDependencies } from '../../src/syntax/dependencies.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../../src/syntax/source.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument, tacticCounts } from '../../src/tools/extract-structure.ts';
-import { CORPUS, corpusFiles, read } from '../syntax/corpus.ts';
+import { CORPUS_SKIP, corpusFiles, read } from '../syntax/corpus.ts';
 
 /** Check the standalone content of `d`: each declaration in it resolves the same local names as in the original file. */
 function checkStandalone(file: SourceFile, deps: ReturnType<typeof syntacticDependencies>, d: SourceDecl, content: string): string | undefined {
@@ -52,7 +51,7 @@ t.test('structural fields on a small file', async (t) => {
   t.same(tacticCounts(f, f.decls[3]!), { proof_length: 4, tactic_counts: { induction: 1, rfl: 2, simp: 1 } });
 });
 
-const skip = existsSync(CORPUS) ? false : `the shared corpus is absent (${CORPUS})`;
+const skip = CORPUS_SKIP;
 if (skip) t.comment(`SKIP corpus checks: ${skip}`);
 
 t.test('corpus: one document per declaration, file-order indices, exact line spans, standalone content', { skip }, async (t) => {

@@ -20,7 +20,7 @@ t.test('without Lean: reparse false works, with the header substituted and no Le
   t.match(n.json().content, /theorem a1 : 1 = 1/);
   for (const [tool, body] of [['theorem2sorry', { reparse: true }], ['have2sorry', {}], ['normalize', {}]] as const) {
     const r2 = await app.inject(post(tool, { content, environment: UNAVAILABLE_ENV, ...body }));
-    t.equal(r2.statusCode, 503, `${tool} needing Lean on an unavailable environment`);
+    t.equal(r2.statusCode, 409, `${tool} needing Lean on an unavailable environment: permanent, not retried`);
     t.equal(r2.json().error.code, 'environment_unavailable');
   }
 });
@@ -37,7 +37,7 @@ t.test('with reparse, the output is elaborated (here by the fake REPL double) wi
   const app = await makeApp();
   t.teardown(() => app.close());
   const r = (await app.inject(post('theorem2sorry', { content, environment: TEST_ENV, names: ['a'] }))).json();
-  t.equal(r.content, 'import Mathlib\n\ntheorem a : 1 = 1 := by sorry\n\ntheorem b : 2 = 2 := rfl\n');
+  t.equal(r.content, 'import Mathlib\n\ntheorem a : 1 = 1 := sorry\n\ntheorem b : 2 = 2 := rfl\n');
   t.ok(r.timings.elaborate_ms >= 0 && r.timings.total_ms >= 0);
   const h = await app.inject(post('have2sorry', { content: 'theorem t : True := by\n  have h : True := trivial\n  exact h\n', environment: TEST_ENV }));
   t.equal(h.statusCode, 200);

@@ -33,7 +33,7 @@ const run = (content: string, extra: Record<string, unknown> = {}) => repair_pro
 
 t.test('remove_unknown_options drops the command and unwraps `in`', async (t) => {
   const r = await run('set_option bogus.opt true\nset_option bogus.opt true in\ntheorem a : True := trivial\n');
-  t.equal(r.content, '\ntheorem a : True := trivial\n');
+  t.equal(r.content, 'theorem a : True := trivial\n', 'no gap left where the command was (AXLE layout)');
   t.same(r.repair_stats, { remove_unknown_options: 2 });
   t.equal(r.okay, true);
 });

@@ -16,10 +16,12 @@ const ctx = (lean: LeanRunner) => toolCtx(lean, env);
 t.test('theorem2lemma: both directions; other kinds unchanged even when selected', async (t) => {
   const content = 'theorem a : True := trivial\nlemma b : True := trivial\ndef c := 1\ninstance : Inhabited Nat := ⟨0⟩\n';
   const run = async (extra: Record<string, unknown>) => (await theorem2lemma.run(parseToolRequest('theorem2lemma', { content, environment: 'x', reparse: false, ...extra }), ctx(runner('∅')))).content;
-  t.equal(await run({}), 'lemma a : True := trivial\nlemma b : True := trivial\ndef c := 1\ninstance : Inhabited Nat := ⟨0⟩\n');
-  t.equal(await run({ target: 'theorem' }), 'theorem a : True := trivial\ntheorem b : True := trivial\ndef c := 1\ninstance : Inhabited Nat := ⟨0⟩\n');
-  t.equal(await run({ theorems_only: false, indices: [2, 3] }), content, 'def and instance are left as they are');
-  t.equal(await run({ names: ['b'], target: 'theorem' }), content.replace('lemma b', 'theorem b'));
+  // Output in AXLE's layout: one blank line between top-level commands.
+  const laid = content.replaceAll('\n', '\n\n').slice(0, -1);
+  t.equal(await run({}), 'lemma a : True := trivial\n\nlemma b : True := trivial\n\ndef c := 1\n\ninstance : Inhabited Nat := ⟨0⟩\n');
+  t.equal(await run({ target: 'theorem' }), 'theorem a : True := trivial\n\ntheorem b : True := trivial\n\ndef c := 1\n\ninstance : Inhabited Nat := ⟨0⟩\n');
+  t.equal(await run({ theorems_only: false, indices: [2, 3] }), laid, 'def and instance are left as they are');
+  t.equal(await run({ names: ['b'], target: 'theorem' }), laid.replace('lemma b', 'theorem b'));
 });
 
 t.test('with a selection, only selected proofs are elaborated; the others are sent as sorry and their messages dropped', async (t) => {

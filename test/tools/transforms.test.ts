@@ -11,13 +11,14 @@ function t2s(src: string): string {
   return applyEdits(src, f.decls.filter((d) => d.kind === 'theorem').map((d) => proofToSorry(src, d)).filter((e) => e !== undefined));
 }
 
-t.test('theorem2sorry: term, tactic and equation proofs; termination clauses go; sorry stays', async (t) => {
+t.test('theorem2sorry: term, tactic and equation proofs all become the term sorry (AXLE); termination clauses go; sorry stays', async (t) => {
   t.equal(t2s('theorem a : 1 = 1 := rfl\n'), 'theorem a : 1 = 1 := sorry\n');
-  t.equal(t2s('theorem b : 1 = 1 := by\n  simp\n  rfl\n\ndef keep := 3\n'), 'theorem b : 1 = 1 := by sorry\n\ndef keep := 3\n');
+  t.equal(t2s('theorem b : 1 = 1 := by\n  simp\n  rfl\n\ndef keep := 3\n'), 'theorem b : 1 = 1 := sorry\n\ndef keep := 3\n');
   t.equal(t2s('theorem c : ∀ n : Nat, n = n\n  | 0 => rfl\n  | n+1 => rfl\n'), 'theorem c : ∀ n : Nat, n = n := sorry\n');
-  t.equal(t2s('theorem d (n : Nat) : n = n := by\n  induction n <;> rfl\ntermination_by n\ndecreasing_by omega\n'), 'theorem d (n : Nat) : n = n := by sorry\n');
+  t.equal(t2s('theorem d (n : Nat) : n = n := by\n  induction n <;> rfl\ntermination_by n\ndecreasing_by omega\n'), 'theorem d (n : Nat) : n = n := sorry\n');
   t.equal(t2s('theorem e : True := sorry\n'), 'theorem e : True := sorry\n');
-  t.equal(t2s('/-- doc -/\n@[simp] theorem f (x : ℝ) :\n    |x| ≥ 0 := by positivity\n'), '/-- doc -/\n@[simp] theorem f (x : ℝ) :\n    |x| ≥ 0 := by sorry\n');
+  t.equal(t2s('theorem g : True := by sorry\n'), 'theorem g : True := sorry\n', 'by sorry becomes the term');
+  t.equal(t2s('/-- doc -/\n@[simp] theorem f (x : ℝ) :\n    |x| ≥ 0 := by positivity\n'), '/-- doc -/\n@[simp] theorem f (x : ℝ) :\n    |x| ≥ 0 := sorry\n');
 });
 
 t.test('have2sorry: every have proof, outermost only; statements and structure kept', async (t) => {

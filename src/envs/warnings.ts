@@ -1,0 +1,26 @@
+/**
+ * What an operator should read at startup: every environment that cannot run Lean (with
+ * the reason, which names the fix) and a missing or unusable bubblewrap when some
+ * environment asks for the jail. Logged as warnings and listed in GET /v1/status.
+ */
+import { bwrapStatus } from '../host/discovery.ts';
+import type { EnvironmentConfig } from './config.ts';
+import type { EnvironmentRegistry } from './registry.ts';
+
+export function environmentWarnings(
+  envs: readonly EnvironmentConfig[],
+  registry: Pick<EnvironmentRegistry, 'availability'>,
+  defaultSandbox: 'bwrap' | 'none',
+  bwrap: () => ReturnType<typeof bwrapStatus> = bwrapStatus,
+): string[] {
+  const out: string[] = [];
+  for (const e of envs) {
+    const a = registry.availability(e.name);
+    if (!a.available) out.push(`environment ${e.name} cannot run Lean: ${a.reason}; until then its Lean-backed requests answer 409 environment_unavailable (tools with "reparse": false still work)`);
+  }
+  if (envs.some((e) => (e.sandbox ?? defaultSandbox) === 'bwrap')) {
+    const b = bwrap();
+    if (!b.usable && !out.some((w) => w.includes(b.reason))) out.push(`bubblewrap: ${b.reason}`);
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+/**
+ * The public AXLE Python client against the daemon (no Lean here): a structural request
+ * succeeds, and a Lean-backed one fails within seconds naming the cause instead of being
+ * retried for the client's 1800 s window. Runs when /usr/bin/python3 (or $PYTHON) can import
+ * the client (AXLE_CLIENT_SRC names a checkout of AxiomMath/axiom-lean-engine, or `axle` is
+ * installed) and its dependencies; otherwise skips, saying which is missing.
+ */
+import { execa } from 'execa';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { PROJECT_ROOT } from '../../src/config.ts';
+import { makeApp, UNAVAILABLE_ENV } from '../helpers.ts';
+
+const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
+const env = { ...process.env, PYTHONPATH: [process.env.AXLE_CLIENT_SRC, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) };
+const probe = spawnSync(PYTHON, ['-c', 'import aiohttp, requests, tenacity; import axle'], { env, encoding: 'utf8' });
+const skip = probe.error
+  ? `no Python at ${PYTHON} (${probe.error.message})`
+  : probe.status !== 0
+    ? `the AXLE client is not importable with ${PYTHON}: ${(probe.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)} (set AXLE_CLIENT_SRC to a checkout of AxiomMath/axiom-lean-engine; Debian: apt-get install python3-aiohttp python3-requests python3-tenacity)`
+    : false;
+if (skip) t.comment(`SKIP AXLE Python client: ${skip}`);
+
+t.test('AXLE client: structural request works; no Lean fails within 10 s naming the cause', { skip }, async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const started = performance.now();
+  const r = await execa(PYTHON, [path.join(PROJECT_ROOT, 'scripts', 'axle-client-check.py'), UNAVAILABLE_ENV], { env: { ...env, AXLE_API_URL: url }, reject: false, timeout: 60_000 });
+  const seconds = (performance.now() - started) / 1000;
+  t.equal(r.exitCode, 0, String(r.stderr));
+  const out = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
+  t.equal(out.status, 'healthy');
+  t.same(out.theorem2sorry.content, 'theorem a : 1 = 1 := sorry');
+  t.equal(out.check.ok, false);
+  t.equal(out.check.exception, 'AxleConflictError', '409: not retried (AxleIsUnavailable / AxleRateLimitedError would be)');
+  t.match(out.check.message, /cannot run Lean: no Lean toolchain found/);
+  t.ok(out.check.seconds < 10, `check failed after ${out.check.seconds} s (whole script ${seconds.toFixed(1)} s)`);
+  t.notMatch(String(r.stderr), /Retrying|retry/i, 'the client logged no retries');
+});
