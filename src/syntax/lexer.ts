@@ -67,6 +67,7 @@ export function scan(src: string, keepTrivia = false): Scanned {
   let line = 0;
   let lineStart = 0;
   let sawNewline = true;
+  let interpBudget = 2 * n + (1 << 16);
 
   const countLines = (from: number, to: number, trivia: boolean) => {
     for (let j = from; j < to; j++) {
@@ -187,32 +188,51 @@ export function scan(src: string, keepTrivia = false): Scanned {
     return -1;
   };
 
-  /** End of an interpolated string: `{ term }` parts may hold nested strings. -1 on failure. */
-  const interpStringEnd = (at: number, budget: { left: number }): number => {
+  /**
+   * End of an interpolated string starting at `at` (the quote), or -1 when it does not close.
+   * `{ term }` parts may hold nested strings, to any depth: an explicit stack of brace depths
+   * (one entry per open `{` part) instead of recursion, so nesting costs no call stack.
+   * Every step draws on `interpBudget`, shared by the whole scan: a string that never closes
+   * is scanned to the end of input, and many of them (`x!"{a"` repeated) would make the lexer
+   * quadratic; once the budget (twice the input plus a constant, far above what real files
+   * use) is spent, interpolated strings are read as plain strings, which is linear.
+   */
+  const interpStringEnd = (at: number): number => {
+    // Open frames, innermost last: a positive entry is a `{ term }` part (its count of unclosed `{`),
+    // 0 marks a string nested in a term. The outermost string has no entry.
+    const braces: number[] = [];
+    let inString = true;
     let j = at + 1;
     while (j < n) {
-      if (--budget.left < 0) return -1;
+      if (--interpBudget < 0) return -1;
       const c = src.charCodeAt(j);
-      if (c === 92) j += 2;
-      else if (c === 34) return j + 1;
-      else if (c === 123 /* { */) {
-        let depth = 1;
-        j++;
-        while (j < n && depth > 0) {
-          if (--budget.left < 0) return -1;
-          const d = src.charCodeAt(j);
-          if (d === 123) depth++;
-          else if (d === 125) depth--;
-          if (d === 34) {
-            const e = interpStringEnd(j, budget);
-            if (e < 0) return -1;
-            j = e;
-            continue;
-          }
+      if (inString) {
+        if (c === 92 /* \ */) j += 2;
+        else if (c === 34 /* " */) {
           j++;
+          if (braces.length === 0) return j;
+          braces.pop(); // the nested string's marker: back in the enclosing `{ term }`
+          inString = false;
+        } else if (c === 123 /* { */) {
+          braces.push(1);
+          inString = false;
+          j++;
+        } else j++;
+        continue;
+      }
+      const top = braces.length - 1;
+      if (c === 123) braces[top]!++;
+      else if (c === 125 /* } */) {
+        if (--braces[top]! === 0) {
+          braces.pop();
+          inString = true;
         }
-        if (depth > 0) return -1;
-      } else j++;
+      } else if (c === 34) {
+        // A string inside the term: its own text until its quote (or its own `{` parts).
+        inString = true;
+        braces.push(0);
+      }
+      j++;
     }
     return -1;
   };
@@ -303,7 +323,7 @@ export function scan(src: string, keepTrivia = false): Scanned {
     if (c === 34 /* " */) {
       const prev = prevSigText();
       const interp = prev.endsWith('!') || INTERPOLATING.has(prev);
-      let e = interp ? interpStringEnd(i, { left: 1 << 20 }) : -1;
+      let e = interp ? interpStringEnd(i) : -1;
       if (e < 0) e = plainStringEnd(i);
       i = e < 0 ? n : e;
       push(e < 0 ? 'error' : 'string', start, i);

@@ -53,23 +53,123 @@ export function namespacePrefixes(ns: string): string[] {
   return out;
 }
 
+/** The last component of a dotted name (a `«…»` part kept whole). */
+export function lastComponent(name: string): string {
+  if (!name.includes('«')) return name.slice(name.lastIndexOf('.') + 1);
+  let inG = false;
+  for (let i = name.length - 1; i >= 0; i--) {
+    const c = name[i];
+    if (c === '»') inG = true;
+    else if (c === '«') inG = false;
+    else if (c === '.' && !inG) return name.slice(i + 1);
+  }
+  return name;
+}
+
+/**
+ * Full names indexed by their last component, so resolving a written name looks only at
+ * the declarations it could end in, never at every namespace prefix × open (which is
+ * quadratic in a deep `namespace` nesting or a long `open` list).
+ */
+export class NameIndex {
+  private readonly byLast = new Map<string, string[]>();
+  private readonly all = new Set<string>();
+
+  constructor(names: Iterable<string> = []) {
+    for (const n of names) this.add(n);
+  }
+
+  add(name: string): void {
+    if (this.all.has(name)) return;
+    this.all.add(name);
+    const last = lastComponent(name);
+    const list = this.byLast.get(last);
+    if (list) list.push(name);
+    else this.byLast.set(last, [name]);
+  }
+
+  has(name: string): boolean {
+    return this.all.has(name);
+  }
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  /** Is some indexed name's last component `component`? */
+  hasLast(component: string): boolean {
+    return this.byLast.has(component);
+  }
+
+  /** The indexed names whose last component is `component`. */
+  withLast(component: string): readonly string[] {
+    return this.byLast.get(component) ?? [];
+  }
+}
+
+/** Is `p` (possibly '') a namespace prefix of `ns` on a component boundary? */
+const isNsPrefix = (p: string, ns: string) => p === '' || (ns.length >= p.length && ns.startsWith(p) && (ns.length === p.length || ns.charCodeAt(p.length) === 46));
+
+const indexes = new WeakMap<ReadonlySet<string>, NameIndex>();
+/** One index per declared-name set (callers pass the same set for every occurrence). */
+function indexOf(declared: ReadonlySet<string> | NameIndex): NameIndex {
+  if (declared instanceof NameIndex) return declared;
+  let idx = indexes.get(declared);
+  if (!idx) indexes.set(declared, (idx = new NameIndex(declared)));
+  return idx;
+}
+
 /**
  * Full names in `declared` that `written` can denote from `scope`, most specific first:
  * the current namespace and its parents, then opened namespaces (themselves relative to
- * the current namespace too), then `_root_`.
+ * the current namespace too), then `_root_`. Cost: the declarations sharing `written`'s
+ * last component times (1 + opens), whatever the namespace depth.
  */
-export function resolveName(written: string, scope: ResolveScope, declared: ReadonlySet<string>): string[] {
+export function resolveName(written: string, scope: ResolveScope, declared: ReadonlySet<string> | NameIndex): string[] {
+  return resolveHits(written, scope, declared).map((h) => h.name);
+}
+
+/** How a written name reached a declaration: as written from the root, through the namespace, or an open. */
+export type ResolvedVia = 'root' | 'namespace' | 'open';
+
+/** The most specific declaration `written` denotes from `scope`, and how. */
+export function resolveFirst(written: string, scope: ResolveScope, declared: ReadonlySet<string> | NameIndex): { full: string; via: ResolvedVia } | undefined {
+  if (written.startsWith('_root_.')) return undefined;
+  const h = resolveHits(written, scope, declared)[0];
+  if (!h) return undefined;
+  return { full: h.name, via: h.group === 1 ? 'open' : h.name === written ? 'root' : 'namespace' };
+}
+
+function resolveHits(written: string, scope: ResolveScope, declared: ReadonlySet<string> | NameIndex): { name: string; group: number }[] {
+  const idx = indexOf(declared);
   if (written.startsWith('_root_.')) {
     const n = written.slice('_root_.'.length);
-    return declared.has(n) ? [n] : [];
+    return idx.has(n) ? [{ name: n, group: 0 }] : [];
   }
-  const out: string[] = [];
-  const add = (n: string) => {
-    if (declared.has(n) && !out.includes(n)) out.push(n);
-  };
-  for (const p of namespacePrefixes(scope.namespace)) add(p ? `${p}.${written}` : written);
-  for (const o of scope.opens) for (const p of namespacePrefixes(scope.namespace)) add(p ? `${p}.${o}.${written}` : `${o}.${written}`);
-  return out;
+  const ns = scope.namespace;
+  const hits: { name: string; group: number; open: number; depth: number }[] = [];
+  for (const f of idx.withLast(lastComponent(written))) {
+    let p: string;
+    if (f === written) p = '';
+    else if (f.length > written.length + 1 && f.charCodeAt(f.length - written.length - 1) === 46 && f.endsWith(written)) p = f.slice(0, f.length - written.length - 1);
+    else continue;
+    // Directly through the namespace or one of its parents (innermost, i.e. longest, first).
+    if (isNsPrefix(p, ns)) {
+      hits.push({ name: f, group: 0, open: 0, depth: -p.length });
+      continue;
+    }
+    // Through an open `o`, itself relative to a namespace prefix: p = prefix.o.
+    for (let i = 0; i < scope.opens.length; i++) {
+      const o = scope.opens[i]!;
+      if (p === o) hits.push({ name: f, group: 1, open: i, depth: 0 });
+      else if (p.length > o.length && p.charCodeAt(p.length - o.length - 1) === 46 && p.endsWith(o) && isNsPrefix(p.slice(0, p.length - o.length - 1), ns)) {
+        hits.push({ name: f, group: 1, open: i, depth: -(p.length - o.length - 1) });
+      } else continue;
+      break;
+    }
+  }
+  if (hits.length > 1) hits.sort((a, b) => a.group - b.group || a.open - b.open || a.depth - b.depth);
+  return hits;
 }
 
 /** Declarations a short or full name selects: exact full name first, else every declaration whose full name ends with `.name`. */
