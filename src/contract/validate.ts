@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { ServiceError, type ErrorDetail } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName, type ToolRequest } from './tools.ts';
+import { pushAll } from '../util/arrays.ts';
 
 /** zod issues → `{field, message}` with one entry per unknown key. */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], tool: string): ErrorDetail[] {
@@ -47,7 +48,7 @@ export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): To
     details.push({ field: 'indices', message: 'specify only one of names and indices' });
   }
   const result = TOOLS[tool].request.safeParse(raw);
-  if (!result.success) details.push(...issuesToDetails(result.error.issues, tool));
+  if (!result.success) pushAll(details, issuesToDetails(result.error.issues, tool));
   if (details.length > 0) {
     throw new ServiceError('invalid_request', `invalid request for ${tool}: ${describeDetails(details)}`, { details });
   }

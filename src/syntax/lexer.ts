@@ -11,7 +11,7 @@ import type { SigTokens } from './significant.ts';
 
 export type TokenKind =
   | 'ws' | 'line-comment' | 'block-comment' | 'doc-comment' | 'mod-doc'
-  | 'string' | 'raw-string' | 'char' | 'number' | 'field-idx'
+  | 'string' | 'raw-string' | 'char' | 'number' | 'field-idx' | 'field'
   | 'ident' | 'name-lit' | 'symbol' | 'error';
 
 export interface Token {
@@ -62,8 +62,6 @@ export function scan(src: string, keepTrivia = false): Scanned {
   const sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
   const n = src.length;
   let i = 0;
-  /** Index of the last non-trivia token, for context-sensitive decisions. */
-  let lastSig = -1;
   let line = 0;
   let lineStart = 0;
   let sawNewline = true;
@@ -95,7 +93,7 @@ export function scan(src: string, keepTrivia = false): Scanned {
       starts.push(start);
       ends.push(end);
     }
-    lastSig = count++;
+    count++;
     sig.text.push(src.slice(start, end));
     sig.kind.push(kind);
     sig.start.push(start);
@@ -338,18 +336,34 @@ export function scan(src: string, keepTrivia = false): Scanned {
       }
     }
     if (isDigit(c)) {
-      // Digits right after `.` that follows a name or closer, with no space, are a field index.
       i = numberEnd(i);
       push('number', start, i);
       continue;
     }
-    if (c === 46 /* . */ && isDigit(src.charCodeAt(i + 1)) && lastSig === count - 1 && lastSig >= 0) {
+    // Adjacency by offset (no trivia between), which holds whether or not trivia tokens are kept.
+    if (c === 46 /* . */ && sig.end.length > 0 && sig.end[sig.end.length - 1] === i) {
       const prevKind = sig.kind[sig.kind.length - 1]!;
-      if (prevKind === 'ident' || prevKind === 'field-idx' || CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)) {
-        i++;
-        while (i < n && isDigit(src.charCodeAt(i))) i++;
-        push('field-idx', start, i);
-        continue;
+      if (prevKind === 'ident' || prevKind === 'field-idx' || prevKind === 'field' || CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)) {
+        if (isDigit(src.charCodeAt(i + 1))) {
+          i++;
+          while (i < n && isDigit(src.charCodeAt(i))) i++;
+          push('field-idx', start, i);
+          continue;
+        }
+        // A projection `(e).f` / `x.1.f`: Lean reads the field with `rawIdent`, which ignores the
+        // token table, so `(a.set i v).set`, `(e).end`, `x.1.where` name fields, never keywords
+        // [lean4 v4.28.0: src/Lean/Parser/Term.lean, `proj := trailing_parser checkNoWsBefore >> "." >>
+        // checkNoWsBefore >> (fieldIdx <|> rawIdent)`]. One `field` token (dot included) keeps every
+        // consumer's keyword checks from matching it.
+        const f = cp(i + 1);
+        if (isIdFirst(f) || f === 0xab) {
+          const e = identEnd(i + 1);
+          if (e > i + 1) {
+            i = e;
+            push('field', start, i);
+            continue;
+          }
+        }
       }
     }
     if (c === 96 /* ` */) {

@@ -11,6 +11,8 @@ export interface IdentOccurrence {
   start: number;
   end: number;
   sig: number;
+  /** A projection's field (`(e).foo`, written after a closer or field index): never resolved by scope. */
+  field?: boolean;
 }
 
 /** Words that are identifier-shaped keywords in terms and tactics, never references. */
@@ -26,6 +28,11 @@ const NOT_REFERENCES = new Set([
 export function identOccurrences(sig: SigTokens, from = 0, to = sig.length): IdentOccurrence[] {
   const out: IdentOccurrence[] = [];
   for (let k = from; k < to; k++) {
+    if (sig.kind[k] === 'field') {
+      // `(e).foo`: the field name after the dot, resolved by the receiver's type (dot notation).
+      out.push({ name: sig.text[k]!.slice(1), start: sig.start[k]! + 1, end: sig.end[k]!, sig: k, field: true });
+      continue;
+    }
     if (sig.kind[k] !== 'ident') continue;
     const name = sig.text[k]!;
     if (NOT_REFERENCES.has(name)) continue;

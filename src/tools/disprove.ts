@@ -10,6 +10,7 @@ import { elaborateContent } from './elaborate.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 import { inDeclScope, piType } from './verify-proof.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export const disprove: ToolImpl<'disprove'> = {
   needsLean: () => true,
@@ -21,7 +22,7 @@ export const disprove: ToolImpl<'disprove'> = {
     const r = await elaborateContent(req.content, req, ctx, {
       probes: (file) => {
         const sel = selectDeclarations(file, req);
-        tool.errors.push(...sel.errors);
+        pushAll(tool.errors, sel.errors);
         const out: string[] = [];
         for (const d of sel.decls) {
           const type = d.kind === 'theorem' ? piType(file, d) : undefined;
@@ -38,8 +39,8 @@ export const disprove: ToolImpl<'disprove'> = {
         return out;
       },
     });
-    tool.errors.push(...r.toolErrors);
-    tool.warnings.push(...r.toolWarnings);
+    pushAll(tool.errors, r.toolErrors);
+    pushAll(tool.warnings, r.toolWarnings);
     const results: Record<string, string> = {};
     const negated: Record<string, string> = {};
     const disproved: string[] = [];

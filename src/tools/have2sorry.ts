@@ -10,6 +10,7 @@ import { findHaves } from '../syntax/tactics.ts';
 import { rewriteSelected } from './output.ts';
 import { declName } from './selection.ts';
 import type { ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 /** The have forms these tools rewrite or lift (not obtain/suffices/show/let). */
 export const HAVE = new Set(['have', 'haveI', "have'"]);
@@ -45,8 +46,8 @@ export const have2sorry: ToolImpl<'have2sorry'> = {
     const warnings: string[] = [];
     for (const d of sel.decls) {
       const r = havesToSorry(file, d);
-      edits.push(...r.edits);
-      warnings.push(...r.warnings);
+      pushAll(edits, r.edits);
+      pushAll(warnings, r.warnings);
     }
     return { edits, warnings };
   }),

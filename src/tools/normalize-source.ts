@@ -7,6 +7,7 @@ import type { Command } from '../syntax/commands.ts';
 import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import { identOccurrences, NameIndex, resolveFirst, resolveName } from '../syntax/names.ts';
 import { parseSource, splitName, type SourceFile } from '../syntax/source.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export type Normalization = (typeof NORMALIZATIONS)[number];
 
@@ -174,7 +175,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       }
     });
     // References that relied on the namespace now need the full name.
-    edits.push(...qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
+    pushAll(edits, qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
     if (noncomputable) edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));
     if (globalVariables) warnings.push('remove_sections: `variable` commands that were inside a section or namespace now apply to the rest of the file');
     (edits as TextEdit[] & { count?: number }).count = removed.size;
@@ -192,7 +193,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       const target = d.namespace ? `_root_.${d.fullName}` : d.fullName;
       if (written !== target && !all.has('remove_sections')) edits.push(replace(d.nameSpan.start, d.nameSpan.end, target));
     }
-    edits.push(...qualifyReferences(file, new Set(['open']), nameStarts));
+    pushAll(edits, qualifyReferences(file, new Set(['open']), nameStarts));
     return edits;
   },
 

@@ -10,6 +10,7 @@ import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.
 import { elaborateContent, prepareContent, type ElabOptions } from './elaborate.ts';
 import { declName, selectDeclarations, type Selection, type SelectionRequest } from './selection.ts';
 import type { ToolContext } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export interface ToolOutput {
   content: string;
@@ -39,9 +40,9 @@ export function sorryBody(text: string, d: SourceDecl, offset: number): string {
 
 export async function finishOutput(output: string, ctx: ToolContext, o: FinishOptions): Promise<ToolOutput> {
   const tool = emptyMessages();
-  tool.errors.push(...(o.toolErrors ?? []));
-  tool.warnings.push(...(o.toolWarnings ?? []));
-  tool.infos.push(...(o.toolInfos ?? []));
+  pushAll(tool.errors, (o.toolErrors ?? []));
+  pushAll(tool.warnings, (o.toolWarnings ?? []));
+  pushAll(tool.infos, (o.toolInfos ?? []));
   if (!o.reparse) {
     const content = prepareContent(output, ctx.env, o.ignore_imports).content;
     return { content, lean_messages: emptyMessages(), tool_messages: tool, timings: { parse_ms: Math.round(o.parseMs), total_ms: Math.round(performance.now() - o.startedAt) } };
@@ -53,8 +54,8 @@ export async function finishOutput(output: string, ctx: ToolContext, o: FinishOp
       return { text: sorryBody(text, d, cmd.start), silent: true };
     },
   } : {});
-  tool.errors.push(...r.toolErrors);
-  tool.warnings.push(...r.toolWarnings);
+  pushAll(tool.errors, r.toolErrors);
+  pushAll(tool.warnings, r.toolWarnings);
   return {
     content: r.content,
     lean_messages: toMessageSet(r.messages),

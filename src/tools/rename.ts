@@ -125,7 +125,7 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     const scope = file.scopes[cmdIndex] ?? { namespace: '', opens: [] };
     const ends = componentEnds(occ.name);
     // `.foo` right after a dot is dot notation or an anonymous constructor: resolved by type, not by scope.
-    const prevIsDot = occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start;
+    const prevIsDot = occ.field === true || (occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start);
     let done = prevIsDot;
     // The longest prefix of the written name that resolves to a renamed declaration. Only prefixes
     // ending in a component some declaration ends in can resolve: the others cost one map lookup.
@@ -149,7 +149,7 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     }
     if (done && !prevIsDot) continue;
     // Dot notation on a value: `h.foo` (h not a declaration) or `(e).foo`; not `.foo` after a space (anonymous constructor).
-    const afterValue = prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1];
+    const afterValue = occ.field === true || (prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1]);
     if (ends.length > 1 || afterValue) {
       const component = lastComponent(occ.name);
       const to = dotTarget(component);

@@ -18,6 +18,7 @@ import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
 import { selectDeclarations } from './selection.ts';
 import type { ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 const badness = (r: Elaborated, d: SourceDecl) => messagesIn(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
 
@@ -111,8 +112,8 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
       }
     }
     const tool = emptyMessages();
-    tool.errors.push(...r.toolErrors, ...selectDeclarations(r.file, req).errors);
-    tool.warnings.push(...r.toolWarnings);
+    pushAll(tool.errors, r.toolErrors, selectDeclarations(r.file, req).errors);
+    pushAll(tool.warnings, r.toolWarnings);
     tool.infos.push(`simplification finished after ${iterations} iteration${iterations === 1 ? '' : 's'}`);
     return {
       content: r.content,
