@@ -23,10 +23,15 @@ import { registerRoutes } from './server/routes.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
 import type { ToolTable } from './tools/types.ts';
+import { StructuralPool } from './workers/structural-pool.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
+  }
+  interface FastifyInstance {
+    /** Start the structural worker threads now (the daemon's entry does at startup; tests start them on demand). */
+    warmWorkers(): void;
   }
 }
 
@@ -69,10 +74,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
-  const pipeline = new Pipeline({ registry, limiter, tools: { ...builtinTools(), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds });
+  const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
+  const pipeline = new Pipeline({
+    registry, limiter, tools: { ...builtinTools(), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds,
+    limits: config.limits, structural,
+  });
   const startedAt = Date.now();
   let closing = false;
 
+  app.decorate('warmWorkers', () => structural.warm());
   registerBodyParsers(app);
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
@@ -100,6 +110,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing = true;
     // In-flight requests have finished (fastify waits for them); now stop the Lean sessions.
     await backend.destroy();
+    await structural.destroy();
   });
   app.addHook('onReady', async () => {
     // Warm the pools of the environments that can run Lean now.
@@ -125,6 +136,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       admission: limiter.stats(),
       pools: backend.stats(),
       cache: cache.stats(),
+      workers: structural.stats(),
       keys_configured: keys.size,
     }),
   });

@@ -58,6 +58,21 @@ export const configSchema = z.strictObject({
     startupTimeoutSeconds: z.number().positive().default(600),
     rssPollMs: z.number().int().positive().default(1000),
   }).prefault({}),
+  /** Per-field input limits (400 naming the field past them); see README "Input limits". */
+  limits: z.strictObject({
+    contentBytes: z.number().int().positive().default(8 * 1024 * 1024),
+    names: z.number().int().positive().default(100_000),
+    indices: z.number().int().positive().default(100_000),
+    renameEntries: z.number().int().positive().default(100_000),
+    documents: z.number().int().positive().default(1_000),
+  }).prefault({}),
+  /** The worker-thread pool for tools that need no Lean (parsing and rewriting off the event loop). */
+  workers: z.strictObject({
+    /** Threads (0: the number of cores, at most 4). */
+    threads: z.number().int().nonnegative().default(0),
+    /** Heap limit of each worker (MiB); a task needing more fails alone. */
+    maxHeapMb: z.number().int().positive().default(1024),
+  }).prefault({}),
   cache: z.strictObject({
     maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
   }).prefault({}),

@@ -12,6 +12,8 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  * `work` ignores its signal, so no caller waits past it.
  */
 export async function withDeadline<T>(seconds: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  // Already aborted (a cancel in the same read as its request): never start the work.
+  parent?.throwIfAborted();
   const ctrl = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const onParentAbort = () => ctrl.abort(parent!.reason);

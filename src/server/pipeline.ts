@@ -17,6 +17,8 @@ import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { fromLeanFailure } from '../tools/elaborate.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
+import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
+import type { StructuralPool } from '../workers/structural-pool.ts';
 
 export interface PipelineDeps {
   registry: EnvironmentRegistry;
@@ -25,6 +27,10 @@ export interface PipelineDeps {
   lean: LeanRunner;
   cache: ResultCache;
   maxTimeoutSeconds: number;
+  /** Per-field input limits (default DEFAULT_INPUT_LIMITS). */
+  limits?: InputLimits;
+  /** Runs the built-in tools that need no Lean off the event loop (absent: on the main thread). */
+  structural?: StructuralPool;
 }
 
 export interface RunInfo {
@@ -65,6 +71,7 @@ export class Pipeline {
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
   prepare<T extends ToolName>(tool: T, body: unknown, info: RunInfo, rawBody?: string): { hit: CachedResult } | { miss: Prepared<T> } {
     const request = parseToolRequest(tool, body);
+    checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
@@ -92,11 +99,16 @@ export class Pipeline {
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);
     try {
+      // Cancelled while queued, or in the same read as the request itself: the job never starts.
+      opts.signal.throwIfAborted();
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
+      const structural = this.deps.structural;
       const result = await withDeadline(seconds, opts.signal, (signal) =>
-        p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
+        structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request)
+          ? structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>
+          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
       if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);

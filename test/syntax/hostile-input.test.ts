@@ -15,7 +15,7 @@ import { scriptedRunner, testEnv, toolCtx } from '../tools/runner.ts';
 const BOUND_MS = 10_000;
 const ctx = toolCtx(scriptedRunner(() => ({})));
 
-async function within<T>(t: Tap.Test, what: string, fn: () => T | Promise<T>): Promise<T> {
+async function within<T>(t: { ok: (ok: boolean, message: string) => unknown }, what: string, fn: () => T | Promise<T>): Promise<T> {
   const t0 = performance.now();
   const r = await fn();
   const ms = performance.now() - t0;

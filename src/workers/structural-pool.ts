@@ -1,0 +1,103 @@
+/**
+ * A worker-thread pool (Piscina) for the tools that need no Lean: parsing and rewriting
+ * run off the event loop, so a large or hostile input costs one worker, never every
+ * caller. The request's deadline (or the client going away) aborts the task; a task that
+ * is already running is stopped by terminating its thread, and Piscina starts a fresh one.
+ */
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { ToolName } from '../contract/tools.ts';
+import type { EnvironmentConfig } from '../envs/config.ts';
+import { ServiceError } from '../errors.ts';
+import { builtinTools } from '../tools/index.ts';
+import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
+
+const BUILTIN = builtinTools();
+
+export interface StructuralPoolOptions {
+  /** Worker threads (default: the cores, at most 4). */
+  threads?: number | undefined;
+  /** Heap limit per worker (MiB): a task that needs more fails alone instead of bloating the daemon. */
+  maxHeapMb?: number | undefined;
+  /** Idle workers above one are stopped after this long. */
+  idleTimeoutMs?: number | undefined;
+}
+
+export interface StructuralPoolStats {
+  threads: number;
+  running: number;
+  queued: number;
+  completed: number;
+  /** Tasks stopped by terminating their worker (deadline or client gone). */
+  terminated: number;
+}
+
+export class StructuralPool {
+  private pool: Piscina<StructuralTask, StructuralOutcome> | undefined;
+  private terminated = 0;
+  private running = 0;
+  private readonly threads: number;
+
+  constructor(private readonly opts: StructuralPoolOptions = {}) {
+    this.threads = opts.threads || Math.max(1, Math.min(4, availableParallelism()));
+  }
+
+  /** Started on first use (or by warm()): a daemon that never serves a structural tool starts no threads. */
+  private get piscina(): Piscina<StructuralTask, StructuralOutcome> {
+    this.pool ??= new Piscina({
+      filename: new URL('./structural-worker.mjs', import.meta.url).href,
+      // All threads start at once (each loads the sources, which takes a moment): a replacement
+      // for a terminated worker is then rarely waited for.
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: this.opts.idleTimeoutMs ?? 60_000,
+      // Admission already bounds how many requests run; the pool's own queue needs no limit.
+      maxQueue: Infinity,
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb ?? 1024 },
+    });
+    return this.pool;
+  }
+
+  /** Start the threads now (the daemon does at startup, so the first request does not wait). */
+  warm(): void {
+    void this.piscina;
+  }
+
+  /** Is `impl` the built-in implementation of `tool` (the one the workers run)? */
+  serves(tool: ToolName, impl: unknown): boolean {
+    return (BUILTIN as Record<string, unknown>)[tool] === impl;
+  }
+
+  /** Run a structural tool on a worker; rejects with the signal's reason when it aborts. */
+  async run(tool: ToolName, request: unknown, env: EnvironmentConfig, signal: AbortSignal): Promise<unknown> {
+    signal.throwIfAborted();
+    this.running++;
+    let out: StructuralOutcome;
+    try {
+      out = await this.piscina.run({ tool, request, env }, { signal });
+    } catch (e) {
+      if (signal.aborted) {
+        this.terminated++;
+        throw signal.reason instanceof Error ? signal.reason : new ServiceError('cancelled', 'cancelled');
+      }
+      // The worker died (for example it hit its heap limit): this input cannot be served.
+      throw new ServiceError('internal', `the structural worker failed: ${(e as Error).message}`, { cause: e });
+    } finally {
+      this.running--;
+    }
+    if (out.ok) return out.response;
+    if (out.code) throw new ServiceError(out.code, out.message, out.details ? { details: out.details } : {});
+    throw new ServiceError('internal', 'a structural tool failed; the daemon log has the details', { cause: new Error(out.message) });
+  }
+
+  stats(): StructuralPoolStats {
+    const p = this.pool;
+    return { threads: p?.threads.length ?? 0, running: this.running, queued: p?.queueSize ?? 0, completed: p?.completed ?? 0, terminated: this.terminated };
+  }
+
+  async destroy(): Promise<void> {
+    const p = this.pool;
+    this.pool = undefined;
+    await p?.destroy();
+  }
+}
