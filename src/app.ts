@@ -15,9 +15,9 @@ import { ResultCache } from './cache/result-cache.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
-import { ServiceError } from './errors.ts';
+import { clip, ServiceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
-import { sendError } from './server/error-handler.ts';
+import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { registerRoutes } from './server/routes.ts';
 import { registerStream } from './server/stream.ts';
@@ -57,7 +57,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // One line per request, written in onResponse below, instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
-    return503OnClosing: true,
+    // Shutdown: our own 503 envelope (authorize below) on connections that stay open until they
+    // close, rather than fastify's bare 503 or closing idle keep-alive connections under a client.
+    return503OnClosing: false,
+    forceCloseConnections: false,
+    requestTimeout: config.server.requestTimeoutMs,
+    connectionTimeout: config.server.connectionTimeoutMs,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.server.headersTimeoutMs, config.server.requestTimeoutMs),
+      connectionsCheckingInterval: config.server.timeoutCheckIntervalMs,
+    },
+    // Errors raised before any route (Node's HTTP parser, the router) in the same envelope.
+    clientErrorHandler: writeClientError,
+    frameworkErrors: (err, request, reply) => sendError(toFrameworkError(err), request, reply),
   });
 
   const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : {}) });
@@ -89,7 +102,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
   // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
   const authorize = (request: FastifyRequest): Caller => {
-    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down');
+    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down', { retryAfter: a.retryAfterSeconds });
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
@@ -118,9 +131,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    sendError(new ServiceError('not_found', `no route ${request.method} ${request.url.split('?')[0]}; tools are POST /api/v1/<tool>`), request, reply));
+    sendError(new ServiceError('not_found', `no route ${request.method} ${clip(request.url.split('?')[0]!)}; tools are POST /api/v1/<tool>`), request, reply));
 
-  await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize });
+  await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize, limits: config.server.stream, closing: () => closing });
   registerRoutes(app, {
     authorize,
     closing: () => closing,

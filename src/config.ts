@@ -26,6 +26,23 @@ export const configSchema = z.strictObject({
     bodyLimitBytes: z.number().int().positive().default(16 * 1024 * 1024),
     /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
     drainTimeoutMs: z.number().int().nonnegative().default(30_000),
+    /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
+    requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** Headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
+    headersTimeoutMs: z.number().int().positive().default(15_000),
+    /** A socket with no traffic at all for this long is closed (fastify connectionTimeout); above the longest deadline. */
+    connectionTimeoutMs: z.number().int().nonnegative().default(960_000),
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: z.number().int().positive().default(10_000),
+    /** How often Node checks the request and headers timeouts (so they fire within this much of their value). */
+    timeoutCheckIntervalMs: z.number().int().positive().default(1_000),
+    /** WebSocket flow control and liveness (/v1/stream). */
+    stream: z.strictObject({
+      sendBudgetBytes: z.number().int().positive().default(8 * 1024 * 1024),
+      sendHardLimitBytes: z.number().int().positive().default(64 * 1024 * 1024),
+      pingIntervalMs: z.number().int().positive().default(30_000),
+      idleTimeoutMs: z.number().int().positive().default(300_000),
+    }).prefault({}),
   }).prefault({}),
   admission: z.strictObject({
     anonymousConcurrency: z.number().int().positive().default(1),

@@ -9,6 +9,10 @@
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.' },
+  bad_request: { status: 400, retryable: false, summary: 'The HTTP request itself is malformed (rejected by the HTTP parser or the router before any route ran).' },
+  request_timeout: { status: 408, retryable: false, summary: 'The request headers or body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`.' },
+  uri_too_long: { status: 414, retryable: false, summary: 'A path segment is longer than the router accepts.' },
+  headers_too_large: { status: 431, retryable: false, summary: 'The request line and headers exceed Node\'s header size limit (16 KiB).' },
   malformed_json: { status: 400, retryable: false, summary: 'The body is not parseable JSON.' },
   unauthorized: { status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.' },
   unknown_tool: { status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).' },
@@ -54,6 +58,11 @@ export class ServiceError extends Error {
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
+}
+
+/** Input echoed in an error message: at most `max` characters, so an error never repeats a huge input. */
+export function clip(s: string, max = 100): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
 }
 
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

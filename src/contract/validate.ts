@@ -1,6 +1,6 @@
 /** Turns a raw JSON body into a typed tool request, or a 400 that names every offending field. */
 import type { z } from 'zod';
-import { ServiceError, type ErrorDetail } from '../errors.ts';
+import { clip, ServiceError, type ErrorDetail } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName, type ToolRequest } from './tools.ts';
 import { pushAll } from '../util/arrays.ts';
 
@@ -11,7 +11,7 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[], tool: strin
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        out.push({ field: base ? `${base}.${key}` : key, message: `is not a parameter of ${tool}` });
+        out.push({ field: clip(base ? `${base}.${key}` : key), message: `is not a parameter of ${tool}` });
       }
     } else if (issue.code === 'invalid_key' && issue.issues.length > 0) {
       // A record key failed its own schema (for example a delab_options key that is not pp.*).
@@ -33,7 +33,7 @@ export function describeDetails(details: ErrorDetail[]): string {
  */
 /** The error for a path or stream message naming no tool. */
 export const unknownTool = (tool: string): ServiceError =>
-  new ServiceError('unknown_tool', `unknown tool "${tool}"; the tools are: ${TOOL_NAMES.join(', ')}`);
+  new ServiceError('unknown_tool', `unknown tool "${clip(tool)}"; the tools are: ${TOOL_NAMES.join(', ')}`);
 
 export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): ToolRequest<T> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {

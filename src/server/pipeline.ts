@@ -13,7 +13,7 @@ import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { ServiceError } from '../errors.ts';
+import { clip, ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { fromLeanFailure } from '../tools/elaborate.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
@@ -75,7 +75,7 @@ export class Pipeline {
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw new ServiceError('unknown_environment', `unknown environment "${request.environment}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`);
+      throw new ServiceError('unknown_environment', `unknown environment "${clip(request.environment)}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`);
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);

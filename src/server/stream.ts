@@ -5,6 +5,7 @@
  * true}` or closing the socket aborts them, which frees (kills and replaces) their sessions.
  */
 import websocket from '@fastify/websocket';
+import sjson from 'secure-json-parse';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
@@ -15,7 +16,27 @@ import { ServiceError } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
 
-export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller }): Promise<void> {
+/** Flow control and liveness of one socket (config `server.stream`; README "Timeouts and backpressure"). */
+export interface StreamLimits {
+  /** Past this many unsent bytes the daemon stops reading new messages from the socket (resumes below half). */
+  sendBudgetBytes: number;
+  /** Past this many unsent bytes the socket is closed with CLOSE_SLOW_READER. */
+  sendHardLimitBytes: number;
+  /** A ping every this many ms; no pong by the next one closes the socket. */
+  pingIntervalMs: number;
+  /** A socket with no message and nothing in flight for this long is closed (1000, "idle"). */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { sendBudgetBytes: 8 * 1024 * 1024, sendHardLimitBytes: 64 * 1024 * 1024, pingIntervalMs: 30_000, idleTimeoutMs: 300_000 };
+
+/** Close code for a client that does not read its results (application range, documented in README). */
+export const CLOSE_SLOW_READER = 4008;
+/** Close code for a missed heartbeat. */
+export const CLOSE_NO_PONG = 4001;
+
+export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller; limits?: StreamLimits; closing?: () => boolean }): Promise<void> {
+  const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
     await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
@@ -25,9 +46,50 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
     });
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
-      const send = (e: StreamEvent) => {
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(e));
+      // Backpressure: results (cache hits included) are only sent while the client reads them.
+      // Past the budget, stop reading its new requests; past the hard limit, close the socket.
+      let paused = false;
+      const afterWrite = () => {
+        if (paused && socket.bufferedAmount <= limits.sendBudgetBytes / 2 && socket.readyState === socket.OPEN) {
+          paused = false;
+          socket.resume();
+        }
       };
+      const send = (e: StreamEvent) => {
+        if (socket.readyState !== socket.OPEN) return;
+        socket.send(JSON.stringify(e), afterWrite);
+        const buffered = socket.bufferedAmount;
+        if (buffered > limits.sendHardLimitBytes) {
+          request.log.warn({ buffered }, 'stream client does not read its results; closing');
+          socket.close(CLOSE_SLOW_READER, 'send buffer over its limit: the client is not reading');
+          // close() waits for the buffered data; a reader that never reads must not hold it.
+          setTimeout(() => socket.terminate(), 1_000).unref();
+        } else if (!paused && buffered > limits.sendBudgetBytes) {
+          paused = true;
+          socket.pause();
+        }
+      };
+      // Heartbeat: a ping each interval; a socket that did not answer the previous one is gone.
+      let alive = true;
+      socket.on('pong', () => {
+        alive = true;
+      });
+      const heartbeat = setInterval(() => {
+        if (!alive) {
+          socket.close(CLOSE_NO_PONG, 'no pong within the heartbeat interval');
+          setTimeout(() => socket.terminate(), 1_000).unref();
+          return;
+        }
+        alive = false;
+        socket.ping();
+      }, limits.pingIntervalMs);
+      heartbeat.unref();
+      // Idle timeout: nothing received and nothing in flight.
+      let lastActivity = Date.now();
+      const idle = setInterval(() => {
+        if (inFlight.size === 0 && Date.now() - lastActivity >= limits.idleTimeoutMs) socket.close(1000, 'idle');
+      }, Math.min(limits.idleTimeoutMs, 10_000));
+      idle.unref();
       const fail = (id: string | null, err: unknown) => {
         const se = toServiceError(err);
         if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
@@ -35,10 +97,13 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
       };
 
       socket.on('message', (data, isBinary) => {
+        lastActivity = Date.now();
         let msg;
         try {
           if (isBinary) throw new ServiceError('invalid_request', 'send text frames holding JSON');
-          const parsed = streamClientMessage.safeParse(JSON.parse(String(data)));
+          // The same parser and prototype-poisoning rule as HTTP bodies (fastify's): a `__proto__` or
+          // `constructor.prototype` key is malformed JSON on both channels, never silently dropped.
+          const parsed = streamClientMessage.safeParse(sjson.parse(String(data), undefined, { protoAction: 'error', constructorAction: 'error' }));
           if (!parsed.success) {
             const details = issuesToDetails(parsed.error.issues, 'the stream');
             throw new ServiceError('invalid_request', `invalid stream message: ${describeDetails(details)}; send {id, tool, request} or {id, cancel: true}`, { details });
@@ -54,6 +119,8 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
           return;
         }
         const { id, tool } = msg;
+        // Shutting down: the documented 503 for each new request until the socket closes.
+        if (opts.closing?.()) return fail(id, new ServiceError('overloaded', 'the daemon is shutting down'));
         if (inFlight.has(id)) return fail(id, new ServiceError('invalid_request', `id ${id} is already in flight on this socket`));
         if (!isToolName(tool)) return fail(id, unknownTool(tool));
         const ctrl = new AbortController();
@@ -76,9 +143,14 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
               else fail(id, err);
             },
           )
-          .finally(() => inFlight.delete(id));
+          .finally(() => {
+            inFlight.delete(id);
+            lastActivity = Date.now();
+          });
       });
       socket.on('close', () => {
+        clearInterval(heartbeat);
+        clearInterval(idle);
         for (const ctrl of inFlight.values()) ctrl.abort(new ServiceError('cancelled', 'socket closed'));
         inFlight.clear();
       });
