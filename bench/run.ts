@@ -7,6 +7,8 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { adversarialScenario } from './scenarios/adversarial.ts';
+import { eventLoopLagScenario } from './scenarios/event-loop-lag.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
@@ -19,6 +21,8 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'lean-path': () => leanPathScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
+  adversarial: () => adversarialScenario(),
+  'event-loop-lag': () => eventLoopLagScenario(),
 };
 
 const args = process.argv.slice(2);
