@@ -15,7 +15,7 @@ export const FAMILIES: Record<string, { base: number; gen: (n: number) => string
   'namespace a': { base: 1000, gen: (n) => `${'namespace a\n'.repeat(n)}theorem t : True := trivial\n` },
   section: { base: 1000, gen: (n) => `${'section\n'.repeat(n)}theorem t : True := trivial\n` },
   'open a': { base: 1000, gen: (n) => `${'open a\n'.repeat(n)}theorem t : True := t\n` },
-  'open a_i (distinct)': { base: 500, gen: (n) => Array.from({ length: n }, (_, i) => `open a${i}\ntheorem t${i} : True := t${i}\n`).join('') },
+  'open a_i (distinct)': { base: 100, gen: (n) => Array.from({ length: n }, (_, i) => `open a${i}\ntheorem t${i} : True := t${i}\n`).join('') },
   'dotted a.a.a…': { base: 2000, gen: (n) => `def a : Nat := 0\ntheorem t : True := ${'a.'.repeat(n)}a\n` },
   'x!"{a" (unterminated)': { base: 1000, gen: (n) => 'x!"{a"\n'.repeat(n) },
   's!"{ (nested)': { base: 1000, gen: (n) => `def x := ${'s!"{'.repeat(n)}\n` },

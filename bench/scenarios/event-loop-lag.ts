@@ -32,9 +32,10 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
   for (let i = 0; i < 200; i++) idle.push(await status());
 
   const content = `${'namespace a\n'.repeat(32_500)}theorem t : True := trivial\n`; // 390 KB
-  const bodies = ['theorem2sorry', 'rename', 'theorem2sorry', 'rename'].map((tool) => ({
+  // Distinct bodies (a trailing comment) so none is answered from the cache.
+  const bodies = ['theorem2sorry', 'rename', 'theorem2sorry', 'rename', 'theorem2sorry', 'rename'].map((tool, i) => ({
     tool,
-    body: JSON.stringify({ content, environment: 'bench', reparse: false, ...(tool === 'rename' ? { declarations: { t: 'u' } } : {}), timeout_seconds: 120 }),
+    body: JSON.stringify({ content: `${content}-- ${i}\n`, environment: 'bench', reparse: false, ...(tool === 'rename' ? { declarations: { t: 'u' } } : {}), timeout_seconds: 120 }),
   }));
   let hostileDone = 0;
   const hostileMs: number[] = [];
@@ -58,12 +59,12 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
   const s1 = stats(loaded);
   return {
     name: 'event-loop-lag',
-    summary: `GET /v1/status p99 ${round(s1.p99, 1)} ms (idle ${round(s0.p99, 1)} ms) while 4 requests of 390 KB \`namespace a\` ran (${round(stats(hostileMs).p50, 0)} ms each); target < 50 ms`,
+    summary: `GET /v1/status p99 ${round(s1.p99, 1)} ms (idle ${round(s0.p99, 1)} ms) while ${bodies.length} requests of 390 KB \`namespace a\` ran (p50 ${round(stats(hostileMs).p50, 0)} ms, max ${round(stats(hostileMs).max, 0)} ms each); target < 50 ms`,
     figures: { idle: s0, loaded: s1, hostileMs },
     table: [
       ['status p50 / p99, idle', `${round(s0.p50, 1)} / ${round(s0.p99, 1)} ms`, `${s0.n} requests`],
       ['status p50 / p99, under hostile load', `${round(s1.p50, 1)} / ${round(s1.p99, 1)} ms`, `${s1.n} requests; target p99 < 50 ms`],
-      ['hostile request time p50', `${round(stats(hostileMs).p50, 0)} ms`, '390 KB of `namespace a`, theorem2sorry and rename, reparse false'],
+      ['hostile request time p50 / max', `${round(stats(hostileMs).p50, 0)} / ${round(stats(hostileMs).max, 0)} ms`, '390 KB of `namespace a`, theorem2sorry and rename, reparse false'],
     ],
   };
 }
