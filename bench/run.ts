@@ -10,6 +10,7 @@ import { machine, type ScenarioResult } from './lib.ts';
 import { adversarialScenario } from './scenarios/adversarial.ts';
 import { eventLoopLagScenario } from './scenarios/event-loop-lag.ts';
 import { leanPathScenario } from './scenarios/lean-path.ts';
+import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
@@ -23,6 +24,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   sandbox: () => sandboxScenario(),
   adversarial: () => adversarialScenario(),
   'event-loop-lag': () => eventLoopLagScenario(),
+  'long-run': () => longRunScenario(),
 };
 
 const args = process.argv.slice(2);

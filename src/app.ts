@@ -22,6 +22,7 @@ import { Pipeline } from './server/pipeline.ts';
 import { registerRoutes } from './server/routes.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
+import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 import { StructuralPool } from './workers/structural-pool.ts';
 
@@ -87,9 +88,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
+  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits });
   const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
   const pipeline = new Pipeline({
-    registry, limiter, tools: { ...builtinTools(), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds,
+    registry, limiter, tools: { ...builtinTools({ comparator }), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds,
     limits: config.limits, structural,
   });
   const startedAt = Date.now();

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,11 +62,24 @@ export const configSchema = z.strictObject({
   lean: z.strictObject({
     /** Sessions kept warm per available environment (0: start on first request). */
     minWarm: z.number().int().nonnegative().default(1),
+    /** Lean processes per environment, all import headers together (one header per process). */
     maxSessions: z.number().int().positive().default(2),
+    /** Lean processes in the daemon, all environments together (memory is the scarce resource). */
+    maxProcesses: z.number().int().positive().default(4),
     /** Recycle a session after this many requests (REPL env snapshots are never freed). */
     maxUses: z.number().int().positive().default(500),
-    /** Recycle above this resident size after a request; kill during one (MiB). */
+    /** The hard memory cap (MiB): the watchdog kills a process above it, even mid-request. */
     maxRssMb: z.number().int().positive().default(12_288),
+    /** The soft threshold in percent of maxRssMb: above it a session retires between requests, never during one. */
+    softRssPercent: z.number().positive().max(100).default(70),
+    /** Recycle after this many REPL states (commands sent since spawn): the REPL keeps every one. */
+    maxStates: z.number().int().positive().default(10_000),
+    /** Retire sessions idle this long above minWarm (an idle session holds gigabytes); 0: never. */
+    idleSeconds: z.number().nonnegative().default(900),
+    /** maxHeartbeats units (thousands) one second of a request's remaining time buys; 0: no Lean-side budget. */
+    heartbeatsPerSecond: z.number().nonnegative().default(20_000),
+    /** After a deadline, how long Lean may take to stop a command before its process is killed. */
+    killGraceSeconds: z.number().nonnegative().default(5),
     /** The jail REPLs run in: "bwrap" (default) or "none" (must be chosen explicitly; logged as a warning). */
     sandbox: z.enum(['bwrap', 'none']).default('bwrap'),
     /** Per-process limits (0 disables one); an environment may override any of them. */
@@ -90,6 +104,8 @@ export const configSchema = z.strictObject({
     /** Heap limit of each worker (MiB); a task needing more fails alone. */
     maxHeapMb: z.number().int().positive().default(1024),
   }).prefault({}),
+  /** The comparator tool's builds (pinned per Lean version) and run limits. */
+  comparator: comparatorConfig.prefault({}),
   cache: z.strictObject({
     maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
   }).prefault({}),

@@ -65,4 +65,17 @@ export function clip(s: string, max = 100): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
 }
 
+/**
+ * Lean itself could not start for an environment (its REPL did not launch, or its header does not
+ * import): the whole environment is unavailable, and its listing says so until the next re-probe.
+ * Other `environment_unavailable` answers (a tool's own missing build, such as the comparator's)
+ * concern one tool only and leave the environment's availability alone.
+ */
+export class LeanStartError extends ServiceError {
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super('environment_unavailable', message, opts);
+    this.name = 'LeanStartError';
+  }
+}
+
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

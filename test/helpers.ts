@@ -17,9 +17,12 @@ export const testEnvironments = [
 /** TEST_ENV is "available" (no Lean runs in these tests: the tools are injected). */
 export const testProbe: Probe = (cfg) => (cfg.name === TEST_ENV ? { available: true } : { available: false, reason: 'no Lean toolchain found (test)' });
 
-/** Test config: no warm sessions unless a test asks (the fake REPL starts on demand). */
+/**
+ * Test config: no warm sessions unless a test asks (the fake REPL starts on demand), and a
+ * short grace after a deadline before a command the fake REPL does not stop is killed.
+ */
 export function testConfig(over: Partial<ConfigInput> = {}) {
-  return configSchema.parse({ environments: testEnvironments, ...over, lean: { minWarm: 0, ...over.lean } });
+  return configSchema.parse({ environments: testEnvironments, ...over, lean: { minWarm: 0, killGraceSeconds: 0.2, ...over.lean } });
 }
 
 /**

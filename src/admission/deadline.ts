@@ -1,5 +1,6 @@
 /** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
 import { ServiceError } from '../errors.ts';
+import { markDeadline } from '../sync/deadline.ts';
 import type { KeyClass } from './keys.ts';
 
 export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, capSeconds: number): number {
@@ -15,6 +16,8 @@ export async function withDeadline<T>(seconds: number, parent: AbortSignal | und
   // Already aborted (a cancel in the same read as its request): never start the work.
   parent?.throwIfAborted();
   const ctrl = new AbortController();
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  markDeadline(ctrl.signal, Date.now() + ms);
   let timer: NodeJS.Timeout | undefined;
   const onParentAbort = () => ctrl.abort(parent!.reason);
   parent?.addEventListener('abort', onParentAbort, { once: true });
@@ -24,7 +27,7 @@ export async function withDeadline<T>(seconds: number, parent: AbortSignal | und
       const timeoutError = new ServiceError('timeout', `the request exceeded its deadline of ${seconds} s`);
       ctrl.abort(timeoutError);
       reject(timeoutError);
-    }, Math.max(0, Math.round(seconds * 1000)));
+    }, ms);
   });
   try {
     return await Promise.race([work(ctrl.signal), expired]);

@@ -5,18 +5,14 @@
  * queue at once, so no slot is ever handed to a request nobody is waiting for.
  */
 import { ServiceError } from '../errors.ts';
+import { WaiterQueue } from '../sync/waiter-queue.ts';
 import type { Caller } from './keys.ts';
 
 export type Release = () => void;
 
-interface Waiter {
-  grant: (release: Release) => void;
-  fail: (err: unknown) => void;
-}
-
 interface Bucket {
   active: number;
-  queue: Waiter[];
+  queue: WaiterQueue<Release>;
 }
 
 export interface LimiterStats {
@@ -42,24 +38,7 @@ export class ConcurrencyLimiter {
         `too many concurrent requests for ${caller.keyClass === 'anonymous' ? 'anonymous callers (limit 1 active; send an API key for more)' : 'this API key'}: ${bucket.active} active, ${bucket.queue.length} queued`,
         { retryAfter: this.opts.retryAfterSeconds }));
     }
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<Release>((resolve, reject) => {
-      const onAbort = () => {
-        const i = bucket.queue.indexOf(waiter);
-        if (i >= 0) bucket.queue.splice(i, 1);
-        this.#gc(caller.id, bucket);
-        reject(signal!.reason);
-      };
-      const waiter: Waiter = {
-        grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(release);
-        },
-        fail: reject,
-      };
-      bucket.queue.push(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return bucket.queue.wait(undefined, signal);
   }
 
   stats(): LimiterStats {
@@ -76,7 +55,10 @@ export class ConcurrencyLimiter {
 
   #bucket(id: string): Bucket {
     let b = this.#buckets.get(id);
-    if (!b) this.#buckets.set(id, (b = { active: 0, queue: [] }));
+    if (!b) {
+      const bucket: Bucket = { active: 0, queue: new WaiterQueue<Release>(() => this.#gc(id, bucket)) };
+      this.#buckets.set(id, (b = bucket));
+    }
     return b;
   }
 
@@ -86,9 +68,8 @@ export class ConcurrencyLimiter {
       if (done) return;
       done = true;
       const bucket = this.#bucket(caller.id);
-      const next = bucket.queue.shift();
-      if (next) next.grant(this.#releaser(caller)); // the slot passes straight to the next waiter
-      else bucket.active--;
+      // The slot passes straight to the next waiter.
+      if (!bucket.queue.grant(this.#releaser(caller))) bucket.active--;
       this.#gc(caller.id, bucket);
     };
   }

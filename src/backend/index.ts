@@ -5,25 +5,46 @@
  * exists.
  */
 import type { EnvironmentConfig } from '../envs/config.ts';
+import { ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
+import { deadlineOf } from '../sync/deadline.ts';
+import { heartbeatBudget, LEAN_DEFAULT_MAX_HEARTBEATS, scopeLimit, sentBudget, stoppedAt, withBudget, wrappable, WRAP_LINES } from './deadline/heartbeats.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
 import { toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
-import type { ReplSorry } from './protocol/schema.ts';
-import { SessionPool, type PoolStats } from './pool/session-pool.ts';
-import { chainKeys, rootKey } from './session/keys.ts';
-import { LeanSession } from './session/session.ts';
+import type { ReplMessage, ReplSorry } from './protocol/schema.ts';
+import { PoolAgent } from './pool/agent.ts';
+import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
+import { Pool, type PoolStats } from './pool/pool.ts';
+import { WarmSession } from './pool/warm-session.ts';
+import { canonicalHeaderOf, chainKeys, rootKey, type CanonicalHeader } from './session/keys.ts';
+import { LeanSession, StoppedError } from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
-export { MESSAGE_FILE, formatMessage, shiftPos, toMessageSet } from './protocol/messages.ts';
+export { shiftPos } from './protocol/messages.ts';
 export { canonicalHeader } from './session/keys.ts';
 
 export interface BackendLimits {
+  /** Sessions kept warm for each environment's own header. */
   minWarm: number;
+  /** Processes per environment, all headers together. */
   maxSessions: number;
+  /** Processes in the daemon, all environments together (default: 4). */
+  maxProcesses?: number;
   maxUses: number;
+  /** The hard cap (MiB): the watchdog kills a process above it, even mid-request. */
   maxRssMb: number;
+  /** The soft threshold, in percent of the hard cap: above it a session retires between requests (default 70). */
+  softRssPercent?: number;
+  /** Retire after this many REPL states (commands sent since spawn; the REPL never frees them). Default 10000. */
+  maxStates?: number;
+  /** Retire idle sessions above minWarm after this long (default 900 s; 0: never). */
+  idleSeconds?: number;
+  /** Heartbeats (maxHeartbeats units, thousands) one second of the deadline buys (default 20000; 0: no Lean-side budget). */
+  heartbeatsPerSecond?: number;
+  /** After the deadline, how long Lean may take to stop a command before its process is killed (default 5 s). */
+  killGraceSeconds?: number;
   sandbox: SandboxKind;
   limits: ProcessLimits;
   prefixEntries: number;
@@ -78,87 +99,256 @@ export interface BackendOptions {
   launch?: (env: EnvironmentConfig) => LaunchSpec;
 }
 
+/** What happened at deadlines: Lean stopped a command itself (heartbeats), answered within the grace, or was killed. */
+export interface DeadlineCounts {
+  heartbeatStops: number;
+  answeredInGrace: number;
+  killedAfterGrace: number;
+}
+
+export interface EnvPoolStats {
+  processes: number;
+  warm: number;
+  /** The same as `warm` (older name). */
+  idle: number;
+  busy: number;
+  starting: number;
+  retiring: number;
+  waiting: number;
+  created: number;
+  retired: number;
+  failedStarts: number;
+  deadlines: DeadlineCounts;
+  /** Per canonical header: each process imported exactly one. */
+  headers: Record<string, PoolStats>;
+}
+
+const DEFAULTS = { maxProcesses: 4, softRssPercent: 70, maxStates: 10_000, idleSeconds: 900, heartbeatsPerSecond: 20_000, killGraceSeconds: 5 };
+
 export class LeanBackend implements LeanRunner {
-  #pools = new Map<string, SessionPool>();
+  #agent: PoolAgent<WarmSession, Affinity>;
   #opts: BackendOptions;
+  #l: Required<BackendLimits>;
+  #deadlines = new Map<string, DeadlineCounts>();
 
   constructor(opts: BackendOptions) {
     this.#opts = opts;
+    const given = Object.fromEntries(Object.entries(opts.limits).filter(([, v]) => v !== undefined));
+    this.#l = { ...DEFAULTS, ...given } as Required<BackendLimits>;
+    this.#agent = new PoolAgent({ perEnv: this.#l.maxSessions, total: this.#l.maxProcesses });
   }
 
-  /** The pool of an environment, created (and warmed) on first use. */
-  pool(env: EnvironmentConfig): SessionPool {
-    let p = this.#pools.get(env.name);
-    if (!p) {
-      const l = this.#opts.limits;
+  /** The pool of an environment and header (default: the environment's own), created (and warmed) on first use. */
+  pool(env: EnvironmentConfig, header: string = env.imports): Pool<WarmSession, Affinity> {
+    const canonical = canonicalHeaderOf(header).text;
+    const own = canonical === canonicalHeaderOf(env.imports).text;
+    return this.#agent.pool(env.name, canonical, (gate) => {
+      const l = this.#l;
       const log = this.#opts.log.child({ env: env.name });
       const limits = effectiveLimits(l, env);
       const launch = this.#opts.launch ?? ((e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }));
-      p = new SessionPool({
-        name: env.name,
-        minWarm: l.minWarm,
+      const hardRss = l.maxRssMb * 2 ** 20;
+      return new Pool<WarmSession, Affinity>({
+        name: own ? env.name : `${env.name} [${canonical.replace(/\n/g, '; ') || 'no imports'}]`,
+        // Only the environment's own header is kept warm; other headers' pools start on demand and idle out.
+        minWarm: own ? l.minWarm : 0,
         maxSize: l.maxSessions,
-        maxUses: l.maxUses,
-        maxRssBytes: l.maxRssMb * 2 ** 20,
+        idleMs: l.idleSeconds * 1000,
         log,
-        maxCpuSeconds: limits.cpuSeconds,
-        create: (signal) => LeanSession.open(
-          { spawn: () => new ReplProcess({ launch: launch(env), log, maxRssBytes: l.maxRssMb * 2 ** 20, maxProcesses: limits.maxProcesses, rssPollMs: l.rssPollMs }), log, prefixEntries: l.prefixEntries },
-          env.imports,
-          AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
-        ),
+        gate,
+        policy: leanPolicy({
+          softRssBytes: (hardRss * l.softRssPercent) / 100,
+          maxUses: l.maxUses,
+          maxStates: l.maxStates,
+          maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
+        }),
+        spawn: async (signal) => {
+          const session = await LeanSession.open(
+            { spawn: () => new ReplProcess({ launch: launch(env), log, maxRssBytes: hardRss, maxProcesses: limits.maxProcesses, rssPollMs: l.rssPollMs }), log, prefixEntries: l.prefixEntries },
+            canonical,
+            AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+          );
+          return new WarmSession(session, canonical);
+        },
       });
-      this.#pools.set(env.name, p);
-      p.start();
-    }
-    return p;
+    }, own);
   }
 
   async elaborate(env: EnvironmentConfig, job: ElabJob, ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void }): Promise<ElabResult> {
-    const pool = this.pool(env);
-    const root = rootKey(job.header);
-    const keys = chainKeys(root, job.commands.map((c) => c.text));
-    const session = await pool.acquire((s) => s.prefixLength(root, keys), ctx.signal);
-    let healthy = false;
+    const header = canonicalHeaderOf(job.header);
+    const pool = this.pool(env, job.header);
+    const root = rootKey(header.text);
+    const texts = job.commands.map((c) => c.text);
+    const keys = chainKeys(root, texts);
+    const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
+    if (ws.header !== header.text) {
+      // Cannot happen (a pool is per header); refuse rather than import a second header into a process.
+      pool.release(ws);
+      throw new Error(`internal: a session of header ${JSON.stringify(ws.header)} was handed a request of header ${JSON.stringify(header.text)}`);
+    }
+    const budget = this.#budgeter(texts, deadlineOf(ctx.signal));
+    const counts = this.#deadlineCounts(env.name);
+    // Lean gets until the deadline plus a grace to answer; only then is its process killed.
+    const kill = new AbortController();
+    let graceTimer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      graceTimer = setTimeout(() => kill.abort(new Error('Lean did not stop within the grace period after the deadline')), this.#l.killGraceSeconds * 1000);
+    };
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+    const work = ws.session.run(header.text, keys.map((key, i) => ({ key, text: texts[i]! })), {
+      signal: kill.signal,
+      stop: ctx.signal,
+      ...budget,
+      onCommand: (done, total, cached) => {
+        if (!cached) ws.states++;
+        ctx.progress?.(done, total);
+      },
+    });
+    // The session goes back to the pool when Lean is done with it, which may be after this request has been answered.
+    void work.then(
+      () => pool.release(ws),
+      (e: unknown) => {
+        if (e instanceof StoppedError) pool.release(ws);
+        else pool.destroy(ws, kill.signal.aborted ? 'deadline: killed after the grace period' : e instanceof ReplError ? `fault: ${e.fault}` : 'fault');
+      },
+    ).finally(() => {
+      clearTimeout(graceTimer);
+      ctx.signal.removeEventListener('abort', onAbort);
+      if (!ctx.signal.aborted) return;
+      if (kill.signal.aborted) {
+        counts.killedAfterGrace++;
+        this.#opts.log.warn({ env: env.name, session: ws.id }, 'deadline: Lean did not answer within the grace period; process killed');
+      } else {
+        counts.answeredInGrace++;
+        this.#opts.log.info({ env: env.name, session: ws.id }, 'deadline: Lean answered within the grace period; session kept');
+      }
+    });
+
+    let onCancel: (() => void) | undefined;
+    const cancelled = new Promise<never>((_, reject) => {
+      onCancel = () => reject(ctx.signal.reason);
+      if (ctx.signal.aborted) onCancel();
+      else ctx.signal.addEventListener('abort', onCancel, { once: true });
+    });
+    cancelled.catch(() => {});
     try {
-      const { root: r, outcomes } = await session.run(job.header, keys.map((key, i) => ({ key, text: job.commands[i]!.text })), {
-        signal: ctx.signal,
-        onCommand: (done, total) => ctx.progress?.(done, total),
-      });
-      healthy = true;
+      const { root: r, outcomes } = await Promise.race([work, cancelled]);
       const reused = outcomes.filter((o) => o.cached).length;
+      if (budget.stops() > 0) {
+        // Lean stopped a command at the budget this request's deadline bought: that is the
+        // deadline, not a verdict on the proof (a real run has the full limit), so it is
+        // answered as a timeout and never cached; the session lives on.
+        counts.heartbeatStops += budget.stops();
+        this.#opts.log.info({ env: env.name, session: ws.id }, 'deadline: Lean stopped the command at its heartbeat budget; session kept');
+        throw new ServiceError('timeout', 'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds');
+      }
       return {
-        headerMessages: r.messages.map((m) => toLeanMessage(m, { line: 1, column: 0 })),
+        headerMessages: r.messages.map((m) => headerMessage(m, header)),
         commands: outcomes.map((o, i) => {
           const origin = job.commands[i]!.origin;
           return { messages: o.messages.map((m) => toLeanMessage(m, origin)), sorries: o.sorries.map((s) => ({ ...s, origin })), cached: o.cached, ms: o.ms };
         }),
-        session: session.id,
+        session: ws.id,
         reused,
         sent: outcomes.length - reused,
       };
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (e instanceof ServiceError) throw e;
       if (e instanceof ReplError) throw new LeanFailure(e.fault, e.message, e.stderrTail);
       throw e;
     } finally {
-      if (healthy) pool.release(session);
-      else pool.destroy(session);
+      ctx.signal.removeEventListener('abort', onCancel!);
     }
   }
 
-  stats(): Record<string, PoolStats> {
-    return Object.fromEntries([...this.#pools].map(([name, p]) => [name, p.stats()]));
+  /**
+   * Heartbeat budgets for a request's commands: each wrappable command is sent with what
+   * the time left until `deadline` buys, never above the limit a real run would have at
+   * that point of the file (Lean's default, or the file's own `set_option maxHeartbeats`).
+   */
+  #budgeter(texts: readonly string[], deadline: number | undefined) {
+    let stops = 0;
+    const perSecond = this.#l.heartbeatsPerSecond;
+    if (deadline === undefined || perSecond <= 0) return { stops: () => stops };
+    const scopes: number[] = [];
+    let scope = LEAN_DEFAULT_MAX_HEARTBEATS;
+    for (const t of texts) {
+      scopes.push(scope);
+      scope = scopeLimit(t) ?? scope;
+    }
+    return {
+      stops: () => stops,
+      prepare: (text: string, i: number) => {
+        if (!wrappable(text)) return { text, lines: 0 };
+        const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
+        // At the limit in scope the budget changes nothing a real run would do: send the text as is.
+        return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n), lines: WRAP_LINES };
+      },
+      // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
+      remember: (messages: readonly ReplMessage[], sent: string) => {
+        const b = sentBudget(sent);
+        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === b)) return true;
+        stops++;
+        return false;
+      },
+    };
   }
 
-  /** Drain: refuse new work, let busy sessions finish, kill the rest. */
+  #deadlineCounts(env: string): DeadlineCounts {
+    let c = this.#deadlines.get(env);
+    if (!c) this.#deadlines.set(env, (c = { heartbeatStops: 0, answeredInGrace: 0, killedAfterGrace: 0 }));
+    return c;
+  }
+
+  /** Per environment: totals, deadline outcomes, and each header's pool. */
+  stats(): Record<string, EnvPoolStats> {
+    const out: Record<string, EnvPoolStats> = {};
+    for (const [env, headers] of Object.entries(this.#agent.stats())) {
+      const sum = (f: (p: PoolStats) => number) => Object.values(headers).reduce((a, p) => a + f(p), 0);
+      const warm = sum((p) => p.warm);
+      out[env] = {
+        processes: this.#agent.processes(env),
+        warm,
+        idle: warm,
+        busy: sum((p) => p.busy),
+        starting: sum((p) => p.starting),
+        retiring: sum((p) => p.retiring),
+        waiting: sum((p) => p.waiting),
+        created: sum((p) => p.created),
+        retired: sum((p) => p.retired),
+        failedStarts: sum((p) => p.failedStarts),
+        deadlines: { ...this.#deadlineCounts(env) },
+        headers,
+      };
+    }
+    return out;
+  }
+
+  /** Processes in the daemon (all environments and headers). */
+  processes(): number {
+    return this.#agent.processes();
+  }
+
+  /** Drain: refuse new work, let queued and busy requests finish, then end every session. */
   async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((p) => p.close()));
+    await this.#agent.close();
   }
 
   async destroy(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((p) => p.destroyAll()));
+    await this.#agent.destroy();
   }
+}
+
+/** A header message: its line is a statement of the canonical header; put it where that statement is in the raw one. */
+function headerMessage(m: ReplMessage, h: CanonicalHeader): LeanMessage {
+  const at = (p: { line: number; column: number }) => {
+    const o = h.origins[p.line - 1];
+    return o ? { line: o.line, column: o.column + p.column } : { line: 1, column: 0 };
+  };
+  return { ...toLeanMessage(m, { line: 1, column: 0 }), pos: at(m.pos), endPos: m.endPos ? at(m.endPos) : undefined };
 }
 
 /** The limits for one environment: the global ones with its overrides. */

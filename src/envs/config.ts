@@ -1,4 +1,5 @@
 /** The shape of one environment in `config/*.json`: the spec's Environment fields plus local ones. */
+import path from 'node:path';
 import { z } from 'zod';
 
 export const DEFAULT_REPL_COMMAND = ['lake', 'exe', 'repl'];
@@ -38,4 +39,19 @@ export type EnvironmentConfig = z.output<typeof environmentConfig>;
 export function toolchainTag(toolchain: string): string | undefined {
   const m = /:v?(\d+\.\d+\.\d+(?:-rc\d+)?)$/.exec(toolchain);
   return m ? `v${m[1]}` : undefined;
+}
+
+/**
+ * The Lake project Lean runs in: `project_dir`, or its `subdir` (a repo_url environment whose
+ * Lake project sits below the repository root). Resolved here, once, for setup, probe and launch.
+ */
+export function lakeDir(cfg: Pick<EnvironmentConfig, 'project_dir'> & { subdir?: string | null | undefined }): string {
+  return cfg.subdir ? path.resolve(cfg.project_dir, cfg.subdir) : cfg.project_dir;
+}
+
+/** The same toolchain, spelt either way (`leanprover/lean4:v4.28.0` and `leanprover/lean4:4.28.0`). */
+export function sameToolchain(a: string, b: string): boolean {
+  const ta = toolchainTag(a.trim());
+  const tb = toolchainTag(b.trim());
+  return ta !== undefined && tb !== undefined ? ta === tb : a.trim() === b.trim();
 }

@@ -2,22 +2,16 @@
  * Decides whether an environment can run Lean now, and if not, says exactly what is
  * missing. Reads the file system only; never starts Lean.
  */
-import { existsSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { EnvironmentConfig } from './config.ts';
-import { bwrapStatus, type SandboxKind } from '../backend/process/sandbox.ts';
-import { discoverToolchain, searchDirs, which, type Toolchain } from './toolchain.ts';
+import { bwrapStatus, discoverToolchain, elanToolchainDir as elanToolchainDirOf, searchDirs, which, type SandboxKind, type Toolchain } from '../host/discovery.ts';
+import { lakeDir, sameToolchain, type EnvironmentConfig } from './config.ts';
+
+export { elanToolchainDir } from '../host/discovery.ts';
 
 export type Availability = { available: true } | { available: false; reason: string };
 
 const SETUP_HINT = 'run `npm run lean:setup` (see README, "Adding a Lean environment")';
-
-/** elan stores `leanprover/lean4:v4.28.0` as `leanprover--lean4---v4.28.0`. */
-export function elanToolchainDir(toolchain: string, env: NodeJS.ProcessEnv = process.env): string {
-  const elanHome = env.ELAN_HOME ?? path.join(env.HOME ?? os.homedir(), '.elan');
-  return path.join(elanHome, 'toolchains', toolchain.replace(/\//g, '--').replace(/:/g, '---'));
-}
 
 /** Where `lake exe repl` finds its binary: the project itself or the REPL dependency. */
 export function replBinaryCandidates(projectDir: string): string[] {
@@ -29,27 +23,33 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
   if (!tc.lake && !tc.elan) {
     return { available: false, reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}` };
   }
-  if (tc.elan && !existsSync(elanToolchainDir(cfg.lean_toolchain, env))) {
+  if (tc.elan && !existsSync(elanToolchainDirOf(cfg.lean_toolchain, env))) {
     return { available: false, reason: `Lean toolchain ${cfg.lean_toolchain} is not installed in elan; ${SETUP_HINT}` };
   }
-  if (!existsSync(cfg.project_dir)) {
-    return { available: false, reason: `Lake project ${cfg.project_dir} does not exist; ${SETUP_HINT}` };
+  const dir = lakeDir(cfg);
+  if (!existsSync(dir)) {
+    return { available: false, reason: `Lake project ${dir} does not exist; ${SETUP_HINT}` };
   }
-  if (!['lakefile.lean', 'lakefile.toml'].some((f) => existsSync(path.join(cfg.project_dir, f)))) {
-    return { available: false, reason: `${cfg.project_dir} has no lakefile.lean or lakefile.toml; ${SETUP_HINT}` };
+  if (!['lakefile.lean', 'lakefile.toml'].some((f) => existsSync(path.join(dir, f)))) {
+    return { available: false, reason: `${dir} has no lakefile.lean or lakefile.toml; ${SETUP_HINT}` };
+  }
+  // The daemon runs the configured toolchain (ELAN_TOOLCHAIN); oleans built by another one do not load.
+  const pinned = readPinnedToolchain(dir);
+  if (pinned !== undefined && !sameToolchain(pinned, cfg.lean_toolchain)) {
+    return { available: false, reason: `the Lake project ${dir} pins ${pinned} in lean-toolchain but the environment is configured with ${cfg.lean_toolchain}: its .olean files would not load; set lean_toolchain to ${pinned} or check out a revision built with ${cfg.lean_toolchain}` };
   }
   const [cmd, ...args] = cfg.repl_command;
   if (cmd === 'lake' && args[0] === 'exe') {
-    if (!replBinaryCandidates(cfg.project_dir).some((f) => existsSync(f))) {
-      return { available: false, reason: `the Lean REPL is not built in ${cfg.project_dir}; ${SETUP_HINT}` };
+    if (!replBinaryCandidates(dir).some((f) => existsSync(f))) {
+      return { available: false, reason: `the Lean REPL is not built in ${dir}; ${SETUP_HINT}` };
     }
   } else if (cmd === 'lake' && args[0] === 'env' && args[1]) {
     // `lake env <repl binary>` as recorded by lean:setup.
-    if (!which(path.isAbsolute(args[1]) ? args[1] : path.join(cfg.project_dir, args[1]), [])) {
+    if (!which(path.isAbsolute(args[1]) ? args[1] : path.join(dir, args[1]), [])) {
       return { available: false, reason: `the Lean REPL binary ${args[1]} is missing; ${SETUP_HINT}` };
     }
   } else if (cmd && cmd !== 'lake') {
-    const resolved = path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(cfg.project_dir, cmd), []);
+    const resolved = path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(dir, cmd), []);
     if (!resolved) return { available: false, reason: `REPL command ${cmd} is not an executable; ${SETUP_HINT}` };
   }
   // Last, as it runs a one-off self-test: the jail must work when it is asked for.
@@ -58,4 +58,11 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
     if (!b.usable) return { available: false, reason: b.reason };
   }
   return { available: true };
+}
+
+/** The toolchain a Lake project pins in its `lean-toolchain` file (first line), if it has one. */
+export function readPinnedToolchain(dir: string): string | undefined {
+  const file = path.join(dir, 'lean-toolchain');
+  if (!existsSync(file)) return undefined;
+  return readFileSync(file, 'utf8').split('\n')[0]!.trim() || undefined;
 }

@@ -43,6 +43,14 @@ export class EnvironmentRegistry {
     return availability;
   }
 
+  /**
+   * Lean itself found the environment unusable (its header did not import): unavailable with
+   * that reason until the next re-probe (ttlMs), so a fixed setup is picked up without a restart.
+   */
+  reportUnavailable(name: string, reason: string, now = Date.now()): void {
+    if (this.#envs.has(name)) this.#checked.set(name, { at: now, availability: { available: false, reason } });
+  }
+
   /** The spec's Environment objects plus `available` / `unavailable_reason`. */
   list(): EnvironmentInfo[] {
     return [...this.#envs.values()].map((c) => {

@@ -13,9 +13,8 @@ import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { clip, ServiceError } from '../errors.ts';
+import { clip, LeanStartError, ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { fromLeanFailure } from '../tools/elaborate.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
 import type { StructuralPool } from '../workers/structural-pool.ts';
@@ -104,12 +103,19 @@ export class Pipeline {
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
+      // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
+      let leanFailed = false;
       const structural = this.deps.structural;
       const result = await withDeadline(seconds, opts.signal, (signal) =>
         structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request)
+          // No Lean: on a worker thread (a structural tool never reports a Lean failure).
           ? structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>
-          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}) }));
-      if (p.impl.cacheable?.(result) ?? !fromLeanFailure(result as { tool_messages?: { errors: string[] } })) {
+          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: () => { leanFailed = true; } })).catch((e: unknown) => {
+        // Lean could not start for this environment (for example its header does not import): the listing says so too.
+        if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
+        throw e;
+      });
+      if (!leanFailed && (p.impl.cacheable?.(result) ?? true)) {
         this.deps.cache.set(p.key, result);
         if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
       }

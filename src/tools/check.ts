@@ -3,7 +3,7 @@
  * declarations that fail to compile, use `sorry` or non-standard axioms are listed in
  * failed_declarations, the latter two as tool warnings (verify_proof makes them errors).
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { declVerdict, elaborateContent } from './elaborate.ts';
 import { declName, namedDecls } from './selection.ts';

@@ -7,12 +7,17 @@ import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type LeanMess
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 
 export interface ElabOptions {
   ignore_imports: boolean;
   mathlib_options?: boolean;
   global_options?: Record<string, boolean | number | string> | undefined;
+  /** Goals are read back as lemma statements: print them so that they elaborate again (GOAL_PRINTING_OPTIONS). */
+  goalPrinting?: boolean;
+  /** Pretty-printer options from `verbosity`/`delab_options` (printing.ts), set after the others. */
+  printing?: Record<string, boolean | number | string> | undefined;
 }
 
 export interface PreparedContent {
@@ -55,12 +60,8 @@ export const MATHLIB_OPTIONS: Record<string, boolean> = {
   'pp.unicode.fun': true,
 };
 
-/** Tool errors starting with this report a Lean failure (crash, memory): such results are never cached. */
+/** The tool error reporting a Lean failure (the typed signal for the caller is ToolContext.leanFailed). */
 export const LEAN_FAILURE_PREFIX = 'Lean failed while elaborating';
-
-export function fromLeanFailure(res: { tool_messages?: { errors: string[] } }): boolean {
-  return res.tool_messages?.errors.some((e) => e.startsWith(LEAN_FAILURE_PREFIX)) ?? false;
-}
 
 export interface CommandOutcome {
   command: Command;
@@ -97,8 +98,6 @@ export interface ElaborateExtras {
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
 }
 
-const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend on any axioms)/s;
-
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
   const t0 = performance.now();
   const original = parseSource(text);
@@ -106,26 +105,39 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const file = prepared.content === text ? original : parseSource(prepared.content);
   const parseMs = performance.now() - t0;
 
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; cmd: Command; silent: boolean } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+  type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
+  type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
   const options: [string, boolean | number | string][] = [
     ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
     ...Object.entries(opts.global_options ?? {}),
+    ...(opts.goalPrinting ? Object.entries(GOAL_PRINTING_OPTIONS) : []),
+    ...Object.entries(opts.printing ?? {}),
   ];
   for (const [key, value] of options) {
     roles.push({ kind: 'option', key });
     commands.push({ text: setOptionCommand(key, value), origin: start });
   }
   const declOf = new Map(file.decls.map((d) => [d.command, d]));
-  for (const cmd of file.commands) {
-    const raw = prepared.content.slice(cmd.start, cmd.end);
-    const t = extras.transform?.(cmd, raw, declOf.get(cmd));
-    roles.push({ kind: 'body', cmd, silent: t?.silent ?? false });
-    commands.push({ text: t?.text ?? raw, origin: file.lines.toLean(cmd.start) });
-    // Lean stops at a late `import` or at `#exit`; so do we.
-    if (cmd.kind === 'import' || cmd.keyword === '#exit') break;
+  let stop = false;
+  for (const unit of elaborationUnits(file)) {
+    // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
+    let text = '';
+    const pieces: Piece[] = [];
+    unit.forEach((cmd, i) => {
+      if (i > 0) text += prepared.content.slice(unit[i - 1]!.end, cmd.start);
+      const raw = prepared.content.slice(cmd.start, cmd.end);
+      const t = extras.transform?.(cmd, raw, declOf.get(cmd));
+      text += t?.text ?? raw;
+      pieces.push({ cmd, silent: t?.silent ?? false, fromLine: file.lines.toLean(cmd.start).line, toLine: file.lines.toLean(cmd.end).line });
+      // Lean stops at a late `import` or at `#exit`; so do we.
+      if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
+    });
+    roles.push({ kind: 'body', pieces });
+    commands.push({ text, origin: file.lines.toLean(unit[0]!.start) });
+    if (stop) break;
   }
   const end = file.lines.toLean(prepared.content.length);
   // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
@@ -165,6 +177,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;
     out.failure = e;
+    ctx.leanFailed?.(e);
     out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
     out.elaborateMs = performance.now() - t1;
     return out;
@@ -176,26 +189,66 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   result.commands.forEach((r, i) => {
     const role = roles[i]!;
     if (role.kind === 'option') {
-      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options'}.${role.key}: ${m.text}`);
+      const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
+      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
     } else if (role.kind === 'body') {
-      out.commands.push({
-        command: role.cmd,
-        messages: role.silent ? [] : r.messages,
-        sorries: role.silent ? [] : r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal })),
-      });
-      if (!role.silent) out.messages.push(...r.messages);
+      // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
+      const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
+      const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+      for (const p of role.pieces) {
+        out.commands.push({
+          command: p.cmd,
+          messages: p.silent ? [] : r.messages.filter((m) => pieceOf(m.pos.line) === p),
+          sorries: p.silent ? [] : sorries.filter((x) => pieceOf(x.pos?.line) === p),
+        });
+      }
+      for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
     } else if (role.kind === 'lint') {
-      out.messages.push(...r.messages);
+      // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
+      // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
+      // findings are style warnings about the content, never errors; a pass says nothing.
+      for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
     } else if (role.kind === 'probe') {
       out.probes[role.index] = r.messages;
     } else {
       for (const m of r.messages) {
-        const match = m.severity === 'info' ? AXIOMS_RE.exec(m.text) : null;
-        if (match) out.axioms.set(match[1]!, match[2] ? match[2].split(',').map((a) => a.trim()).filter(Boolean) : []);
+        const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
+        if (parsed) out.axioms.set(parsed.name, parsed.axioms);
       }
     }
   });
   return out;
+}
+
+/**
+ * The commands that must reach Lean as one input. Lean's parser reads `mutual` up to its
+ * `end` as one command [lean4: src/Lean/Parser/Command.lean, `def «mutual» := leading_parser
+ * "mutual" >> many1 (…) >> "end"`], and `<cmd> in <cmd>` (`attribute [simp] x in theorem …`,
+ * `open Foo in`, `set_option … in`) as one command [lean4: src/Lean/Parser/Command.lean,
+ * `in` trailing parser]; sent in pieces, `mutual` alone is a parse error and `end` closes no
+ * scope. The source model keeps each declaration a command of its own (tools select and edit
+ * them one by one); this groups them again for elaboration.
+ */
+export function elaborationUnits(file: SourceFile): Command[][] {
+  const units: Command[][] = [];
+  let group: Command[] = [];
+  let inMutual = false;
+  for (const c of file.commands) {
+    group.push(c);
+    if (inMutual) {
+      if (c.kind !== 'end') continue;
+      inMutual = false;
+    } else if (c.kind === 'mutual') {
+      inMutual = true;
+      continue;
+    }
+    // A command ending in `in` is a prefix of the next one (those not already glued by the splitter).
+    if (file.sig.text[c.sigEnd - 1] === 'in') continue;
+    units.push(group);
+    group = [];
+  }
+  if (group.length > 0) units.push(group);
+  return units;
 }
 
 /** The standard axioms a valid proof may use. */
@@ -228,9 +281,12 @@ export interface DeclVerdict {
 export function declVerdict(r: Pick<Elaborated, 'file' | 'messages' | 'axioms'>, d: SourceDecl): DeclVerdict {
   const inside = messagesIn(r, d, () => true);
   const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? [];
+  const hasErrors = inside.some((m) => m.severity === 'error');
   return {
-    hasErrors: inside.some((m) => m.severity === 'error'),
-    usesSorry: inside.some(isSorryWarning) || axioms.includes('sorryAx'),
+    hasErrors,
+    // Lean adds a declaration with errors with `sorryAx` in place of what failed [lean4: the
+    // elaborator's error recovery, `exceptionToSorry`]: that sorry is the error's, not the author's.
+    usesSorry: !hasErrors && (inside.some(isSorryWarning) || axioms.includes('sorryAx')),
     foreignAxioms: axioms.filter((a) => a !== 'sorryAx' && !STANDARD_AXIOMS.has(a)),
   };
 }

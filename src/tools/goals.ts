@@ -5,9 +5,15 @@
  *   case succ            ← optional tag
  *   n✝ : Nat             ← hypotheses: names, then ` : type` (continuation lines indented)
  *   ih : P n✝
+ *   hlong :              ← a hypothesis too wide for the line: its type on the next lines, indented
+ *     P (n✝ + 1) ∧ …
  *   ⊢ P (n✝ + 1)         ← target (continuation lines indented)
  *
- * Several goals are printed one after another (the REPL joins them with newlines).
+ * Lean's goal printer [lean4: src/Lean/Meta/PPGoal.lean, `ppGoal`, v4.24.0..v4.33.0]: a
+ * hypothesis is the group `ids ++ " :" ++ nest 2 (line ++ type)`, so past the width the
+ * `line` breaks and the type moves to the next line, indented by 2; a let-bound one is
+ * `x : T :=` with `nest 2 (line ++ value)`, and its value may likewise move down. Several
+ * goals are printed one after another (the REPL joins them with newlines).
  */
 import { isTrivia, lex } from '../syntax/lexer.ts';
 
@@ -52,10 +58,14 @@ export function parseGoals(text: string): Goal[] {
       inTarget = true;
     } else if (/^case\s+/.test(line) && cur.hyps.length === 0) {
       cur.tag = line.replace(/^case\s+/, '').trim();
+    } else if (/ :$/.test(line) && !line.includes(' : ') && !line.startsWith(' ')) {
+      // `h :` (type wrapped onto the next lines).
+      cur.hyps.push({ names: line.slice(0, line.lastIndexOf(' :')).trim().split(/\s+/), type: '', value: undefined });
     } else if (line.includes(' : ')) {
       const i = line.indexOf(' : ');
       const rest = line.slice(i + 3);
-      const j = rest.indexOf(' := ');
+      // `x : T := v`, or `x : T :=` with the value wrapped onto the next lines.
+      const j = rest.endsWith(' :=') ? rest.length - 3 : rest.indexOf(' := ');
       cur.hyps.push({ names: line.slice(0, i).trim().split(/\s+/), type: j >= 0 ? rest.slice(0, j) : rest, value: j >= 0 ? rest.slice(j + 4) : undefined });
     } else if (line.trim() !== '') {
       cur.hyps.push({ names: [line.trim()], type: '', value: undefined });
@@ -66,6 +76,15 @@ export function parseGoals(text: string): Goal[] {
 }
 
 export const isInaccessible = (name: string) => name.includes('✝');
+
+/**
+ * An anonymous instance binder `[Foo α]` is named `inst✝` (with a superscript when several):
+ * Lean's `mkFreshBinderName`-style `inst` base with a macro scope, printed with `✝` by
+ * `sanitizeNames` [lean4: src/Lean/Meta/PPGoal.lean `lctx.sanitizeNames`]. Such a hypothesis
+ * becomes an instance binder of the lemma, found by instance search: it needs no name and no
+ * argument, so it never blocks the call site. A user's `inst : T` (no `✝`) stays explicit.
+ */
+export const isAnonymousInstance = (name: string) => /^inst✝/.test(name);
 
 /** Identifiers written in a piece of Lean text (for the relevance heuristic). */
 function identifiers(text: string): Set<string> {
@@ -128,6 +147,11 @@ export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, p
   let fresh = 0;
   const rename = new Map<string, string>();
   for (const h of relevantHyps(goal, wholeContext)) {
+    const type0 = [...rename].reduce((s, [from, to]) => s.split(from).join(to), h.type.trim());
+    if (h.names.every(isAnonymousInstance)) {
+      binders.push(...h.names.map(() => `[${type0}]`));
+      continue;
+    }
     const names = h.names.map((n) => {
       if (!isInaccessible(n)) return n;
       inaccessible = true;
@@ -135,12 +159,8 @@ export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, p
       rename.set(n, r);
       return r;
     });
-    const type = [...rename].reduce((s, [from, to]) => s.split(from).join(to), h.type.trim());
-    if (h.names.every((n) => n.startsWith('inst'))) binders.push(`[${type}]`);
-    else {
-      binders.push(`(${names.join(' ')} : ${type})`);
-      args.push(...names);
-    }
+    binders.push(`(${names.join(' ')} : ${type0})`);
+    args.push(...names);
   }
   const target = [...rename].reduce((s, [from, to]) => s.split(from).join(to), goal.target.trim());
   const value = proof === undefined ? 'by\n  sorry' : reindent(proof.trim());

@@ -16,6 +16,7 @@ import { lemmaFromGoal, parseGoals } from './goals.ts';
 import { HAVE } from './have2sorry.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
+import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
 
 /** The outermost haves of a declaration that state a type and give a proof. */
@@ -47,7 +48,7 @@ export const have2lemma: ToolImpl<'have2lemma'> = {
 
     // Probe: every liftable have's proof → sorry; Lean reports the goal at each.
     const probeText = applyEdits(req.content, targets.flatMap((x) => x.haves.map((h) => replace(h.proof!.start, h.proof!.end, 'sorry'))));
-    const probe = await elaborateContent(probeText, req, ctx);
+    const probe = await elaborateContent(probeText, withPrinting({ ...req, goalPrinting: true }), ctx);
     const warnings: string[] = [];
     const errors = [...sel.errors, ...probe.toolErrors];
     const edits: TextEdit[] = [];

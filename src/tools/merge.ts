@@ -11,10 +11,14 @@
  *     (all others, with include_alts_as_comments); the same name with a different statement
  *     is renamed `<name>_1`, `_2`, … in its own input (references there follow);
  *  4. declarations are emitted in a topological order of their dependencies (stable by input).
- * Types are compared as Lean prints them (`use_def_eq: false` compares the written signatures);
- * rule 5 of the spec (equal types under different names) is not applied yet.
+ *  5. theorems with equivalent types under different names are merged (rule 5): equivalent means
+ *     the same type as Lean prints it up to the names of its outer ∀-binders (type-key.ts); the
+ *     merged theorem takes the first name in input order (already unique after step 3, since a
+ *     name stating something else was renamed there) and every other name of the group is renamed
+ *     to it in its input, references included; step 3's rules then pick one version.
+ * Types are compared as Lean prints them (`use_def_eq: false` compares the written signatures).
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
@@ -22,6 +26,8 @@ import { checkedType, elaborateContent, isSorryWarning, messagesIn, squash, type
 import { normalizeSource } from './normalize-source.ts';
 import { renameInSource } from './rename.ts';
 import { namedDecls } from './selection.ts';
+import { typeKey } from './type-key.ts';
+import { piType } from './verify-proof.ts';
 import type { ToolImpl } from './types.ts';
 
 export const SEPARATOR = '-- ' + '-'.repeat(60);
@@ -64,6 +70,7 @@ export const merge: ToolImpl<'merge'> = {
     };
     const files = texts.map((t) => parseSource(t));
     const seen = new Map<string, { type: string; value: string; kind: string }>();
+    const renamedIn: Map<string, string>[] = [];
     const taken = new Set(files.flatMap((f) => f.decls.flatMap((d) => (d.fullName ? [d.fullName] : []))));
     for (let i = 0; i < files.length; i++) {
       const mapping: Record<string, string> = {};
@@ -85,6 +92,36 @@ export const merge: ToolImpl<'merge'> = {
         infos.push(`'${d.fullName}' in document ${i} states something else than the earlier one: renamed to '${fresh}'`);
       }
       if (Object.keys(mapping).length > 0) {
+        texts[i] = renameInSource(texts[i]!, mapping).output;
+        files[i] = parseSource(texts[i]!);
+      }
+      renamedIn.push(new Map(Object.entries(mapping)));
+    }
+
+    // 2b. Rule 5: theorems with equivalent types under different names become one name.
+    const byKey = new Map<string, string[]>();
+    files.forEach((f, i) => {
+      for (const d of f.decls) {
+        if (d.kind !== 'theorem' || !d.fullName) continue;
+        // Lean printed the type before step 3's renames in this input: apply them to its identifiers.
+        const type = req.use_def_eq ? typeOf(i, f, d) : piType(f, d) ?? '';
+        if (!type) continue;
+        const key = typeKey(type, renamedIn[i]);
+        const group = byKey.get(key) ?? [];
+        if (!group.includes(d.fullName)) group.push(d.fullName);
+        byKey.set(key, group);
+      }
+    });
+    const sameAs = new Map<string, string>();
+    for (const group of byKey.values()) {
+      if (group.length < 2) continue;
+      for (const other of group.slice(1)) if (!sameAs.has(other)) sameAs.set(other, group[0]!);
+      infos.push(`theorems ${group.map((n) => `'${n}'`).join(', ')} state the same type: merged as '${group[0]}' (references follow)`);
+    }
+    if (sameAs.size > 0) {
+      for (let i = 0; i < files.length; i++) {
+        const mapping = Object.fromEntries([...sameAs].filter(([from]) => files[i]!.decls.some((d) => d.fullName === from)));
+        if (Object.keys(mapping).length === 0) continue;
         texts[i] = renameInSource(texts[i]!, mapping).output;
         files[i] = parseSource(texts[i]!);
       }

@@ -3,7 +3,7 @@
  * With `failsafe` (default), the original is elaborated too and returned unchanged when
  * normalization introduced errors.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { elaborateContent } from './elaborate.ts';
 import { normalizeSource } from './normalize-source.ts';

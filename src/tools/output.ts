@@ -3,7 +3,7 @@
  * `reparse` (proofs of unselected theorems replaced by `sorry` and their messages dropped,
  * as the spec allows), or returned with the header substituted and no Lean messages.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import { applyEdits, type TextEdit } from '../syntax/edits.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';

@@ -14,7 +14,8 @@
  *   replace_unsafe_tactics   `native_decide` → `decide +kernel` where Lean accepts it
  * A repair found necessary that no change fixes is a failed repair (tool error; okay false).
  */
-import { toMessageSet, type LeanMessage } from '../backend/index.ts';
+import type { LeanMessage } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { toolchainTag } from '../envs/config.ts';
 import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';

@@ -10,13 +10,14 @@
  * A candidate edit is kept only if the declaration has no more errors and no more sorry
  * warnings than before.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
 import { selectDeclarations } from './selection.ts';
+import { unusedVariableName } from './lean-texts.ts';
 import type { ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
 
@@ -53,9 +54,9 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
         if (on.has('rename_unused_vars')) {
           for (;;) {
             const d = sameDecl(r, d0);
-            const unused = d && messagesIn(r, d, (m) => m.severity === 'warning' && /^unused variable `([^`]+)`/.test(m.text))[0];
+            const unused = d && messagesIn(r, d, (m) => m.severity === 'warning' && unusedVariableName(m.text, ctx.env.lean_toolchain) !== undefined)[0];
             if (!d || !unused) break;
-            const name = /^unused variable `([^`]+)`/.exec(unused.text)![1]!;
+            const name = unusedVariableName(unused.text, ctx.env.lean_toolchain)!;
             const at = r.file.lines.fromLean(unused.pos);
             if (r.content.slice(at, at + name.length) !== name) break;
             if (!(await attempt(d, replace(at, at + name.length, '_'), 'rename_unused_vars'))) break;

@@ -13,6 +13,7 @@ import { elaborateContent, prepareContent } from './elaborate.ts';
 import { lemmaFromGoal, parseGoals, type Goal } from './goals.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
+import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
 
 /** Does the `sorry` at significant token k stand for a tactic (rather than a term)? */
@@ -31,7 +32,7 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
       tool.infos.push('extract_sorries and extract_errors are both false: nothing to do');
       return { content: prepareContent(req.content, ctx.env, req.ignore_imports).content, lean_messages: emptyMessages(), tool_messages: tool, lemma_names: [], timings: { total_ms: Math.round(performance.now() - startedAt) } };
     }
-    const r = await elaborateContent(req.content, req, ctx);
+    const r = await elaborateContent(req.content, withPrinting({ ...req, goalPrinting: true }), ctx);
     if (r.failure) {
       const tool = emptyMessages();
       tool.errors.push(...r.toolErrors);

@@ -15,11 +15,10 @@
  *  4. `open private` is banned; `unsafe`/`partial` definitions are reported; syntax extensions
  *     (notation, macro, syntax, elab…) and instances the statement does not have are refused,
  *     since the statement's types are re-elaborated in the candidate's environment.
- * Message texts follow the spec's error table. `verify_negation` is not implemented yet.
+ * Message texts follow the spec's error table. `verify_negation` (rule 6) wraps this check: negation.ts.
  */
-import { toMessageSet } from '../backend/index.ts';
+import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
-import { ServiceError } from '../errors.ts';
 import { isCloser, isOpener } from '../syntax/significant.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { checkedType, declVerdict, elaborateContent, squash } from './elaborate.ts';
@@ -58,21 +57,66 @@ export function piType(file: SourceFile, d: SourceDecl): string | undefined {
 }
 
 /** `lines` in the declaration's namespace, `open`s and universes, in a section of their own. */
-export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[]): string {
+export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], scope: string[] = []): string {
   const header = file.text.slice(d.headerSpan.start, d.headerSpan.end);
   const universes = /\.\{([^}]*)\}/.exec(header.slice(header.indexOf(d.name ?? '\u0000')))?.[1];
   const opens = [...d.opens, ...d.localOpens];
   const open = d.namespace ? `namespace ${d.namespace}` : 'section';
   const close = d.namespace ? `end ${d.namespace}` : 'end';
-  return [open, ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []), ...(opens.length ? [`open ${opens.join(' ')}`] : []), ...lines, close].join('\n');
+  return [open, ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []), ...(opens.length ? [`open ${opens.join(' ')}`] : []), ...scope, ...lines, close].join('\n');
 }
 
-/** `example : <type> := @_root_.<name>`, in the statement's namespace and opens (a section of its own). */
-export function defeqCheck(file: SourceFile, d: SourceDecl): string | undefined {
-  const type = piType(file, d);
-  if (!type || !d.fullName) return undefined;
-  return inDeclScope(file, d, [`example : ${type} := @_root_.${d.fullName}`]);
+/**
+ * The `universe` and `variable` commands in effect at a declaration: those of the scopes
+ * (sections, namespaces) still open where it stands. A statement's type depends on them
+ * (a section variable the statement mentions becomes one of its binders).
+ */
+export function scopeCommands(file: SourceFile, d: SourceDecl): string[] {
+  const stack: string[][] = [[]];
+  for (const c of file.commands) {
+    if (c.start >= d.command.start) break;
+    if (c.kind === 'section' || c.kind === 'namespace') stack.push([]);
+    else if (c.kind === 'end') {
+      if (stack.length > 1) stack.pop();
+    } else if ((c.kind === 'universe' || c.kind === 'variable') && c.prefixes.length === 0 && file.sig.text[c.sigEnd - 1] !== 'in') {
+      stack[stack.length - 1]!.push(file.text.slice(c.start, c.end));
+    }
+  }
+  return stack.flat();
 }
+
+/**
+ * The definitional-equality check of rule 3, run in the candidate's environment. The statement's
+ * declaration is stated again as an axiom under a fresh name, in the statement's own scope
+ * (namespace, opens, universes, section variables; auto-bound implicits on, as in the statement's
+ * own elaboration), so its type is exactly the statement's; then the candidate's constant must
+ * have that type: `#check (@_root_.name : type_of% @axle_expected_i)` [lean4:
+ * src/Lean/Elab/BuiltinNotation.lean `elabTypeOf`; a failed ascription is an error]. Defs whose
+ * statement body is `sorry` are made irreducible for the check (spec, use_def_eq: a sorried def
+ * must not be unfolded), so a candidate cannot change the statement by unfolding its answer.
+ */
+export function defeqCheck(file: SourceFile, d: SourceDecl, index = 0, opaque: readonly string[] = []): string | undefined {
+  // piType finds the signature's top-level `:` (a signature without a type has nothing to compare).
+  if (!d.fullName || piType(file, d) === undefined) return undefined;
+  const sig = file.text.slice(d.signatureSpan.start, d.signatureSpan.end).trim();
+  const expected = `axle_expected_${index}`;
+  return inDeclScope(file, d, [
+    'set_option autoImplicit true in',
+    'set_option relaxedAutoImplicit true in',
+    `axiom ${expected} ${sig}`,
+    // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
+    // [lean4: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
+    ...(opaque.length ? ['set_option allowUnsafeReducibility true in', `attribute [local irreducible] ${opaque.map((n) => `_root_.${n}`).join(' ')} in`] : []),
+    `#check (@_root_.${d.fullName} : type_of% @${expected})`,
+  ], scopeCommands(file, d));
+}
+
+/**
+ * How both sides print types for the face-value comparison: the same options on both, whatever
+ * each side's mathlib_options and opens (full names, so an `open` cannot change the text).
+ */
+export const CHECK_PRINTING = ['set_option pp.fullNames true in', 'set_option pp.unicode.fun true in'];
+export const printedCheck = (name: string) => [...CHECK_PRINTING, `#check @${name}`].join('\n');
 
 /** Exact names, or globs with `*`. */
 export function permits(patterns: readonly string[] | undefined, name: string): boolean {
@@ -83,7 +127,6 @@ export function permits(patterns: readonly string[] | undefined, name: string): 
 export const verify_proof: ToolImpl<'verify_proof'> = {
   needsLean: () => true,
   async run(req, ctx) {
-    if (req.verify_negation) throw new ServiceError('not_implemented', 'verify_negation is not implemented yet (verify_proof without it is)');
     const t0 = performance.now();
     const stmt = parseSource(req.formal_statement);
     const cand = parseSource(req.content);
@@ -126,15 +169,17 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     // 2. The statement alone, for the expected types as Lean prints them.
     const t1 = performance.now();
     const elabOpts = { ignore_imports: req.ignore_imports, mathlib_options: false };
-    const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, { probes: () => pairs.map((p) => `#check @${p.exp.fullName}`) });
+    const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, { probes: () => pairs.map((p) => printedCheck(p.exp.fullName!)) });
     const formalMs = performance.now() - t1;
 
     // 3. The candidate, with axiom probes, its own #check outputs and the definitional-equality checks.
     const t2 = performance.now();
-    const defeq = req.use_def_eq ? pairs.map((p) => defeqCheck(stmt, p.exp)) : [];
+    // Defs whose statement body is sorry (find-the-answer problems) stay opaque in the comparison.
+    const sorried = namedDecls(stmt).filter((d) => d.kind !== 'theorem' && d.bodySpan && /^(by )?sorry$/.test(squash(stmt.text.slice(d.bodySpan.start, d.bodySpan.end)))).map((d) => d.fullName!);
+    const defeq = req.use_def_eq ? pairs.map((p, i) => defeqCheck(stmt, p.exp, i, sorried)) : [];
     const candRun = await elaborateContent(req.content, { ...elabOpts, mathlib_options: req.mathlib_options }, ctx, {
       axiomsOf: namedDecls,
-      probes: () => [...pairs.map((p) => `#check @${p.got.fullName}`), ...defeq.flatMap((c) => (c ? [c] : []))],
+      probes: () => [...pairs.map((p) => printedCheck(p.got.fullName!)), ...defeq.flatMap((c) => (c ? [c] : []))],
     });
     const candidateMs = performance.now() - t2;
     const t3 = performance.now();

@@ -1,9 +1,8 @@
-/** Sessions and pools over the fake REPL: prefix reuse, FIFO, deadlines, recycling, replacement. */
+/** Sessions and the backend over the fake REPL: prefix reuse, deadlines, faults, replacement (the pool mechanism: pool-mechanism.test.ts). */
 import t from 'tap';
 import { LeanBackend, LeanFailure } from '../../src/backend/index.ts';
 import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { liveProcessGroups, ReplProcess } from '../../src/backend/process/repl-process.ts';
-import { SessionPool } from '../../src/backend/pool/session-pool.ts';
 import { chainKeys, rootKey } from '../../src/backend/session/keys.ts';
 import { LeanSession } from '../../src/backend/session/session.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
@@ -32,86 +31,10 @@ t.test('a header that fails to elaborate means the session does not open', async
   await t.rejects(LeanSession.open(sessionOpts({ FAKE_REPL_HEADER_FAIL: '1' }), 'import Nope'), /header failed to elaborate/);
 });
 
-function pool(overrides: Partial<ConstructorParameters<typeof SessionPool>[0]> = {}) {
-  return new SessionPool({
-    name: 'test', minWarm: 0, maxSize: 2, maxUses: 100, maxRssBytes: 0, log: silent,
-    create: (signal) => LeanSession.open(sessionOpts(), 'import Mathlib', signal),
-    ...overrides,
-  });
-}
-
-t.test('pool: warm start, FIFO waiters, max size', async (t) => {
-  const p = pool({ minWarm: 1, maxSize: 1 });
-  t.teardown(() => p.destroyAll());
-  p.start();
-  t.ok(await waitFor(() => p.stats().idle === 1), 'one session warmed');
-  const a = await p.acquire(() => 0);
-  const order: string[] = [];
-  const b = p.acquire(() => 0).then((s) => { order.push('b'); return s; });
-  const c = p.acquire(() => 0).then((s) => { order.push('c'); return s; });
-  t.same(p.stats().waiting, 2);
-  p.release(a);
-  p.release(await b);
-  p.release(await c);
-  t.same(order, ['b', 'c']);
-  t.equal(p.stats().created, 1, 'never more than maxSize sessions');
-});
-
-t.test('pool: a waiter past its deadline leaves the queue', async (t) => {
-  const p = pool({ maxSize: 1 });
-  t.teardown(() => p.destroyAll());
-  const a = await p.acquire(() => 0);
-  const err = await p.acquire(() => 0, AbortSignal.timeout(50)).catch((e: unknown) => e);
-  t.match(String(err), /timeout|aborted/i);
-  t.equal(p.stats().waiting, 0);
-  p.release(a);
-});
-
-t.test('pool: the idle session holding the longest prefix is preferred', async (t) => {
-  const p = pool({ minWarm: 2 });
-  t.teardown(() => p.destroyAll());
-  p.start();
-  await waitFor(() => p.stats().idle === 2);
-  const s1 = await p.acquire(() => 0);
-  const s2 = await p.acquire(() => 0);
-  await s2.run('import Mathlib', cmds(['def shared := 1', 'def rest := 2']));
-  p.release(s2);
-  p.release(s1);
-  const keys = cmds(['def shared := 1', 'def other := 3']).map((c) => c.key);
-  const chosen = await p.acquire((s) => s.prefixLength(rootKey('import Mathlib'), keys));
-  t.equal(chosen.id, s2.id, 'the session that elaborated the shared definition is chosen, not the most recent');
-  p.release(chosen);
-});
-
-t.test('pool: retire after maxUses; a destroyed session is replaced in the background', async (t) => {
-  const p = pool({ minWarm: 1, maxUses: 2 });
-  t.teardown(() => p.destroyAll());
-  p.start();
-  await waitFor(() => p.stats().idle === 1);
-  for (let i = 0; i < 2; i++) {
-    const s = await p.acquire(() => 0);
-    await s.run('import Mathlib', cmds([`def x${i} := ${i}`]));
-    p.release(s);
-  }
-  t.ok(await waitFor(() => p.stats().retired === 1 && p.stats().idle === 1), 'worn out after 2 uses, replaced');
-  const s = await p.acquire(() => 0);
-  p.destroy(s);
-  t.ok(await waitFor(() => p.stats().idle === 1 && p.stats().retired === 2), 'replacement warmed');
-  t.equal(p.stats().created, 3);
-});
-
-t.test('pool: when Lean cannot start, waiters fail fast with environment_unavailable', async (t) => {
-  const p = pool({ create: (signal) => LeanSession.open(sessionOpts({ FAKE_REPL_STARTUP_FAIL: '1' }), 'import Mathlib', signal) });
-  t.teardown(() => p.destroyAll());
-  const err = await p.acquire(() => 0, AbortSignal.timeout(5000)).catch((e: unknown) => e);
-  t.match(err, { code: 'environment_unavailable' });
-  t.match(String((err as Error).message), /failed to start/);
-});
-
 const env = environmentConfig.parse({ name: 'lean-test', lean_toolchain: 'x', imports: 'import Mathlib', project_dir: '/tmp' });
-const limits = { minWarm: 0, maxSessions: 1, maxUses: 100, maxRssMb: 4096, sandbox: 'none' as const, limits: NO_LIMITS, prefixEntries: 1000, startupTimeoutSeconds: 30, rssPollMs: 200 };
+const limits = { minWarm: 0, maxSessions: 1, maxUses: 100, maxRssMb: 4096, sandbox: 'none' as const, limits: NO_LIMITS, prefixEntries: 1000, startupTimeoutSeconds: 30, rssPollMs: 200, killGraceSeconds: 0.2 };
 
-t.test('backend: a deadline kills the session; the next request gets a fresh one, never a dead one', async (t) => {
+t.test('backend: a command Lean does not stop is killed after the deadline and grace; the next request gets a fresh session, never a dead one', async (t) => {
   const b = new LeanBackend({ limits, log: silent, launch: () => fakeLaunch() });
   t.teardown(() => b.destroy());
   const origin = { line: 1, column: 0 };

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { encodeRequest, FramingError, ResponseDecoder, splitRequests } from '../../src/backend/protocol/framing.ts';
 import { IdTracker } from '../../src/backend/protocol/ids.ts';
-import { formatMessage, shiftPos, toLeanMessage, toMessageSet } from '../../src/backend/protocol/messages.ts';
+import { shiftPos, toLeanMessage } from '../../src/backend/protocol/messages.ts';
+import { formatMessage, toMessageSet } from '../../src/tools/messages.ts';
 import { parseResponse } from '../../src/backend/protocol/schema.ts';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/repl-transcripts');

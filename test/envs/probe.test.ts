@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { environmentConfig } from '../../src/envs/config.ts';
+import { NO_LIMITS, buildLaunch } from '../../src/backend/process/launch.ts';
+import { environmentConfig, lakeDir, sameToolchain } from '../../src/envs/config.ts';
 import { elanToolchainDir, probeEnvironment } from '../../src/envs/probe.ts';
 import { EnvironmentRegistry } from '../../src/envs/registry.ts';
 import { discoverToolchain } from '../../src/envs/toolchain.ts';
@@ -66,4 +67,37 @@ t.test('the registry caches availability for its TTL, then re-probes', async (t)
   t.equal(reg.availability(cfg.name, 1500).available, true, 're-probed after the TTL');
   t.equal(calls, 2);
   t.throws(() => new EnvironmentRegistry([cfg, cfg], { ttlMs: 0 }), /twice/);
+});
+
+/** A ready project (lakefile, REPL built) at `dir`, inside a fake elan install. */
+function readyProject(dir: string) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'lakefile.toml'), 'name = "x"\n');
+  const replBin = path.join(dir, '.lake', 'packages', 'REPL', '.lake', 'build', 'bin');
+  mkdirSync(replBin, { recursive: true });
+  writeFileSync(path.join(replBin, 'repl'), '');
+}
+
+t.test('defect 8: a subdir environment is probed and launched in its subdir', async (t) => {
+  const { project, env, cfg } = fakeInstall();
+  mkdirSync(elanToolchainDir(cfg.lean_toolchain, env), { recursive: true });
+  readyProject(path.join(project, 'sub'));
+  const sub = { ...cfg, subdir: 'sub', sandbox: 'none' as const };
+  t.equal(probeEnvironment(sub, env).available, true, 'the lakefile and REPL of the subdir count');
+  t.equal(lakeDir(sub), path.join(project, 'sub'));
+  const launch = buildLaunch(sub, { limits: NO_LIMITS, sandbox: 'none' }, env);
+  t.equal(launch.cwd, path.join(project, 'sub'), 'the REPL runs in the subdir');
+});
+
+t.test('defect 9: a project pinning another toolchain than the configured one is unavailable', async (t) => {
+  const { project, env, cfg } = fakeInstall();
+  mkdirSync(elanToolchainDir(cfg.lean_toolchain, env), { recursive: true });
+  readyProject(project);
+  const none = { ...cfg, sandbox: 'none' as const };
+  writeFileSync(path.join(project, 'lean-toolchain'), 'leanprover/lean4:v4.28.0\n');
+  t.equal(probeEnvironment(none, env).available, true, 'the same toolchain');
+  writeFileSync(path.join(project, 'lean-toolchain'), 'leanprover/lean4:v4.27.0\n');
+  const a = probeEnvironment(none, env);
+  t.match(!a.available && a.reason, /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/);
+  t.equal(sameToolchain('leanprover/lean4:4.28.0', 'leanprover/lean4:v4.28.0'), true);
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -21,4 +21,81 @@ t.test('without elan, lean:setup fails and says what is missing', async (t) => {
   t.equal(r.status, 1);
   t.match(r.stderr, /needs elan/);
   t.match(r.stderr, /lean-4\.28\.0: leanprover\/lean4:v4\.28\.0, REPL v4\.28\.0/);
+});
+
+t.test('comparator step: pinned checkout and build commands; a missing pin is named', async (t) => {
+  const { setupComparator } = await import('../../lean/comparator-setup.ts');
+  const { configSchema } = await import('../../src/config.ts');
+  const { environmentConfig } = await import('../../src/envs/config.ts');
+  const root = mkdtempSync(path.join(os.tmpdir(), 'cmp-setup-'));
+  const env = environmentConfig.parse({ name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/p' });
+  const pin = { comparator: '7a0cae3df7a0200ff330c82420b8d88a51c9cac7', lean4export: '048394e1afeeb52b0fa27bcf3f1ade2ff0f0ab6d' };
+  const config = configSchema.parse({ comparator: { landrun: 'shim', pins: { 'v4.28.0': pin } } });
+  const calls: string[] = [];
+  const run = async (cmd: string, argv: string[], cwd: string) => { calls.push(`${path.relative(root, cwd) || '.'}: ${cmd} ${argv.join(' ')}`); return ''; };
+  const r = await setupComparator(env, config, root, run, true);
+  t.same(calls, [
+    `lean/.build: git clone https://github.com/leanprover/comparator ${path.join(root, 'lean/.build/comparator-v4.28.0')}`,
+    `lean/.build/comparator-v4.28.0: git checkout --detach ${pin.comparator}`,
+    'lean/.build/comparator-v4.28.0: lake build lean4export comparator',
+  ]);
+  t.same(r.missing, []);
+  t.match(r.built.join('\n'), /fake-landrun\.sh.*only sandbox/);
+  const none = await setupComparator(environmentConfig.parse({ ...env, lean_toolchain: 'leanprover/lean4:v4.99.0' }), config, root, run, true);
+  t.match(none.missing.join('\n'), /no pin in config comparator\.pins \(pinned: v4\.28\.0\)/);
+});
+
+/**
+ * A machine where everything setup makes already exists, with fake `elan`/`lake` that log their
+ * arguments (process doubles, no Lean): re-running setup must skip what exists and work offline.
+ */
+function preparedMachine(pin = 'leanprover/lean4:v4.28.0', subdir: string | null = null) {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'setup-home-'));
+  const bin = path.join(home, '.elan', 'bin');
+  mkdirSync(bin, { recursive: true });
+  const log = path.join(home, 'calls.log');
+  for (const exe of ['elan', 'lake']) {
+    writeFileSync(path.join(bin, exe), `#!/bin/sh\necho "${exe} $*" >> ${log}\nexit 0\n`);
+    chmodSync(path.join(bin, exe), 0o755);
+  }
+  mkdirSync(path.join(home, '.elan', 'toolchains', 'leanprover--lean4---v4.28.0'), { recursive: true });
+  const build = path.join(home, 'build');
+  mkdirSync(path.join(build, 'repl-v4.28.0', '.lake', 'build', 'bin'), { recursive: true });
+  writeFileSync(path.join(build, 'repl-v4.28.0', '.lake', 'build', 'bin', 'repl'), '');
+  const project = path.join(home, 'proj');
+  const root = subdir ? path.join(project, subdir) : project;
+  mkdirSync(path.join(root, '.lake', 'packages', 'mathlib', '.lake', 'build', 'lib', 'lean'), { recursive: true });
+  writeFileSync(path.join(root, '.lake', 'packages', 'mathlib', '.lake', 'build', 'lib', 'lean', 'Mathlib.olean'), '');
+  writeFileSync(path.join(root, 'lakefile.toml'), 'name = "p"\n\n[[require]]\nname = "mathlib"\n');
+  writeFileSync(path.join(root, 'lean-toolchain'), `${pin}\n`);
+  const config = path.join(home, 'local.json');
+  writeFileSync(config, JSON.stringify({ environments: [{ name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: project, subdir }] }));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
+    cwd: PROJECT_ROOT, env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: config, LEAN_TOOL_BUILD_DIR: build }, encoding: 'utf8',
+  });
+  const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+  return { r, calls, root, config };
+}
+
+t.test('defect 12: re-running lean:setup skips what exists (no download: works offline)', async (t) => {
+  const { r, calls, root, config } = preparedMachine();
+  t.equal(r.status, 0, r.stderr);
+  t.same(calls, ['lake build'], 'no toolchain install, no REPL clone/build, no Mathlib cache download');
+  t.match(r.stdout, /Mathlib oleans present: skipping/);
+  t.match(readFileSync(config, 'utf8'), /"lake",\s*"env"/);
+  t.ok(existsSync(path.join(root, 'lakefile.toml')));
+});
+
+t.test('defect 8: a subdir environment is set up in its subdir', async (t) => {
+  const { r, calls } = preparedMachine('leanprover/lean4:v4.28.0', 'sub/project');
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, /Lake project exists: .*sub\/project/);
+  t.same(calls, ['lake build']);
+});
+
+t.test('defect 9: a project pinning another toolchain is refused at setup', async (t) => {
+  const { r, calls } = preparedMachine('leanprover/lean4:v4.27.0');
+  t.equal(r.status, 1);
+  t.match(r.stderr, /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/);
+  t.same(calls, [], 'nothing built');
 });

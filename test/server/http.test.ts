@@ -14,7 +14,11 @@ t.test('every tool route: valid body passes validation; invalid body is a 400 na
   for (const tool of TOOL_NAMES) {
     const ok = await app.inject(post(`/api/v1/${tool}`, validRequest(tool)));
     t.not(ok.statusCode, 400, `${tool}: valid request accepted`);
-    if (ok.statusCode === 501) {
+    if (tool === 'comparator' && ok.statusCode === 503) {
+      // The test environment has a REPL double but no comparator builds: said so, naming them.
+      t.equal(ok.json().error.code, 'environment_unavailable');
+      t.match(ok.json().error.message, /cannot run comparator: missing .*comparator/);
+    } else if (ok.statusCode === 501) {
       t.equal(ok.json().error.code, 'not_implemented', `${tool}: not implemented yet, said so`);
       t.match(ok.json().error.message, tool);
     } else {
@@ -134,4 +138,20 @@ t.test('responses are one line of JSON (the AXLE client reads exactly one line)'
     const r = await app.inject({ method: 'GET', url });
     t.equal(r.body.trim().split('\n').length, 1);
   }
+});
+
+t.test('a 501 is decided before environment availability; verify_negation and comparator are no longer 501', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const byTool = async (tool: 'extract_decls' | 'verify_proof' | 'comparator', extra: Record<string, unknown> = {}) =>
+    app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool, UNAVAILABLE_ENV), ...extra }));
+  for (const tool of TOOL_NAMES) {
+    const r = await app.inject(post(`/api/v1/${tool}`, validRequest(tool, UNAVAILABLE_ENV)));
+    // Structural tools answer (200) even there; Lean-backed ones say the environment is unavailable; none hides a 501 behind a 503.
+    if (r.statusCode === 501) t.equal(r.json().error.code, 'not_implemented', `${tool}: 501 on an unavailable environment too`);
+    else t.ok([200, 503].includes(r.statusCode), `${tool}: ${r.statusCode}`);
+  }
+  const neg = await byTool('verify_proof', { verify_negation: true });
+  t.equal(neg.statusCode, 503, 'verify_negation is implemented: the unavailable environment is the answer');
+  t.equal((await byTool('comparator')).statusCode, 503);
 });

@@ -1,12 +1,21 @@
-/** disprove with a scripted runner double: `decide` proves `¬ (1 = 2)`; everything else fails. */
+/**
+ * disprove with a scripted runner double: `decide` proves `¬ (1 = 2)`; `sorry` "proves" anything with a
+ * warning and `sorryAx` (what Lean answers: a warning, not an error); everything else fails. The
+ * `#print axioms` answers have the shape of printAxiomsOf [lean4: src/Lean/Elab/Print.lean].
+ */
 import t from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { disprove } from '../../src/tools/disprove.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const lean = () => scriptedRunner((c) => {
-  if (!c.text.includes('example : ¬')) return {};
-  return c.text.includes('¬ (1 = 2)') && c.text.includes('  decide') ? {} : { messages: [msg('error', c.origin, 'grind failed\n⊢ False')] };
+  const name = /theorem (axle_disprove_\d+) : ¬/.exec(c.text)?.[1];
+  if (!name) return {};
+  const full = c.text.startsWith('namespace N') ? `N.${name}` : name;
+  if (c.text.includes('  sorry\n')) return { messages: [msg('warning', c.origin, "declaration uses 'sorry'"), msg('info', c.origin, `'${full}' depends on axioms: [sorryAx]`)] };
+  return c.text.includes('¬ (1 = 2)') && c.text.includes('  decide')
+    ? { messages: [msg('info', c.origin, `'${full}' does not depend on any axioms`)] }
+    : { messages: [msg('error', c.origin, 'grind failed\n⊢ False')] };
 });
 const content = 'namespace N\ntheorem wrong : 1 = 2 := sorry\ntheorem right (n : Nat) : n = n := rfl\nend N\n';
 
@@ -18,7 +27,13 @@ t.test('negations are tried with each terminal tactic in order; the first succes
   t.equal(res.results['N.wrong'], 'Disprove: the negation was proved with `decide`');
   t.match(res.results['N.right'], /^Disprove: proof of the negation failed \(grind: grind failed/);
   const probe = r.jobs[0]!.commands.find((c) => c.text.includes('¬ (1 = 2)') && c.text.includes('decide'))!.text;
-  t.equal(probe, 'namespace N\nexample : ¬ (1 = 2) := by\n  decide\nend N', 'run in the theorem’s namespace');
+  t.equal(probe, 'namespace N\ntheorem axle_disprove_1 : ¬ (1 = 2) := by\n  decide\n#print axioms axle_disprove_1\nend N', 'run in the theorem’s namespace, a named theorem whose axioms are asked');
+});
+
+t.test('defect 11: a negation "proved" through sorry disproves nothing', async (t) => {
+  const res = await disprove.run(parseToolRequest('disprove', { content, environment: 'x', terminal_tactics: ['sorry'] }), toolCtx(lean()));
+  t.same(res.disproved_theorems, []);
+  t.match(res.results['N.wrong'], /^Disprove: proof of the negation failed \(sorry: the proof uses sorry\)/);
 });
 
 t.test('selection applies', async (t) => {

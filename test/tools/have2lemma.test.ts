@@ -43,7 +43,9 @@ t.test('each have becomes a lemma with the context Lean reports, before the theo
   const lean = runner(goals);
   const r = await run(src, {}, lean);
   t.same(r.lemma_names, ['t.h1', 't.h2']);
-  t.match(lean.jobs[0]!.commands[0]!.text, /have h1 : 1 ≤ x := sorry\n  have h2 : x ≠ 0 := sorry/, 'the probe replaced the have proofs');
+  t.match(lean.jobs[0]!.commands.find((c) => c.text.startsWith('theorem'))!.text, /have h1 : 1 ≤ x := sorry\n  have h2 : x ≠ 0 := sorry/, 'the probe replaced the have proofs');
+  // Defect 13: goals are printed so that they elaborate again (no `⋯` for proofs, typed numerals).
+  t.same(lean.jobs[0]!.commands.slice(0, 2).map((c) => c.text), ['set_option pp.proofs true', 'set_option pp.numericTypes true']);
   t.equal(r.content, `theorem t.h1 (x : Nat) (h : 0 < x) :\n    1 ≤ x := by\n  sorry\n\ntheorem t.h2 (x : Nat) (h : 0 < x) (h1 : 1 ≤ x) :\n    x ≠ 0 := by\n  sorry\n\n${src}`);
 });
 

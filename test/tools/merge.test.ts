@@ -44,3 +44,37 @@ t.test('declarations come in a topological order of their dependencies; namespac
   const r = await run(['theorem uses : N.b = 2 := rfl\n', 'namespace N\ndef b : Nat := 2\nend N\n'], runner());
   t.equal(r.content, 'def N.b : Nat := 2\n\ntheorem uses : N.b = 2 := rfl\n');
 });
+
+t.test('rule 5: theorems with equivalent types under different names are merged; references follow', async (t) => {
+  const types: Record<string, string>[] = [{ "add_comm'": '∀ (n m : ℕ), n + m = m + n' }, { my_comm: '∀ (a b : ℕ), a + b = b + a', uses: '1 + 2 = 2 + 1' }];
+  const r = await run([
+    "theorem add_comm' (n m : Nat) : n + m = m + n := Nat.add_comm n m\n",
+    'theorem my_comm (a b : Nat) : a + b = b + a := by omega\ntheorem uses : 1 + 2 = 2 + 1 := my_comm 1 2\n',
+  ], runner(types));
+  t.equal(r.content, "theorem add_comm' (n m : Nat) : n + m = m + n := Nat.add_comm n m\n\ntheorem uses : 1 + 2 = 2 + 1 := add_comm' 1 2\n");
+  t.match(r.tool_messages.infos.join('\n'), /theorems 'add_comm'', 'my_comm' state the same type: merged as 'add_comm''/);
+});
+
+t.test('rule 5 keeps the compiling version under the merged name; different types stay apart', async (t) => {
+  const types: Record<string, string>[] = [{ a: '∀ (n : ℕ), n = n', z: '∀ (n : ℤ), n = n' }, { b: '∀ (k : ℕ), k = k' }];
+  const r = await run(['theorem a (n : Nat) : n = n := sorry\ntheorem z (n : Int) : n = n := rfl\n', 'theorem b (k : Nat) : k = k := fun _ => rfl\n'], runner(types));
+  t.match(r.content, /theorem a \(k : Nat\) : k = k := fun _ => rfl/, 'the clean version, renamed to the first name');
+  t.notMatch(r.content, /theorem b\b/);
+  t.match(r.content, /theorem z \(n : Int\) : n = n := rfl/, 'an Int statement is not a Nat one');
+  t.notMatch(r.content, /:= sorry/, 'the sorried version is dropped');
+});
+
+t.test('rule 5 with use_def_eq false compares the written signatures up to binder names', async (t) => {
+  const r = await run(['theorem p (x : Nat) : x + 0 = x := rfl\n', 'theorem q (y : Nat) : y + 0 = y := rfl\ntheorem r0 (y : Nat) : 0 + y = y := by simp\n'], runner(), { use_def_eq: false });
+  t.match(r.content, /theorem p \(x : Nat\)/);
+  t.notMatch(r.content, /theorem q\b/);
+  t.match(r.content, /theorem r0 /);
+});
+
+t.test('rule 5 sees step 3 renames: a type mentioning a renamed def is not the other input\'s type', async (t) => {
+  const types: Record<string, string>[] = [{ u: 'ℕ', t: 'u = u' }, { u: 'ℕ', s: 'u = u' }];
+  const r = await run(['def u : Nat := 1\ntheorem t : u = u := rfl\n', 'def u : Nat := 2\ntheorem s : u = u := rfl\n'], runner(types));
+  t.match(r.content, /theorem t : u = u := rfl/);
+  t.match(r.content, /theorem s : u_1 = u_1 := rfl/);
+  t.notMatch(r.tool_messages.infos.join('\n'), /same type/);
+});

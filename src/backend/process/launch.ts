@@ -4,9 +4,9 @@
  * `"sandbox": "none"`.
  */
 import path from 'node:path';
-import type { EnvironmentConfig } from '../../envs/config.ts';
-import { searchDirs, which } from '../../envs/toolchain.ts';
-import { bwrapArgs, elanHome, findBwrap, JAIL_WORKDIR, type SandboxKind } from './sandbox.ts';
+import { lakeDir, type EnvironmentConfig } from '../../envs/config.ts';
+import { elanHome, findBwrap, searchDirs, which } from '../../host/discovery.ts';
+import { bwrapArgs, JAIL_WORKDIR, type SandboxKind } from './sandbox.ts';
 
 export interface LaunchSpec {
   argv: string[];
@@ -56,24 +56,26 @@ function prlimitArgs(limits: ProcessLimits, parent: NodeJS.ProcessEnv): string[]
 }
 
 export function buildLaunch(
-  cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'> & Partial<Pick<EnvironmentConfig, 'lean_toolchain'>>,
+  cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'> & Partial<Pick<EnvironmentConfig, 'lean_toolchain' | 'subdir'>>,
   opts: { limits: ProcessLimits; sandbox: SandboxKind },
   parent: NodeJS.ProcessEnv = process.env,
 ): LaunchSpec {
   const env = childEnv(parent);
+  // The Lake project (project_dir or its subdir), resolved in one place for setup, probe and launch.
+  const dir = lakeDir(cfg);
   // elan picks a toolchain from the cwd's lean-toolchain file; in the jail the cwd is elsewhere, so say it.
   if (cfg.lean_toolchain) env.ELAN_TOOLCHAIN = cfg.lean_toolchain;
   const limited = prlimitArgs(opts.limits, parent);
-  if (opts.sandbox === 'none') return { argv: [...limited, ...cfg.repl_command], cwd: cfg.project_dir, env, sandbox: 'none' };
+  if (opts.sandbox === 'none') return { argv: [...limited, ...cfg.repl_command], cwd: dir, env, sandbox: 'none' };
 
   const bwrap = findBwrap(parent) ?? 'bwrap';
   let command = [...cfg.repl_command];
   // Lake finds its project from the cwd; in the jail the cwd is the private workdir, so name the project.
-  if (path.basename(command[0]!) === 'lake' && !command.includes('-d') && !command.includes('--dir')) command = [command[0]!, '-d', cfg.project_dir, ...command.slice(1)];
+  if (path.basename(command[0]!) === 'lake' && !command.includes('-d') && !command.includes('--dir')) command = [command[0]!, '-d', dir, ...command.slice(1)];
   // Absolute paths the command names (a REPL built outside the project) must be visible, read-only.
   const named = command.filter((a) => path.isAbsolute(a)).map((a) => path.dirname(a));
   const readOnly = [cfg.project_dir, elanHome(parent), ...named];
   const jailEnv = { ...env, HOME: JAIL_WORKDIR, TMPDIR: '/tmp', ELAN_HOME: elanHome(parent) };
   const argv = [bwrap, ...bwrapArgs({ readOnly, env: jailEnv, tmpMb: opts.limits.tmpMb }), '--', ...limited, ...command];
-  return { argv, cwd: cfg.project_dir, env, sandbox: 'bwrap' };
+  return { argv, cwd: dir, env, sandbox: 'bwrap' };
 }

@@ -9,6 +9,7 @@ import { execa, type ResultPromise } from 'execa';
 import type { Log } from '../../log.ts';
 import { encodeRequest, FramingError, ResponseDecoder } from '../protocol/framing.ts';
 import { parseResponse, type ReplResponse } from '../protocol/schema.ts';
+import type { ReplRequest } from '../protocol/requests.ts';
 import type { LaunchSpec } from './launch.ts';
 import { treeUsage, type TreeUsage } from './rss.ts';
 
@@ -126,7 +127,7 @@ export class ReplProcess {
   }
 
   /** Send one request and wait for its response. Aborting the signal kills the process. */
-  send(request: object, signal?: AbortSignal): Promise<ReplResponse> {
+  send(request: ReplRequest, signal?: AbortSignal): Promise<ReplResponse> {
     if (this.#dead) return Promise.reject(new ReplError('closed', 'the Lean REPL is not running', this.stderrTail));
     if (this.#pending) return Promise.reject(new ReplError('closed', 'the Lean REPL is busy (one request at a time)'));
     if (signal?.aborted) {

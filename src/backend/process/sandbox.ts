@@ -5,12 +5,9 @@
  * a private, size-capped tmpfs for /tmp and for the working directory; a cleared environment; and
  * death with its parent. Nothing of the daemon (config, keys, logs, home) is mounted.
  */
-import { spawnSync } from 'node:child_process';
-import os from 'node:os';
-import path from 'node:path';
-import { searchDirs, which } from '../../envs/toolchain.ts';
+import { JAIL_NAMESPACE_ARGS } from '../../host/discovery.ts';
 
-export type SandboxKind = 'bwrap' | 'none';
+export { bwrapStatus, elanHome, findBwrap, type SandboxKind } from '../../host/discovery.ts';
 
 /** The writable working directory inside the jail. */
 export const JAIL_WORKDIR = '/scratch';
@@ -26,7 +23,7 @@ export interface JailSpec {
 }
 
 export function bwrapArgs(spec: JailSpec): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-all', '--hostname', 'lean-jail', '--clearenv'];
+  const args = [...JAIL_NAMESPACE_ARGS];
   for (const [k, v] of Object.entries(spec.env)) args.push('--setenv', k, v);
   // The private tmpfs mounts first: a read-only bind below /tmp or the workdir then lands on top of it.
   const size = String(Math.max(1, spec.tmpMb) * 1024 * 1024);
@@ -36,31 +33,4 @@ export function bwrapArgs(spec: JailSpec): string[] {
   // The jail's own root (where the mount points live) becomes read-only: only /tmp and the workdir take writes.
   args.push('--remount-ro', '/', '--chdir', JAIL_WORKDIR);
   return args;
-}
-
-export function findBwrap(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return which('bwrap', searchDirs(env));
-}
-
-/** Self-test results per bwrap binary (a namespace check costs a process start; do it once). */
-const selfTests = new Map<string, { usable: true } | { usable: false; reason: string }>();
-
-/** Whether bwrap is installed and can create the namespaces here. */
-export function bwrapStatus(env: NodeJS.ProcessEnv = process.env): { usable: true } | { usable: false; reason: string } {
-  const bwrap = findBwrap(env);
-  if (!bwrap) {
-    return { usable: false, reason: 'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); to run Lean without the jail, set "sandbox": "none" for the environment' };
-  }
-  let r = selfTests.get(bwrap);
-  if (!r) {
-    const p = spawnSync(bwrap, [...bwrapArgs({ readOnly: [], env: { PATH: '/usr/bin:/bin' }, tmpMb: 1 }), '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
-    r = p.status === 0 ? { usable: true } : { usable: false, reason: `bwrap cannot create its namespaces here (${(p.stderr || p.error?.message || `exit ${p.status}`).trim().slice(0, 300)}); enable unprivileged user namespaces, or set "sandbox": "none"` };
-    selfTests.set(bwrap, r);
-  }
-  return r;
-}
-
-/** The elan home a toolchain comes from (bound read-only into the jail). */
-export function elanHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ELAN_HOME ?? path.join(env.HOME ?? os.homedir(), '.elan');
 }

@@ -1,12 +1,9 @@
 /**
- * REPL messages → the spec's strings `<file>:<line>:<column>: <severity>: <text>`, with
- * positions moved from the command the REPL saw to the content the response returns.
+ * REPL messages → Lean messages on positions of the content the response returns (moved
+ * from the command the REPL saw). The backend speaks only Lean: turning these into the
+ * spec's strings is the tools' output layer (src/tools/messages.ts).
  */
-import { emptyMessages, type MessageSet } from '../../contract/common.ts';
 import type { ReplMessage, ReplPos } from './schema.ts';
-
-/** The file name in message prefixes: content arrives as text, as with `lean --stdin`. */
-export const MESSAGE_FILE = '<stdin>';
 
 /** Where a command's text starts in the returned content (1-based line, code-point column). */
 export interface Origin {
@@ -34,21 +31,4 @@ export function toLeanMessage(m: ReplMessage, origin: Origin): LeanMessage {
     endPos: m.endPos ? shiftPos(m.endPos, origin) : undefined,
     text: m.data,
   };
-}
-
-export function formatMessage(m: LeanMessage, file = MESSAGE_FILE): string {
-  return `${file}:${m.pos.line}:${m.pos.column}: ${m.severity}: ${m.text}`;
-}
-
-/** Sort by position and bucket into the spec's message set. */
-export function toMessageSet(messages: readonly LeanMessage[], file = MESSAGE_FILE): MessageSet {
-  const set = emptyMessages();
-  const sorted = [...messages].sort((a, b) => a.pos.line - b.pos.line || a.pos.column - b.pos.column);
-  for (const m of sorted) {
-    const s = formatMessage(m, file);
-    if (m.severity === 'error') set.errors.push(s);
-    else if (m.severity === 'warning') set.warnings.push(s);
-    else set.infos.push(s);
-  }
-  return set;
 }

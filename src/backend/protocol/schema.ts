@@ -70,15 +70,5 @@ export function parseResponse(json: unknown): ReplResponse {
   return { type: 'command', value: commandResponse.parse(json) };
 }
 
-/** The request shapes we send [repl: REPL/JSON.lean, Command / ProofStep]. */
-export interface CommandRequest {
-  cmd: string;
-  env?: number;
-  allTactics?: boolean;
-  rootGoals?: boolean;
-  infotree?: 'full' | 'tactics' | 'original' | 'substantive';
-}
-export interface ProofStepRequest {
-  tactic: string;
-  proofState: number;
-}
+/** The request shapes we send live in requests.ts (one typed request type). */
+export type { CommandRequest, ProofStepRequest, ReplRequest } from './requests.ts';

@@ -6,8 +6,25 @@
 import { LRUCache } from 'lru-cache';
 import type { Log } from '../../log.ts';
 import type { ReplMessage, ReplSorry } from '../protocol/schema.ts';
+import { commandRequest } from '../protocol/requests.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
+import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
+
+/** The request stopped between commands (its deadline passed): the session is intact. */
+export class StoppedError extends Error {
+  constructor(readonly reason: unknown) {
+    super('stopped between commands');
+    this.name = 'StoppedError';
+  }
+}
+
+/** Positions of a command that was sent with `lines` extra lines on top, back on the command's own lines. */
+function unshift<T extends { pos?: { line: number; column: number } | undefined; endPos?: { line: number; column: number } | null | undefined }>(x: T, lines: number): T {
+  if (lines === 0) return x;
+  const up = (p: { line: number; column: number }) => (p.line > lines ? { line: p.line - lines, column: p.column } : { line: 1, column: 0 });
+  return { ...x, ...(x.pos ? { pos: up(x.pos) } : {}), ...(x.endPos ? { endPos: up(x.endPos) } : {}) };
+}
 
 export interface CommandOutcome {
   /** The env id after this command (usable as the next command's env). */
@@ -22,6 +39,16 @@ export interface CommandOutcome {
 export interface RootOutcome {
   env: number;
   messages: ReplMessage[];
+  /** The header's imports did not load (see header-probe.ts): why. */
+  importFailure?: string | undefined;
+}
+
+/** The environment's own header cannot be used: its session never opens. */
+export class HeaderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HeaderError';
+  }
 }
 
 export interface SessionOptions {
@@ -54,8 +81,9 @@ export class LeanSession {
     const session = new LeanSession(proc, opts);
     try {
       const root = await session.#elaborateRoot(header, signal);
+      if (root.importFailure) throw new HeaderError(`the environment header failed to import: ${root.importFailure}`);
       const errors = root.messages.filter((m) => m.severity === 'error');
-      if (errors.length > 0) throw new ReplError('crashed', `the environment header failed to elaborate: ${errors.map((m) => m.data).join('; ').slice(0, 500)}`);
+      if (errors.length > 0) throw new HeaderError(`the environment header failed to elaborate: ${errors.map((m) => m.data).join('; ').slice(0, 500)}`);
       return session;
     } catch (e) {
       proc.kill('closed', 'session failed to open');
@@ -99,7 +127,16 @@ export class LeanSession {
   async run(
     header: string,
     commands: readonly { key: string; text: string }[],
-    opts: { signal?: AbortSignal; onCommand?: (done: number, total: number, cached: boolean) => void } = {},
+    opts: {
+      signal?: AbortSignal;
+      onCommand?: (done: number, total: number, cached: boolean) => void;
+      /** Once aborted, no further command is sent (StoppedError); the session stays usable. */
+      stop?: AbortSignal;
+      /** Rewrites a command before it is sent (a heartbeat budget): the text sent and the lines it added on top. */
+      prepare?: (text: string, index: number) => { text: string; lines: number };
+      /** Whether an outcome may be remembered for reuse (not when this request's own budget cut it short). */
+      remember?: (messages: readonly ReplMessage[], sentText: string, index: number) => boolean;
+    } = {},
   ): Promise<{ root: RootOutcome; outcomes: CommandOutcome[] }> {
     this.uses++;
     try {
@@ -107,26 +144,32 @@ export class LeanSession {
       const root = this.#roots.get(rk) ?? (await this.#elaborateRoot(header, opts.signal));
       const outcomes: CommandOutcome[] = [];
       let env = root.env;
+      // After the first command sent, later ones are sent too: a remembered outcome further
+      // down the chain was built on an env this request does not have.
+      let missed = false;
       for (let i = 0; i < commands.length; i++) {
         const c = commands[i]!;
-        const hit = this.#outcomes.get(c.key);
+        const hit = missed ? undefined : this.#outcomes.get(c.key);
         if (hit) {
           outcomes.push({ ...hit, cached: true });
           env = hit.env;
         } else {
+          missed = true;
+          if (opts.stop?.aborted) throw new StoppedError(opts.stop.reason);
+          const sent = opts.prepare?.(c.text, i) ?? { text: c.text, lines: 0 };
           const t0 = performance.now();
-          const r = await this.#proc.send({ cmd: c.text, env }, opts.signal);
+          const r = await this.#proc.send(commandRequest(sent.text, env), opts.signal);
           const ms = Math.round(performance.now() - t0);
           let outcome: Omit<CommandOutcome, 'cached'>;
           if (r.type === 'command') {
-            outcome = { env: r.value.env, messages: r.value.messages, sorries: r.value.sorries, ms };
+            outcome = { env: r.value.env, messages: r.value.messages.map((m) => unshift(m, sent.lines)), sorries: r.value.sorries.map((x) => unshift(x, sent.lines)), ms };
           } else if (r.type === 'error') {
             // The REPL could not run the command (for example an internal exception): report it, keep the env.
             outcome = { env, messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }], sorries: [], ms };
           } else {
             throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
           }
-          this.#outcomes.set(c.key, outcome);
+          if (opts.remember?.(outcome.messages, sent.text, i) ?? true) this.#outcomes.set(c.key, outcome);
           outcomes.push({ ...outcome, cached: false });
           env = outcome.env;
         }
@@ -134,7 +177,7 @@ export class LeanSession {
       }
       return { root, outcomes };
     } catch (e) {
-      this.#poisoned = true;
+      if (!(e instanceof StoppedError)) this.#poisoned = true;
       throw e;
     }
   }
@@ -149,11 +192,18 @@ export class LeanSession {
   }
 
   async #elaborateRoot(header: string, signal?: AbortSignal): Promise<RootOutcome> {
-    const r = await this.#proc.send({ cmd: header }, signal);
+    const probe = probedHeader(header);
+    const r = await this.#proc.send(commandRequest(probe.cmd), signal);
     if (r.type !== 'command') {
       throw new ReplError('crashed', `the REPL could not elaborate the header: ${r.type === 'error' ? r.value.message : 'unexpected response'}`);
     }
-    const root = { env: r.value.env, messages: r.value.messages };
+    const verdict = readHeaderProbe(header, probe, r.value.messages);
+    // A request's own header that did not import: one error at the header (where Lean itself reports it), instead of
+    // a silent empty environment in which every later command fails confusingly.
+    const messages: ReplMessage[] = verdict.importFailure
+      ? [...verdict.messages, { severity: 'error', pos: { line: 1, column: 0 }, endPos: null, data: verdict.importFailure }]
+      : verdict.messages;
+    const root: RootOutcome = { env: r.value.env, messages, importFailure: verdict.importFailure };
     this.#roots.set(rootKey(header), root);
     this.#log.debug({ session: this.id, env: root.env }, 'root elaborated');
     return root;

@@ -1,0 +1,108 @@
+/**
+ * Lean-side deadlines. No REPL tag in the supported range accepts a timeout: the Command
+ * request is `{cmd, env?, allTactics?, rootGoals?, infotree?}` at every tag v4.24.0 ..
+ * v4.33.0-rc2 [repl: REPL/JSON.lean, `structure Command extends CommandOptions`], and
+ * `runCommand` runs it with no cancellation token (`cancelTk? := none`) [repl:
+ * REPL/Main.lean]. What Lean does offer is `maxHeartbeats`, checked by the elaborator
+ * itself; so each command goes out as `set_option maxHeartbeats N in <command>`, with N
+ * derived from the time the request has left, and a command that runs out stops with
+ * Lean's own error while the process lives on.
+ *
+ * Facts relied on (lean4 source):
+ * - `maxHeartbeats` is in thousands of heartbeats, default 200000, 0 = no limit
+ *   [src/Lean/CoreM.lean, `register_builtin_option maxHeartbeats`].
+ * - `set_option o v in cmd` expands to `section set_option o v cmd end`
+ *   [src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so it is sent only before commands
+ *   whose effect outlives that section: declarations, not `namespace`/`open`/`variable`/
+ *   `local …`/`@[local …]`, whose effect the `end` would undo.
+ * - The stop message: "(deterministic) timeout at `m`, maximum number of heartbeats (N)
+ *   has been reached\nUse `set_option maxHeartbeats <num>` to set the limit."
+ *   [src/Lean/CoreM.lean, `throwMaxHeartbeat`; older tags phrase the tail differently,
+ *   the part matched below is common to all].
+ */
+
+/** Lean's default [src/Lean/CoreM.lean]: a budget never raises the limit a real run would have. */
+export const LEAN_DEFAULT_MAX_HEARTBEATS = 200_000;
+
+const DECL_KEYWORDS = new Set(['theorem', 'lemma', 'def', 'example', 'abbrev', 'instance', 'structure', 'class', 'inductive', 'opaque', 'axiom', '#check', '#eval', '#reduce', '#print', '#synth']);
+const MODIFIERS = new Set(['private', 'protected', 'noncomputable', 'partial', 'unsafe', 'nonrec', 'public']);
+const STOP_RE = /\(deterministic\) timeout.*maximum number of heartbeats \((\d+)\) has been reached/;
+const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*$/;
+
+/** Whether `text` is a command that `set_option … in` can wrap without changing what it does. */
+export function wrappable(text: string): boolean {
+  let i = 0;
+  const n = text.length;
+  for (;;) {
+    while (i < n && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('--', i)) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) return false;
+      i = nl + 1;
+    } else if (text.startsWith('/-', i)) {
+      // A (doc) comment: nested, linear scan.
+      let depth = 0;
+      for (; i < n; i++) {
+        if (text.startsWith('/-', i)) {
+          depth++;
+          i++;
+        } else if (text.startsWith('-/', i)) {
+          depth--;
+          i++;
+          if (depth === 0) break;
+        }
+      }
+      i++;
+    } else if (text.startsWith('@[', i)) {
+      let depth = 0;
+      const start = i;
+      for (; i < n; i++) {
+        if (text[i] === '[') depth++;
+        else if (text[i] === ']' && --depth === 0) break;
+      }
+      if (/\b(local|scoped)\b/.test(text.slice(start, i))) return false;
+      i++;
+    } else {
+      const m = /^[#A-Za-z_]+/.exec(text.slice(i, i + 20));
+      if (!m) return false;
+      if (MODIFIERS.has(m[0])) {
+        i += m[0].length;
+        continue;
+      }
+      return DECL_KEYWORDS.has(m[0]);
+    }
+  }
+}
+
+/** The heartbeat limit a standalone `set_option maxHeartbeats N` command sets for what follows, if `text` is one. */
+export function scopeLimit(text: string): number | undefined {
+  const m = SCOPE_RE.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The budget for a command: what the remaining time buys at `perSecond` heartbeats
+ * (thousands, the option's unit), never above the limit in scope (`scope`, 0 = none).
+ */
+export function heartbeatBudget(remainingMs: number, perSecond: number, scope: number): number {
+  const fromTime = Math.max(1, Math.floor((remainingMs / 1000) * perSecond));
+  return scope === 0 ? fromTime : Math.min(scope, fromTime);
+}
+
+export const WRAP_LINES = 1;
+
+export function withBudget(text: string, budget: number): string {
+  return `set_option maxHeartbeats ${budget} in\n${text}`;
+}
+
+/** The budget a message says Lean stopped at, if it is a heartbeat stop. */
+export function stoppedAt(messageText: string): number | undefined {
+  const m = STOP_RE.exec(messageText);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The budget a wrapped text was sent with. */
+export function sentBudget(sentText: string): number | undefined {
+  const m = /^set_option maxHeartbeats (\d+) in\n/.exec(sentText);
+  return m ? Number(m[1]) : undefined;
+}

@@ -1,0 +1,491 @@
+/**
+ * The mechanism of a pool, after undici's pool-base/pool split: it knows nothing of Lean.
+ * It spawns, hands out and retires resources that satisfy a small `Poolable` interface,
+ * keeps the FIFO waiters (the shared WaiterQueue), the accounting, the start backoff and
+ * the close/destroy lifecycle. Every decision about *which* idle resource serves a
+ * request and *when* one retires is the injected `PoolPolicy`'s.
+ *
+ * Retirement is only ever between requests: `release` asks the policy, and a resource it
+ * retires is idle by construction. A soft retirement first warms a replacement (when the
+ * caps leave room), keeps serving from the old resource meanwhile, and retires it once
+ * the replacement is ready, so throughput does not dip. Only `destroy(r)` (a fault, a
+ * deadline past its grace) and `destroy()` of the whole pool kill a busy resource.
+ */
+import { LeanStartError, ServiceError } from '../../errors.ts';
+import type { Log } from '../../log.ts';
+import { WaiterQueue } from '../../sync/waiter-queue.ts';
+
+export interface Usage {
+  rssBytes: number;
+  cpuSeconds: number;
+}
+
+/** What a pool needs of a resource (a warm Lean session, or a test double). */
+export interface Poolable {
+  readonly id: number;
+  /** False once it cannot serve another request (its process died, a request broke it). */
+  readonly healthy: boolean;
+  /** Requests served since spawn. */
+  readonly uses: number;
+  /** States the resource accumulates and never frees (REPL commands since spawn). */
+  readonly states: number;
+  usage(): Usage;
+  /** Retire an idle resource; resolves once it is gone (its memory freed). */
+  close(reason: string): Promise<void>;
+  /** Kill now, even mid-request; resolves once it is gone. */
+  destroy(reason: string): Promise<void>;
+}
+
+/** The decisions of a pool. `Q` is what a request says about itself (for affinity). */
+export interface PoolPolicy<R extends Poolable, Q> {
+  /** Index of the idle resource to hand to `request` (all of `idle` can serve it). */
+  choose(idle: readonly R[], request: Q): number;
+  /** After a request: a reason to retire `r`, or undefined to keep it. */
+  retire(r: R, usage: Usage): string | undefined;
+}
+
+/** What the gate sees of a pool. */
+export interface GatedPool {
+  readonly name: string;
+  readonly size: number;
+  readonly starved: boolean;
+  oldestIdle(): number | undefined;
+  evictOne(reason: string): boolean;
+  kick(): void;
+}
+
+/**
+ * Process caps shared by several pools (the agent's). The gate counts the pools' `size`,
+ * which grows the moment a start begins, so asking and starting need no reservation.
+ */
+export interface SlotGate {
+  /** Whether `pool` may start one more resource now; when not, the gate may free one elsewhere and `kick` the pool later. */
+  mayStart(pool: GatedPool): boolean;
+  /** A resource of `pool` is gone (or never started): a slot is free. */
+  freed(pool: GatedPool): void;
+}
+
+export interface PoolOptions<R extends Poolable, Q> {
+  name: string;
+  spawn: (signal: AbortSignal) => Promise<R>;
+  policy: PoolPolicy<R, Q>;
+  /** Resources kept ready (not counting ones about to retire). */
+  minWarm: number;
+  maxSize: number;
+  /** Retire idle resources above minWarm after this long idle (0: never). */
+  idleMs: number;
+  log: Log;
+  gate?: SlotGate;
+  /** How many retirements `stats()` remembers. */
+  history?: number;
+}
+
+export interface Retirement {
+  id: number;
+  reason: string;
+  at: string;
+  uses: number;
+  states: number;
+  rssMb?: number;
+}
+
+export interface SessionInfo {
+  id: number;
+  state: 'warm' | 'busy' | 'retiring';
+  uses: number;
+  states: number;
+  rssMb: number;
+}
+
+export interface PoolStats {
+  warm: number;
+  busy: number;
+  starting: number;
+  /** Marked for retirement (waiting for a replacement) or killed and not yet exited. */
+  retiring: number;
+  waiting: number;
+  created: number;
+  retired: number;
+  /** Retirements by kind (the reason up to its parenthesised detail), since the pool started. */
+  retiredBy: Record<string, number>;
+  failedStarts: number;
+  lastStartError?: string;
+  sessions: SessionInfo[];
+  lastRetirements: Retirement[];
+}
+
+interface Entry<R> {
+  r: R;
+  idleSince: number;
+  /** Set when the policy retired it and a replacement is warming. */
+  draining: string | undefined;
+  rssBytes: number | undefined;
+}
+
+type Lifecycle = 'open' | 'closing' | 'destroyed';
+
+export class Pool<R extends Poolable, Q> implements GatedPool {
+  #idle: Entry<R>[] = [];
+  #busy = new Map<R, Entry<R>>();
+  #starting = 0;
+  /** Replacements being warmed for draining resources. */
+  #replacing = 0;
+  /** Retired, not yet exited: they still hold memory, so they still count. */
+  #exiting = 0;
+  #waiters: WaiterQueue<R, Q>;
+  #state: Lifecycle = 'open';
+  #done: Promise<void> | undefined;
+  #resolveDone: (() => void) | undefined;
+  #startCtrl = new AbortController();
+  #backoffMs = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #counts = { created: 0, retired: 0, failedStarts: 0, lastStartError: undefined as string | undefined };
+  #history: Retirement[] = [];
+  #retiredBy: Record<string, number> = {};
+
+  constructor(readonly opts: PoolOptions<R, Q>) {
+    this.#waiters = new WaiterQueue<R, Q>(() => this.#settle());
+    if (opts.idleMs > 0) {
+      this.#idleTimer = setInterval(() => this.#evictIdle(), Math.max(10, Math.min(opts.idleMs / 2, 5000)));
+      this.#idleTimer.unref();
+    }
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  /** Processes this pool holds: every one counts against the caps until it has exited. */
+  get size(): number {
+    return this.#idle.length + this.#busy.size + this.#starting + this.#exiting;
+  }
+
+  /** Resources that serve or will serve (not draining, not exiting). */
+  get #live(): number {
+    let draining = 0;
+    for (const e of this.#idle) if (e.draining) draining++;
+    for (const e of this.#busy.values()) if (e.draining) draining++;
+    return this.#idle.length + this.#busy.size + this.#starting - draining;
+  }
+
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  get closed(): boolean {
+    return this.#state !== 'open';
+  }
+
+  /** When the longest-idle resource went idle (for the agent's choice of which pool gives one up). */
+  oldestIdle(): number | undefined {
+    let t: number | undefined;
+    for (const e of this.#idle) if (t === undefined || e.idleSince < t) t = e.idleSince;
+    return t;
+  }
+
+  /** Begin warming `minWarm` resources in the background. */
+  start(): void {
+    this.#fill();
+  }
+
+  acquire(request: Q, signal?: AbortSignal): Promise<R> {
+    if (this.#state !== 'open') return Promise.reject(new ServiceError('overloaded', `the ${this.opts.name} pool is shutting down`));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    // Starts are failing and nothing is alive: say so now instead of at the caller's deadline.
+    if (this.#retryTimer && this.#idle.length + this.#busy.size + this.#starting === 0) {
+      return Promise.reject(new LeanStartError(`Lean failed to start for ${this.opts.name}: ${this.#counts.lastStartError ?? 'unknown error'}`));
+    }
+    if (this.#waiters.length === 0) {
+      const r = this.#take(request);
+      if (r) return Promise.resolve(r);
+    }
+    const p = this.#waiters.wait(request, signal);
+    this.#grow();
+    return p;
+  }
+
+  /** Return a resource after a request; the policy decides whether it retires (now or after a replacement warms). */
+  release(r: R): void {
+    const e = this.#busy.get(r);
+    if (!e) return;
+    // It stays counted (in busy) while a replacement is considered, so the caps see it.
+    const why = r.healthy && !e.draining ? this.#retireReason(e) : undefined;
+    const replacing = why !== undefined && this.#state === 'open' && this.#tryReplace();
+    this.#busy.delete(r);
+    if (!r.healthy) {
+      this.#retire(e, 'unhealthy', false);
+    } else if (e.draining) {
+      // A replacement is still warming: keep serving; otherwise it is the one that goes now.
+      if (this.#replacing > 0 && this.#state === 'open') this.#makeIdle(e);
+      else this.#retire(e, e.draining, false);
+    } else {
+      if (!why) this.#makeIdle(e);
+      else if (replacing) {
+        e.draining = why;
+        this.opts.log.debug({ pool: this.opts.name, session: r.id, reason: why }, 'session draining; replacement warming');
+        this.#makeIdle(e);
+      } else {
+        this.#retire(e, why, false);
+      }
+    }
+    this.#dispatch();
+    this.#fill();
+    this.#settle();
+    // An idle process here may be what another key's waiting request needs (the gate decides).
+    if (this.#idle.length > 0) this.opts.gate?.freed(this);
+  }
+
+  #retireReason(e: Entry<R>): string | undefined {
+    const u = e.r.usage();
+    e.rssBytes = u.rssBytes;
+    return this.opts.policy.retire(e.r, u);
+  }
+
+  /** Kill a resource now (a fault, a deadline past its grace), busy or idle, and replace it in the background. */
+  destroy(r: R, reason = 'destroyed'): void {
+    let e = this.#busy.get(r);
+    if (e) this.#busy.delete(r);
+    else {
+      const i = this.#idle.findIndex((x) => x.r === r);
+      if (i < 0) return;
+      e = this.#idle.splice(i, 1)[0]!;
+    }
+    this.#retire(e, reason, true);
+    this.#fill();
+  }
+
+  /** Retire the longest-idle resource, even below minWarm (the agent needs its slot for another key). */
+  evictOne(reason: string): boolean {
+    if (this.#idle.length === 0) return false;
+    let best = 0;
+    for (let i = 1; i < this.#idle.length; i++) {
+      const a = this.#idle[i]!;
+      const b = this.#idle[best]!;
+      // Draining ones first, then the longest idle.
+      if ((a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 || (!!a.draining === !!b.draining && a.idleSince < b.idleSince)) best = i;
+    }
+    const [e] = this.#idle.splice(best, 1);
+    this.#retire(e!, reason, false);
+    return true;
+  }
+
+  /** A slot may have freed (the gate calls this): start what the waiters or minWarm need. */
+  kick(): void {
+    this.#fill();
+    this.#grow();
+  }
+
+  /** Whether this pool waits for a slot: it has waiters that no idle or starting resource will serve. */
+  get starved(): boolean {
+    return this.#state !== 'destroyed' && this.#waiters.length > this.#starting && this.#idle.length === 0;
+  }
+
+  stats(): PoolStats {
+    const sessions: SessionInfo[] = [];
+    // Read now (a /proc read per process): status shows what each holds at this moment.
+    const info = (e: Entry<R>, state: SessionInfo['state']) => sessions.push({
+      id: e.r.id, state: e.draining ? 'retiring' : state, uses: e.r.uses, states: e.r.states,
+      rssMb: Math.round(e.r.usage().rssBytes / 2 ** 20),
+    });
+    for (const e of this.#idle) info(e, 'warm');
+    for (const e of this.#busy.values()) info(e, 'busy');
+    const draining = sessions.filter((s) => s.state === 'retiring').length;
+    return {
+      warm: this.#idle.filter((e) => !e.draining).length,
+      busy: this.#busy.size,
+      starting: this.#starting,
+      retiring: draining + this.#exiting,
+      waiting: this.#waiters.length,
+      created: this.#counts.created,
+      retired: this.#counts.retired,
+      retiredBy: { ...this.#retiredBy },
+      failedStarts: this.#counts.failedStarts,
+      ...(this.#counts.lastStartError ? { lastStartError: this.#counts.lastStartError } : {}),
+      sessions,
+      lastRetirements: [...this.#history],
+    };
+  }
+
+  /**
+   * Refuse new requests; queued ones are still served (sessions are started for them if
+   * needed); then every resource retires. Resolves when all have exited. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.#state === 'open') {
+      this.#state = 'closing';
+      this.#stopTimers();
+    }
+    const done = this.#whenDone();
+    this.#settle();
+    return done;
+  }
+
+  /** Fail queued requests and kill everything now, busy resources included. Idempotent. */
+  destroyAll(): Promise<void> {
+    if (this.#state !== 'destroyed') {
+      this.#state = 'destroyed';
+      this.#stopTimers();
+      this.#startCtrl.abort(new Error('pool destroyed'));
+      this.#waiters.failAll(new ServiceError('overloaded', `the ${this.opts.name} pool is shutting down`));
+      for (const e of this.#idle.splice(0)) this.#retire(e, 'shutdown', true);
+      for (const e of [...this.#busy.values()]) {
+        this.#busy.delete(e.r);
+        this.#retire(e, 'shutdown', true);
+      }
+    }
+    const done = this.#whenDone();
+    this.#settle();
+    return done;
+  }
+
+  #whenDone(): Promise<void> {
+    this.#done ??= new Promise<void>((resolve) => {
+      this.#resolveDone = resolve;
+    });
+    return this.#done;
+  }
+
+  /** After any change: in `closing`, retire what no queued request needs; resolve `done` once nothing is left. */
+  #settle(): void {
+    if (this.#state === 'open') return;
+    if (this.#waiters.length === 0) for (const e of this.#idle.splice(0)) this.#retire(e, 'shutdown', false);
+    if (this.size === 0) this.#resolveDone?.();
+  }
+
+  #stopTimers(): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    clearInterval(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+
+  #makeIdle(e: Entry<R>): void {
+    e.idleSince = Date.now();
+    this.#idle.push(e);
+  }
+
+  /** The policy's pick among idle resources; draining ones only when nothing else is idle. */
+  #take(request: Q): R | undefined {
+    if (this.#idle.length === 0) return undefined;
+    const fresh = this.#idle.filter((e) => !e.draining);
+    const pool = fresh.length > 0 ? fresh : this.#idle;
+    const i = this.opts.policy.choose(pool.map((e) => e.r), request);
+    const e = pool[i] ?? pool[pool.length - 1]!;
+    this.#idle.splice(this.#idle.indexOf(e), 1);
+    this.#busy.set(e.r, e);
+    return e.r;
+  }
+
+  #dispatch(): void {
+    while (this.#waiters.length > 0 && this.#idle.length > 0) {
+      const r = this.#take(this.#waiters.peek() as Q)!;
+      this.#waiters.grant(r);
+    }
+  }
+
+  #hasRoom(): boolean {
+    return this.size < this.opts.maxSize && (this.opts.gate?.mayStart(this) ?? true);
+  }
+
+  /** Start resources for waiters that no idle or starting resource will serve. */
+  #grow(): void {
+    while (this.#state !== 'destroyed' && this.#waiters.length > this.#starting && this.#hasRoom()) this.#spawn(false);
+  }
+
+  /** Keep `minWarm` live resources (in `open`), and enough for the waiters. */
+  #fill(): void {
+    if (this.#state === 'destroyed' || this.#retryTimer) return;
+    while (this.#state === 'open' && this.#live < this.opts.minWarm && this.#hasRoom()) this.#spawn(false);
+    this.#grow();
+  }
+
+  /** Start a replacement for a draining resource, if the caps leave room. */
+  #tryReplace(): boolean {
+    if (this.#retryTimer || !this.#hasRoom()) return false;
+    this.#spawn(true);
+    return true;
+  }
+
+  #spawn(replacement: boolean): void {
+    this.#starting++;
+    if (replacement) this.#replacing++;
+    const t0 = performance.now();
+    this.opts.spawn(this.#startCtrl.signal).then(
+      (r) => {
+        this.#starting--;
+        if (replacement) this.#replacing--;
+        this.#counts.created++;
+        this.#backoffMs = 0;
+        this.opts.log.info({ pool: this.opts.name, session: r.id, startMs: Math.round(performance.now() - t0) }, 'lean session ready');
+        const e: Entry<R> = { r, idleSince: Date.now(), draining: undefined, rssBytes: undefined };
+        if (this.#state === 'destroyed') {
+          this.#retire(e, 'shutdown', true);
+          return;
+        }
+        this.#idle.push(e);
+        // The replacement is warm: the idle draining resources can go now (busy ones go at release).
+        if (this.#replacing === 0) for (const d of this.#idle.filter((x) => x.draining)) this.#retire(this.#idle.splice(this.#idle.indexOf(d), 1)[0]!, d.draining!, false);
+        this.#dispatch();
+        this.#settle();
+      },
+      (err: unknown) => {
+        this.#starting--;
+        if (replacement) this.#replacing--;
+        this.#counts.failedStarts++;
+        this.opts.gate?.freed(this);
+        const msg = err instanceof Error ? err.message : String(err);
+        this.#counts.lastStartError = msg;
+        if (this.#state === 'destroyed') return this.#settle();
+        this.opts.log.error({ pool: this.opts.name, err: msg }, 'lean session failed to start');
+        // Nothing alive to serve the waiters: fail them now rather than let them wait for their deadline.
+        if (this.#idle.length + this.#busy.size + this.#starting === 0) {
+          this.#waiters.failAll(new LeanStartError(`Lean failed to start for ${this.opts.name}: ${msg}`));
+        }
+        // No replacement is coming: the draining resources are ordinary again, and the policy
+        // decides anew at their next release (retiring at once, as the backoff leaves no room to replace).
+        if (this.#replacing === 0) for (const d of [...this.#idle, ...this.#busy.values()]) d.draining = undefined;
+        // Retry with backoff (1 s doubling to 60 s) so a broken toolchain is not a hot loop.
+        this.#backoffMs = Math.min(60_000, this.#backoffMs ? this.#backoffMs * 2 : 1000);
+        this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = undefined;
+          this.#fill();
+        }, this.#backoffMs);
+        this.#retryTimer.unref();
+        this.#settle();
+      },
+    );
+  }
+
+  #retire(e: Entry<R>, reason: string, kill: boolean): void {
+    this.#counts.retired++;
+    const kind = reason.replace(/\s*\(.*$/s, '');
+    this.#retiredBy[kind] = (this.#retiredBy[kind] ?? 0) + 1;
+    this.#exiting++;
+    this.#history.push({
+      id: e.r.id, reason, at: new Date().toISOString(), uses: e.r.uses, states: e.r.states,
+      ...(e.rssBytes === undefined ? {} : { rssMb: Math.round(e.rssBytes / 2 ** 20) }),
+    });
+    if (this.#history.length > (this.opts.history ?? 10)) this.#history.shift();
+    this.opts.log.debug({ pool: this.opts.name, session: e.r.id, reason }, 'session retired');
+    const gone = kill ? e.r.destroy(reason) : e.r.close(reason);
+    void gone.catch(() => {}).then(() => {
+      this.#exiting--;
+      this.opts.gate?.freed(this);
+      this.#fill();
+      this.#settle();
+    });
+  }
+
+  #evictIdle(): void {
+    if (this.#state !== 'open') return;
+    const now = Date.now();
+    // Longest idle first, while above minWarm.
+    const expired = this.#idle.filter((e) => now - e.idleSince >= this.opts.idleMs).sort((a, b) => a.idleSince - b.idleSince);
+    for (const e of expired) {
+      if (this.#live <= this.opts.minWarm && !e.draining) break;
+      this.#idle.splice(this.#idle.indexOf(e), 1);
+      this.#retire(e, 'idle', false);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * A header's imports can fail without the REPL saying so. Lean's `processHeader`
+ * [lean4: src/Lean/Elab/Import.lean, v4.24.0..v4.33.0] catches the exception of
+ * `importModules` and returns `mkEmptyEnvironment` (no `Init`) with the error added to the
+ * message log it is given; the REPL passes that log to `Command.mkState` and runs the rest
+ * through `IO.processCommands` [repl: REPL/Frontend.lean `processInput`, identical at v4.24.0
+ * and v4.28.0..v4.33.0-rc2], which is `IO.processCommandsIncrementally` [lean4:
+ * src/Lean/Elab/Frontend.lean] and collects messages from the command snapshots only: the
+ * header's error is dropped and the answer is a bare `{"env": 0}`.
+ *
+ * So the header is sent with one probe command after it: `#check Nat`. `importModules`
+ * imports all modules or throws, so after any failed import the environment is empty and
+ * `Nat` is unknown: the probe answers an error (`Unknown identifier \`Nat\`` at v4.33.0-rc2,
+ * shape of repl-transcripts/dup_msg.expected.out; older toolchains spell it `unknown
+ * identifier 'Nat'`), while in a loaded environment it answers the info `Nat : Type`. Only
+ * errors are read, never the info's text. `#check` adds nothing to the environment, so the
+ * env id the REPL returns is the header's own, and no extra env id is spent.
+ */
+import type { ReplMessage } from '../protocol/schema.ts';
+
+export const HEADER_PROBE = '#check Nat';
+
+export interface ProbedHeader {
+  /** The text sent as the header command. */
+  cmd: string;
+  /** 1-based line of the probe inside `cmd`: messages from here on are the probe's. */
+  probeLine: number;
+}
+
+export function probedHeader(header: string): ProbedHeader {
+  const body = header.replace(/\s+$/, '');
+  if (body === '') return { cmd: HEADER_PROBE, probeLine: 1 };
+  return { cmd: `${body}\n${HEADER_PROBE}`, probeLine: body.split('\n').length + 1 };
+}
+
+export interface HeaderVerdict {
+  /** The header's own messages (the probe's removed). */
+  messages: ReplMessage[];
+  /** Why the imports did not load, or undefined when they did. */
+  importFailure: string | undefined;
+}
+
+export function readHeaderProbe(header: string, probe: ProbedHeader, messages: readonly ReplMessage[]): HeaderVerdict {
+  const own = messages.filter((m) => m.pos.line < probe.probeLine);
+  const probeErrors = messages.filter((m) => m.pos.line >= probe.probeLine && m.severity === 'error');
+  if (probeErrors.length === 0) return { messages: own, importFailure: undefined };
+  const imports = header.trim().replace(/\s+/g, ' ') || '(no imports: Init)';
+  return {
+    messages: own,
+    importFailure:
+      `the imports did not load (${imports}): after them Lean does not know \`Nat\` (${probeErrors.map((m) => m.data).join('; ').slice(0, 300)}). ` +
+      'Lean drops the import error itself; usual causes are a misspelt module, a search path that does not reach the Lake project\'s build, ' +
+      'or missing or stale .olean files (built with another toolchain) — run `npm run lean:setup` or `npm run lean:doctor`',
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Where the comparator (leanprover/comparator) and its helpers are built, at which pinned
+ * commits per Lean version, and the limits its runs get. `lean:setup` builds from these pins;
+ * the comparator tool looks for the binaries where setup puts them.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex git commit');
+
+/** One Lean version's pins: comparator's commit and the lean4export commit its lake-manifest.json requires. */
+export const comparatorPin = z.strictObject({ comparator: sha, lean4export: sha });
+
+export const comparatorConfig = z.strictObject({
+  /** Build folder (relative to the project root) holding comparator-<tag>/ and landrun/. */
+  buildDir: z.string().default('lean/.build'),
+  /** Memory cap of a run (RLIMIT_AS of every process in it, MiB) when the request gives no memory_limit_mb. */
+  defaultMemoryMb: z.number().int().positive().default(8192),
+  /** Bytes of stdout+stderr a response carries (head and tail kept, the middle elided). */
+  outputLimitBytes: z.number().int().positive().default(64 * 1024),
+  /**
+   * comparator runs every build and export under landrun (Main.lean, `buildLandrunArgs`). "landrun": the
+   * binary lean:setup builds (required); "shim": the checkout's scripts/fake-landrun.sh, which does not
+   * sandbox; the bubblewrap jail is then the only isolation (for hosts where landrun cannot be built).
+   */
+  landrun: z.enum(['landrun', 'shim']).default('landrun'),
+  landrunGit: z.string().default('https://github.com/zouuup/landrun'),
+  landrunCommit: sha.default('811cfff51ceaf3d9843708aa6d22e9b84ccac8b4'),
+  comparatorGit: z.string().default('https://github.com/leanprover/comparator'),
+  /** Keyed by toolchain tag (v4.28.0): comparator's release tags carry the same names. */
+  pins: z.record(z.string().regex(/^v\d+\.\d+\.\d+(-rc\d+)?$/), comparatorPin).default({}),
+});
+
+export type ComparatorConfig = z.output<typeof comparatorConfig>;
+
+/** The build locations for one toolchain tag (README "Development" of leanprover/comparator). */
+export function comparatorPaths(root: string, cfg: Pick<ComparatorConfig, 'buildDir'>, tag: string) {
+  const build = path.resolve(root, cfg.buildDir);
+  const checkout = path.join(build, `comparator-${tag}`);
+  return {
+    checkout,
+    // `lake build lean4export comparator` puts the binaries here (leanprover/comparator README, "Development").
+    comparator: path.join(checkout, '.lake', 'build', 'bin', 'comparator'),
+    lean4export: path.join(checkout, '.lake', 'packages', 'lean4export', '.lake', 'build', 'bin', 'lean4export'),
+    shim: path.join(checkout, 'scripts', 'fake-landrun.sh'),
+    landrunDir: path.join(build, 'landrun'),
+    landrun: path.join(build, 'landrun', 'landrun'),
+  };
+}

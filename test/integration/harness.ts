@@ -1,0 +1,44 @@
+/**
+ * What the integration suite shares: the environment it runs on (a core-only one when several
+ * are available, as it starts in seconds), the reason it skips without a toolchain, a daemon on
+ * that environment and a one-line tool call. Kept apart from the tests so a unit test can load
+ * and exercise it on any machine (the old `leanApp` called itself forever).
+ */
+import type { Test } from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { EnvironmentConfig } from '../../src/envs/config.ts';
+import { probeEnvironment, type Availability } from '../../src/envs/probe.ts';
+
+export const config = loadConfig();
+
+export interface Chosen {
+  env: EnvironmentConfig | undefined;
+  /** false when an environment is available; otherwise the printed reason for skipping. */
+  skip: false | string;
+}
+
+/** The environment to run on, or why there is none (one reason per configured environment). */
+export function chooseEnvironment(envs: readonly EnvironmentConfig[], probe: (e: EnvironmentConfig) => Availability = probeEnvironment): Chosen {
+  const probes = envs.map((e) => ({ env: e, a: probe(e) }));
+  // Prefer a core-only environment: it starts in seconds.
+  const ready = probes.filter((p) => p.a.available).sort((x, y) => Number(x.env.imports !== '') - Number(y.env.imports !== ''))[0];
+  if (ready) return { env: ready.env, skip: false };
+  const reasons = probes.map((p) => `${p.env.name}: ${p.a.available ? 'available' : p.a.reason}`).join('; ');
+  return { env: undefined, skip: `no Lean toolchain here: ${reasons || 'no environment configured'}` };
+}
+
+/** A daemon on the configured environments; nothing warmed ahead, each test starts what it uses. */
+export async function leanApp(t: Test, cfg = config): Promise<FastifyInstance> {
+  const app = await buildApp({ config: { ...cfg, lean: { ...cfg.lean, minWarm: 0 } }, logger: false });
+  t.teardown(() => app.close());
+  await app.ready();
+  return app;
+}
+
+/** POST /api/v1/<tool> on `env`; the JSON response. */
+export async function callTool(app: FastifyInstance, env: EnvironmentConfig | undefined, tool: string, body: Record<string, unknown>): Promise<any> {
+  const res = await app.inject({ method: 'POST', url: `/api/v1/${tool}`, payload: { environment: env?.name, timeout_seconds: 600, ...body } });
+  return res.json();
+}

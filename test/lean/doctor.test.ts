@@ -1,0 +1,38 @@
+/**
+ * lean:doctor: without a toolchain it says what is missing and exits non-zero; its checks,
+ * run against the fake REPL test double (which knows no Lean and answers `{"env": n}` to
+ * everything), all FAIL with what came back — the doctor never passes a check Lean did not answer.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { ReplProcess } from '../../src/backend/process/repl-process.ts';
+import { LeanSession } from '../../src/backend/session/session.ts';
+import { PROJECT_ROOT } from '../../src/config.ts';
+import { CHECKS, formatTable, runChecks } from '../../src/doctor/checks.ts';
+import { environmentConfig } from '../../src/envs/config.ts';
+import { fakeLaunch, silent } from '../backend/fake.ts';
+
+t.test('without a toolchain, lean:doctor says what is missing and exits non-zero', async (t) => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
+    cwd: PROJECT_ROOT, env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') }, encoding: 'utf8',
+  });
+  t.equal(r.status, 1);
+  t.match(r.stderr, /lean:doctor needs a Lean toolchain/);
+  t.match(r.stderr, /lean-4\.28\.0 \(leanprover\/lean4:v4\.28\.0\): no Lean toolchain found/);
+});
+
+t.test('every check fails against a REPL that knows no Lean', async (t) => {
+  const env = environmentConfig.parse({ name: 'fake', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: '/tmp' });
+  const s = await LeanSession.open({ spawn: () => new ReplProcess({ launch: fakeLaunch(), log: silent }), log: silent, prefixEntries: 100 }, env.imports);
+  t.teardown(() => s.kill());
+  const results = await runChecks(s, env, AbortSignal.timeout(30_000));
+  t.equal(results.length, CHECKS.length);
+  t.same(results.filter((r) => r.ok), [], 'no check passes without Lean answering');
+  const table = formatTable(results.map((r) => ({ env: env.name, check: r.name, ok: r.ok, detail: r.detail })));
+  t.match(table, /^environment\s+check\s+ok\s+detail/);
+  t.match(table, /fake\s+#print axioms format \(public and private declarations\)\s+FAIL/);
+});
