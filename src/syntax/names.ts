@@ -60,17 +60,18 @@ export function namespacePrefixes(ns: string): string[] {
   return out;
 }
 
-/** The last component of a dotted name (a `«…»` part kept whole). */
+/**
+ * The last component of a dotted name (a `«…»` part kept whole). Looks only at the end of
+ * the name: callers ask for every prefix of a long dotted name, so a scan of the whole name
+ * each time would be quadratic.
+ */
 export function lastComponent(name: string): string {
-  if (!name.includes('«')) return name.slice(name.lastIndexOf('.') + 1);
-  let inG = false;
-  for (let i = name.length - 1; i >= 0; i--) {
-    const c = name[i];
-    if (c === '»') inG = true;
-    else if (c === '«') inG = false;
-    else if (c === '.' && !inG) return name.slice(i + 1);
+  // `«…»` parts do not nest, so a name ending in `»` ends with the part from the last `«`.
+  if (name.charCodeAt(name.length - 1) === 0xbb) {
+    const open = name.lastIndexOf('«');
+    if (open >= 0) return name.slice(open);
   }
-  return name;
+  return name.slice(name.lastIndexOf('.') + 1);
 }
 
 /**
