@@ -31,8 +31,8 @@ declare module 'fastify' {
     caller: Caller;
   }
   interface FastifyInstance {
-    /** Start the structural worker threads now (the daemon's entry does at startup; tests start them on demand). */
-    warmWorkers(): void;
+    /** Start the structural worker threads now (the daemon's entry does at startup); resolves once they serve. */
+    warmWorkers(): Promise<boolean>;
   }
 }
 

@@ -16,7 +16,7 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
   });
   const app = await buildApp({ config, logger: false, probe: () => ({ available: true }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  app.warmWorkers();
+  await app.warmWorkers();
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const headers = { authorization: 'Bearer bench-key-lag0', 'content-type': 'application/json' };
   const status = async () => {

@@ -98,6 +98,11 @@ export class Pipeline {
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);
     try {
+      // Structural work goes to the worker pool once it is up (the daemon starts it at startup;
+      // before that, or if it cannot start, the work stays on this thread).
+      const structural = this.deps.structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request) && this.deps.structural.up
+        ? this.deps.structural
+        : undefined;
       // Cancelled while queued, or in the same read as the request itself: the job never starts.
       opts.signal.throwIfAborted();
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
@@ -105,9 +110,8 @@ export class Pipeline {
       opts.onStarted?.();
       // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
       let leanFailed = false;
-      const structural = this.deps.structural;
       const result = await withDeadline(seconds, opts.signal, (signal) =>
-        structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request)
+        structural
           // No Lean: on a worker thread (a structural tool never reports a Lean failure).
           ? structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>
           : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: () => { leanFailed = true; } })).catch((e: unknown) => {

@@ -37,6 +37,7 @@ export class StructuralPool {
   private terminated = 0;
   private running = 0;
   private readonly threads: number;
+  private started: Promise<boolean> | undefined;
 
   constructor(private readonly opts: StructuralPoolOptions = {}) {
     this.threads = opts.threads || Math.max(1, Math.min(4, availableParallelism()));
@@ -58,9 +59,28 @@ export class StructuralPool {
     return this.pool;
   }
 
-  /** Start the threads now (the daemon does at startup, so the first request does not wait). */
-  warm(): void {
-    void this.piscina;
+  private isReady = false;
+
+  /** Start the threads now (the daemon does at startup); resolves once they serve. */
+  warm(): Promise<boolean> {
+    return this.ready();
+  }
+
+  /** Has a worker loaded the sources and answered? Until then structural work stays on the main thread. */
+  get up(): boolean {
+    if (!this.isReady) void this.ready();
+    return this.isReady;
+  }
+
+  /**
+   * Resolves once a worker has loaded the sources and answered (true), or failed to (false).
+   * Thread start-up takes seconds (each thread loads the sources); a request does not wait
+   * for it (its deadline may be shorter): until then, the pipeline runs structural work on
+   * the main thread, as linear as on a worker but not isolated from other callers.
+   */
+  ready(): Promise<boolean> {
+    this.started ??= this.piscina.run({ tool: '' as ToolName, request: null, env: null as never }).then(() => (this.isReady = true), () => false);
+    return this.started;
   }
 
   /** Is `impl` the built-in implementation of `tool` (the one the workers run)? */

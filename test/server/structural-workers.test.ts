@@ -29,6 +29,7 @@ t.test('a task past its deadline is stopped by terminating its worker; the next 
 t.test('over HTTP: the event loop answers /v1/status while a structural request runs; limits name the field', async (t) => {
   const app = await makeApp({ config: testConfig({ limits: { names: 3 } }) });
   t.teardown(() => app.close());
+  t.equal(await app.warmWorkers(), true, 'the worker threads start');
   const big = 'namespace a\n'.repeat(300_000);
   const slow = app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: { content: big, environment: TEST_ENV, reparse: false } });
   // Give the request time to reach its worker, then time a status request against it.
