@@ -5,6 +5,7 @@
  *   lean-tool merge FILE FILE… [options]
  *   lean-tool <tool> --batch DIR|FILE|RECORDS.jsonl … [--out-dir DIR] [--concurrency N]
  *   lean-tool environments | status
+ *   lean-tool extract-decls FILE -d DIR [-f]   (one file per document; -f to overwrite)
  *
  * Options are the request fields of the tool (derived from its schema): `--names a,b`,
  * `--indices 0,-1`, `--reparse` / `--no-reparse`, `--timeout-seconds 60`,
@@ -16,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.ts';
 import { runBatch } from './batch.ts';
+import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
 
 export const EXIT = { ok: 0, notOkay: 1, usage: 2, service: 3 } as const;
@@ -88,12 +90,17 @@ export interface Parsed {
   concurrency?: number | undefined;
   url?: string | undefined;
   apiKey?: string | undefined;
+  /** `-d DIR`: write one file per document (extract_decls / extract_theorems). */
+  dir?: string | undefined;
+  force: boolean;
 }
 
 export function parseArgs(argv: string[]): Parsed {
-  const [tool, ...rest] = argv;
-  if (!tool || tool === '-h' || tool === '--help' || tool === 'help') throw new UsageError('');
-  const p: Parsed = { tool, positionals: [], fields: {}, json: false, batch: false };
+  const [given, ...rest] = argv;
+  if (!given || given === '-h' || given === '--help' || given === 'help') throw new UsageError('');
+  // `extract-decls` spells the tool `extract_decls`.
+  const tool = isToolName(given.replace(/-/g, '_')) ? given.replace(/-/g, '_') : given;
+  const p: Parsed = { tool, positionals: [], fields: {}, json: false, batch: false, force: false };
   const schema = isToolName(tool) ? fieldsOf(tool) : {};
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
@@ -109,6 +116,8 @@ export function parseArgs(argv: string[]): Parsed {
     else if (a === '--concurrency') p.concurrency = Number(next());
     else if (a === '--url') p.url = next();
     else if (a === '--api-key') p.apiKey = next();
+    else if (a === '-d' || a === '--dir') p.dir = next();
+    else if (a === '-f' || a === '--force') p.force = true;
     else if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       let name = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
@@ -137,6 +146,21 @@ function usage(): string {
     'common: --environment NAME (or SERVICE_ENVIRONMENT), -o FILE, --json, --url URL (SERVICE_API_URL), --api-key KEY (SERVICE_API_KEY)',
     'exit codes: 0 ok, 1 the tool said not okay, 2 usage, 3 service error',
   ].join('\n');
+}
+
+/** `-d DIR`: the documents as files; refusing (exit 2, nothing written) when one exists and -f is not given. */
+function writeDocuments(res: Record<string, unknown>, p: Parsed, io: Io): number {
+  const documents = res.documents as Record<string, { content: string; declaration: string }> | undefined;
+  if (!documents) throw new UsageError(`-d writes documents; ${p.tool} returns none`);
+  const files = documentFiles(documents, p.dir!, p.json);
+  const r = writeDocumentFiles(files, p.dir!, p.force);
+  report(res, io);
+  if (r.existing.length > 0) {
+    io.stderr(`lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); nothing written, use -f to overwrite\n`);
+    return EXIT.usage;
+  }
+  io.stderr(`lean-tool: wrote ${Object.keys(documents).length} document(s) to ${p.dir}\n`);
+  return notOkay(res) ? EXIT.notOkay : EXIT.ok;
 }
 
 /** Whether a response says "not okay": okay false, or errors from Lean or the tool. */
@@ -200,6 +224,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       request = { ...base, content: f === '-' ? io.stdin() : readFileSync(f, 'utf8') };
     }
     const res = (await client.call(tool, request as never)) as Record<string, unknown>;
+    if (p.dir !== undefined) return writeDocuments(res, p, io);
     if (p.json) {
       const text = `${JSON.stringify(res, null, 2)}\n`;
       if (p.out) writeFileSync(p.out, text);

@@ -80,6 +80,8 @@ export interface Elaborated {
   axioms: Map<string, string[]>;
   /** Messages of each probe command, in order. */
   probes: LeanMessage[][];
+  /** Messages of each preamble command, in order. */
+  preamble: LeanMessage[][];
   toolErrors: string[];
   toolWarnings: string[];
   failure: LeanFailure | undefined;
@@ -96,6 +98,10 @@ export interface ElaborateExtras {
   probes?: (file: SourceFile) => readonly string[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
   transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
+  /** Adjust the header elaborated first (e.g. extract_decls adds `import Lean` for its helper when there is none). */
+  header?: (header: string) => string;
+  /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
+  preamble?: readonly string[];
 }
 
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
@@ -106,10 +112,14 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const parseMs = performance.now() - t0;
 
   type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe'; index: number };
+  type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe' | 'preamble'; index: number };
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
+  (extras.preamble ?? []).forEach((text, index) => {
+    roles.push({ kind: 'preamble', index });
+    commands.push({ text, origin: start });
+  });
   const options: [string, boolean | number | string][] = [
     ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
     ...Object.entries(opts.global_options ?? {}),
@@ -161,13 +171,13 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
 
   const out: Elaborated = {
-    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], toolErrors: [], toolWarnings: [...prepared.warnings],
+    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], preamble: [], toolErrors: [], toolWarnings: [...prepared.warnings],
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
   };
   const t1 = performance.now();
   let result;
   try {
-    result = await ctx.lean.elaborate(ctx.env, { header: prepared.header, commands }, {
+    result = await ctx.lean.elaborate(ctx.env, { header: extras.header?.(prepared.header) ?? prepared.header, commands }, {
       signal: ctx.signal,
       // Progress counts the content's commands only, not option or axiom probes.
       progress: (done) => {
@@ -210,6 +220,8 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
       for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
     } else if (role.kind === 'probe') {
       out.probes[role.index] = r.messages;
+    } else if (role.kind === 'preamble') {
+      out.preamble[role.index] = r.messages;
     } else {
       for (const m of r.messages) {
         const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;

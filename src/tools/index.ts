@@ -3,6 +3,7 @@ import type { ComparatorBackend } from '../backend/comparator/runner.ts';
 import { check } from './check.ts';
 import { comparatorTool } from './comparator.ts';
 import { disprove } from './disprove.ts';
+import { extract_decls, extract_theorems } from './extract-decls.ts';
 import { have2lemma } from './have2lemma.ts';
 import { have2sorry } from './have2sorry.ts';
 import { merge } from './merge.ts';
@@ -22,5 +23,6 @@ export function builtinTools(deps: { comparator?: ComparatorBackend } = {}): Too
   return {
     ...(deps.comparator ? { comparator: comparatorTool(deps.comparator) } : {}),
     check, verify_proof: withNegation(verify_proof), theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems, disprove,
+    extract_decls, extract_theorems,
   };
 }

@@ -14,7 +14,7 @@ t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) =
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   const deadline = Date.now() + 20_000;
-  while (!out.includes('listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!out.includes('lean tool service listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   t.match(out, 'lean tool service listening');
   const envs = await (await fetch(`http://127.0.0.1:${port}/v1/environments`)).json() as { name: string; available: boolean }[];
   t.ok(envs.length >= 1 && envs.every((e) => typeof e.available === 'boolean'));

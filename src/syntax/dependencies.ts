@@ -1,0 +1,311 @@
+/**
+ * Syntactic dependencies of declarations: the names written literally in a declaration's
+ * source, split into local ones (resolved, through the namespaces and `open`s in scope, to
+ * a declaration earlier in the same file or in the same `mutual` block) and external ones
+ * (everything else that is not a bound variable). Names produced by notation or macro
+ * expansion are invisible here by design: the spec's fields are about what is written.
+ *
+ * One pass over the declaration's significant tokens to find bound names, one to classify
+ * references; every lookahead consumes a run of identifiers that no other lookahead
+ * revisits, so the whole file is linear in its tokens.
+ */
+import { OPENER_SET } from './keywords.ts';
+import { identOccurrences, resolveName } from './names.ts';
+import { isCloser, isOpener, type SigTokens } from './significant.ts';
+import { splitName, type SourceDecl, type SourceFile } from './source.ts';
+import { parseTacticBlock, type TacticBlock } from './tactics.ts';
+
+export interface SyntacticDependencies {
+  /** Full names of local declarations, in order of first use. */
+  local: string[];
+  /** Other names written literally (not bound in the declaration), as written, in order of first use. */
+  external: string[];
+}
+
+/** Words after which identifiers up to a separator are binders (`fun x y =>`, `∀ x ∈ s,`, `∑ i in s,`). */
+const BINDER_WORDS = new Set(['fun', 'λ', '∀', '∃', '∃!', 'Π', 'Σ', '∑', '∏', '⋃', '⋂', '⨆', '⨅', 'forall', '∫']);
+/**
+ * Tactics and term keywords whose following identifiers (same line, up to `:`/`:=`/`=`) are
+ * introduced names. `cases`/`rcases`/`induction` are not among them: the term they take is
+ * a reference; their names come after `with`.
+ */
+const INTRO_WORDS = new Set([
+  'intro', 'intros', 'rintro', 'rintros', 'obtain', 'case', "case'", 'next', 'set', 'generalize', 'ext', 'funext', 'by_contra',
+  'by_contra!', 'by_cases', 'choose', 'have', 'haveI', "have'", 'let', 'letI', 'suffices', 'replace', 'with', 'rename_i', 'introv', 'peel',
+]);
+/** Words that end an introduction list. */
+const INTRO_STOP = new Set([':', ':=', '=', '←', '<-', 'using', 'at', '|', '=>', 'from', 'in', 'generalizing']);
+/** Tactic combinators after which the next word is a tactic name. */
+const TACTIC_COMBINATORS = new Set(['<;>', ';', 'try', 'all_goals', 'any_goals', 'repeat', "repeat'", 'focus', 'first', 'iterate', '·', '.', 'classical', 'on_goal', 'case', 'next']);
+
+/** Is token k an identifier written directly after a `.` (anonymous constructor `.inl`, a field after a closer, `|>.elim`)? */
+const afterDot = (sig: SigTokens, k: number) => k > 0 && sig.kind[k - 1] === 'symbol' && sig.text[k - 1]!.endsWith('.') && sig.end[k - 1] === sig.start[k];
+
+/**
+ * Names bound inside significant tokens [from, to): binder groups `(x y : T)`, `{α}`,
+ * `[inst : C]`, set-builder `{x | p}`, `fun`/`∀`/`∃` binders, tactic introductions
+ * (`intro`, `obtain ⟨a, b⟩`, `cases h with | inl h`…), `have`/`let` names, match
+ * alternative variables, and structure fields / inductive constructors.
+ */
+export function boundNames(sig: SigTokens, from: number, to: number, opts: { ctors?: boolean; fields?: boolean } = {}): Set<string> {
+  const bound = new Set<string>();
+  const addIdents = (k: number, stopAtSeparators: ReadonlySet<string>, sameLine: boolean): number => {
+    // Identifiers (and pattern brackets around them) until a stop word, returns the index after.
+    const line = sig.line[k - 1];
+    let depth = 0;
+    let j = k;
+    for (; j < to; j++) {
+      const t = sig.text[j]!;
+      if (sameLine && depth === 0 && sig.line[j] !== line) break;
+      if (depth === 0 && stopAtSeparators.has(t)) break;
+      if (isOpener(sig, j)) { depth++; continue; }
+      if (isCloser(sig, j)) { if (--depth < 0) break; continue; }
+      if (sig.kind[j] === 'ident') {
+        // Inside a binder group's type annotation the names are references: stop the group at `:`.
+        if (!afterDot(sig, j)) bound.add(splitName(t)[0]!);
+      } else if (t === ':' && depth > 0) {
+        // `⟨x, (h : p)⟩`: skip the annotation to its closer.
+        let d = 0;
+        for (j++; j < to; j++) {
+          if (isOpener(sig, j)) d++;
+          else if (isCloser(sig, j) && --d < 0) { depth--; break; }
+        }
+      } else if (t !== ',' && t !== '_' && t !== '@' && t !== '|' && t !== '-' && t !== '*' && t !== '?' && t !== '!') {
+        if (depth === 0) break;
+      }
+    }
+    return j;
+  };
+  const INTRO_STOP_DEPTH0 = new Set([...INTRO_STOP, ',']);
+  for (let k = from; k < to; k++) {
+    const t = sig.text[k]!;
+    const kind = sig.kind[k];
+    if (kind === 'symbol' && (t === '(' || t === '{' || t === '⦃' || t === '[' || t === '{{')) {
+      // `(x y : T)` / `{x | p x}` / `[inst : C]`: a run of identifiers then `:` (or `|` for set-builder).
+      let j = k + 1;
+      while (j < to && (sig.kind[j] === 'ident' || sig.text[j] === '_') && !afterDot(sig, j)) j++;
+      if (j > k + 1 && (sig.text[j] === ':' || (t === '{' && sig.text[j] === '|'))) {
+        for (let i = k + 1; i < j; i++) bound.add(splitName(sig.text[i]!)[0]!);
+        k = j - 1;
+      }
+      // Otherwise (`(fun x => …)`, `(f a)`) the group's words are looked at one by one.
+      continue;
+    }
+    if (BINDER_WORDS.has(t)) {
+      // `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∃ (S : Finset (Fin 2)), …`, `∑ i ∈ s, …`:
+      // identifiers are bound unless they sit after a `:` inside their bracket group (a type).
+      let j = k + 1;
+      const inType: boolean[] = [false];
+      for (; j < to; j++) {
+        const u = sig.text[j]!;
+        if (isOpener(sig, j)) { inType.push(inType[inType.length - 1]!); continue; }
+        if (isCloser(sig, j)) { inType.pop(); if (inType.length === 0) break; continue; }
+        const depth = inType.length - 1;
+        if (depth === 0 && (u === ',' || u === '=>' || u === '↦' || u === ':' || u === '∈' || u === 'in' || u === '∉' || u === '<' || u === '≤' || u === '>' || u === '≥' || u === '⊆' || u === '|')) break;
+        if (u === ':' && depth > 0) { inType[depth] = true; continue; }
+        if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
+      }
+      k = j - 1;
+      continue;
+    }
+    if (kind === 'ident' && INTRO_WORDS.has(t)) {
+      const j = addIdents(k + 1, t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0, true);
+      k = j - 1;
+      continue;
+    }
+    // A `|` starting a line or after `with`/`fun`/`match`: not the `|` of `{x | p}` or `|x|`.
+    if (t === '|' && kind === 'symbol' && (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''))) {
+      // `| pat => …`: match / induction alternatives; `| mk : T`: an inductive's constructor.
+      if (opts.ctors) {
+        if (sig.kind[k + 1] === 'ident') bound.add(splitName(sig.text[k + 1]!)[0]!);
+        continue;
+      }
+      let j = k + 1;
+      let first = true;
+      for (; j < to && sig.text[j] !== '=>' && sig.text[j] !== ':=' && sig.line[j] === sig.line[k]; j++) {
+        if (sig.text[j] === ',' || sig.text[j] === '|') { first = true; continue; }
+        if (sig.kind[j] !== 'ident' || afterDot(sig, j)) { if (sig.kind[j] !== 'symbol') first = false; continue; }
+        // The head of an applied pattern is a constructor (`succ n`, `some (x, y)`), the rest are variables (`n+1`, `x :: xs`).
+        const next = sig.text[j + 1];
+        if (first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨')) { first = false; continue; }
+        first = false;
+        bound.add(splitName(sig.text[j]!)[0]!);
+      }
+      k = j - 1;
+      continue;
+    }
+    if (opts.fields && kind === 'ident' && sig.firstOnLine[k]) {
+      // Structure fields `x y : T` / `x : T := v`, and `where` fields and local definitions, at a line start.
+      let j = k;
+      while (j < to && sig.kind[j] === 'ident' && sig.line[j] === sig.line[k]) j++;
+      if (sig.text[j] === ':' || sig.text[j] === ':=') for (let i = k; i < j; i++) bound.add(sig.text[i]!);
+    }
+  }
+  return bound;
+}
+
+/**
+ * Significant-token indices of tactic names (item heads and words after combinators) in
+ * every `by` block of [from, to): the proof's, and those inside terms (`show p by rfl`,
+ * equation right-hand sides). A `by` inside a block already parsed is part of its tree.
+ */
+export function tacticNameTokens(sig: SigTokens, from: number, to: number): Set<number> {
+  const out = new Set<number>();
+  let covered = from;
+  for (let k = from; k < to; k++) {
+    if (k < covered || sig.text[k] !== 'by' || sig.kind[k] !== 'ident') continue;
+    const block = parseTacticBlock(sig, k, to);
+    covered = block.sigEnd;
+    collectTacticNames(sig, block, out);
+  }
+  return out;
+}
+
+/** Is token k the start of a `fun x => body` body (which the tactic tree may take for an alternative)? Looks back a bounded stretch. */
+function afterFunArrow(sig: SigTokens, k: number): boolean {
+  if (sig.text[k - 1] !== '=>' && sig.text[k - 1] !== '↦') return false;
+  for (let j = k - 2, n = 0; j >= 0 && n < 64 && sig.line[j] === sig.line[k - 1]; j--, n++) {
+    const t = sig.text[j];
+    if (t === 'fun' || t === 'λ') return true;
+    if (t === '|' || t === 'with' || t === 'case' || t === 'next') return false;
+  }
+  return false;
+}
+
+function collectTacticNames(sig: SigTokens, root: TacticBlock, out: Set<number>): void {
+  const stack: TacticBlock[] = [root];
+  while (stack.length > 0) {
+    const block = stack.pop()!;
+    for (const item of block.items) {
+      if (!afterFunArrow(sig, item.sigStart)) out.add(item.sigStart);
+      for (const c of item.children) stack.push(c);
+    }
+  }
+  // Words after combinators, in one pass over the block (children lie inside it).
+  for (let j = root.sigStart; j < root.sigEnd - 1; j++) {
+    if (TACTIC_COMBINATORS.has(sig.text[j]!) && sig.kind[j + 1] === 'ident') out.add(j + 1);
+  }
+}
+
+/** Where a declaration's names resolve: its namespace (with the declaration name's own prefix) and the `open`s in force. */
+export function declScope(file: SourceFile, d: SourceDecl): { namespace: string; opens: string[] } {
+  const opens = file.scopes[d.commandIndex]?.opens ?? d.opens;
+  const full = d.fullName;
+  const i = full ? full.lastIndexOf('.') : -1;
+  // Lean elaborates `theorem A.b` inside namespace `A` (the declaration name's prefix).
+  const namespace = full && i > 0 && !d.name?.startsWith('_root_.') ? full.slice(0, i) : d.namespace;
+  return { namespace, opens };
+}
+
+/** Token ranges inside `@[…]` attribute lists (attribute names are not references). */
+function attributeTokens(sig: SigTokens, from: number, to: number): Set<number> {
+  const out = new Set<number>();
+  for (let k = from; k < to; k++) {
+    if (sig.text[k] !== '@[') continue;
+    let depth = 0;
+    for (; k < to; k++) {
+      if (OPENER_SET.has(sig.text[k]!) && sig.kind[k] === 'symbol') depth++;
+      else if (isCloser(sig, k) && --depth === 0) break;
+      out.add(k);
+    }
+  }
+  return out;
+}
+
+/**
+ * The local name a written name denotes, trying the whole name and then shorter prefixes
+ * (`foo.symm`, `Foo.mk` for a local `foo` / structure `Foo`); undefined when none is local.
+ */
+function resolveLocal(written: string, scope: { namespace: string; opens: string[] }, declared: ReadonlySet<string>): string | undefined {
+  let w = written;
+  for (;;) {
+    const hit = resolveName(w, scope, declared)[0];
+    if (hit !== undefined) return hit;
+    const i = w.lastIndexOf('.');
+    if (i <= 0) return undefined;
+    w = w.slice(0, i);
+  }
+}
+
+/** Syntactic dependencies of every declaration of the file, in declaration order (one Map entry per declaration). */
+export function syntacticDependencies(file: SourceFile): Map<SourceDecl, SyntacticDependencies> {
+  const out = new Map<SourceDecl, SyntacticDependencies>();
+  const declared = new Set<string>();
+  const { sig } = file;
+  const decls = file.decls;
+  for (let i = 0; i < decls.length; i++) {
+    const d = decls[i]!;
+    // Members of one mutual block see each other: declare the whole group first.
+    if (d.mutualGroup !== undefined && (i === 0 || decls[i - 1]!.mutualGroup !== d.mutualGroup)) {
+      for (let j = i; j < decls.length && decls[j]!.mutualGroup === d.mutualGroup; j++) if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
+    }
+    // `open X in` / `set_option … in` prefixes name namespaces and options, not declarations.
+    const from = d.command.ownSigStart;
+    const to = d.command.sigEnd;
+    const structural = d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
+    const bound = boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' });
+    const tactics = tacticNameTokens(sig, from, to);
+    const attrs = attributeTokens(sig, from, to);
+    const nameK = d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1;
+    const scope = declScope(file, d);
+    // Fields of a `where` body (`x := 1` at a line start) are not references.
+    const whereFrom = d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1;
+    // A recursive reference to itself is neither local nor external.
+    if (d.fullName) declared.add(d.fullName);
+    const local: string[] = [];
+    const external: string[] = [];
+    const seenLocal = new Set<string>();
+    const seenExternal = new Set<string>();
+    for (const occ of identOccurrences(sig, from, to)) {
+      const k = occ.sig;
+      if (k === nameK || tactics.has(k) || attrs.has(k) || afterDot(sig, k)) continue;
+      // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`; tactic flags `+kernel`.
+      if (sig.text[k + 1] === ':=' && (sig.text[k - 1] === '(' || sig.text[k - 1] === '{' || sig.text[k - 1] === ',' || (sig.firstOnLine[k] && whereFrom >= 0 && k > whereFrom))) continue;
+      if ((sig.text[k - 1] === '+' || sig.text[k - 1] === '-') && sig.end[k - 1] === sig.start[k] && tactics.size > 0) continue;
+      const head = splitName(occ.name)[0]!;
+      if (bound.has(head)) continue;
+      const hit = resolveLocal(occ.name, scope, declared);
+      if (hit !== undefined) {
+        if (hit !== d.fullName && !seenLocal.has(hit)) {
+          seenLocal.add(hit);
+          local.push(hit);
+        }
+      } else if (!seenExternal.has(occ.name)) {
+        seenExternal.add(occ.name);
+        external.push(occ.name);
+      }
+    }
+    out.set(d, { local, external });
+    if (d.fullName) declared.add(d.fullName);
+  }
+  return out;
+}
+
+/**
+ * Local names written in the commands that are not declarations but can need one:
+ * `variable (x : MyType)` and notation/macro commands (`notation "‖" x "‖" => myNorm x`).
+ * Resolved like a declaration's, against the declarations before the command.
+ */
+export function commandDependencies(file: SourceFile): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  const declared = new Set<string>();
+  const { sig } = file;
+  let next = 0;
+  file.commands.forEach((cmd, i) => {
+    while (next < file.decls.length && file.decls[next]!.commandIndex < i) {
+      const n = file.decls[next++]!.fullName;
+      if (n) declared.add(n);
+    }
+    if (cmd.kind !== 'variable' && cmd.kind !== 'notation') return;
+    const bound = boundNames(sig, cmd.ownSigStart, cmd.sigEnd);
+    const scope = file.scopes[i] ?? { namespace: '', opens: [] };
+    const local: string[] = [];
+    for (const occ of identOccurrences(sig, cmd.ownSigStart, cmd.sigEnd)) {
+      if (afterDot(sig, occ.sig) || bound.has(splitName(occ.name)[0]!)) continue;
+      const hit = resolveLocal(occ.name, scope, declared);
+      if (hit !== undefined && !local.includes(hit)) local.push(hit);
+    }
+    if (local.length > 0) out.set(i, local);
+  });
+  return out;
+}
