@@ -24,11 +24,14 @@ const NOT_REFERENCES = new Set([
   'termination_by', 'decreasing_by', 'return', 'for', 'unless', 'mut', 'set_option',
 ]);
 
-/** Identifier tokens in significant range [from, to) that may refer to declarations. */
-export function identOccurrences(sig: SigTokens, from = 0, to = sig.length): IdentOccurrence[] {
+/**
+ * Identifier tokens in significant range [from, to) that may refer to declarations; with
+ * `withFields`, also the field names of projections `(e).foo` (dot notation, marked `field`).
+ */
+export function identOccurrences(sig: SigTokens, from = 0, to = sig.length, withFields = false): IdentOccurrence[] {
   const out: IdentOccurrence[] = [];
   for (let k = from; k < to; k++) {
-    if (sig.kind[k] === 'field') {
+    if (withFields && sig.kind[k] === 'field') {
       // `(e).foo`: the field name after the dot, resolved by the receiver's type (dot notation).
       out.push({ name: sig.text[k]!.slice(1), start: sig.start[k]! + 1, end: sig.end[k]!, sig: k, field: true });
       continue;
@@ -118,13 +121,24 @@ export class NameIndex {
 /** Is `p` (possibly '') a namespace prefix of `ns` on a component boundary? */
 const isNsPrefix = (p: string, ns: string) => p === '' || (ns.length >= p.length && ns.startsWith(p) && (ns.length === p.length || ns.charCodeAt(p.length) === 46));
 
-const indexes = new WeakMap<ReadonlySet<string>, NameIndex>();
-/** One index per declared-name set (callers pass the same set for every occurrence). */
-function indexOf(declared: ReadonlySet<string> | NameIndex): NameIndex {
-  if (declared instanceof NameIndex) return declared;
-  let idx = indexes.get(declared);
-  if (!idx) indexes.set(declared, (idx = new NameIndex(declared)));
-  return idx;
+/**
+ * Resolution against a plain Set (which its owner may still be filling): every namespace
+ * prefix × open candidate is looked up. Cost: namespace depth × (1 + opens) lookups per
+ * call; callers resolving many names should pass a NameIndex instead.
+ */
+function resolveInSet(written: string, scope: ResolveScope, declared: ReadonlySet<string>): { name: string; group: number }[] {
+  const out: { name: string; group: number }[] = [];
+  const seen = new Set<string>();
+  const add = (n: string, group: number) => {
+    if (declared.has(n) && !seen.has(n)) {
+      seen.add(n);
+      out.push({ name: n, group });
+    }
+  };
+  const prefixes = namespacePrefixes(scope.namespace);
+  for (const p of prefixes) add(p ? `${p}.${written}` : written, 0);
+  for (const o of scope.opens) for (const p of prefixes) add(p ? `${p}.${o}.${written}` : `${o}.${written}`, 1);
+  return out;
 }
 
 /**
@@ -149,11 +163,12 @@ export function resolveFirst(written: string, scope: ResolveScope, declared: Rea
 }
 
 function resolveHits(written: string, scope: ResolveScope, declared: ReadonlySet<string> | NameIndex): { name: string; group: number }[] {
-  const idx = indexOf(declared);
   if (written.startsWith('_root_.')) {
     const n = written.slice('_root_.'.length);
-    return idx.has(n) ? [{ name: n, group: 0 }] : [];
+    return declared.has(n) ? [{ name: n, group: 0 }] : [];
   }
+  if (!(declared instanceof NameIndex)) return resolveInSet(written, scope, declared);
+  const idx = declared;
   const ns = scope.namespace;
   const hits: { name: string; group: number; open: number; depth: number }[] = [];
   for (const f of idx.withLast(lastComponent(written))) {

@@ -119,7 +119,7 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
   };
 
   let cmdIndex = 0;
-  for (const occ of identOccurrences(file.sig)) {
+  for (const occ of identOccurrences(file.sig, 0, file.sig.length, true)) {
     if (nameTokens.has(occ.start)) continue;
     while (cmdIndex + 1 < file.commands.length && file.commands[cmdIndex + 1]!.start <= occ.start) cmdIndex++;
     const scope = file.scopes[cmdIndex] ?? { namespace: '', opens: [] };
