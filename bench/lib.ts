@@ -47,7 +47,23 @@ export interface ScenarioResult {
   figures: Record<string, unknown>;
   /** Markdown table rows: [metric, value, note]. */
   table: [string, string, string][];
+  /** Each target of the issue this scenario measures, judged on this run's figures. */
+  targets?: TargetResult[];
+  /** The rounds behind the figures: [round, target, figure, outside CPU share, noisy]. */
+  rounds?: string[][];
+  /** Header of `rounds`. */
+  roundsHeader?: string[];
 }
+
+export interface TargetResult {
+  target: string;
+  figure: string;
+  pass: boolean;
+  /** True when other processes used more than the noisy share of the machine during the run. */
+  noisy: boolean;
+}
+
+export const pct = (x: number, d = 1) => `${round(x * 100, d)}%`;
 
 /** Samples the peak resident memory of this process and of its descendants (the workers). */
 export function rssSampler(everyMs = 100): { stop: () => { daemonPeakMb: number; workersPeakMb: number } } {

@@ -8,18 +8,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
 import { adversarialScenario } from './scenarios/adversarial.ts';
+import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
+import { hitPathScenario } from './scenarios/hit-path.ts';
+import { missLatencyScenario } from './scenarios/miss-latency.ts';
+import { orchestrationScenario } from './scenarios/orchestration.ts';
 import { eventLoopLagScenario } from './scenarios/event-loop-lag.ts';
-import { leanPathScenario } from './scenarios/lean-path.ts';
 import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
+import { startupScenario } from './scenarios/startup.ts';
 import { structuralScenario } from './scenarios/structural.ts';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   parser: () => parserScenario(),
   structural: () => structuralScenario(),
-  'lean-path': () => leanPathScenario(),
+  'hit-path': () => hitPathScenario(),
+  'miss-latency': () => missLatencyScenario(),
+  orchestration: () => orchestrationScenario(),
+  'cache-memory': () => cacheMemoryScenario(),
+  startup: () => startupScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
   adversarial: () => adversarialScenario(),
@@ -59,8 +67,20 @@ const md = [
   '',
   `Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.platform}`,
   '',
-  ...results.flatMap((r) => [`## ${r.name}`, '', r.summary, '', '| metric | value | note |', '|---|---|---|', ...r.table.map((row) => `| ${row.join(' | ')} |`), '']),
+  ...targetTable(results),
+  ...results.flatMap((r) => [
+    `## ${r.name}`, '', r.summary, '', '| metric | value | note |', '|---|---|---|', ...r.table.map((row) => `| ${row.join(' | ')} |`), '',
+    ...(r.rounds && r.roundsHeader ? ['Rounds:', '', `| ${r.roundsHeader.join(' | ')} |`, `|${r.roundsHeader.map(() => '---').join('|')}|`, ...r.rounds.map((row) => `| ${row.join(' | ')} |`), ''] : []),
+  ]),
 ].join('\n');
+
+/** PASS/FAIL of every target measured in this run, first. */
+function targetTable(rs: ScenarioResult[]): string[] {
+  const ts = rs.flatMap((r) => (r.targets ?? []).map((t) => ({ ...t, scenario: r.name })));
+  if (!ts.length) return [];
+  return ['## Targets', '', '| target | figure | result | scenario |', '|---|---|---|---|',
+    ...ts.map((t) => `| ${t.target} | ${t.figure} | ${t.pass ? 'PASS' : 'FAIL'}${t.noisy ? ' (noisy run)' : ''} | ${t.scenario} |`), ''];
+}
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ machine: m, results }, null, 2));

@@ -1,30 +1,32 @@
 /**
  * The composition root: builds the logger, environment registry, admission and
  * tools from a Config, and wires them into a fastify instance. Nothing else
- * creates long-lived state.
+ * creates long-lived state. It only wires: what each part reads (files, the
+ * process environment) and reports (status) lives in that part's own module.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { KeyRing, type Caller } from './admission/keys.ts';
 import { ConcurrencyLimiter } from './admission/limiter.ts';
 import { LeanBackend } from './backend/index.ts';
 import type { LaunchSpec } from './backend/process/launch.ts';
 import { ResultCache } from './cache/result-cache.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
+import { rootLogger, silentLogger } from './log.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
-import { clip, ServiceError } from './errors.ts';
+import { clip, serviceError } from './errors.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { registerRoutes } from './server/routes.ts';
+import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 import { StructuralPool } from './workers/structural-pool.ts';
+import { VERSION } from './version.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,13 +48,14 @@ export interface AppOptions {
   probe?: Probe;
   /** Override how a REPL is launched (tests: the fake REPL double; never a product backend). */
   launch?: (env: EnvironmentConfig) => LaunchSpec;
+  /** The process environment the host is discovered from (PATH, ELAN_HOME, LOG_LEVEL…); default: this process's. */
+  hostEnv?: NodeJS.ProcessEnv;
 }
-
-export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
-  const logger = opts.logger === false ? pino({ level: 'silent' }) : (opts.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }));
+  const hostEnv = opts.hostEnv ?? process.env;
+  const logger = opts.logger === false ? silentLogger() : (opts.logger ?? rootLogger(hostEnv));
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of fastify's two.
@@ -74,7 +77,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => sendError(toFrameworkError(err), request, reply),
   });
 
-  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : {}) });
+  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : { hostEnv }) });
   // Running Lean unjailed must be a visible choice: a warning at start and in /v1/status.
   const warnings = config.environments
     .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
@@ -88,7 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
-  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits });
+  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: hostEnv });
   const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
   const pipeline = new Pipeline({
     registry, limiter, tools: { ...builtinTools({ comparator }), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds,
@@ -104,18 +107,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
   // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
   const authorize = (request: FastifyRequest): Caller => {
-    if (closing) throw new ServiceError('overloaded', 'the daemon is shutting down', { retryAfter: a.retryAfterSeconds });
+    if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
   // The request log line; not even registered when info is off (the hit path is hot).
-  if (logger.isLevelEnabled('info')) app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  if (logger.isLevelEnabled('info')) app.addHook('onResponse', (request, reply, done) => {
     const s = request.svc ?? {};
     request.log.info({
       method: request.method, url: request.url, tool: s.tool, environment: s.environment,
       keyClass: request.caller?.keyClass ?? 'rejected', status: reply.statusCode,
       queueMs: s.queueMs, totalMs: Math.round(reply.elapsedTime), cache: s.cache,
     }, 'request');
+    done();
   });
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {
@@ -133,7 +138,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    sendError(new ServiceError('not_found', `no route ${request.method} ${clip(request.url.split('?')[0]!)}; tools are POST /api/v1/<tool>`), request, reply));
+    sendError(serviceError('not_found', 'route', { method: request.method, path: clip(request.url.split('?')[0]!) }), request, reply));
 
   await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize, limits: config.server.stream, closing: () => closing });
   registerRoutes(app, {
@@ -142,18 +147,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pipeline,
     version: VERSION,
     environments: () => registry.list(),
-    status: () => ({
-      status: 'healthy',
-      version: VERSION,
-      ...(warnings.length ? { warnings } : {}),
-      uptime_s: Math.round((Date.now() - startedAt) / 1000),
-      environments: registry.list().map((e) => ({ name: e.name, available: e.available })),
-      admission: limiter.stats(),
-      pools: backend.stats(),
-      cache: cache.stats(),
-      workers: structural.stats(),
-      keys_configured: keys.size,
-    }),
+    status: () => ({ ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }), workers: structural.stats() }),
   });
   return app;
 }

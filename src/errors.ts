@@ -6,30 +6,123 @@
  * `retryable` marks the conditions a client may retry (429/503): the public AXLE
  * client retries exactly those two statuses, so nothing permanent may use them.
  * docs/errors.md lists every code (checked by test/errors.test.ts).
+ *
+ * As in fastify's lib/errors.js, the wording lives here: each code carries its message
+ * templates, and throw sites name one and fill its `{placeholders}` (`serviceError`), so every
+ * message of a code can be read in one place.
  */
 export const ERROR_CODES = {
-  invalid_request: { status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.' },
-  bad_request: { status: 400, retryable: false, summary: 'The HTTP request itself is malformed (rejected by the HTTP parser or the router before any route ran).' },
-  request_timeout: { status: 408, retryable: false, summary: 'The request headers or body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`.' },
-  uri_too_long: { status: 414, retryable: false, summary: 'A path segment is longer than the router accepts.' },
-  headers_too_large: { status: 431, retryable: false, summary: 'The request line and headers exceed Node\'s header size limit (16 KiB).' },
-  malformed_json: { status: 400, retryable: false, summary: 'The body is not parseable JSON.' },
-  unauthorized: { status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.' },
-  unknown_tool: { status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).' },
-  not_found: { status: 404, retryable: false, summary: 'No route with that method and path.' },
-  unknown_environment: { status: 404, retryable: false, summary: 'The `environment` names no configured environment.' },
-  payload_too_large: { status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.' },
-  unsupported_media_type: { status: 415, retryable: false, summary: 'Content-Type is neither application/json nor text/plain.' },
-  queue_full: { status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After." },
-  not_implemented: { status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.' },
-  environment_unavailable: { status: 503, retryable: true, summary: 'The environment needs Lean and its toolchain/REPL is not ready; the reason says what is missing. Re-probed periodically, so it clears once the toolchain is installed.' },
-  overloaded: { status: 503, retryable: true, summary: 'No Lean worker could be had in time, or the daemon is shutting down.' },
-  timeout: { status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).' },
-  cancelled: { status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (reported on the stream channel).' },
-  internal: { status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.' },
-} as const satisfies Record<string, { status: number; retryable: boolean; summary: string }>;
+  invalid_request: {
+    status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.',
+    messages: {
+      body_not_object: 'invalid request for {tool}: the body must be a JSON object',
+      fields: 'invalid request for {tool}: {problems}',
+      http: '{message}',
+      binary_frame: 'send text frames holding JSON',
+      stream_message: 'invalid stream message: {problems}; send {id, tool, request} or {id, cancel: true}',
+      duplicate_id: 'id {id} is already in flight on this socket',
+      no_theorem: 'formal_statement declares no theorem for comparator to check',
+    },
+  },
+  bad_request: {
+    status: 400, retryable: false, summary: 'The HTTP request itself is malformed (rejected by the HTTP parser or the router before any route ran).',
+    messages: { parser: 'the HTTP request is malformed ({reason})', url: 'the URL is not validly encoded' },
+  },
+  request_timeout: {
+    status: 408, retryable: false, summary: 'The request headers or body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`.',
+    messages: { receive: 'the request did not arrive in time (server.requestTimeoutMs / server.headersTimeoutMs)' },
+  },
+  uri_too_long: {
+    status: 414, retryable: false, summary: 'A path segment is longer than the router accepts.',
+    messages: { segment: 'a path segment is longer than the router accepts' },
+  },
+  headers_too_large: {
+    status: 431, retryable: false, summary: "The request line and headers exceed Node's header size limit (16 KiB).",
+    messages: { headers: 'the request line and headers exceed the 16 KiB limit' },
+  },
+  malformed_json: {
+    status: 400, retryable: false, summary: 'The body is not parseable JSON.',
+    messages: {
+      empty_body: 'the request body is empty; expected a JSON object',
+      content_length: 'the request body length does not match Content-Length',
+      body: 'the request body is not valid JSON: {reason}',
+      stream_message: 'the message is not valid JSON: {reason}',
+    },
+  },
+  unauthorized: {
+    status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.',
+    messages: { bad_header: 'the Authorization header must be "Bearer <API key>"', unknown_key: 'unknown API key' },
+  },
+  unknown_tool: {
+    status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).',
+    messages: { tool: 'unknown tool "{tool}"; the tools are: {tools}' },
+  },
+  not_found: {
+    status: 404, retryable: false, summary: 'No route with that method and path.',
+    messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>' },
+  },
+  unknown_environment: {
+    status: 404, retryable: false, summary: 'The `environment` names no configured environment.',
+    messages: { environment: 'unknown environment "{name}"; GET /v1/environments lists them ({known})' },
+  },
+  payload_too_large: {
+    status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
+    messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
+  },
+  unsupported_media_type: {
+    status: 415, retryable: false, summary: 'Content-Type is neither application/json nor text/plain.',
+    messages: { content_type: 'send the body as application/json (text/plain holding JSON is accepted too)' },
+  },
+  queue_full: {
+    status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
+    messages: { caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued' },
+  },
+  not_implemented: {
+    status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.',
+    messages: { tool: 'the tool {tool} is not implemented by this daemon yet' },
+  },
+  environment_unavailable: {
+    status: 503, retryable: true, summary: 'The environment needs Lean and its toolchain/REPL is not ready; the reason says what is missing. Re-probed periodically, so it clears once the toolchain is installed.',
+    messages: {
+      cannot_run_lean: 'environment {env} cannot run Lean: {reason}',
+      lean_start_failed: 'Lean failed to start for {pool}: {reason}',
+      tool_build_missing: '{reason}',
+    },
+  },
+  overloaded: {
+    status: 503, retryable: true, summary: 'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
+    messages: { shutting_down: '{what} is shutting down' },
+  },
+  timeout: {
+    status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).',
+    messages: {
+      deadline: 'the request exceeded its deadline of {seconds} s',
+      heartbeat_budget: 'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds',
+    },
+  },
+  cancelled: {
+    status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (only ever answered on the stream channel).',
+    messages: { by_client: 'cancelled by the client', socket_closed: 'socket closed', client_disconnected: 'client disconnected' },
+  },
+  internal: {
+    status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.',
+    messages: { unexpected: 'internal error; the daemon log has the details under this request id' },
+  },
+} as const satisfies Record<string, { status: number; retryable: boolean; summary: string; messages: Record<string, string> }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+export type MessageKey<C extends ErrorCode> = keyof (typeof ERROR_CODES)[C]['messages'] & string;
+type Template<C extends ErrorCode, K extends MessageKey<C>> = (typeof ERROR_CODES)[C]['messages'][K] & string;
+/** The `{name}` placeholders of a template (a brace group with spaces or commas is literal text). */
+type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}`
+  ? (P extends `${string}${' ' | ','}${string}` ? never : P) | Placeholders<Rest>
+  : never;
+export type MessageParams<C extends ErrorCode, K extends MessageKey<C>> = Record<Placeholders<Template<C, K>>, string | number>;
+
+/** A template with its `{name}` placeholders filled. */
+export function fillTemplate(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
+}
 
 export interface ErrorDetail {
   /** Dotted path of the offending field, or '' for the body as a whole. */
@@ -60,22 +153,21 @@ export class ServiceError extends Error {
   }
 }
 
+/** The error a throw site raises: `code`'s template `key`, filled with `params`. */
+export function serviceError<C extends ErrorCode, K extends MessageKey<C>>(
+  code: C,
+  key: K,
+  ...[params, opts]: [Placeholders<Template<C, K>>] extends [never]
+    ? [params?: Record<string, never>, opts?: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown }]
+    : [params: MessageParams<C, K>, opts?: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown }]
+): ServiceError {
+  const template = (ERROR_CODES[code].messages as Record<string, string>)[key]!;
+  return new ServiceError(code, fillTemplate(template, (params ?? {}) as Record<string, string | number>), opts);
+}
+
 /** Input echoed in an error message: at most `max` characters, so an error never repeats a huge input. */
 export function clip(s: string, max = 100): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
-}
-
-/**
- * Lean itself could not start for an environment (its REPL did not launch, or its header does not
- * import): the whole environment is unavailable, and its listing says so until the next re-probe.
- * Other `environment_unavailable` answers (a tool's own missing build, such as the comparator's)
- * concern one tool only and leave the environment's availability alone.
- */
-export class LeanStartError extends ServiceError {
-  constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('environment_unavailable', message, opts);
-    this.name = 'LeanStartError';
-  }
 }
 
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

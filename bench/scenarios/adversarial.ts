@@ -5,7 +5,7 @@
  * 64 = quadratic).
  */
 import { parseSource } from '../../src/syntax/source.ts';
-import { renameInSource } from '../../src/tools/rename.ts';
+import { renameInSource } from '../../src/syntax/renaming.ts';
 import { normalizeSource } from '../../src/tools/normalize-source.ts';
 import { round, type ScenarioResult } from '../lib.ts';
 import { selectDeclarations } from '../../src/tools/selection.ts';

@@ -1,6 +1,6 @@
 /** Maps an Authorization header to a caller identity: anonymous, a user key, or an admin key. */
 import { hash, timingSafeEqual } from 'node:crypto';
-import { ServiceError } from '../errors.ts';
+import { serviceError } from '../errors.ts';
 
 export type KeyClass = 'anonymous' | 'user' | 'admin';
 
@@ -55,10 +55,10 @@ export class KeyRing {
       return { id: 'anonymous', keyClass: 'anonymous', concurrency: this.defaults.anonymous };
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!m) throw new ServiceError('unauthorized', 'the Authorization header must be "Bearer <API key>"');
+    if (!m) throw serviceError('unauthorized', 'bad_header');
     const d = digest(m[1]!);
     const hit = this.#byDigest.get(d.toString('hex'));
-    if (!hit || !timingSafeEqual(digest(hit.rec.key), d)) throw new ServiceError('unauthorized', 'unknown API key');
+    if (!hit || !timingSafeEqual(digest(hit.rec.key), d)) throw serviceError('unauthorized', 'unknown_key');
     const keyClass: KeyClass = hit.rec.admin ? 'admin' : 'user';
     return { id: hit.label, keyClass, concurrency: hit.rec.concurrency ?? this.defaults[keyClass] };
   }

@@ -4,7 +4,7 @@
  * queue bound they are refused with 429. A waiter whose client goes away leaves the
  * queue at once, so no slot is ever handed to a request nobody is waiting for.
  */
-import { ServiceError } from '../errors.ts';
+import { serviceError } from '../errors.ts';
 import { WaiterQueue } from '../sync/waiter-queue.ts';
 import type { Caller } from './keys.ts';
 
@@ -34,9 +34,11 @@ export class ConcurrencyLimiter {
     }
     const limit = this.opts.queueLimit(caller);
     if (bucket.queue.length >= limit) {
-      return Promise.reject(new ServiceError('queue_full',
-        `too many concurrent requests for ${caller.keyClass === 'anonymous' ? 'anonymous callers (limit 1 active; send an API key for more)' : 'this API key'}: ${bucket.active} active, ${bucket.queue.length} queued`,
-        { retryAfter: this.opts.retryAfterSeconds }));
+      return Promise.reject(serviceError('queue_full', 'caller', {
+        caller: caller.keyClass === 'anonymous' ? 'anonymous callers (limit 1 active; send an API key for more)' : 'this API key',
+        active: bucket.active,
+        queued: bucket.queue.length,
+      }, { retryAfter: this.opts.retryAfterSeconds }));
     }
     return bucket.queue.wait(undefined, signal);
   }

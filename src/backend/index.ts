@@ -5,7 +5,7 @@
  * exists.
  */
 import type { EnvironmentConfig } from '../envs/config.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { deadlineOf } from '../sync/deadline.ts';
 import { heartbeatBudget, LEAN_DEFAULT_MAX_HEARTBEATS, scopeLimit, sentBudget, stoppedAt, withBudget, wrappable, WRAP_LINES } from './deadline/heartbeats.ts';
@@ -242,7 +242,7 @@ export class LeanBackend implements LeanRunner {
         // answered as a timeout and never cached; the session lives on.
         counts.heartbeatStops += budget.stops();
         this.#opts.log.info({ env: env.name, session: ws.id }, 'deadline: Lean stopped the command at its heartbeat budget; session kept');
-        throw new ServiceError('timeout', 'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds');
+        throw serviceError('timeout', 'heartbeat_budget');
       }
       return {
         headerMessages: r.messages.map((m) => headerMessage(m, header)),

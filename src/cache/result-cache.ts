@@ -1,43 +1,89 @@
 /**
  * Tool results by content hash: sha256 over tool, environment, the validated request
- * (defaults applied, keys sorted, `timeout_seconds` left out since it does not change a
- * result) and content. Bounded in bytes (lru-cache); a hit costs no pool and no queue.
+ * (defaults applied, object keys sorted, `timeout_seconds` left out since it does not change
+ * a result) and content. A hit costs no pool and no queue.
  *
- * A hit is stored ready to send (its JSON serialized once, `timings` those of a hit), and
- * byte-identical request bodies are remembered as aliases, so a repeated request is
- * answered without even validating it again.
+ * Memory matches the bound: each entry is stored once, as the serialized response of a hit
+ * in an exactly sized Buffer (not a slice of Node's shared 8 KiB pool, which a small cached
+ * slice would keep alive whole), and counted as its bytes plus a fixed per-entry overhead.
+ * Byte-identical request bodies are remembered as aliases (raw-body hash → key) in the same
+ * LRU and counted the same way, so the hot path answers a repeat without parsing or
+ * validating it again, and the alias table cannot grow outside the bound.
  */
-import { hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 export interface CacheStats {
   entries: number;
+  aliases: number;
   bytes: number;
   maxBytes: number;
   hits: number;
   misses: number;
 }
 
+/** A request body's identity for the hot path (opaque: made by `rawKey`). */
+export type RawKey = string & { readonly __rawKey: unique symbol };
+
 export interface CachedResult {
-  /** The response a hit returns (timings of a hit: total_ms 0). */
-  response: object;
-  /** The same, serialized once. */
-  json: string;
+  /** The response of a hit (timings of a hit: total_ms 0), serialized once, sent as is. */
+  body: Buffer;
 }
 
-/** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+/**
+ * What an entry costs beyond its bytes: the Buffer object and its backing-store record,
+ * the key string, the LRU's map entry and list slots. The cache-memory bench scenario
+ * checks the sum against the process's resident memory.
+ */
+export const ENTRY_OVERHEAD_BYTES = 320;
+
+/** An alias is a key to a key: two short strings and the same LRU bookkeeping. */
+const ALIAS_BYTES = 256;
+
+/** Alias values are keys (strings); results are Buffers. One LRU holds both so one bound covers both. */
+type Slot = Buffer | string;
+
+/**
+ * Feeds a validated request to the hash in canonical form: object keys sorted, strings
+ * length-prefixed and hashed as they are (no escaping pass over a large content).
+ * Recursion depth is the request schema's (validated input), not the caller's choice.
+ */
+function feed(h: Hash, v: unknown, skipKey?: string): void {
+  if (typeof v === 'string') {
+    h.update(`s${v.length}:`);
+    h.update(v);
+  } else if (Array.isArray(v)) {
+    h.update(`a${v.length}[`);
+    for (const x of v) feed(h, x);
+    h.update(']');
+  } else if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v).sort();
+    h.update('{');
+    for (const k of keys) {
+      if (k === skipKey) continue;
+      const x = (v as Record<string, unknown>)[k];
+      if (x === undefined) continue;
+      h.update(`s${k.length}:`);
+      h.update(k);
+      feed(h, x);
+    }
+    h.update('}');
+  } else {
+    // numbers, booleans, null: JSON's spelling is canonical.
+    h.update(`p${JSON.stringify(v) ?? 'null'};`);
   }
-  return JSON.stringify(v) ?? 'null';
+}
+
+/** A Buffer of exactly the string's UTF-8 bytes, with its own backing store. */
+function ownBuffer(s: string): Buffer {
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
+  b.write(s);
+  return b;
 }
 
 export class ResultCache {
-  #lru: LRUCache<string, CachedResult> | undefined;
-  /** sha256(tool, raw body) → canonical key. */
-  #aliases: LRUCache<string, string> | undefined;
+  #lru: LRUCache<string, Slot> | undefined;
+  #entries = 0;
   #hits = 0;
   #misses = 0;
   readonly maxBytes: number;
@@ -46,49 +92,69 @@ export class ResultCache {
     this.maxBytes = maxBytes;
     // maxBytes 0 disables caching.
     if (maxBytes > 0) {
-      this.#lru = new LRUCache<string, CachedResult>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.json.length * 2 + k.length });
-      this.#aliases = new LRUCache<string, string>({ max: 100_000 });
+      this.#lru = new LRUCache<string, Slot>({
+        maxSize: maxBytes,
+        sizeCalculation: (v, k) => (typeof v === 'string' ? ALIAS_BYTES : v.byteLength + ENTRY_OVERHEAD_BYTES + k.length),
+        dispose: (v) => {
+          if (typeof v !== 'string') this.#entries--;
+        },
+      });
     }
   }
 
   key(tool: string, environment: string, request: Record<string, unknown>): string {
-    const { timeout_seconds: _t, ...rest } = request;
-    return hash('sha256', `${tool}\u0000${environment}\u0000${canonicalJson(rest)}`);
+    const h = createHash('sha256');
+    h.update(`${tool}\u0000${environment}\u0000`);
+    feed(h, request, 'timeout_seconds');
+    return h.digest('base64url');
   }
 
-  #rawKey(tool: string, rawBody: string): string {
-    return hash('sha256', `${tool}\u0000${rawBody}`);
+  /**
+   * The hot path's key: the body's bytes as received (only byte-identical repeats match).
+   * Computed once per request and carried to `alias`, so a miss hashes its body once.
+   */
+  rawKey(tool: string, rawBody: string): RawKey {
+    return `r:${hash('sha256', `${tool}\u0000${rawBody}`, 'base64url')}` as RawKey;
+  }
+
+  #result(key: string): CachedResult | undefined {
+    const v = this.#lru?.get(key);
+    return v === undefined || typeof v === 'string' ? undefined : { body: v };
   }
 
   get(key: string): CachedResult | undefined {
-    const v = this.#lru?.get(key);
+    const v = this.#result(key);
     if (v) this.#hits++;
     else this.#misses++;
     return v;
   }
 
   /** A byte-identical body seen before whose result is still cached. */
-  getRaw(tool: string, rawBody: string): CachedResult | undefined {
-    const key = this.#aliases?.get(this.#rawKey(tool, rawBody));
-    const v = key === undefined ? undefined : this.#lru?.get(key);
+  getRaw(raw: RawKey): CachedResult | undefined {
+    if (!this.#lru) return undefined;
+    const key = this.#lru.get(raw);
+    const v = typeof key === 'string' ? this.#result(key) : undefined;
     if (v) this.#hits++;
     return v;
   }
 
-  /** Remember that this raw body of `tool` validates to `key` (only while `key` is cached). */
-  alias(tool: string, rawBody: string, key: string): void {
-    if (this.#lru?.has(key)) this.#aliases?.set(this.#rawKey(tool, rawBody), key);
+  /** Remember that this raw body validates to `key` (only while `key` is cached). */
+  alias(raw: RawKey, key: string): void {
+    if (this.#lru?.has(key)) this.#lru.set(raw, key);
   }
 
   set(key: string, response: object): void {
     if (!this.#lru) return;
-    const hit = { ...response, timings: { total_ms: 0 } };
-    const json = JSON.stringify(hit);
-    if (json.length * 2 + key.length > this.maxBytes) return;
-    this.#lru.set(key, { response: hit, json });
+    const json = JSON.stringify({ ...response, timings: { total_ms: 0 } });
+    // Too large for the whole cache: not stored (lru-cache would refuse it anyway).
+    if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES + key.length > this.maxBytes) return;
+    // Counted here, uncounted in dispose (which also runs for a value this set replaces).
+    this.#entries++;
+    this.#lru.set(key, ownBuffer(json));
   }
 
   stats(): CacheStats {
-    return { entries: this.#lru?.size ?? 0, bytes: this.#lru?.calculatedSize ?? 0, maxBytes: this.maxBytes, hits: this.#hits, misses: this.#misses };
+    const size = this.#lru?.size ?? 0;
+    return { entries: this.#entries, aliases: size - this.#entries, bytes: this.#lru?.calculatedSize ?? 0, maxBytes: this.maxBytes, hits: this.#hits, misses: this.#misses };
   }
 }

@@ -65,6 +65,7 @@ type ToolMethods = { [T in ToolName]: (request: ToolRequestInput<T>) => Promise<
 // The tool methods are installed in the constructor from the contract's tool list.
 export interface LeanToolClient extends ToolMethods {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface only declares the tool methods the constructor installs
 export class LeanToolClient {
   readonly url: string;
   readonly timeoutSeconds: number;

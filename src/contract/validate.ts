@@ -1,6 +1,6 @@
 /** Turns a raw JSON body into a typed tool request, or a 400 that names every offending field. */
 import type { z } from 'zod';
-import { clip, ServiceError, type ErrorDetail } from '../errors.ts';
+import { clip, serviceError, type ErrorDetail, type ServiceError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName, type ToolRequest } from './tools.ts';
 import { pushAll } from '../util/arrays.ts';
 
@@ -33,11 +33,11 @@ export function describeDetails(details: ErrorDetail[]): string {
  */
 /** The error for a path or stream message naming no tool. */
 export const unknownTool = (tool: string): ServiceError =>
-  new ServiceError('unknown_tool', `unknown tool "${clip(tool)}"; the tools are: ${TOOL_NAMES.join(', ')}`);
+  serviceError('unknown_tool', 'tool', { tool: clip(tool), tools: TOOL_NAMES.join(', ') });
 
 export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): ToolRequest<T> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ServiceError('invalid_request', `invalid request for ${tool}: the body must be a JSON object`, {
+    throw serviceError('invalid_request', 'body_not_object', { tool }, {
       details: [{ field: '', message: 'the body must be a JSON object' }],
     });
   }
@@ -50,7 +50,7 @@ export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): To
   const result = TOOLS[tool].request.safeParse(raw);
   if (!result.success) pushAll(details, issuesToDetails(result.error.issues, tool));
   if (details.length > 0) {
-    throw new ServiceError('invalid_request', `invalid request for ${tool}: ${describeDetails(details)}`, { details });
+    throw serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details });
   }
   return result.data as ToolRequest<T>;
 }

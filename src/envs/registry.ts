@@ -11,14 +11,15 @@ export class EnvironmentRegistry {
   readonly #ttlMs: number;
   readonly #probe: Probe;
 
-  constructor(configs: EnvironmentConfig[], opts: { ttlMs: number; probe?: Probe; defaultSandbox?: 'bwrap' | 'none' }) {
+  /** Availability comes from `probe`, or from probing the host described by `hostEnv` (the process environment: PATH, ELAN_HOME…). */
+  constructor(configs: EnvironmentConfig[], opts: { ttlMs: number; defaultSandbox?: 'bwrap' | 'none' } & ({ probe: Probe } | { hostEnv: NodeJS.ProcessEnv })) {
     for (const c of configs) {
       if (this.#envs.has(c.name)) throw new Error(`environment ${c.name} is configured twice`);
       this.#envs.set(c.name, c);
     }
     this.#ttlMs = opts.ttlMs;
     const sandbox = opts.defaultSandbox ?? 'bwrap';
-    this.#probe = opts.probe ?? ((c) => probeEnvironment(c, process.env, undefined, c.sandbox ?? sandbox));
+    this.#probe = 'probe' in opts ? opts.probe : (c) => probeEnvironment(c, opts.hostEnv, undefined, c.sandbox ?? sandbox);
   }
 
   get(name: string): EnvironmentConfig | undefined {

@@ -1,29 +1,32 @@
 /** The one place where any thrown error becomes an HTTP status and `{error: {code, message, details?}}`. */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { clip, isServiceError, ServiceError } from '../errors.ts';
+import { LeanStartError, PoolClosedError } from '../backend/errors.ts';
+import { clip, isServiceError, serviceError, type ServiceError } from '../errors.ts';
 
-/** Fastify's own errors (body parsing, limits) → our codes. */
+/** Fastify's own errors (body parsing, limits) and the backend's errors → our codes. */
 export function toServiceError(err: unknown): ServiceError {
   if (isServiceError(err)) return err;
+  if (err instanceof PoolClosedError) return serviceError('overloaded', 'shutting_down', { what: `the ${err.pool} pool` }, { cause: err });
+  if (err instanceof LeanStartError) return serviceError('environment_unavailable', 'lean_start_failed', { pool: err.pool, reason: err.reason }, { cause: err });
   const e = err as Partial<FastifyError> & Error;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ServiceError('payload_too_large', 'the request body exceeds the configured limit (server.bodyLimitBytes)');
+      return serviceError('payload_too_large', 'body');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ServiceError('unsupported_media_type', 'send the body as application/json (text/plain holding JSON is accepted too)');
+      return serviceError('unsupported_media_type', 'content_type');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ServiceError('malformed_json', 'the request body is empty; expected a JSON object');
+      return serviceError('malformed_json', 'empty_body');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ServiceError('malformed_json', 'the request body length does not match Content-Length');
+      return serviceError('malformed_json', 'content_length');
   }
   if (e instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new ServiceError('malformed_json', `the request body is not valid JSON: ${e.message}`);
+    return serviceError('malformed_json', 'body', { reason: e.message });
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return new ServiceError('invalid_request', e.message);
+    return serviceError('invalid_request', 'http', { message: e.message });
   }
-  return new ServiceError('internal', 'internal error; the daemon log has the details under this request id', { cause: err });
+  return serviceError('internal', 'unexpected', {}, { cause: err });
 }
 
 export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -35,8 +38,8 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
 
 /** Router errors (fastify `frameworkErrors`): a bad URL or an over-long path segment. */
 export function toFrameworkError(err: FastifyError): ServiceError {
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return new ServiceError('uri_too_long', 'a path segment is longer than the router accepts');
-  if (err.code === 'FST_ERR_BAD_URL') return new ServiceError('bad_request', 'the URL is not validly encoded');
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return serviceError('uri_too_long', 'segment');
+  if (err.code === 'FST_ERR_BAD_URL') return serviceError('bad_request', 'url');
   return toServiceError(err);
 }
 
@@ -44,11 +47,11 @@ export function toFrameworkError(err: FastifyError): ServiceError {
 export function clientErrorFor(err: NodeJS.ErrnoException): ServiceError {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ServiceError('request_timeout', 'the request did not arrive in time (server.requestTimeoutMs / server.headersTimeoutMs)');
+      return serviceError('request_timeout', 'receive');
     case 'HPE_HEADER_OVERFLOW':
-      return new ServiceError('headers_too_large', 'the request line and headers exceed the 16 KiB limit');
+      return serviceError('headers_too_large', 'headers');
     default:
-      return new ServiceError('bad_request', `the HTTP request is malformed (${clip(String(err.code ?? 'parse error'), 40)})`);
+      return serviceError('bad_request', 'parser', { reason: clip(String(err.code ?? 'parse error'), 40) });
   }
 }
 

@@ -8,12 +8,13 @@ import { effectiveTimeoutSeconds, withDeadline } from '../admission/deadline.ts'
 import type { Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
-import type { CachedResult, ResultCache } from '../cache/result-cache.ts';
+import type { CachedResult, RawKey, ResultCache } from '../cache/result-cache.ts';
 import type { ToolName, ToolRequest, ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { clip, LeanStartError, ServiceError } from '../errors.ts';
+import { LeanStartError } from '../backend/errors.ts';
+import { clip, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
@@ -62,37 +63,41 @@ export interface Prepared<T extends ToolName> {
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
-  /** A byte-identical body seen before: its cached result, without validating again. */
-  lookupRaw(tool: string, rawBody: string): CachedResult | undefined {
-    return this.deps.cache.getRaw(tool, rawBody);
+  /**
+   * A byte-identical body seen before: its cached result, without validating again. The
+   * body's key comes back either way, to be passed to prepare/execute (hashed once).
+   */
+  lookupRaw(tool: string, rawBody: string): { hit: CachedResult | undefined; rawKey: RawKey } {
+    const rawKey = this.deps.cache.rawKey(tool, rawBody);
+    return { hit: this.deps.cache.getRaw(rawKey), rawKey };
   }
 
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
-  prepare<T extends ToolName>(tool: T, body: unknown, info: RunInfo, rawBody?: string): { hit: CachedResult } | { miss: Prepared<T> } {
+  prepare<T extends ToolName>(tool: T, body: unknown, info: RunInfo, rawKey?: RawKey): { hit: CachedResult } | { miss: Prepared<T> } {
     const request = parseToolRequest(tool, body);
     checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw new ServiceError('unknown_environment', `unknown environment "${clip(request.environment)}"; GET /v1/environments lists them (${this.deps.registry.names().join(', ') || 'none configured'})`);
+      throw serviceError('unknown_environment', 'environment', { name: clip(request.environment), known: this.deps.registry.names().join(', ') || 'none configured' });
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
-    if (!impl) throw new ServiceError('not_implemented', `the tool ${tool} is not implemented by this daemon yet`);
+    if (!impl) throw serviceError('not_implemented', 'tool', { tool });
     const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {
       info.cache = 'hit';
-      if (rawBody !== undefined) this.deps.cache.alias(tool, rawBody, key);
+      if (rawKey !== undefined) this.deps.cache.alias(rawKey, key);
       return { hit };
     }
     info.cache = 'miss';
     return { miss: { tool, request, env, impl, key } };
   }
 
-  async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawBody?: string): Promise<ToolResponse<T>> {
+  async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawKey?: RawKey): Promise<ToolResponse<T>> {
     if (p.impl.needsLean(p.request)) {
       const a = this.deps.registry.availability(p.env.name);
-      if (!a.available) throw new ServiceError('environment_unavailable', `environment ${p.env.name} cannot run Lean: ${a.reason}`);
+      if (!a.available) throw serviceError('environment_unavailable', 'cannot_run_lean', { env: p.env.name, reason: a.reason });
     }
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
@@ -121,7 +126,7 @@ export class Pipeline {
       });
       if (!leanFailed && (p.impl.cacheable?.(result) ?? true)) {
         this.deps.cache.set(p.key, result);
-        if (rawBody !== undefined) this.deps.cache.alias(p.tool, rawBody, p.key);
+        if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);
       }
       return result;
     } finally {
@@ -132,7 +137,8 @@ export class Pipeline {
   /** prepare + execute, for transports that want the response object either way. */
   async run<T extends ToolName>(tool: T, body: unknown, opts: RunOptions): Promise<ToolResponse<T>> {
     const r = this.prepare(tool, body, opts.info);
-    if ('hit' in r) return r.hit.response as ToolResponse<T>;
+    // Transports that want an object (WebSocket) pay a parse on a hit; HTTP sends the stored bytes.
+    if ('hit' in r) return JSON.parse(r.hit.body.toString('utf8')) as ToolResponse<T>;
     return this.execute(r.miss, opts);
   }
 }

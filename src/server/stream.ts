@@ -9,10 +9,10 @@ import sjson from 'secure-json-parse';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
-import { streamClientMessage, type StreamEvent } from '../contract/stream.ts';
+import { streamClientMessage, type StreamClientMessage, type StreamEvent } from '../contract/stream.ts';
 import { isToolName } from '../contract/tools.ts';
 import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError, serviceError } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import type { Pipeline } from './pipeline.ts';
 
@@ -98,30 +98,30 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
 
       socket.on('message', (data, isBinary) => {
         lastActivity = Date.now();
-        let msg;
+        let msg: StreamClientMessage;
         try {
-          if (isBinary) throw new ServiceError('invalid_request', 'send text frames holding JSON');
+          if (isBinary) throw serviceError('invalid_request', 'binary_frame');
           // The same parser and prototype-poisoning rule as HTTP bodies (fastify's): a `__proto__` or
           // `constructor.prototype` key is malformed JSON on both channels, never silently dropped.
           const parsed = streamClientMessage.safeParse(sjson.parse(String(data), undefined, { protoAction: 'error', constructorAction: 'error' }));
           if (!parsed.success) {
             const details = issuesToDetails(parsed.error.issues, 'the stream');
-            throw new ServiceError('invalid_request', `invalid stream message: ${describeDetails(details)}; send {id, tool, request} or {id, cancel: true}`, { details });
+            throw serviceError('invalid_request', 'stream_message', { problems: describeDetails(details) }, { details });
           }
           msg = parsed.data;
         } catch (e) {
           const id = typeof (e as { id?: unknown }).id === 'string' ? String((e as { id: string }).id) : null;
-          fail(id, e instanceof SyntaxError ? new ServiceError('malformed_json', `the message is not valid JSON: ${e.message}`) : e);
+          fail(id, e instanceof SyntaxError ? serviceError('malformed_json', 'stream_message', { reason: e.message }) : e);
           return;
         }
         if ('cancel' in msg) {
-          inFlight.get(msg.id)?.abort(new ServiceError('cancelled', 'cancelled by the client'));
+          inFlight.get(msg.id)?.abort(serviceError('cancelled', 'by_client'));
           return;
         }
         const { id, tool } = msg;
         // Shutting down: the documented 503 for each new request until the socket closes.
-        if (opts.closing?.()) return fail(id, new ServiceError('overloaded', 'the daemon is shutting down'));
-        if (inFlight.has(id)) return fail(id, new ServiceError('invalid_request', `id ${id} is already in flight on this socket`));
+        if (opts.closing?.()) return fail(id, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
+        if (inFlight.has(id)) return fail(id, serviceError('invalid_request', 'duplicate_id', { id }));
         if (!isToolName(tool)) return fail(id, unknownTool(tool));
         const ctrl = new AbortController();
         inFlight.set(id, ctrl);
@@ -139,7 +139,7 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
           .then(
             (result) => send({ id, event: 'result', cache: info.cache ?? 'miss', result }),
             (err: unknown) => {
-              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(id, new ServiceError('cancelled', 'cancelled by the client'));
+              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(id, serviceError('cancelled', 'by_client'));
               else fail(id, err);
             },
           )
@@ -151,7 +151,7 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
       socket.on('close', () => {
         clearInterval(heartbeat);
         clearInterval(idle);
-        for (const ctrl of inFlight.values()) ctrl.abort(new ServiceError('cancelled', 'socket closed'));
+        for (const ctrl of inFlight.values()) ctrl.abort(serviceError('cancelled', 'socket_closed'));
         inFlight.clear();
       });
     });

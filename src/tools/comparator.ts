@@ -7,7 +7,7 @@
  * with the named environment's toolchain (builds pinned per Lean version in config).
  */
 import { ComparatorBackend } from '../backend/comparator/runner.ts';
-import { ServiceError } from '../errors.ts';
+import { serviceError } from '../errors.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
 import { squash } from './elaborate.ts';
 import { prepareContent } from './elaborate.ts';
@@ -37,10 +37,10 @@ export function comparatorTool(backend: ComparatorBackend): ToolImpl<'comparator
       const targets = statementTargets(req.formal_statement);
       const extractMs = performance.now() - t0;
       if (targets.theoremNames.length === 0) {
-        throw new ServiceError('invalid_request', 'formal_statement declares no theorem for comparator to check', { details: [{ field: 'formal_statement', message: 'declares no theorem' }] });
+        throw serviceError('invalid_request', 'no_theorem', {}, { details: [{ field: 'formal_statement', message: 'declares no theorem' }] });
       }
       const located = backend.locate(ctx.env);
-      if ('missing' in located) throw new ServiceError('environment_unavailable', ComparatorBackend.describeMissing(ctx.env, located.missing));
+      if ('missing' in located) throw serviceError('environment_unavailable', 'tool_build_missing', { reason: ComparatorBackend.describeMissing(ctx.env, located.missing) });
       const challenge = prepareContent(req.formal_statement, ctx.env, req.ignore_imports).content;
       const solution = prepareContent(req.content, ctx.env, req.ignore_imports).content;
       const r = await backend.run({

@@ -9,12 +9,12 @@
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
+import { inDeclScope, piType } from '../syntax/statements.ts';
 import { elaborateContent } from './elaborate.ts';
 import { parseAxioms } from './lean-texts.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
-import { inDeclScope, piType } from './verify-proof.ts';
 import { pushAll } from '../util/arrays.ts';
 
 export const disprove: ToolImpl<'disprove'> = {

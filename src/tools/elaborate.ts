@@ -3,9 +3,10 @@
  * into commands with the source model, add option commands, run them on the backend,
  * and bring every message back to positions in the content the response returns.
  */
-import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type LeanMessage } from '../backend/index.ts';
+import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type ElabResult, type LeanMessage } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
+import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
@@ -28,9 +29,13 @@ export interface PreparedContent {
   warnings: string[];
 }
 
-/** `ignore_imports` true: the environment's header replaces the content's (the spec's fast path). */
-export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file: SourceFile = parseSource(text)): PreparedContent {
-  const headerEnd = file.header.end;
+/**
+ * `ignore_imports` true: the environment's header replaces the content's (the spec's fast path).
+ * Only the header's end is needed: given a parse, its boundary; otherwise a prefix scan
+ * (`headerEnd`), so preparing never costs a second parse of the content.
+ */
+export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file?: { header: { end: number } }): PreparedContent {
+  const headerEnd = file?.header.end ?? findHeaderEnd(text);
   if (ignoreImports) {
     if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
     const body = text.slice(headerEnd).replace(/^(?:[ \t]*\n)+/, '');
@@ -104,67 +109,19 @@ export interface ElaborateExtras {
   preamble?: readonly string[];
 }
 
+/** A content command inside one REPL input, with the lines it covers there. */
+type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
+/** What each command sent to Lean is for, so its messages go to the right place. */
+type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe' | 'preamble'; index: number };
+type Prepared = ReturnType<typeof prepareContent>;
+
 export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
   const t0 = performance.now();
-  const original = parseSource(text);
-  const prepared = prepareContent(text, ctx.env, opts.ignore_imports, original);
-  const file = prepared.content === text ? original : parseSource(prepared.content);
+  // One parse per request: the header boundary comes from a prefix scan, the parse is of what Lean gets.
+  const prepared = prepareContent(text, ctx.env, opts.ignore_imports);
+  const file = parseSource(prepared.content);
   const parseMs = performance.now() - t0;
-
-  type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
-  type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe' | 'preamble'; index: number };
-  const roles: Role[] = [];
-  const commands: ElabCommand[] = [];
-  const start = { line: 1, column: 0 };
-  (extras.preamble ?? []).forEach((text, index) => {
-    roles.push({ kind: 'preamble', index });
-    commands.push({ text, origin: start });
-  });
-  const options: [string, boolean | number | string][] = [
-    ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
-    ...Object.entries(opts.global_options ?? {}),
-    ...(opts.goalPrinting ? Object.entries(GOAL_PRINTING_OPTIONS) : []),
-    ...Object.entries(opts.printing ?? {}),
-  ];
-  for (const [key, value] of options) {
-    roles.push({ kind: 'option', key });
-    commands.push({ text: setOptionCommand(key, value), origin: start });
-  }
-  const declOf = new Map(file.decls.map((d) => [d.command, d]));
-  let stop = false;
-  for (const unit of elaborationUnits(file)) {
-    // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
-    let text = '';
-    const pieces: Piece[] = [];
-    unit.forEach((cmd, i) => {
-      if (i > 0) text += prepared.content.slice(unit[i - 1]!.end, cmd.start);
-      const raw = prepared.content.slice(cmd.start, cmd.end);
-      const t = extras.transform?.(cmd, raw, declOf.get(cmd));
-      text += t?.text ?? raw;
-      pieces.push({ cmd, silent: t?.silent ?? false, fromLine: file.lines.toLean(cmd.start).line, toLine: file.lines.toLean(cmd.end).line });
-      // Lean stops at a late `import` or at `#exit`; so do we.
-      if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
-    });
-    roles.push({ kind: 'body', pieces });
-    commands.push({ text, origin: file.lines.toLean(unit[0]!.start) });
-    if (stop) break;
-  }
-  const end = file.lines.toLean(prepared.content.length);
-  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
-  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
-    roles.push({ kind: 'lint' });
-    commands.push({ text: '#lint', origin: end });
-  }
-  for (const d of extras.axiomsOf?.(file) ?? []) {
-    if (!d.fullName) continue;
-    roles.push({ kind: 'axioms' });
-    commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
-  }
-
-  (extras.probes?.(file) ?? []).forEach((text, index) => {
-    roles.push({ kind: 'probe', index });
-    commands.push({ text, origin: end });
-  });
+  const { roles, commands } = planCommands(file, prepared, opts, extras);
 
   const bodyIndex: number[] = [];
   let bodyCount = 0;
@@ -175,7 +132,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
     failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
   };
   const t1 = performance.now();
-  let result;
+  let result: ElabResult;
   try {
     result = await ctx.lean.elaborate(ctx.env, { header: extras.header?.(prepared.header) ?? prepared.header, commands }, {
       signal: ctx.signal,
@@ -196,40 +153,103 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   out.reused = result.reused;
   out.sent = result.sent;
   out.messages.push(...result.headerMessages);
-  result.commands.forEach((r, i) => {
-    const role = roles[i]!;
-    if (role.kind === 'option') {
-      const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
-      for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
-    } else if (role.kind === 'body') {
-      // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
-      const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
-      const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
-      for (const p of role.pieces) {
-        out.commands.push({
-          command: p.cmd,
-          messages: p.silent ? [] : r.messages.filter((m) => pieceOf(m.pos.line) === p),
-          sorries: p.silent ? [] : sorries.filter((x) => pieceOf(x.pos?.line) === p),
-        });
-      }
-      for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
-    } else if (role.kind === 'lint') {
-      // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
-      // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
-      // findings are style warnings about the content, never errors; a pass says nothing.
-      for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
-    } else if (role.kind === 'probe') {
-      out.probes[role.index] = r.messages;
-    } else if (role.kind === 'preamble') {
-      out.preamble[role.index] = r.messages;
-    } else {
-      for (const m of r.messages) {
-        const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
-        if (parsed) out.axioms.set(parsed.name, parsed.axioms);
-      }
-    }
-  });
+  for (const [i, r] of result.commands.entries()) readOutcome(r, roles[i]!, opts, out);
   return out;
+}
+
+/** The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions, probes. */
+function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, extras: ElaborateExtras): { roles: Role[]; commands: ElabCommand[] } {
+  const roles: Role[] = [];
+  const commands: ElabCommand[] = [];
+  const start = { line: 1, column: 0 };
+  (extras.preamble ?? []).forEach((text, index) => {
+    roles.push({ kind: 'preamble', index });
+    commands.push({ text, origin: start });
+  });
+  const options: [string, boolean | number | string][] = [
+    ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
+    ...Object.entries(opts.global_options ?? {}),
+    ...(opts.goalPrinting ? Object.entries(GOAL_PRINTING_OPTIONS) : []),
+    ...Object.entries(opts.printing ?? {}),
+  ];
+  for (const [key, value] of options) {
+    roles.push({ kind: 'option', key });
+    commands.push({ text: setOptionCommand(key, value), origin: start });
+  }
+  contentUnits(file, prepared, extras, roles, commands);
+  const end = file.lines.toLean(prepared.content.length);
+  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
+  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
+    roles.push({ kind: 'lint' });
+    commands.push({ text: '#lint', origin: end });
+  }
+  for (const d of extras.axiomsOf?.(file) ?? []) {
+    if (!d.fullName) continue;
+    roles.push({ kind: 'axioms' });
+    commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
+  }
+  (extras.probes?.(file) ?? []).forEach((text, index) => {
+    roles.push({ kind: 'probe', index });
+    commands.push({ text, origin: end });
+  });
+  return { roles, commands };
+}
+
+/** The content, one REPL input per elaboration unit, appended to `commands` with its role. */
+function contentUnits(file: SourceFile, prepared: Prepared, extras: ElaborateExtras, roles: Role[], commands: ElabCommand[]): void {
+  const declOf = new Map(file.decls.map((d) => [d.command, d]));
+  let stop = false;
+  for (const unit of elaborationUnits(file)) {
+    // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
+    let text = '';
+    const pieces: Piece[] = [];
+    unit.forEach((cmd, i) => {
+      if (i > 0) text += prepared.content.slice(unit[i - 1]!.end, cmd.start);
+      const raw = prepared.content.slice(cmd.start, cmd.end);
+      const t = extras.transform?.(cmd, raw, declOf.get(cmd));
+      text += t?.text ?? raw;
+      pieces.push({ cmd, silent: t?.silent ?? false, fromLine: file.lines.toLean(cmd.start).line, toLine: file.lines.toLean(cmd.end).line });
+      // Lean stops at a late `import` or at `#exit`; so do we.
+      if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
+    });
+    roles.push({ kind: 'body', pieces });
+    commands.push({ text, origin: file.lines.toLean(unit[0]!.start) });
+    if (stop) break;
+  }
+}
+
+/** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms, probes or preamble. */
+function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOptions, out: Elaborated): void {
+  if (role.kind === 'option') {
+    const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
+    for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
+  } else if (role.kind === 'body') {
+    // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
+    const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
+    const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+    for (const p of role.pieces) {
+      out.commands.push({
+        command: p.cmd,
+        messages: p.silent ? [] : r.messages.filter((m) => pieceOf(m.pos.line) === p),
+        sorries: p.silent ? [] : sorries.filter((x) => pieceOf(x.pos?.line) === p),
+      });
+    }
+    for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
+  } else if (role.kind === 'lint') {
+    // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
+    // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
+    // findings are style warnings about the content, never errors; a pass says nothing.
+    for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
+  } else if (role.kind === 'probe') {
+    out.probes[role.index] = r.messages;
+  } else if (role.kind === 'preamble') {
+    out.preamble[role.index] = r.messages;
+  } else {
+    for (const m of r.messages) {
+      const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
+      if (parsed) out.axioms.set(parsed.name, parsed.axioms);
+    }
+  }
 }
 
 /**

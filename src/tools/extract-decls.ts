@@ -13,7 +13,7 @@ import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { declScope } from '../syntax/dependencies.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
-import { elaborateContent, elaborationUnits, isSorryWarning, prepareContent, setOptionCommand } from './elaborate.ts';
+import { elaborateContent, elaborationUnits, isSorryWarning, prepareContent, setOptionCommand, type Elaborated } from './elaborate.ts';
 import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand, type Info, type Measure } from './extract-lean.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
 import { sorryBody } from './output.ts';
@@ -96,21 +96,7 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
       addedImport = true;
       return 'import Lean';
     },
-    transform: (cmd: Command, text: string) => {
-      const d = byStart.get(cmd.start);
-      let out = text;
-      let silent = false;
-      if (d && d.kind === 'theorem' && d.bodySpan) {
-        // Unselected proofs are not elaborated (spec rule 1); with elaborate_proofs false no proof is.
-        if (sel.explicit && !selected.has(d)) { out = sorryBody(text, d, cmd.start); silent = true; }
-        else if (!elaborateProofs) { out = sorryBody(text, d, cmd.start); sorried.add(d); }
-      }
-      // Commands that go to Lean as one input with others (a `mutual` block, `attribute […] x in theorem …`) are not wrapped one by one.
-      if (!d || !selected.has(d) || d.mutualGroup !== undefined || grouped.has(cmd.start)) return out === text ? undefined : { text: out, silent };
-      const w = wrapCommand(out, file.lines.toLean(cmd.start).column);
-      prefixed.set(cmd.start, w.prefixLines);
-      return { text: w.text, silent };
-    },
+    transform: (cmd: Command, text: string) => transformCommand({ file, byStart, selected, explicit: sel.explicit, elaborateProofs, grouped, sorried, prefixed }, cmd, text),
     // `pp.*` options as `set_option … in` prefixes: they apply to the printing of this probe only.
     // The structural external names are resolved by Lean in the declaration's scope.
     probes: () => probed.map((d) => `${Object.entries(pp).map(([k, v]) => `${setOptionCommand(k, v)} in\n`).join('')}${infoCommand(d.fullName!, declScope(file, d), fs.deps.get(d)?.external ?? [])}`),
@@ -119,14 +105,61 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
   if (addedImport) tool.infos.push('the header imports nothing: `import Lean` was added for the extraction helper (it is a metaprogram)');
 
-  // Per command: user messages back in place, measures and helper failures from the prefix lines.
-  const measures = new Map<SourceDecl, Measure>();
-  const declMessages = new Map<SourceDecl, LeanMessage[]>();
-  const dropped = new Set<LeanMessage>();
   const helperErrors = (r.preamble[0] ?? []).filter((m) => m.severity === 'error');
   const helperFailed = helperErrors.length > 0;
   // Its first error says why (typically `unknown namespace 'Lean'`: the environment lacks the Lean package).
   if (helperFailed) tool.errors.push(`the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`);
+  const { measures, declMessages, dropped } = readCommands(r, { file, byStart, prefixed, sorried }, tool);
+  const leanMessages = r.messages.filter((m) => !dropped.has(m));
+
+  const probedSet = new Set(probed);
+  const infos = readInfos(probed, r, helperFailed, tool);
+
+  const documents = r.failure ? {} : buildDocuments({ fs, sel, theoremsOnly, header: prepared.header, infos, probedSet, helperFailed, sorried, declMessages, measures }, tool);
+  const timings = { parse_ms: Math.round(parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) };
+  return { content: r.content, lean_messages: toMessageSet(leanMessages), tool_messages: dedupe(tool), documents, timings };
+}
+
+interface TransformState {
+  file: ReturnType<typeof parseSource>;
+  byStart: Map<number, SourceDecl>;
+  selected: Set<SourceDecl>;
+  explicit: boolean;
+  elaborateProofs: boolean;
+  grouped: Set<number>;
+  /** Filled: the theorems whose proof this tool replaced by sorry. */
+  sorried: Set<SourceDecl>;
+  /** Filled: commands whose text got lines in front, command start → prefix lines. */
+  prefixed: Map<number, number>;
+}
+
+/** A content command as sent: unselected (or, without elaborate_proofs, all) proofs sorried; selected declarations wrapped in the measure. */
+function transformCommand(st: TransformState, cmd: Command, text: string): { text: string; silent: boolean } | undefined {
+  const d = st.byStart.get(cmd.start);
+  let out = text;
+  let silent = false;
+  if (d && d.kind === 'theorem' && d.bodySpan) {
+    // Unselected proofs are not elaborated (spec rule 1); with elaborate_proofs false no proof is.
+    if (st.explicit && !st.selected.has(d)) { out = sorryBody(text, d, cmd.start); silent = true; }
+    else if (!st.elaborateProofs) { out = sorryBody(text, d, cmd.start); st.sorried.add(d); }
+  }
+  // Commands that go to Lean as one input with others (a `mutual` block, `attribute […] x in theorem …`) are not wrapped one by one.
+  if (!d || !st.selected.has(d) || d.mutualGroup !== undefined || st.grouped.has(cmd.start)) return out === text ? undefined : { text: out, silent };
+  const w = wrapCommand(out, st.file.lines.toLean(cmd.start).column);
+  st.prefixed.set(cmd.start, w.prefixLines);
+  return { text: w.text, silent };
+}
+
+/** Per command: user messages back in place, measures and helper failures from the prefix lines. */
+function readCommands(
+  r: Elaborated,
+  st: Pick<TransformState, 'file' | 'byStart' | 'prefixed' | 'sorried'>,
+  tool: MessageSet,
+): { measures: Map<SourceDecl, Measure>; declMessages: Map<SourceDecl, LeanMessage[]>; dropped: Set<LeanMessage> } {
+  const { file, byStart, prefixed, sorried } = st;
+  const measures = new Map<SourceDecl, Measure>();
+  const declMessages = new Map<SourceDecl, LeanMessage[]>();
+  const dropped = new Set<LeanMessage>();
   for (const c of r.commands) {
     const d = byStart.get(c.command.start);
     const p = prefixed.get(c.command.start);
@@ -146,9 +179,11 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
     if (sorried.has(d)) for (const m of msgs) if (isSorryWarning(m)) dropped.add(m);
     declMessages.set(d, msgs.filter((m) => !dropped.has(m)));
   }
-  const leanMessages = r.messages.filter((m) => !dropped.has(m));
+  return { measures, declMessages, dropped };
+}
 
-  const probedSet = new Set(probed);
+/** The helper's answer about each probed declaration. */
+function readInfos(probed: SourceDecl[], r: Elaborated, helperFailed: boolean, tool: MessageSet): Map<SourceDecl, Info> {
   const infos = new Map<SourceDecl, Info>();
   probed.forEach((d, i) => {
     for (const m of r.probes[i] ?? []) {
@@ -158,45 +193,59 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
       else if (m.severity === 'error' && !helperFailed) tool.errors.push(`extraction helper, asking about '${d.fullName}': ${m.text}`);
     }
   });
+  return infos;
+}
 
+interface DocumentSources {
+  fs: ReturnType<typeof fileStructure>;
+  sel: ReturnType<typeof selectDeclarations>;
+  theoremsOnly: boolean;
+  header: string;
+  infos: Map<SourceDecl, Info>;
+  probedSet: Set<SourceDecl>;
+  helperFailed: boolean;
+  sorried: Set<SourceDecl>;
+  declMessages: Map<SourceDecl, LeanMessage[]>;
+  measures: Map<SourceDecl, Measure>;
+}
+
+/** One document per selected declaration: the structural fields, and Lean's where it answered. */
+function buildDocuments(src: DocumentSources, tool: MessageSet): Record<string, Document> {
+  const { fs, sel, theoremsOnly, header, infos, probedSet, helperFailed, sorried, declMessages, measures } = src;
   const documents: Record<string, Document> = {};
-  if (!r.failure) {
-    const keys = documentKeys(fs, sel.decls);
-    const header = prepared.header;
-    for (const d of sel.decls) {
-      if (theoremsOnly && d.kind !== 'theorem') continue;
-      const info = infos.get(d);
-      const ok = info && !('error' in info) ? info : undefined;
-      if (probedSet.has(d) && !ok && !helperFailed) tool.warnings.push(`no Lean information for '${d.fullName}' (it did not elaborate${info && 'error' in info ? `: ${info.error}` : ''})`);
-      const noProof = sorried.has(d);
-      const messages = toMessageSet(declMessages.get(d) ?? []);
-      const m = measures.get(d);
-      const structure = structuralDocument(fs, d);
-      documents[keys.get(d)!] = {
-        ...structure,
-        kind: theoremsOnly ? 'theorem' : d.kind,
-        content: sel.explicit ? '' : documentContent(fs, d, header),
-        type: ok?.type ?? '',
-        type_hash: ok?.type_hash ?? null,
-        unfolded_type_hash: ok?.unfolded_type_hash ?? null,
-        type_depth: ok?.type_depth ?? 0,
-        term_depth: noProof ? 0 : (ok?.term_depth ?? 0),
-        is_sorry: noProof ? false : (ok?.is_sorry ?? false),
-        wall_ms: m?.wall_ms ?? 0,
-        heartbeats: m?.heartbeats ?? 0,
-        local_type_dependencies: ok?.local_type_dependencies ?? [],
-        external_type_dependencies: ok?.external_type_dependencies ?? [],
-        local_value_dependencies: noProof ? [] : (ok?.local_value_dependencies ?? []),
-        external_value_dependencies: noProof ? [] : (ok?.external_value_dependencies ?? []),
-        // Lean's resolution of the written names when it answered: full names, constants only.
-        external_syntactic_dependencies: ok ? ok.external_syntactic_dependencies : structure.external_syntactic_dependencies,
-        declaration_messages: messages,
-        theorem_messages: theoremsOnly ? messages : emptyMessages(),
-      };
-    }
+  const keys = documentKeys(fs, sel.decls);
+  for (const d of sel.decls) {
+    if (theoremsOnly && d.kind !== 'theorem') continue;
+    const info = infos.get(d);
+    const ok = info && !('error' in info) ? info : undefined;
+    if (probedSet.has(d) && !ok && !helperFailed) tool.warnings.push(`no Lean information for '${d.fullName}' (it did not elaborate${info && 'error' in info ? `: ${info.error}` : ''})`);
+    const noProof = sorried.has(d);
+    const messages = toMessageSet(declMessages.get(d) ?? []);
+    const m = measures.get(d);
+    const structure = structuralDocument(fs, d);
+    documents[keys.get(d)!] = {
+      ...structure,
+      kind: theoremsOnly ? 'theorem' : d.kind,
+      content: sel.explicit ? '' : documentContent(fs, d, header),
+      type: ok?.type ?? '',
+      type_hash: ok?.type_hash ?? null,
+      unfolded_type_hash: ok?.unfolded_type_hash ?? null,
+      type_depth: ok?.type_depth ?? 0,
+      term_depth: noProof ? 0 : (ok?.term_depth ?? 0),
+      is_sorry: noProof ? false : (ok?.is_sorry ?? false),
+      wall_ms: m?.wall_ms ?? 0,
+      heartbeats: m?.heartbeats ?? 0,
+      local_type_dependencies: ok?.local_type_dependencies ?? [],
+      external_type_dependencies: ok?.external_type_dependencies ?? [],
+      local_value_dependencies: noProof ? [] : (ok?.local_value_dependencies ?? []),
+      external_value_dependencies: noProof ? [] : (ok?.external_value_dependencies ?? []),
+      // Lean's resolution of the written names when it answered: full names, constants only.
+      external_syntactic_dependencies: ok ? ok.external_syntactic_dependencies : structure.external_syntactic_dependencies,
+      declaration_messages: messages,
+      theorem_messages: theoremsOnly ? messages : emptyMessages(),
+    };
   }
-  const timings = { parse_ms: Math.round(parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) };
-  return { content: r.content, lean_messages: toMessageSet(leanMessages), tool_messages: dedupe(tool), documents, timings };
+  return documents;
 }
 
 function dedupe(set: MessageSet): MessageSet {

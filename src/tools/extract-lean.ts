@@ -8,7 +8,9 @@
  * heartbeats (`IO.getNumHeartbeats` difference / 1000, the unit of `maxHeartbeats`).
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
+import { PROJECT_ROOT } from '../config.ts';
 import type { LeanMessage } from '../backend/index.ts';
 import { splitName } from '../syntax/source.ts';
 
@@ -19,7 +21,8 @@ let helperText: string | undefined;
 
 /** The helper's source, read once (it lives in lean/ so it can be checked with Lean on its own). */
 export function helperSource(): string {
-  helperText ??= readFileSync(new URL('../../lean/ExtractHelper.lean', import.meta.url), 'utf8').trim();
+  // From the project root, not this module's URL: `npm start` runs one bundled dist/main.js.
+  helperText ??= readFileSync(path.join(PROJECT_ROOT, 'lean', 'ExtractHelper.lean'), 'utf8').trim();
   return helperText;
 }
 

@@ -10,10 +10,10 @@
  */
 import { applyEdits, insert, replace, type TextEdit } from '../syntax/edits.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { HAVE } from '../syntax/have-forms.ts';
 import { findHaves, type HaveForm } from '../syntax/tactics.ts';
 import { elaborateContent } from './elaborate.ts';
 import { lemmaFromGoal, parseGoals } from './goals.ts';
-import { HAVE } from './have2sorry.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
@@ -56,8 +56,11 @@ export const have2lemma: ToolImpl<'have2lemma'> = {
     if (!probe.failure) {
       const used = new Map<string, number>();
       for (const { d, haves } of targets) {
-        // The same declaration in the probe's (header-substituted) file, and its haves there.
-        const pd = probe.file.decls.find((x) => declName(x) === declName(d) && x.keyword === d.keyword);
+        // The same declaration in the probe's (header-substituted) file, and its haves there. The probe
+        // only replaced have proofs, so the declaration keeps its place in the list; matching by name
+        // would confuse declarations that share one (two `example`s).
+        const same = probe.file.decls[file.decls.indexOf(d)];
+        const pd = same && declName(same) === declName(d) && same.keyword === d.keyword ? same : undefined;
         const outcome = pd && probe.commands.find((c) => c.command === pd.command);
         if (!pd || !outcome) continue;
         const probeHaves = liftable(probe.file, pd);

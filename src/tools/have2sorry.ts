@@ -6,14 +6,12 @@
  */
 import { replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
+import { HAVE } from '../syntax/have-forms.ts';
 import { findHaves } from '../syntax/tactics.ts';
 import { rewriteSelected } from './output.ts';
 import { declName } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
-
-/** The have forms these tools rewrite or lift (not obtain/suffices/show/let). */
-export const HAVE = new Set(['have', 'haveI', "have'"]);
 
 export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit[]; warnings: string[] } {
   const edits: TextEdit[] = [];

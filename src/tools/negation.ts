@@ -20,7 +20,7 @@ import { parseSource, splitName, type SourceDecl, type SourceFile } from '../syn
 import { squash } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
-import { piType } from './verify-proof.ts';
+import { piType } from '../syntax/statements.ts';
 
 const DEF_KINDS = new Set(['def', 'abbrev', 'opaque']);
 
@@ -79,7 +79,7 @@ function binderNames(f: SourceFile, d: SourceDecl): Set<string> {
       if (depth++ === 0) group = [];
     } else if (isCloser(f.sig, k)) depth = Math.max(0, depth - 1);
     else if (depth === 1 && t === ':' && group) {
-      group.forEach((n) => out.add(n));
+      for (const n of group) out.add(n);
       group = undefined; // the binder's type follows
     } else if (depth === 1 && group && f.sig.kind[k] === 'ident') group.push(t);
     else if (depth === 0 && f.sig.kind[k] === 'ident') out.add(t);

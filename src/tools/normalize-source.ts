@@ -89,6 +89,25 @@ function qualifyReferences(file: SourceFile, via: ReadonlySet<'namespace' | 'ope
   return edits;
 }
 
+/** `open X` (command or `… in` prefix) inside a namespace may mean `open N.X`: qualify it. Returns the open targets' starts. */
+function qualifyOpens(file: SourceFile, edits: TextEdit[]): Set<number> {
+  const namespaces = fileNamespaces(file);
+  const openTargets = new Set<number>();
+  file.commands.forEach((c, i) => {
+    const ranges = [...(c.kind === 'open' ? [[c.ownSigStart, c.sigEnd]] : []), ...c.prefixes.filter((p) => p.keyword === 'open').map((p) => [p.sigStart, p.sigEnd])];
+    const ns = file.scopes[i]?.namespace ?? '';
+    for (const [from, to] of ranges) {
+      for (let k = from! + 1; k < to!; k++) {
+        if (file.sig.kind[k] !== 'ident') continue;
+        openTargets.add(file.sig.start[k]!);
+        const full = resolveName(file.sig.text[k]!, { namespace: ns, opens: [] }, namespaces)[0];
+        if (full && full !== file.sig.text[k]) edits.push(replace(file.sig.start[k]!, file.sig.end[k]!, full));
+      }
+    }
+  });
+  return openTargets;
+}
+
 const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normalization>, warnings: string[]) => TextEdit[]> = {
   normalize_module_comments: (file) =>
     file.sig.kind.flatMap((k, i) => (k === 'mod-doc' ? [replace(file.sig.start[i]!, file.sig.start[i]! + 3, '/-')] : [])),
@@ -129,7 +148,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     for (const c of file.commands) {
       const w = (k: number) => file.sig.text[k] ?? '';
       if (c.kind === 'namespace') {
-        splitName(w(c.ownSigStart + 1)).forEach(() => stack.push('scope'));
+        for (const _ of splitName(w(c.ownSigStart + 1))) stack.push('scope');
         removed.add(c);
       } else if (c.kind === 'section') {
         const k = file.sig.text.indexOf('section', c.ownSigStart);
@@ -159,21 +178,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       if (written !== d.fullName) edits.push(replace(d.nameSpan.start, d.nameSpan.end, d.fullName));
       nameStarts.add(d.nameSpan.start);
     }
-    // `open X` (command or `… in` prefix) inside a namespace may mean `open N.X`: qualify it.
-    const namespaces = fileNamespaces(file);
-    const openTargets = new Set<number>();
-    file.commands.forEach((c, i) => {
-      const ranges = [...(c.kind === 'open' ? [[c.ownSigStart, c.sigEnd]] : []), ...c.prefixes.filter((p) => p.keyword === 'open').map((p) => [p.sigStart, p.sigEnd])];
-      const ns = file.scopes[i]?.namespace ?? '';
-      for (const [from, to] of ranges) {
-        for (let k = from! + 1; k < to!; k++) {
-          if (file.sig.kind[k] !== 'ident') continue;
-          openTargets.add(file.sig.start[k]!);
-          const full = resolveName(file.sig.text[k]!, { namespace: ns, opens: [] }, namespaces)[0];
-          if (full && full !== file.sig.text[k]) edits.push(replace(file.sig.start[k]!, file.sig.end[k]!, full));
-        }
-      }
-    });
+    const openTargets = qualifyOpens(file, edits);
     // References that relied on the namespace now need the full name.
     pushAll(edits, qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
     if (noncomputable) edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));

@@ -50,7 +50,7 @@ export async function finishOutput(output: string, ctx: ToolContext, o: FinishOp
   const only = o.onlyProofsOf;
   const r = await elaborateContent(output, o, ctx, only ? {
     transform: (cmd, text, d) => {
-      if (!d || d.kind !== 'theorem' || only.has(declName(d))) return undefined;
+      if (d?.kind !== 'theorem' || only.has(declName(d))) return undefined;
       return { text: sorryBody(text, d, cmd.start), silent: true };
     },
   } : {});

@@ -13,6 +13,7 @@
  *                            Lean accepts there
  *   replace_unsafe_tactics   `native_decide` → `decide +kernel` where Lean accepts it
  * A repair found necessary that no change fixes is a failed repair (tool error; okay false).
+ * Each pass is the function of the same name below, run in this order (PASSES).
  */
 import type { LeanMessage } from '../backend/index.ts';
 import { toMessageSet } from './messages.ts';
@@ -24,7 +25,8 @@ import { findSorries, parseTacticBlock } from '../syntax/tactics.ts';
 import { elaborateContent, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
 import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
-import type { ToolImpl } from './types.ts';
+import type { ToolRequest } from '../contract/tools.ts';
+import type { ToolContext, ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
 
 const errorsIn = (r: Elaborated, d: SourceDecl): LeanMessage[] => messagesIn(r, d, (m) => m.severity === 'error');
@@ -32,167 +34,213 @@ const sorryCount = (r: Elaborated, d: SourceDecl) => (d.bodySig ? findSorries(r.
 /** The trial removed a sorry (new errors are checked separately: a tactic that fails or leaves goals adds one). */
 const fewerSorries = (t: Elaborated, td: SourceDecl, r: Elaborated, d: SourceDecl) => sorryCount(t, td) < sorryCount(r, d);
 
+/** One repair run: the text as repaired so far and Lean's latest answer on it, with the statistics and failures. */
+class RepairRun {
+  r!: Elaborated;
+  text = '';
+  readonly stats: Record<string, number> = {};
+  readonly failures: string[] = [];
+  constructor(readonly req: ToolRequest<'repair_proofs'>, readonly ctx: ToolContext) {}
+
+  elab(text: string): Promise<Elaborated> {
+    const { req } = this;
+    return elaborateContent(text, { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options }, this.ctx);
+  }
+
+  /** Apply a pass's edits at once and elaborate the result. */
+  async step(edits: TextEdit[]): Promise<void> {
+    if (edits.length === 0) return;
+    this.text = applyEdits(this.text, edits);
+    this.accept(await this.elab(this.text));
+  }
+
+  /** A trial that helped becomes the current state. */
+  accept(t: Elaborated): void {
+    this.r = t;
+    this.text = t.content;
+  }
+
+  selected(): SourceDecl[] {
+    return selectDeclarations(this.r.file, this.req).decls;
+  }
+
+  bump(k: string): void {
+    this.stats[k] = (this.stats[k] ?? 0) + 1;
+  }
+}
+
+/** The passes in the spec's order; each runs when requested and Lean could elaborate the text. */
+const PASSES: [ToolRequest<'repair_proofs'>['repairs'][number], (run: RepairRun) => Promise<void>][] = [
+  ['remove_unknown_options', removeUnknownOptions],
+  ['enable_autoImplicit', enableAutoImplicit],
+  ['relax_defeq_transparency', relaxDefeqTransparency],
+  ['insert_sorries', insertSorries],
+  ['remove_extraneous_tactics', removeExtraneousTactics],
+  ['apply_terminal_tactics', applyTerminalTactics],
+  ['replace_unsafe_tactics', replaceUnsafeTactics],
+];
+
 export const repair_proofs: ToolImpl<'repair_proofs'> = {
   needsLean: () => true,
   async run(req, ctx) {
     const startedAt = performance.now();
-    const stats: Record<string, number> = {};
-    const failures: string[] = [];
-    const bump = (k: string) => { stats[k] = (stats[k] ?? 0) + 1; };
-    const tried = new Set<string>();
-    const skipped = new Set<number>();
+    const run = new RepairRun(req, ctx);
+    run.accept(await run.elab(req.content));
     const on = new Set(req.repairs);
-    const opts = { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options };
-    const elab = (text: string) => elaborateContent(text, opts, ctx);
-    let r = await elab(req.content);
-    let text = r.content;
-    const step = async (edits: TextEdit[]) => {
-      if (edits.length === 0) return;
-      text = applyEdits(text, edits);
-      r = await elab(text);
-      text = r.content;
-    };
-    const selected = () => selectDeclarations(r.file, req).decls;
+    for (const [name, pass] of PASSES) if (on.has(name) && !run.r.failure) await pass(run);
 
-    if (on.has('remove_unknown_options') && !r.failure) {
-      const edits: TextEdit[] = [];
-      r.commands.forEach((c) => {
-        const unknown = c.messages.some((m) => m.severity === 'error' && /unknown option|invalid option|unknown configuration option/i.test(m.text));
-        if (!unknown) return;
-        const cmd = c.command;
-        if (cmd.kind === 'set_option') edits.push(remove(cmd.start, cmd.end));
-        for (const p of cmd.prefixes) if (p.keyword === 'set_option') edits.push(remove(p.start, r.file.sig.start[p.sigEnd] ?? p.end));
-        bump('remove_unknown_options');
-      });
-      await step(edits);
-    }
-
-    if (on.has('enable_autoImplicit') && !r.failure && /set_option\s+(relaxed)?autoImplicit\s+false/.test(text)) {
-      const edits = selected().filter((d) => errorsIn(r, d).some((m) => /unknown identifier|unknown universe level/i.test(m.text)))
-        .map((d) => insert(d.command.start, 'set_option autoImplicit true in\n'));
-      edits.forEach(() => bump('enable_autoImplicit'));
-      await step(edits);
-    }
-
-    // The option exists from Lean 4.29 on; earlier it is a no-op.
-    const [, major, minor] = /^v(\d+)\.(\d+)/.exec(toolchainTag(ctx.env.lean_toolchain) ?? '') ?? [];
-    const atLeast429 = Number(major) > 4 || (Number(major) === 4 && Number(minor) >= 29);
-    if (on.has('relax_defeq_transparency') && atLeast429 && !r.failure) {
-      for (const d of selected().filter((x) => errorsIn(r, x).length > 0)) {
-        const before = errorsIn(r, d);
-        const trial = applyEdits(text, [insert(d.command.start, 'set_option backward.isDefEq.respectTransparency false in\n')]);
-        const t = await elab(trial);
-        const td = sameDecl(t, d);
-        const after = td ? errorsIn(t, td) : before;
-        if (after.length === 0 || (after[0] && before[0] && after[0].pos.line - 1 > before[0].pos.line)) {
-          r = t;
-          text = t.content;
-          bump('relax_defeq_transparency');
-        }
-      }
-    }
-
-    if (on.has('insert_sorries') && !r.failure) {
-      const edits: TextEdit[] = [];
-      for (const d of selected()) {
-        if (d.bodyForm === 'none' && d.assignSpan) continue;
-        const errs = errorsIn(r, d);
-        if (d.bodyForm === 'tactic' && d.bodySpan && d.bodySig) {
-          const byPos = r.file.lines.toLean(d.bodySpan.start);
-          const unsolved = errs.find((m) => m.text.startsWith('unsolved goals') && m.pos.line === byPos.line && m.pos.column === byPos.column);
-          // Only a block that ran to its end: any other error inside means a tactic failed and aborted it.
-          if (!unsolved || errs.length > 1) continue;
-          const goals = parseGoals(unsolved.text.slice(unsolved.text.indexOf('\n') + 1)).length;
-          const closing = goals > 1 ? 'all_goals sorry' : 'sorry';
-          const body = text.slice(d.bodySpan.start, d.bodySpan.end);
-          if (/^by\s*$/.test(body)) edits.push(replace(d.bodySpan.start, d.bodySpan.end, 'by sorry'));
-          else if (!body.includes('\n')) edits.push(insert(d.bodySpan.end, `; ${closing}`));
-          else {
-            const block = parseTacticBlock(r.file.sig, d.bodySig[0], d.bodySig[1]);
-            edits.push(insert(d.bodySpan.end, `\n${' '.repeat(block.column)}${closing}`));
-          }
-          bump('insert_sorries');
-        }
-      }
-      await step(edits);
-    }
-
-    if (on.has('remove_extraneous_tactics') && !r.failure) {
-      const edits: TextEdit[] = [];
-      for (const d of selected()) {
-        if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
-        const extra = errorsIn(r, d).find((m) => /^no goals( to be proved)?/i.test(m.text));
-        if (!extra) continue;
-        const at = r.file.lines.fromLean(extra.pos);
-        const block = parseTacticBlock(r.file.sig, d.bodySig[0], d.bodySig[1]);
-        const i = block.items.findIndex((it) => it.start <= at && at < it.end + 1);
-        if (i <= 0) continue;
-        const prevEnd = block.items[i - 1]!.end;
-        edits.push(remove(prevEnd, block.end));
-        bump('remove_extraneous_tactics');
-      }
-      await step(edits);
-    }
-
-    if (on.has('apply_terminal_tactics') && !r.failure) {
-      for (let guard = 0; guard < 200; guard++) {
-        // The next tactic sorry in a selected declaration (rescanned after each change).
-        let site: { d: SourceDecl; at: number } | undefined;
-        for (const d of selected()) {
-          if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
-          const s = findSorries(r.file.sig, d.bodySig[0], d.bodySig[1]).find((x) => !tried.has(`${declName(d)}:${x.start}`));
-          if (s) { site = { d, at: s.start }; break; }
-        }
-        if (!site) break;
-        tried.add(`${declName(site.d)}:${site.at}`);
-        let fixed = false;
-        for (const tac of req.terminal_tactics) {
-          const t = await elab(applyEdits(text, [replace(site.at, site.at + 5, tac)]));
-          const td = sameDecl(t, site.d);
-          const before = errorsIn(r, site.d).length;
-          if (td && !t.failure && errorsIn(t, td).length <= before && fewerSorries(t, td, r, site.d)) {
-            r = t;
-            text = t.content;
-            tried.clear();
-            bump('apply_terminal_tactics');
-            fixed = true;
-            break;
-          }
-        }
-        if (!fixed) failures.push(`apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d)}' at line ${r.file.lines.toLean(site.at).line}`);
-      }
-    }
-
-    if (on.has('replace_unsafe_tactics') && !r.failure) {
-      for (let guard = 0; guard < 200; guard++) {
-        const hit = selected().flatMap((d) => (d.bodySig ? [{ d, k: r.file.sig.text.findIndex((x, k) => k >= d.bodySig![0] && k < d.bodySig![1] && x === 'native_decide' && !skipped.has(r.file.sig.start[k]!)) }] : [])).find((x) => x.k >= 0);
-        if (!hit) break;
-        const at = r.file.sig.start[hit.k]!;
-        const t = await elab(applyEdits(text, [replace(at, at + 'native_decide'.length, 'decide +kernel')]));
-        const td = sameDecl(t, hit.d);
-        if (td && !t.failure && errorsIn(t, td).length <= errorsIn(r, hit.d).length) {
-          r = t;
-          text = t.content;
-          bump('replace_unsafe_tactics');
-        } else {
-          skipped.add(at);
-          failures.push(`replace_unsafe_tactics: native_decide in '${declName(hit.d)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`);
-        }
-      }
-    }
-
+    const { r } = run;
     const lean = toMessageSet(r.messages);
     const tool = emptyMessages();
-    pushAll(tool.errors, r.toolErrors, failures, selectDeclarations(r.file, req).errors);
+    pushAll(tool.errors, r.toolErrors, run.failures, selectDeclarations(r.file, req).errors);
     pushAll(tool.warnings, r.toolWarnings);
     return {
       content: r.content,
       lean_messages: lean,
       tool_messages: tool,
-      repair_stats: stats,
+      repair_stats: run.stats,
       okay: tool.errors.length === 0 && lean.errors.length === 0 && !r.failure,
       timings: { parse_ms: Math.round(r.parseMs), total_ms: Math.round(performance.now() - startedAt) },
     };
-
   },
 };
+
+/** remove_unknown_options: a `set_option` Lean rejects is dropped (an `… in` prefix unwrapped). */
+async function removeUnknownOptions(run: RepairRun): Promise<void> {
+  const { r } = run;
+  const edits: TextEdit[] = [];
+  r.commands.forEach((c) => {
+    const unknown = c.messages.some((m) => m.severity === 'error' && /unknown option|invalid option|unknown configuration option/i.test(m.text));
+    if (!unknown) return;
+    const cmd = c.command;
+    if (cmd.kind === 'set_option') edits.push(remove(cmd.start, cmd.end));
+    for (const p of cmd.prefixes) if (p.keyword === 'set_option') edits.push(remove(p.start, r.file.sig.start[p.sigEnd] ?? p.end));
+    run.bump('remove_unknown_options');
+  });
+  await run.step(edits);
+}
+
+/** enable_autoImplicit: with autoImplicit off in the file, a declaration failing on unknown identifiers gets it back. */
+async function enableAutoImplicit(run: RepairRun): Promise<void> {
+  if (!/set_option\s+(relaxed)?autoImplicit\s+false/.test(run.text)) return;
+  const edits = run.selected().filter((d) => errorsIn(run.r, d).some((m) => /unknown identifier|unknown universe level/i.test(m.text)))
+    .map((d) => insert(d.command.start, 'set_option autoImplicit true in\n'));
+  for (const _ of edits) run.bump('enable_autoImplicit');
+  await run.step(edits);
+}
+
+/** relax_defeq_transparency: the option, per failing declaration, kept where it clears the errors or moves the first later. */
+async function relaxDefeqTransparency(run: RepairRun): Promise<void> {
+  // The option exists from Lean 4.29 on; earlier it is a no-op.
+  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(toolchainTag(run.ctx.env.lean_toolchain) ?? '') ?? [];
+  const atLeast429 = Number(major) > 4 || (Number(major) === 4 && Number(minor) >= 29);
+  if (!atLeast429) return;
+  for (const d of run.selected().filter((x) => errorsIn(run.r, x).length > 0)) {
+    const before = errorsIn(run.r, d);
+    const trial = applyEdits(run.text, [insert(d.command.start, 'set_option backward.isDefEq.respectTransparency false in\n')]);
+    const t = await run.elab(trial);
+    const td = sameDecl(t, d);
+    const after = td ? errorsIn(t, td) : before;
+    if (after.length === 0 || (after[0] && before[0] && after[0].pos.line - 1 > before[0].pos.line)) {
+      run.accept(t);
+      run.bump('relax_defeq_transparency');
+    }
+  }
+}
+
+/** insert_sorries: a tactic proof that ran to its end with open goals is closed with `sorry`. */
+async function insertSorries(run: RepairRun): Promise<void> {
+  const { r, text } = run;
+  const edits: TextEdit[] = [];
+  for (const d of run.selected()) {
+    if (d.bodyForm === 'none' && d.assignSpan) continue;
+    const errs = errorsIn(r, d);
+    if (d.bodyForm === 'tactic' && d.bodySpan && d.bodySig) {
+      const byPos = r.file.lines.toLean(d.bodySpan.start);
+      const unsolved = errs.find((m) => m.text.startsWith('unsolved goals') && m.pos.line === byPos.line && m.pos.column === byPos.column);
+      // Only a block that ran to its end: any other error inside means a tactic failed and aborted it.
+      if (!unsolved || errs.length > 1) continue;
+      const goals = parseGoals(unsolved.text.slice(unsolved.text.indexOf('\n') + 1)).length;
+      const closing = goals > 1 ? 'all_goals sorry' : 'sorry';
+      const body = text.slice(d.bodySpan.start, d.bodySpan.end);
+      if (/^by\s*$/.test(body)) edits.push(replace(d.bodySpan.start, d.bodySpan.end, 'by sorry'));
+      else if (!body.includes('\n')) edits.push(insert(d.bodySpan.end, `; ${closing}`));
+      else {
+        const block = parseTacticBlock(r.file.sig, d.bodySig[0], d.bodySig[1]);
+        edits.push(insert(d.bodySpan.end, `\n${' '.repeat(block.column)}${closing}`));
+      }
+      run.bump('insert_sorries');
+    }
+  }
+  await run.step(edits);
+}
+
+/** remove_extraneous_tactics: tactics after the proof is complete ("no goals") are truncated. */
+async function removeExtraneousTactics(run: RepairRun): Promise<void> {
+  const { r } = run;
+  const edits: TextEdit[] = [];
+  for (const d of run.selected()) {
+    if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
+    const extra = errorsIn(r, d).find((m) => /^no goals( to be proved)?/i.test(m.text));
+    if (!extra) continue;
+    const at = r.file.lines.fromLean(extra.pos);
+    const block = parseTacticBlock(r.file.sig, d.bodySig[0], d.bodySig[1]);
+    const i = block.items.findIndex((it) => it.start <= at && at < it.end + 1);
+    if (i <= 0) continue;
+    const prevEnd = block.items[i - 1]!.end;
+    edits.push(remove(prevEnd, block.end));
+    run.bump('remove_extraneous_tactics');
+  }
+  await run.step(edits);
+}
+
+/** apply_terminal_tactics: each tactic `sorry` is replaced by the first terminal tactic Lean accepts there. */
+async function applyTerminalTactics(run: RepairRun): Promise<void> {
+  const { req } = run;
+  const tried = new Set<string>();
+  for (let guard = 0; guard < 200; guard++) {
+    // The next tactic sorry in a selected declaration (rescanned after each change).
+    let site: { d: SourceDecl; at: number } | undefined;
+    for (const d of run.selected()) {
+      if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
+      const s = findSorries(run.r.file.sig, d.bodySig[0], d.bodySig[1]).find((x) => !tried.has(`${declName(d)}:${x.start}`));
+      if (s) { site = { d, at: s.start }; break; }
+    }
+    if (!site) break;
+    tried.add(`${declName(site.d)}:${site.at}`);
+    let fixed = false;
+    for (const tac of req.terminal_tactics) {
+      const t = await run.elab(applyEdits(run.text, [replace(site.at, site.at + 5, tac)]));
+      const td = sameDecl(t, site.d);
+      const before = errorsIn(run.r, site.d).length;
+      if (td && !t.failure && errorsIn(t, td).length <= before && fewerSorries(t, td, run.r, site.d)) {
+        run.accept(t);
+        tried.clear();
+        run.bump('apply_terminal_tactics');
+        fixed = true;
+        break;
+      }
+    }
+    if (!fixed) run.failures.push(`apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d)}' at line ${run.r.file.lines.toLean(site.at).line}`);
+  }
+}
+
+/** replace_unsafe_tactics: `native_decide` → `decide +kernel` where Lean accepts it. */
+async function replaceUnsafeTactics(run: RepairRun): Promise<void> {
+  const skipped = new Set<number>();
+  for (let guard = 0; guard < 200; guard++) {
+    const { r } = run;
+    const hit = run.selected().flatMap((d) => (d.bodySig ? [{ d, k: r.file.sig.text.findIndex((x, k) => k >= d.bodySig![0] && k < d.bodySig![1] && x === 'native_decide' && !skipped.has(r.file.sig.start[k]!)) }] : [])).find((x) => x.k >= 0);
+    if (!hit) break;
+    const at = r.file.sig.start[hit.k]!;
+    const t = await run.elab(applyEdits(run.text, [replace(at, at + 'native_decide'.length, 'decide +kernel')]));
+    const td = sameDecl(t, hit.d);
+    if (td && !t.failure && errorsIn(t, td).length <= errorsIn(r, hit.d).length) {
+      run.accept(t);
+      run.bump('replace_unsafe_tactics');
+    } else {
+      skipped.add(at);
+      run.failures.push(`replace_unsafe_tactics: native_decide in '${declName(hit.d)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`);
+    }
+  }
+}

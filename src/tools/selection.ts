@@ -84,7 +84,7 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
       else errors.push(`Index ${i} is out of range: there are ${candidates.length} ${theoremsOnly ? 'theorems' : 'declarations'}`);
     }
   } else {
-    candidates.forEach((d) => picked.add(d));
+    for (const d of candidates) picked.add(d);
   }
   return {
     decls: file.decls.filter((d) => picked.has(d)),

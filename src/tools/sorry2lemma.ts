@@ -9,11 +9,12 @@
 import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, insert, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
-import { elaborateContent, prepareContent } from './elaborate.ts';
+import { elaborateContent, prepareContent, type Elaborated } from './elaborate.ts';
 import { lemmaFromGoal, parseGoals, type Goal } from './goals.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
+import type { ToolRequest } from '../contract/tools.ts';
 import type { ToolImpl } from './types.ts';
 
 /** Does the `sorry` at significant token k stand for a tactic (rather than a term)? */
@@ -46,60 +47,77 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
     for (const d of sel.decls) {
       const outcome = r.commands.find((c) => c.command === d.command);
       if (!outcome) continue;
-      const base = declName(d);
-      const lemmas: string[] = [];
-      let sorried = 0;
-      let unsolved = 0;
-      if (req.extract_sorries) {
-        // One entry per goal: a sorry run on several goals (`<;> sorry`) is reported once per goal at one place.
-        const byPos = new Map<string, { pos: { line: number; column: number }; goals: Goal[] }>();
-        for (const s of outcome.sorries) {
-          if (!s.pos) continue;
-          const key = `${s.pos.line}:${s.pos.column}`;
-          const entry = byPos.get(key) ?? { pos: s.pos, goals: [] };
-          entry.goals.push(...parseGoals(s.goal));
-          byPos.set(key, entry);
-        }
-        for (const { pos, goals } of byPos.values()) {
-          const made = goals.map((g) => {
-            const name = `${base}.sorried${sorried++ ? `_${sorried - 1}` : ''}`;
-            return { name, ...lemmaFromGoal(name, g, req.include_whole_context) };
-          });
-          for (const m of made) {
-            lemmas.push(m.text);
-            lemmaNames.push(m.name);
-          }
-          if (!req.reconstruct_callsite || made.length === 0) continue;
-          const at = file.lines.fromLean(pos);
-          const k = file.sig.start.indexOf(at);
-          if (k < 0 || file.sig.text[k] !== 'sorry') continue;
-          if (made.some((m) => m.inaccessible)) {
-            warnings.push(`${base}: a hypothesis at line ${pos.line} has no usable name, so the call site keeps its sorry; use ${made.map((m) => m.name).join(' or ')}`);
-            edits.push(replace(at, at + 5, `sorry /- see ${made.map((m) => m.name).join(', ')} -/`));
-            continue;
-          }
-          const call = (m: (typeof made)[number]) => [m.name, ...m.args].join(' ');
-          if (isTacticSorry(file, d, k)) {
-            edits.push(replace(at, at + 5, made.length === 1 ? `exact ${call(made[0]!)}` : `first ${made.map((m) => `| exact ${call(m)}`).join(' ')}`));
-          } else {
-            edits.push(replace(at, at + 5, `(${call(made[0]!)})`));
-          }
-        }
-      }
-      if (req.extract_errors) {
-        for (const m of outcome.messages) {
-          if (m.severity !== 'error' || !m.text.startsWith('unsolved goals')) continue;
-          for (const g of parseGoals(m.text.slice(m.text.indexOf('\n') + 1))) {
-            const name = `${base}.unsolved${unsolved++ ? `_${unsolved - 1}` : ''}`;
-            lemmas.push(lemmaFromGoal(name, g, req.include_whole_context).text);
-            lemmaNames.push(name);
-          }
-        }
-      }
-      if (lemmas.length > 0) edits.push(insert(d.command.start, `${lemmas.join('\n\n')}\n\n`));
+      const lifted: Lifted = { lemmas: [], lemmaNames, edits, warnings };
+      if (req.extract_sorries) liftSorries(req, file, d, outcome.sorries, lifted);
+      if (req.extract_errors) liftUnsolvedGoals(req, d, outcome.messages, lifted);
+      if (lifted.lemmas.length > 0) edits.push(insert(d.command.start, `${lifted.lemmas.join('\n\n')}\n\n`));
     }
     const output = applyEdits(r.content, edits);
     const finished = await finishOutput(output, ctx, { ...req, reparse: true, toolErrors: sel.errors, toolWarnings: warnings, startedAt, parseMs: r.parseMs });
     return { ...finished, lemma_names: lemmaNames };
   },
 };
+
+/** What lifting produces: one declaration's lemma texts, and for the answer the names, call-site edits and warnings. */
+interface Lifted {
+  lemmas: string[];
+  lemmaNames: string[];
+  edits: TextEdit[];
+  warnings: string[];
+}
+
+type Outcome = Elaborated['commands'][number];
+
+/** extract_sorries: a lemma per goal at each sorry, `<theorem>.sorried`, `_1`, …; with reconstruct_callsite, the call replaces the sorry. */
+function liftSorries(req: ToolRequest<'sorry2lemma'>, file: SourceFile, d: SourceDecl, sorries: Outcome['sorries'], out: Lifted): void {
+  const base = declName(d);
+  let sorried = 0;
+  // One entry per goal: a sorry run on several goals (`<;> sorry`) is reported once per goal at one place.
+  const byPos = new Map<string, { pos: { line: number; column: number }; goals: Goal[] }>();
+  for (const s of sorries) {
+    if (!s.pos) continue;
+    const key = `${s.pos.line}:${s.pos.column}`;
+    const entry = byPos.get(key) ?? { pos: s.pos, goals: [] };
+    entry.goals.push(...parseGoals(s.goal));
+    byPos.set(key, entry);
+  }
+  for (const { pos, goals } of byPos.values()) {
+    const made = goals.map((g) => {
+      const name = `${base}.sorried${sorried++ ? `_${sorried - 1}` : ''}`;
+      return { name, ...lemmaFromGoal(name, g, req.include_whole_context) };
+    });
+    for (const m of made) {
+      out.lemmas.push(m.text);
+      out.lemmaNames.push(m.name);
+    }
+    if (!req.reconstruct_callsite || made.length === 0) continue;
+    const at = file.lines.fromLean(pos);
+    const k = file.sig.start.indexOf(at);
+    if (k < 0 || file.sig.text[k] !== 'sorry') continue;
+    if (made.some((m) => m.inaccessible)) {
+      out.warnings.push(`${base}: a hypothesis at line ${pos.line} has no usable name, so the call site keeps its sorry; use ${made.map((m) => m.name).join(' or ')}`);
+      out.edits.push(replace(at, at + 5, `sorry /- see ${made.map((m) => m.name).join(', ')} -/`));
+      continue;
+    }
+    const call = (m: (typeof made)[number]) => [m.name, ...m.args].join(' ');
+    if (isTacticSorry(file, d, k)) {
+      out.edits.push(replace(at, at + 5, made.length === 1 ? `exact ${call(made[0]!)}` : `first ${made.map((m) => `| exact ${call(m)}`).join(' ')}`));
+    } else {
+      out.edits.push(replace(at, at + 5, `(${call(made[0]!)})`));
+    }
+  }
+}
+
+/** extract_errors: a lemma per goal of each "unsolved goals" error, `<theorem>.unsolved`, `_1`, …. */
+function liftUnsolvedGoals(req: ToolRequest<'sorry2lemma'>, d: SourceDecl, messages: Outcome['messages'], out: Lifted): void {
+  const base = declName(d);
+  let unsolved = 0;
+  for (const m of messages) {
+    if (m.severity !== 'error' || !m.text.startsWith('unsolved goals')) continue;
+    for (const g of parseGoals(m.text.slice(m.text.indexOf('\n') + 1))) {
+      const name = `${base}.unsolved${unsolved++ ? `_${unsolved - 1}` : ''}`;
+      out.lemmas.push(lemmaFromGoal(name, g, req.include_whole_context).text);
+      out.lemmaNames.push(name);
+    }
+  }
+}

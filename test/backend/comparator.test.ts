@@ -91,7 +91,7 @@ t.test('bounded output keeps head and tail and says how much it elided', async (
 
 const backend = (over: Partial<ConstructorParameters<typeof ComparatorBackend>[0]> = {}) => new ComparatorBackend({
   root: '/r', config: comparatorConfig.parse({ outputLimitBytes: 2000, pins: { 'v4.28.0': { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } } }),
-  sandbox: 'none', limits: NO_LIMITS, exists: () => true,
+  sandbox: 'none', limits: NO_LIMITS, exists: () => true, parentEnv: process.env,
   tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-test-')),
   command: (i) => ({ argv: [process.execPath, FAKE, 'config.json'], cwd: i.workspace, env: { PATH: process.env.PATH ?? '', COMPARATOR_LEAN4EXPORT: i.tools.lean4export, COMPARATOR_LANDRUN: i.tools.landrun }, readOnly: [], writable: i.workspace }),
   ...over,

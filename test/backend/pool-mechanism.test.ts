@@ -133,7 +133,7 @@ t.test('close drains queued work, then retires everything; idempotent', async (t
   const queued = [pool.acquire(-1), pool.acquire(-1)];
   const closed = pool.close();
   t.equal(pool.close(), closed, 'the same promise');
-  await t.rejects(pool.acquire(-1), { code: 'overloaded' }, 'new work is refused');
+  await t.rejects(pool.acquire(-1), { name: 'PoolClosedError' }, 'new work is refused');
   pool.release(a);
   const b = await queued[0]!;
   pool.release(b);
@@ -150,7 +150,7 @@ t.test('destroyAll fails queued work and kills busy resources; idempotent', asyn
   const queued = pool.acquire(-1);
   const d = pool.destroyAll();
   t.equal(pool.destroyAll(), d);
-  await t.rejects(queued, { code: 'overloaded' });
+  await t.rejects(queued, { name: 'PoolClosedError' });
   await d;
   t.equal(spawned[0]!.killedBy, 'shutdown');
 });
@@ -172,8 +172,8 @@ t.test('idle resources above minWarm are evicted after idleMs', async (t) => {
 t.test('start failures: waiters fail fast, later ones too during the backoff', async (t) => {
   const { pool } = makePool({ fail: () => true });
   t.teardown(() => pool.destroyAll());
-  await t.rejects(pool.acquire(-1, AbortSignal.timeout(5000)), { code: 'environment_unavailable', message: /no toolchain/ });
-  await t.rejects(pool.acquire(-1, AbortSignal.timeout(5000)), { code: 'environment_unavailable' });
+  await t.rejects(pool.acquire(-1, AbortSignal.timeout(5000)), { name: 'LeanStartError', message: /no toolchain/ });
+  await t.rejects(pool.acquire(-1, AbortSignal.timeout(5000)), { name: 'LeanStartError' });
   t.equal(pool.stats().failedStarts, 1, 'the backoff holds off a second start');
 });
 

@@ -1,6 +1,6 @@
 /** The result cache: canonical keys, stored hits, raw-body aliases, byte bound. */
 import t from 'tap';
-import { ResultCache } from '../../src/cache/result-cache.ts';
+import { ENTRY_OVERHEAD_BYTES, ResultCache } from '../../src/cache/result-cache.ts';
 
 t.test('keys ignore key order and timeout_seconds, not other fields', async (t) => {
   const c = new ResultCache(1 << 20);
@@ -16,21 +16,21 @@ t.test('a hit is stored with the timings of a hit, ready to send', async (t) => 
   t.equal(c.get(k), undefined);
   c.set(k, { okay: true, timings: { total_ms: 12 } });
   const hit = c.get(k)!;
-  t.same(hit.response, { okay: true, timings: { total_ms: 0 } });
-  t.equal(hit.json, JSON.stringify(hit.response));
+  t.same(JSON.parse(hit.body.toString()), { okay: true, timings: { total_ms: 0 } });
   t.same([c.stats().hits, c.stats().misses], [1, 1]);
 });
 
 t.test('raw bodies alias a cached key only, per tool', async (t) => {
   const c = new ResultCache(1 << 20);
   const k = c.key('check', 'e', { a: 1 });
-  c.alias('check', '{"a":1}', k);
-  t.equal(c.getRaw('check', '{"a":1}'), undefined, 'no alias to a key that is not cached');
+  const raw = (tool: string, body: string) => c.rawKey(tool, body);
+  c.alias(raw('check', '{"a":1}'), k);
+  t.equal(c.getRaw(raw('check', '{"a":1}')), undefined, 'no alias to a key that is not cached');
   c.set(k, { okay: true });
-  c.alias('check', '{"a":1}', k);
-  t.same(c.getRaw('check', '{"a":1}')?.response, { okay: true, timings: { total_ms: 0 } });
-  t.equal(c.getRaw('merge', '{"a":1}'), undefined, 'another tool with the same body is another request');
-  t.equal(c.getRaw('check', '{"a": 1}'), undefined, 'only byte-identical bodies');
+  c.alias(raw('check', '{"a":1}'), k);
+  t.same(JSON.parse(c.getRaw(raw('check', '{"a":1}'))!.body.toString()), { okay: true, timings: { total_ms: 0 } });
+  t.equal(c.getRaw(raw('merge', '{"a":1}')), undefined, 'another tool with the same body is another request');
+  t.equal(c.getRaw(raw('check', '{"a": 1}')), undefined, 'only byte-identical bodies');
 });
 
 t.test('bounded in bytes; 0 disables the cache', async (t) => {
@@ -39,8 +39,45 @@ t.test('bounded in bytes; 0 disables the cache', async (t) => {
   t.equal(small.get('k'), undefined, 'an entry larger than the cache is not stored');
   const off = new ResultCache(0);
   off.set('k', { okay: true });
-  off.alias('t', 'b', 'k');
+  off.alias(off.rawKey('t', 'b'), 'k');
   t.equal(off.get('k'), undefined);
-  t.equal(off.getRaw('t', 'b'), undefined);
+  t.equal(off.getRaw(off.rawKey('t', 'b')), undefined);
   t.equal(off.stats().entries, 0);
+});
+
+t.test('one stored form per entry: an exactly sized Buffer of its own, not a slice of the shared pool', async (t) => {
+  const c = new ResultCache(1 << 20);
+  const k = c.key('check', 'e', { a: 1 });
+  c.set(k, { text: 'é'.repeat(10) });
+  const { body } = c.get(k)!;
+  t.equal(body.byteLength, Buffer.byteLength(JSON.stringify({ text: 'é'.repeat(10), timings: { total_ms: 0 } })));
+  t.equal(body.buffer.byteLength, body.byteLength, 'the backing store is the entry itself');
+});
+
+t.test('the bound counts entries as their bytes plus overhead, and aliases too', async (t) => {
+  const big = 'x'.repeat(10_000);
+  const max = 10 * (10_000 + ENTRY_OVERHEAD_BYTES + 100);
+  const c = new ResultCache(max);
+  for (let i = 0; i < 50; i++) {
+    const k = c.key('check', 'e', { content: `${i}` });
+    c.set(k, { text: big });
+    c.alias(c.rawKey('check', `{"content":"${i}"}`), k);
+  }
+  const s = c.stats();
+  t.ok(s.bytes <= max, `counted ${s.bytes} ≤ bound ${max}`);
+  t.ok(s.entries >= 8 && s.entries <= 10, `about bound ÷ entry size entries kept (${s.entries})`);
+  t.ok(s.aliases > 0, 'aliases are kept, and counted');
+  t.ok(s.bytes >= s.entries * (10_000 + ENTRY_OVERHEAD_BYTES), 'an entry counts at least its bytes and its overhead');
+  // Replacing an entry does not count it twice.
+  const k0 = c.key('check', 'e', { content: '49' });
+  c.set(k0, { text: 'small' });
+  t.equal(c.stats().entries, s.entries);
+});
+
+t.test('keys: strings are length-prefixed, so no two requests share a canonical form', async (t) => {
+  const c = new ResultCache(1 << 20);
+  t.not(c.key('check', 'e', { a: 'x', b: 'y' }), c.key('check', 'e', { a: 'x","b":"y' }));
+  t.not(c.key('check', 'e', { a: '1' }), c.key('check', 'e', { a: 1 }));
+  t.not(c.key('check', 'e', { a: [1, 2] }), c.key('check', 'e', { a: [[1, 2]] }));
+  t.equal(c.key('check', 'e', { a: undefined, b: 1 }), c.key('check', 'e', { b: 1 }), 'an absent field is an absent field');
 });

@@ -66,7 +66,7 @@ t.test('the registry caches availability for its TTL, then re-probes', async (t)
   t.equal(reg.availability(cfg.name, 500).available, false, 'cached');
   t.equal(reg.availability(cfg.name, 1500).available, true, 're-probed after the TTL');
   t.equal(calls, 2);
-  t.throws(() => new EnvironmentRegistry([cfg, cfg], { ttlMs: 0 }), /twice/);
+  t.throws(() => new EnvironmentRegistry([cfg, cfg], { ttlMs: 0, hostEnv: {} }), /twice/);
 });
 
 /** A ready project (lakefile, REPL built) at `dir`, inside a fake elan install. */

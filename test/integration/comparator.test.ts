@@ -12,7 +12,7 @@ import { probeEnvironment } from '../../src/envs/probe.ts';
 import { comparatorTool } from '../../src/tools/comparator.ts';
 
 const config = loadConfig();
-const backend = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits });
+const backend = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: process.env });
 const reasons: string[] = [];
 const env = config.environments
   .sort((x, y) => Number(x.imports !== '') - Number(y.imports !== ''))

@@ -8,7 +8,7 @@ import t from 'tap';
 import { lex } from '../../src/syntax/lexer.ts';
 import { parseSource, printSource } from '../../src/syntax/source.ts';
 import { normalizeSource } from '../../src/tools/normalize-source.ts';
-import { renameInSource } from '../../src/tools/rename.ts';
+import { renameInSource } from '../../src/syntax/renaming.ts';
 import { theorem2sorry } from '../../src/tools/theorem2sorry.ts';
 import { scriptedRunner, testEnv, toolCtx } from '../tools/runner.ts';
 

@@ -15,7 +15,7 @@ import { scriptedRunner, toolCtx } from './runner.ts';
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'fake-comparator.mjs');
 const backend = (exists: (f: string) => boolean = () => true) => new ComparatorBackend({
   root: '/r', config: comparatorConfig.parse({ pins: { 'v4.28.0': { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } } }),
-  sandbox: 'none', limits: NO_LIMITS, exists, tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-tool-')),
+  sandbox: 'none', limits: NO_LIMITS, exists, parentEnv: process.env, tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-tool-')),
   command: (i) => ({ argv: [process.execPath, FAKE], cwd: i.workspace, env: { PATH: process.env.PATH ?? '' }, readOnly: [], writable: i.workspace }),
 });
 const ctx = toolCtx(scriptedRunner(() => ({})));

@@ -5,7 +5,7 @@ import { identOccurrences, resolveName } from '../../src/syntax/names.ts';
 import { parseSource, printSource } from '../../src/syntax/source.ts';
 import { havesToSorry } from '../../src/tools/have2sorry.ts';
 import { normalizeSource } from '../../src/tools/normalize-source.ts';
-import { renameInSource } from '../../src/tools/rename.ts';
+import { renameInSource } from '../../src/syntax/renaming.ts';
 import { proofToSorry } from '../../src/tools/theorem2sorry.ts';
 import { corpusFiles, read } from '../syntax/corpus.ts';
 

@@ -63,3 +63,13 @@ t.test('relevance heuristic, and inaccessible hypotheses keep a sorry at the cal
   t.match(anon.content, /have h1 : 1 ≤ x := sorry \/- see t\.h1 -\//);
   t.match(anon.tool_messages.warnings[0], /no usable name/);
 });
+
+t.test('two examples with haves: each have gets the goal Lean reports in its own declaration', async (t) => {
+  const two = 'example (x : Nat) (h : 0 < x) : 1 ≤ x := by\n  have h1 : 1 ≤ x := by\n    omega\n  exact h1\n\nexample (y : Nat) : y = y := by\n  have h2 : y = y := rfl\n  exact h2\n';
+  const r = await run(two, { theorems_only: false }, runner(['x : Nat\nh : 0 < x\n⊢ 1 ≤ x', 'y : Nat\n⊢ y = y']));
+  t.same(r.lemma_names, ['example.h1', 'example.h2']);
+  const lemmas = r.content.split('\n\n').filter((b) => /^(theorem|lemma) /.test(b));
+  t.equal(lemmas.length, 2, r.content);
+  t.match(lemmas[0], /1 ≤ x/, 'the first example\'s have states its own goal');
+  t.match(lemmas[1], /y = y/, 'the second example\'s have states its own goal, not the first\'s');
+});

@@ -3,7 +3,7 @@ import t from 'tap';
 import { applyEdits } from '../../src/syntax/edits.ts';
 import { lex } from '../../src/syntax/lexer.ts';
 import { parseSource } from '../../src/syntax/source.ts';
-import { renameInSource } from '../../src/tools/rename.ts';
+import { renameInSource } from '../../src/syntax/renaming.ts';
 import { proofToSorry } from '../../src/tools/theorem2sorry.ts';
 
 function t2s(src: string): string {

@@ -10,7 +10,8 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
-import { defeqCheck, permits, piType, verify_proof } from '../../src/tools/verify-proof.ts';
+import { piType } from '../../src/syntax/statements.ts';
+import { defeqCheck, permits, verify_proof } from '../../src/tools/verify-proof.ts';
 
 const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: '/tmp' });
 

@@ -64,7 +64,7 @@ function prlimit(memoryMb: number, l: ProcessLimits, parent: NodeJS.ProcessEnv):
   return [bin, ...flags, '--'];
 }
 
-export function comparatorCommand(input: CommandInput, parent: NodeJS.ProcessEnv = process.env): ComparatorCommand {
+export function comparatorCommand(input: CommandInput, parent: NodeJS.ProcessEnv): ComparatorCommand {
   const env: Record<string, string> = {
     ...childEnv(parent),
     ELAN_TOOLCHAIN: input.toolchain,

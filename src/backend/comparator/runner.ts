@@ -49,7 +49,8 @@ export interface ComparatorBackendOptions {
   config: ComparatorConfig;
   sandbox: SandboxKind;
   limits: ProcessLimits;
-  parentEnv?: NodeJS.ProcessEnv;
+  /** The process environment comparator's tools are found in and inherit from (PATH, ELAN_HOME…). */
+  parentEnv: NodeJS.ProcessEnv;
   /** Where scratch workspaces are made (default: the OS temp folder). */
   tmpDir?: string;
   /** Test seam: the command line (a process double instead of comparator). */
@@ -72,7 +73,7 @@ export class ComparatorBackend {
   /** The tools for an environment, or every missing piece (never starts anything but bwrap's one-off self-test). */
   locate(env: EnvironmentConfig): { tools: ComparatorTools } | { missing: string[] } {
     const exists = this.#o.exists ?? existsSync;
-    const parent = this.#o.parentEnv ?? process.env;
+    const parent = this.#o.parentEnv;
     const tag = toolchainTag(env.lean_toolchain);
     if (!tag) return { missing: [`a Lean version in lean_toolchain "${env.lean_toolchain}"`] };
     const missing: string[] = [];

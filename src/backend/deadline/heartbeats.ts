@@ -1,7 +1,7 @@
 /**
  * Lean-side deadlines. No REPL tag in the supported range accepts a timeout: the Command
  * request is `{cmd, env?, allTactics?, rootGoals?, infotree?}` at every tag v4.24.0 ..
- * v4.33.0-rc2 [repl: REPL/JSON.lean, `structure Command extends CommandOptions`], and
+ * v4.33.0-rc2 [repl v4.28.0: REPL/JSON.lean, `structure Command extends CommandOptions`], and
  * `runCommand` runs it with no cancellation token (`cancelTk? := none`) [repl:
  * REPL/Main.lean]. What Lean does offer is `maxHeartbeats`, checked by the elaborator
  * itself; so each command goes out as `set_option maxHeartbeats N in <command>`, with N

@@ -11,7 +11,7 @@
  * the replacement is ready, so throughput does not dip. Only `destroy(r)` (a fault, a
  * deadline past its grace) and `destroy()` of the whole pool kill a busy resource.
  */
-import { LeanStartError, ServiceError } from '../../errors.ts';
+import { LeanStartError, PoolClosedError } from '../errors.ts';
 import type { Log } from '../../log.ts';
 import { WaiterQueue } from '../../sync/waiter-queue.ts';
 
@@ -190,11 +190,11 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   }
 
   acquire(request: Q, signal?: AbortSignal): Promise<R> {
-    if (this.#state !== 'open') return Promise.reject(new ServiceError('overloaded', `the ${this.opts.name} pool is shutting down`));
+    if (this.#state !== 'open') return Promise.reject(new PoolClosedError(this.opts.name));
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Starts are failing and nothing is alive: say so now instead of at the caller's deadline.
     if (this.#retryTimer && this.#idle.length + this.#busy.size + this.#starting === 0) {
-      return Promise.reject(new LeanStartError(`Lean failed to start for ${this.opts.name}: ${this.#counts.lastStartError ?? 'unknown error'}`));
+      return Promise.reject(new LeanStartError(this.opts.name, this.#counts.lastStartError ?? 'unknown error'));
     }
     if (this.#waiters.length === 0) {
       const r = this.#take(request);
@@ -327,7 +327,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
       this.#state = 'destroyed';
       this.#stopTimers();
       this.#startCtrl.abort(new Error('pool destroyed'));
-      this.#waiters.failAll(new ServiceError('overloaded', `the ${this.opts.name} pool is shutting down`));
+      this.#waiters.failAll(new PoolClosedError(this.opts.name));
       for (const e of this.#idle.splice(0)) this.#retire(e, 'shutdown', true);
       for (const e of [...this.#busy.values()]) {
         this.#busy.delete(e.r);
@@ -440,7 +440,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
         this.opts.log.error({ pool: this.opts.name, err: msg }, 'lean session failed to start');
         // Nothing alive to serve the waiters: fail them now rather than let them wait for their deadline.
         if (this.#idle.length + this.#busy.size + this.#starting === 0) {
-          this.#waiters.failAll(new LeanStartError(`Lean failed to start for ${this.opts.name}: ${msg}`));
+          this.#waiters.failAll(new LeanStartError(this.opts.name, msg));
         }
         // No replacement is coming: the draining resources are ordinary again, and the policy
         // decides anew at their next release (retiring at once, as the backoff leaves no room to replace).

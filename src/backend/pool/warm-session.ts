@@ -6,7 +6,7 @@ import type { LeanSession } from '../session/session.ts';
 import type { Poolable, Usage } from './pool.ts';
 
 export class WarmSession implements Poolable {
-  /** REPL command states held (the header's included): the REPL keeps every one for the process's life [repl: REPL/Main.lean, `cmdStates`]. */
+  /** REPL command states held (the header's included): the REPL keeps every one for the process's life [repl v4.28.0: REPL/Main.lean, `cmdStates`]. */
   states = 1;
 
   constructor(readonly session: LeanSession, readonly header: string) {}

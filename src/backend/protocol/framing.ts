@@ -1,5 +1,5 @@
 /**
- * The REPL's framing [repl: REPL/Main.lean, getLines / loop]: a request is one JSON
+ * The REPL's framing [repl v4.28.0: REPL/Main.lean, `getLines` / `loop`]: a request is one JSON
  * object followed by a blank line (we always send it on one line, so no raw newline can
  * sit inside a string); a response is pretty-printed multi-line JSON followed by a blank
  * line. JSON escapes newlines inside strings, so a blank line only ever ends a response.

@@ -1,5 +1,5 @@
 /**
- * The ids the REPL hands out, predicted from its rules [repl: REPL/Main.lean]: every
+ * The ids the REPL hands out, predicted from its rules [repl v4.28.0: REPL/Main.lean]: every
  * recorded command snapshot takes the next `env`, every recorded proof snapshot the next
  * `proofState`; in a command response sorries are recorded first, then tactics, then
  * the env; in a proof-step response sorries first, then its own state; an error records

@@ -1,5 +1,5 @@
 /**
- * Every response shape of the REPL, parsed with zod [repl: REPL/JSON.lean]. Empty lists
+ * Every response shape of the REPL, parsed with zod [repl v4.28.0: REPL/JSON.lean]. Empty lists
  * are omitted by the REPL and default to [] here; `endPos` may be missing or null.
  */
 import { z } from 'zod';

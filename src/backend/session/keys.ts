@@ -116,7 +116,11 @@ export function canonicalHeaderOf(raw: string): CanonicalHeader {
   endTok();
   flush();
   const seen = new Set<string>();
-  const kept = statements.filter((s) => !seen.has(s.text) && (seen.add(s.text), true));
+  const kept = statements.filter((s) => {
+    if (seen.has(s.text)) return false;
+    seen.add(s.text);
+    return true;
+  });
   return { text: kept.map((s) => s.text).join('\n'), origins: kept.map((s) => s.origin) };
 }
 

@@ -1,0 +1,31 @@
+/**
+ * The daemon as the bench runs it: its own process, the default configuration (pino at
+ * info, one log line per request to stdout) plus the bench's overlay, in front of the
+ * fake REPL test double (there is no Lean here) with availability forced on.
+ * Prints `BENCH_READY <port>` on stderr once listening.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/app.ts';
+import { buildLaunch, NO_LIMITS } from '../src/backend/process/launch.ts';
+import { loadConfig } from '../src/config.ts';
+
+const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/fake-repl.mjs');
+
+// LEAN_TOOL_CONFIG names the bench's overlay: the same loading path as `npm start`.
+const config = loadConfig();
+const app = await buildApp({
+  config,
+  probe: () => ({ available: true }),
+  launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }),
+});
+await app.listen({ host: '127.0.0.1', port: 0 });
+process.stderr.write(`BENCH_READY ${(app.server.address() as { port: number }).port}\n`);
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+// The bench asks for the heap's breakdown (RSS alone does not say what holds the memory).
+process.on('SIGUSR2', () => {
+  // With --expose-gc (diagnosis only): what is live, not what awaits collection.
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  process.stderr.write(`BENCH_MEMORY ${JSON.stringify(m)}\n`);
+});

@@ -1,0 +1,67 @@
+/**
+ * A declaration's statement as text other commands can reuse: its type as a Pi type, and the
+ * scope (namespace, `open`s, universes, section variables) it is stated in. Pure source work,
+ * shared by verify_proof, verify_negation, disprove and merge.
+ */
+import { isCloser, isOpener } from './significant.ts';
+import type { SourceDecl, SourceFile } from './source.ts';
+
+/** A declaration's type as a Pi type: `(x : A) {y : B} : C` → `∀ (x : A) {y : B}, C`. */
+export function piType(file: SourceFile, d: SourceDecl): string | undefined {
+  const { sig } = file;
+  const start = sig.start.findIndex((s) => s >= d.signatureSpan.start);
+  if (start < 0 || d.signatureSpan.start === d.signatureSpan.end) return undefined;
+  let k = start;
+  const binders: string[] = [];
+  while (k < sig.length && sig.start[k]! < d.signatureSpan.end) {
+    const t = sig.text[k]!;
+    if (isOpener(sig, k) && t !== '⟨') {
+      const from = k;
+      let depth = 0;
+      for (; k < sig.length; k++) {
+        if (isOpener(sig, k)) depth++;
+        else if (isCloser(sig, k) && --depth === 0) break;
+      }
+      binders.push(file.text.slice(sig.start[from]!, sig.end[k]!));
+      k++;
+    } else if (t === ':') {
+      const type = file.text.slice(sig.end[k]!, d.signatureSpan.end).trim();
+      return binders.length ? `∀ ${binders.join(' ')}, ${type}` : type;
+    } else if (sig.kind[k] === 'ident') {
+      binders.push(t);
+      k++;
+    } else {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** `lines` in the declaration's namespace, `open`s and universes, in a section of their own. */
+export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], scope: string[] = []): string {
+  const header = file.text.slice(d.headerSpan.start, d.headerSpan.end);
+  const universes = /\.\{([^}]*)\}/.exec(header.slice(header.indexOf(d.name ?? '\u0000')))?.[1];
+  const opens = [...d.opens, ...d.localOpens];
+  const open = d.namespace ? `namespace ${d.namespace}` : 'section';
+  const close = d.namespace ? `end ${d.namespace}` : 'end';
+  return [open, ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []), ...(opens.length ? [`open ${opens.join(' ')}`] : []), ...scope, ...lines, close].join('\n');
+}
+
+/**
+ * The `universe` and `variable` commands in effect at a declaration: those of the scopes
+ * (sections, namespaces) still open where it stands. A statement's type depends on them
+ * (a section variable the statement mentions becomes one of its binders).
+ */
+export function scopeCommands(file: SourceFile, d: SourceDecl): string[] {
+  const stack: string[][] = [[]];
+  for (const c of file.commands) {
+    if (c.start >= d.command.start) break;
+    if (c.kind === 'section' || c.kind === 'namespace') stack.push([]);
+    else if (c.kind === 'end') {
+      if (stack.length > 1) stack.pop();
+    } else if ((c.kind === 'universe' || c.kind === 'variable') && c.prefixes.length === 0 && file.sig.text[c.sigEnd - 1] !== 'in') {
+      stack[stack.length - 1]!.push(file.text.slice(c.start, c.end));
+    }
+  }
+  return stack.flat();
+}
