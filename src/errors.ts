@@ -22,6 +22,7 @@ export const ERROR_CODES = {
       stream_message: 'invalid stream message: {problems}; send {id, tool, request} or {id, cancel: true}',
       duplicate_id: 'id {id} is already in flight on this socket',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
+      limit: '{field} {problem}',
     },
   },
   bad_request: {
@@ -106,7 +107,7 @@ export const ERROR_CODES = {
   },
   internal: {
     status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.',
-    messages: { unexpected: 'internal error; the daemon log has the details under this request id' },
+    messages: { unexpected: 'internal error; the daemon log has the details under this request id', worker_failed: 'the structural worker failed: {reason}' },
   },
 } as const satisfies Record<string, { status: number; retryable: boolean; summary: string; messages: Record<string, string> }>;
 
@@ -168,6 +169,14 @@ export function serviceError<C extends ErrorCode, K extends MessageKey<C>>(
 /** Input echoed in an error message: at most `max` characters, so an error never repeats a huge input. */
 export function clip(s: string, max = 100): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
+}
+
+/**
+ * A ServiceError that crossed a worker-thread boundary as plain data (a class does not survive
+ * structured cloning): its message was already filled from the table on the other side.
+ */
+export function reviveServiceError(e: { code: ErrorCode; message: string; details?: ErrorDetail[] | undefined }): ServiceError {
+  return new ServiceError(e.code, e.message, e.details ? { details: e.details } : {});
 }
 
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

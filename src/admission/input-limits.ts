@@ -3,7 +3,7 @@
  * so an oversized field is a 400 that names it instead of seconds of CPU. Text fields are
  * measured in UTF-8 bytes, lists and maps in entries.
  */
-import { ServiceError, type ErrorDetail } from '../errors.ts';
+import { serviceError, type ErrorDetail } from '../errors.ts';
 import { utf8Length } from '../syntax/positions.ts';
 
 export interface InputLimits {
@@ -54,6 +54,6 @@ export function checkInputLimits(request: Record<string, unknown>, limits: Input
   }
   if (over.length > 0) {
     const first = over[0]!;
-    throw new ServiceError('invalid_request', `${first.field} ${first.message}`, { details: over.slice(0, 10) });
+    throw serviceError('invalid_request', 'limit', { field: first.field, problem: first.message }, { details: over.slice(0, 10) });
   }
 }

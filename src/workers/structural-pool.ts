@@ -5,14 +5,29 @@
  * is already running is stopped by terminating its thread, and Piscina starts a fresh one.
  */
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../config.ts';
 import { Piscina } from 'piscina';
 import type { ToolName } from '../contract/tools.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
-import { ServiceError } from '../errors.ts';
+import { reviveServiceError, serviceError } from '../errors.ts';
 import { builtinTools } from '../tools/index.ts';
 import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
 
 const BUILTIN = builtinTools();
+
+/** Replaced by `true` in the bundle (scripts/build.mjs `define`); undefined when running the sources. */
+declare const __BUNDLED__: boolean | undefined;
+
+/**
+ * The worker's entry: the bundled dist/structural-worker.js beside dist/main.js, or, running the
+ * sources, a plain ES module that registers the TypeScript loader in its thread first.
+ */
+function workerFile(): string {
+  const bundled = typeof __BUNDLED__ !== 'undefined' && __BUNDLED__;
+  return pathToFileURL(bundled ? path.join(PROJECT_ROOT, 'dist', 'structural-worker.js') : path.join(PROJECT_ROOT, 'src', 'workers', 'structural-worker.mjs')).href;
+}
 
 export interface StructuralPoolOptions {
   /** Worker threads (default: the cores, at most 4). */
@@ -46,7 +61,7 @@ export class StructuralPool {
   /** Started on first use (or by warm()): a daemon that never serves a structural tool starts no threads. */
   private get piscina(): Piscina<StructuralTask, StructuralOutcome> {
     this.pool ??= new Piscina({
-      filename: new URL('./structural-worker.mjs', import.meta.url).href,
+      filename: workerFile(),
       // All threads start at once (each loads the sources, which takes a moment): a replacement
       // for a terminated worker is then rarely waited for.
       minThreads: this.threads,
@@ -98,16 +113,16 @@ export class StructuralPool {
     } catch (e) {
       if (signal.aborted) {
         this.terminated++;
-        throw signal.reason instanceof Error ? signal.reason : new ServiceError('cancelled', 'cancelled');
+        throw signal.reason instanceof Error ? signal.reason : serviceError('cancelled', 'by_client');
       }
       // The worker died (for example it hit its heap limit): this input cannot be served.
-      throw new ServiceError('internal', `the structural worker failed: ${(e as Error).message}`, { cause: e });
+      throw serviceError('internal', 'worker_failed', { reason: (e as Error).message }, { cause: e });
     } finally {
       this.running--;
     }
     if (out.ok) return out.response;
-    if (out.code) throw new ServiceError(out.code, out.message, out.details ? { details: out.details } : {});
-    throw new ServiceError('internal', 'a structural tool failed; the daemon log has the details', { cause: new Error(out.message) });
+    if (out.code) throw reviveServiceError({ code: out.code, message: out.message, details: out.details });
+    throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
   }
 
   stats(): StructuralPoolStats {
