@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
 import { adversarialScenario } from './scenarios/adversarial.ts';
 import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
+import { clusterScenario } from './scenarios/cluster.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
@@ -33,6 +34,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   adversarial: () => adversarialScenario(),
   'event-loop-lag': () => eventLoopLagScenario(),
   'long-run': () => longRunScenario(),
+  cluster: () => clusterScenario(),
 };
 
 const args = process.argv.slice(2);

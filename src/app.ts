@@ -8,14 +8,17 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import { KeyRing, type Caller } from './admission/keys.ts';
 import { ConcurrencyLimiter } from './admission/limiter.ts';
-import { LeanBackend } from './backend/index.ts';
+import { LeanBackend, type LeanRunner } from './backend/index.ts';
 import type { LaunchSpec } from './backend/process/launch.ts';
 import { ResultCache } from './cache/result-cache.ts';
+import { usesNats } from './cluster/config.ts';
+import type { ClusterNode } from './cluster/node.ts';
 import { PROJECT_ROOT, type Config } from './config.ts';
 import { rootLogger, silentLogger } from './log.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
 import { clip, serviceError } from './errors.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
@@ -35,6 +38,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Start the structural worker threads now (the daemon's entry does at startup); resolves once they serve. */
     warmWorkers(): Promise<boolean>;
+    /** This daemon's part in a NATS cluster (front and/or worker); undefined on a single machine. */
+    cluster: ClusterNode | undefined;
   }
 }
 
@@ -48,6 +53,8 @@ export interface AppOptions {
   probe?: Probe;
   /** Override how a REPL is launched (tests: the fake REPL double; never a product backend). */
   launch?: (env: EnvironmentConfig) => LaunchSpec;
+  /** Override the Lean runner tools use (tests: a scripted runner double; never a product backend). */
+  lean?: LeanRunner;
   /** The process environment the host is discovered from (PATH, ELAN_HOME, LOG_LEVEL…); default: this process's. */
   hostEnv?: NodeJS.ProcessEnv;
 }
@@ -93,9 +100,34 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const cache = new ResultCache(config.cache.maxBytes);
   const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: hostEnv });
   const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
+  const tools = { ...builtinTools({ comparator }), ...opts.tools };
+  const lean = opts.lean ?? backend;
+
+  // --- Scale-out (src/cluster) and metrics (src/metrics): issue 17 ---------------------------
+  // With no NATS URL (the default) nothing here touches the network and the NATS client is not even loaded.
+  let cluster: ClusterNode | undefined;
+  const metrics = new Metrics({ admission: () => limiter.stats(), pools: () => backend.stats(), cache: () => cache.stats(), queues: () => cluster?.queues() ?? [] });
+  if (usesNats(config.cluster)) {
+    const { ClusterNode } = await import('./cluster/node.ts');
+    cluster = await ClusterNode.start({ config: config.cluster, registry, tools, lean, log: logger, frontObserver: metrics.front, workerObserver: metrics.worker, pools: () => backend.stats() });
+  }
+  app.decorate('cluster', cluster);
+  // Callback style, not async: no promise per request on the hot (cache-hit) path.
+  app.addHook('onResponse', (request, reply, done) => {
+    const tool = request.svc?.tool;
+    if (tool !== undefined) metrics.request(tool, reply.statusCode, request.svc.cache, reply.elapsedTime / 1000);
+    done();
+  });
+  app.get('/metrics', async (request, reply) => {
+    authorize(request);
+    const m = await metrics.render();
+    return reply.type(m.contentType).send(m.body);
+  });
+  // --------------------------------------------------------------------------------------------
+
   const pipeline = new Pipeline({
-    registry, limiter, tools: { ...builtinTools({ comparator }), ...opts.tools }, lean: backend, cache, maxTimeoutSeconds: a.maxTimeoutSeconds,
-    limits: config.limits, structural,
+    registry, limiter, tools, lean, cache, maxTimeoutSeconds: a.maxTimeoutSeconds, limits: config.limits, structural,
+    ...(cluster?.front ? { executor: cluster.front } : {}),
   });
   const startedAt = Date.now();
   let closing = false;
@@ -128,13 +160,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     closing = true;
-    // In-flight requests have finished (fastify waits for them); now stop the Lean sessions.
+    // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
+    await cluster?.close();
     await backend.destroy();
     await structural.destroy();
   });
   app.addHook('onReady', async () => {
     // Warm the pools of the environments that can run Lean now.
-    if (config.lean.minWarm > 0) for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
+    if (config.lean.minWarm > 0 && config.cluster.role !== 'front') for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
@@ -146,8 +179,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
     pipeline,
     version: VERSION,
-    environments: () => registry.list(),
-    status: () => ({ ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }), workers: structural.stats() }),
+    environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
+    status: () => ({ ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }), workers: structural.stats(), ...(cluster ? { cluster: cluster.status() } : {}) }),
   });
   return app;
 }

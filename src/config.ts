@@ -1,13 +1,15 @@
 /**
  * Daemon configuration: `config/default.json`, then an optional overlay file
  * (`LEAN_TOOL_CONFIG`, default `config/local.json` when present), then environment
- * variables (HOST, PORT, LEAN_TOOL_API_KEYS, LEAN_TOOL_ADMIN_KEYS). Only
+ * variables (HOST, PORT, LEAN_TOOL_API_KEYS, LEAN_TOOL_ADMIN_KEYS; the cluster's in
+ * src/cluster/config.ts: LEAN_TOOL_ROLE, NATS_URL, ...). Only
  * `src/main.ts` calls `loadConfig`; everything else receives a Config.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { applyClusterEnv, clusterConfig } from './cluster/config.ts';
 import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
@@ -109,6 +111,8 @@ export const configSchema = z.strictObject({
   cache: z.strictObject({
     maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
   }).prefault({}),
+  /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
+  cluster: clusterConfig,
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -119,7 +123,7 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -150,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, root = PROJECT_
   }
   for (const key of splitKeys(env.LEAN_TOOL_API_KEYS)) config.keys.push(keyEntry.parse({ key }));
   for (const key of splitKeys(env.LEAN_TOOL_ADMIN_KEYS)) config.keys.push(keyEntry.parse({ key, admin: true }));
+  applyClusterEnv(config.cluster, env);
   // Relative project directories are relative to the project root, not the cwd.
   for (const e of config.environments) if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);
   return config;

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.',
     messages: {
+      cluster_unknown_tool: 'unknown tool {tool}',
       body_not_object: 'invalid request for {tool}: the body must be a JSON object',
       fields: 'invalid request for {tool}: {problems}',
       http: '{message}',
@@ -64,7 +65,7 @@ export const ERROR_CODES = {
   },
   unknown_environment: {
     status: 404, retryable: false, summary: 'The `environment` names no configured environment.',
-    messages: { environment: 'unknown environment "{name}"; GET /v1/environments lists them ({known})' },
+    messages: { cluster_worker: 'environment {env} is not configured on worker {node}', environment: 'unknown environment "{name}"; GET /v1/environments lists them ({known})' },
   },
   payload_too_large: {
     status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
@@ -80,11 +81,13 @@ export const ERROR_CODES = {
   },
   not_implemented: {
     status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.',
-    messages: { tool: 'the tool {tool} is not implemented by this daemon yet' },
+    messages: { cluster_worker: 'the tool {tool} is not implemented by worker {node}', tool: 'the tool {tool} is not implemented by this daemon yet' },
   },
   environment_unavailable: {
     status: 503, retryable: true, summary: 'The environment needs Lean and its toolchain/REPL is not ready; the reason says what is missing. Re-probed periodically, so it clears once the toolchain is installed.',
     messages: {
+      cluster_no_worker: 'no worker in the cluster can run Lean for environment {env}',
+      cluster_worker: 'environment {env} cannot run Lean on worker {node}: {reason}',
       cannot_run_lean: 'environment {env} cannot run Lean: {reason}',
       lean_start_failed: 'Lean failed to start for {pool}: {reason}',
       tool_build_missing: '{reason}',
@@ -92,7 +95,7 @@ export const ERROR_CODES = {
   },
   overloaded: {
     status: 503, retryable: true, summary: 'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
-    messages: { shutting_down: '{what} is shutting down' },
+    messages: { cluster_claim: 'the cluster cannot take the request now: {reason}', cluster_queue: 'cannot queue the job on NATS: {reason}', shutting_down: '{what} is shutting down' },
   },
   timeout: {
     status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).',
@@ -103,7 +106,7 @@ export const ERROR_CODES = {
   },
   cancelled: {
     status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (only ever answered on the stream channel).',
-    messages: { by_client: 'cancelled by the client', socket_closed: 'socket closed', client_disconnected: 'client disconnected' },
+    messages: { cluster_front: 'cancelled by the front', cluster_worker_stopped: 'worker stopped', by_client: 'cancelled by the client', socket_closed: 'socket closed', client_disconnected: 'client disconnected' },
   },
   internal: {
     status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.',
@@ -171,12 +174,9 @@ export function clip(s: string, max = 100): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
 }
 
-/**
- * A ServiceError that crossed a worker-thread boundary as plain data (a class does not survive
- * structured cloning): its message was already filled from the table on the other side.
- */
-export function reviveServiceError(e: { code: ErrorCode; message: string; details?: ErrorDetail[] | undefined }): ServiceError {
-  return new ServiceError(e.code, e.message, e.details ? { details: e.details } : {});
+/** An error another node raised (from its serviceError template) and sent as its JSON body: the same code, message and details here. */
+export function relayedError(body: { code: ErrorCode; message: string; details?: ErrorDetail[] }): ServiceError {
+  return new ServiceError(body.code, body.message, body.details ? { details: body.details } : {});
 }
 
 export const isServiceError = (e: unknown): e is ServiceError => e instanceof ServiceError;

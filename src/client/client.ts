@@ -63,9 +63,10 @@ class Semaphore {
 type ToolMethods = { [T in ToolName]: (request: ToolRequestInput<T>) => Promise<ToolResponse<T>> };
 
 // The tool methods are installed in the constructor from the contract's tool list.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the interface only declares the methods the constructor installs
 export interface LeanToolClient extends ToolMethods {}
 
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface only declares the tool methods the constructor installs
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class LeanToolClient {
   readonly url: string;
   readonly timeoutSeconds: number;

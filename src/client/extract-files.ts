@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Characters no file name may hold on Linux, macOS or Windows, plus controls and Lean's «» escapes. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a file name must not hold
+// eslint-disable-next-line no-control-regex -- control characters are exactly what a file name must not hold
 const UNSAFE = /[/\\:*?"<>|\u0000-\u001f\u007f«»\s#@']/g;
 const RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)$/i;
 const MAX_BYTES = 200;

@@ -31,6 +31,22 @@ export interface PipelineDeps {
   limits?: InputLimits;
   /** Runs the built-in tools that need no Lean off the event loop (absent: on the main thread). */
   structural?: StructuralPool;
+  /** Where admitted work runs: absent = in this process (the single-machine default); the front role injects a cluster one. */
+  executor?: Executor;
+}
+
+/**
+ * Runs an admitted request somewhere else (scale-out, src/cluster). The pipeline keeps
+ * validation, the local cache, admission and the deadline; the executor replaces only the
+ * `impl.run` call, and may answer from a shared cache before admission.
+ */
+export interface Executor {
+  /** A result another node computed (shared cache), looked up after the local cache missed. */
+  lookup?(p: Prepared<ToolName>, signal: AbortSignal): Promise<object | undefined>;
+  /** Whether this node's own environment availability applies (false: the executor's workers decide). */
+  readonly checksLocalAvailability: boolean;
+  /** `leanFailed`: called when the remote run reported a Lean failure (the result is then not cached). */
+  run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress']; leanFailed: () => void }): Promise<ToolResponse<T>>;
 }
 
 export interface RunInfo {
@@ -49,6 +65,11 @@ export interface RunOptions {
   info: RunInfo;
   onStarted?: () => void;
   progress?: ToolContext['progress'];
+}
+
+/** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
+export function isCacheable<T extends ToolName>(impl: ToolImpl<T>, result: ToolResponse<T>, leanFailed: boolean): boolean {
+  return !leanFailed && (impl.cacheable?.(result) ?? true);
 }
 
 /** A validated request that missed the cache. */
@@ -95,7 +116,16 @@ export class Pipeline {
   }
 
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawKey?: RawKey): Promise<ToolResponse<T>> {
-    if (p.impl.needsLean(p.request)) {
+    const executor = this.deps.executor;
+    if (executor?.lookup) {
+      const shared = await executor.lookup(p, opts.signal);
+      if (shared) {
+        opts.info.cache = 'hit';
+        this.deps.cache.set(p.key, shared);
+        return shared as ToolResponse<T>;
+      }
+    }
+    if ((executor?.checksLocalAvailability ?? true) && p.impl.needsLean(p.request)) {
       const a = this.deps.registry.availability(p.env.name);
       if (!a.available) throw serviceError('environment_unavailable', 'cannot_run_lean', { env: p.env.name, reason: a.reason });
     }
@@ -115,16 +145,18 @@ export class Pipeline {
       opts.onStarted?.();
       // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
       let leanFailed = false;
-      const result = await withDeadline(seconds, opts.signal, (signal) =>
-        structural
+      const onLeanFailed = () => { leanFailed = true; };
+      const result = await withDeadline(seconds, opts.signal, (signal) => (executor
+        ? executor.run(p, { signal, log: opts.log, deadlineSeconds: seconds, leanFailed: onLeanFailed, ...(opts.progress ? { progress: opts.progress } : {}) })
+        : structural
           // No Lean: on a worker thread (a structural tool never reports a Lean failure).
           ? structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>
-          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: () => { leanFailed = true; } })).catch((e: unknown) => {
+          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: onLeanFailed })).catch((e: unknown) => {
         // Lean could not start for this environment (for example its header does not import): the listing says so too.
         if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
         throw e;
-      });
-      if (!leanFailed && (p.impl.cacheable?.(result) ?? true)) {
+      }));
+      if (isCacheable(p.impl, result, leanFailed)) {
         this.deps.cache.set(p.key, result);
         if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);
       }

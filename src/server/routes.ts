@@ -55,7 +55,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       info: request.svc,
     }, r?.rawKey);
     if (request.svc.deadlineSeconds !== undefined) reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
-    reply.header('x-cache', 'miss');
+    // 'hit' here: a shared (cluster) cache answered after the local one missed.
+    reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
     if (deps.closing()) reply.header('connection', 'close');
     return result;
   };

@@ -102,7 +102,6 @@ export function skipDeclPrefix(sig: SigTokens, k: number): number {
     if (sig.text[j] === '@[') {
       let depth = 0;
       for (; j < sig.length; j++) {
-        const t = sig.text[j]!;
         if (isOpener(sig, j)) depth++;
         else if (isCloser(sig, j) && --depth === 0) { j++; break; }
       }

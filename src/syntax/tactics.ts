@@ -67,7 +67,7 @@ export function parseTacticBlock(sig: SigTokens, afterK: number, limit: number):
   const items: TacticItem[] = [];
   let itemStart = first;
   let depth = 0;
-  let j = first;
+  let j: number;
   const closeItem = (endK: number) => {
     if (endK > itemStart) items.push(parseItem(sig, itemStart, endK));
   };

@@ -210,7 +210,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     let nextScope = 1;
     for (const c of file.commands) {
       if (c.kind === 'namespace' || c.kind === 'section' || c.kind === 'mutual') path.push(nextScope++);
-      else if (c.kind === 'end') path.length > 1 && path.pop();
+      else if (c.kind === 'end' && path.length > 1) path.pop();
       if (!['open', 'set_option', 'universe', 'declaration', 'attribute'].includes(c.kind)) continue;
       // Each scope instance has its own number, so the innermost one identifies the path (no O(depth) join).
       const key = `${path[path.length - 1]}\u0000${file.text.slice(c.start, c.end).replace(/\s+/g, ' ')}`;

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../config.ts';
 import { Piscina } from 'piscina';
 import type { ToolName } from '../contract/tools.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
-import { reviveServiceError, serviceError } from '../errors.ts';
+import { relayedError, serviceError } from '../errors.ts';
 import { builtinTools } from '../tools/index.ts';
 import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
 
@@ -121,7 +121,7 @@ export class StructuralPool {
       this.running--;
     }
     if (out.ok) return out.response;
-    if (out.code) throw reviveServiceError({ code: out.code, message: out.message, details: out.details });
+    if (out.code) throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
     throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
   }
 

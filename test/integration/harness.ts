@@ -38,7 +38,7 @@ export async function leanApp(t: Test, cfg = config): Promise<FastifyInstance> {
 }
 
 /** POST /api/v1/<tool> on `env`; the JSON response. */
-// biome-ignore lint/suspicious/noExplicitAny: a tool's JSON response, read field by field in the tests
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool's JSON response, read field by field in the tests
 export async function callTool(app: FastifyInstance, env: EnvironmentConfig | undefined, tool: string, body: Record<string, unknown>): Promise<any> {
   const res = await app.inject({ method: 'POST', url: `/api/v1/${tool}`, payload: { environment: env?.name, timeout_seconds: 600, ...body } });
   return res.json();

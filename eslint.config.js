@@ -1,0 +1,24 @@
+// ESLint (flat config) with typescript-eslint's recommended rules, on the TypeScript sources.
+// Formatting is Prettier's business (.prettierrc.json); no stylistic rules here.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'lean/.build/**', 'lean/envs/**', 'bench/results/**', '.tap/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', structuredClone: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', fetch: 'readonly', queueMicrotask: 'readonly', NodeJS: 'readonly' } },
+    rules: {
+      // `_`-prefixed names are deliberately unused (destructuring to drop a field, positional parameters).
+      // Regexes over Lean's printed layout say how many spaces they expect literally (`h :\n    T`).
+      'no-regex-spaces': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The REPL process double is a plain script whose `switch` falls through on purpose.
+    files: ['test/fixtures/**'],
+    rules: { 'no-fallthrough': 'off', 'no-case-declarations': 'off' },
+  },
+);

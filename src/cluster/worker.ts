@@ -1,0 +1,387 @@
+/**
+ * The worker: pulls one job whenever one of its `workerSlots` is free (that is the
+ * backpressure: nothing is fetched ahead), preferring the subjects of the headers it
+ * holds warm, then the fallback, then work queued for a header whose holders are busy or
+ * gone. A job runs under its travelling deadline; its outcome is published under the
+ * request's cache key before the job is acknowledged, so a worker dying in between makes
+ * JetStream redeliver a job whose answer the front already has (and ignores).
+ */
+import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
+import type { Subscription } from '@nats-io/transport-node';
+import { withDeadline } from '../admission/deadline.ts';
+import type { LeanRunner } from '../backend/index.ts';
+import { isToolName } from '../contract/tools.ts';
+import { parseToolRequest } from '../contract/validate.ts';
+import type { EnvironmentRegistry } from '../envs/registry.ts';
+import { LeanStartError } from '../backend/errors.ts';
+import { serviceError, type ServiceError } from '../errors.ts';
+import type { Log } from '../log.ts';
+import { toServiceError } from '../server/error-handler.ts';
+import { isCacheable } from '../server/pipeline.ts';
+import type { ToolImpl, ToolTable } from '../tools/types.ts';
+import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import type { Membership } from './membership.ts';
+import { decode, encode, type Heartbeat, type Job, type Outcome } from './messages.ts';
+import { keyId, requestHeader, workKey, type WorkKey } from './names.ts';
+
+export interface WorkerDeps {
+  registry: EnvironmentRegistry;
+  tools: ToolTable;
+  lean: LeanRunner;
+  log: Log;
+  observer?: { redelivered(): void; ran(tool: string, status: string, seconds: number): void };
+  /** The session pools per environment and canonical header (LeanBackend.stats): the headers held warm right now. */
+  pools?: () => Record<string, { headers?: Record<string, { warm: number; busy: number; starting: number }> }>;
+}
+
+interface Running {
+  ctrl: AbortController;
+  consumer: string;
+}
+
+export class ClusterWorker {
+  #free: number;
+  #running = new Map<string, Running>();
+  /** Keys held warm, most recent first (`<env token>.<hash>` → key). */
+  #warm = new Map<string, WorkKey>();
+  #consumers = new Map<string, Consumer>();
+  /** Since when a consumer has had work waiting that we did not take (for stealing). */
+  #waitingSince = new Map<string, number>();
+  #cancelled = new Set<string>();
+  /** The subject of the latest job queued (from the front's kick). */
+  #hint: string | undefined;
+  /** Work keys whose durable consumer exists (created by us or found). */
+  #ensured = new Set<string>();
+  #ensuring = new Set<string>();
+  /** A consumer that had jobs waiting when we last took one from it. */
+  #behind: string | undefined;
+  #done = 0;
+  #closed = false;
+  #wake: (() => void) | undefined;
+  #subs: Subscription[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #loop: Promise<void> | undefined;
+  readonly #warmLimit: number;
+
+  constructor(private readonly c: ClusterConnection, private readonly members: Membership, private readonly nodeId: string, private readonly deps: WorkerDeps) {
+    this.#free = c.config.workerSlots;
+    this.#warmLimit = Math.max(1, c.config.workerSlots);
+  }
+
+  start(): void {
+    const { nc, names } = this.c;
+    this.#subs.push(nc.subscribe(names.kick, {
+      callback: (_e, msg) => {
+        this.#hint = msg.string();
+        this.#wake?.();
+      },
+    }));
+    this.#subs.push(nc.subscribe(names.cancelAll, {
+      callback: (_e, msg) => {
+        const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+        const r = this.#running.get(id);
+        if (r) r.ctrl.abort(serviceError('cancelled', 'cluster_front'));
+        else {
+          // Not (yet) here: remember it, so the job is dropped if it reaches us later.
+          if (this.#cancelled.size >= 10_000) this.#cancelled.clear();
+          this.#cancelled.add(id);
+        }
+      },
+    }));
+    this.#heartbeat();
+    this.#timer = setInterval(() => this.#heartbeat(), this.c.config.heartbeatMs);
+    this.#loop = this.#pullLoop().catch((err: unknown) => this.deps.log.error({ err }, 'cluster worker stopped pulling'));
+  }
+
+  #heartbeat(): void {
+    if (this.#closed) return;
+    const running: Record<string, number> = {};
+    for (const r of this.#running.values()) running[r.consumer] = (running[r.consumer] ?? 0) + 1;
+    const hb: Heartbeat = {
+      node: this.nodeId, at: Date.now(), slots: this.c.config.workerSlots, busy: this.#running.size,
+      warm: [...this.#warmKeys().keys()], running, done: this.#done,
+      environments: Object.fromEntries(this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available])),
+    };
+    this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
+  }
+
+  /**
+   * Headers held warm: those whose session pool has live sessions here, the ones with an idle
+   * session first (a job for them starts at once: the backpressure the pool can tell), then
+   * the headers this worker ran recently (all of them when Lean is not behind a pool).
+   */
+  #warmKeys(): Map<string, WorkKey> {
+    const idle: [string, WorkKey][] = [];
+    const busy: [string, WorkKey][] = [];
+    for (const [env, p] of Object.entries(this.deps.pools?.() ?? {})) {
+      for (const [header, h] of Object.entries(p.headers ?? {})) {
+        if (h.warm + h.busy + h.starting === 0) continue;
+        const k = workKey(env, header);
+        (h.warm > 0 ? idle : busy).push([keyId(k), k]);
+      }
+    }
+    const out = new Map<string, WorkKey>();
+    for (const [id, k] of [...idle, ...busy, ...this.#warm]) {
+      // Advertised (and pulled) only once its consumer exists; created here on first sight.
+      if (this.#ensured.has(id)) out.set(id, k);
+      else if (!this.#ensuring.has(id)) {
+        this.#ensuring.add(id);
+        void ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config)
+          .then(() => this.#ensured.add(id), (err: unknown) => this.deps.log.warn({ err }, 'cannot create the consumer of a warm header'))
+          .finally(() => this.#ensuring.delete(id));
+      }
+    }
+    return out;
+  }
+
+  async #idle(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+
+  async #pullLoop(): Promise<void> {
+    while (!this.#closed) {
+      if (this.#free === 0) {
+        await this.#idle(1000);
+        continue;
+      }
+      let msg: JsMsg | undefined;
+      try {
+        msg = await this.#pullOne();
+      } catch (err) {
+        if (this.#closed) return;
+        this.deps.log.warn({ err }, 'cluster pull failed; retrying');
+        await this.#idle(500);
+        continue;
+      }
+      if (!msg) {
+        await this.#idle(250);
+        continue;
+      }
+      if (this.#closed) {
+        // Pulled while we began to stop: hand it straight back for another worker.
+        msg.nak();
+        return;
+      }
+      this.#free--;
+      void this.#run(msg).finally(() => {
+        this.#free++;
+        this.#wake?.();
+      });
+    }
+  }
+
+  /** The consumer to pull from now, in order of preference, and one message from it. */
+  async #pullOne(): Promise<JsMsg | undefined> {
+    const { jsm, names } = this.c;
+    // Fast path: a job was just queued on a subject this worker serves first (the fallback or a
+    // warm key's): fetch it directly, without listing every queue.
+    const hint = this.#hint;
+    this.#hint = undefined;
+    // Busy steady state: the last job we took said more were waiting behind it on its consumer.
+    const behind = this.#behind;
+    this.#behind = undefined;
+    if (behind !== undefined) {
+      const msg = await (await this.#consumer(behind)).next({ expires: 1000 });
+      if (msg) return this.#took(behind, msg);
+    }
+    if (hint !== undefined) {
+      const warm = [...this.#warmKeys().values()].find((k) => names.workSubject(k) === hint);
+      const name = hint === names.fallbackSubject ? names.fallbackConsumer : warm ? names.keyConsumer(warm) : undefined;
+      if (name) {
+        const msg = await (await this.#consumer(name)).next({ expires: 1000 });
+        if (msg) return this.#took(name, msg);
+      }
+    }
+    const infos: ConsumerInfo[] = await jsm.consumers.list(names.stream).next();
+    const now = Date.now();
+    const byName = new Map(infos.map((i) => [i.name, i]));
+    const candidates: string[] = [];
+    // 1. Headers held warm here: the affinity that makes scale-out pay.
+    for (const k of this.#warmKeys().values()) if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
+    // 2. The fallback: new headers warm on whichever worker is free (the least loaded).
+    if ((byName.get(names.fallbackConsumer)?.num_pending ?? 0) > 0) candidates.push(names.fallbackConsumer);
+    // 3. Someone else's header: taken only when its holders are gone or have let it wait.
+    // 4. Deliveries no live worker is running (their worker died): taken once ack_wait lets them go.
+    for (const i of infos) {
+      const orphaned = i.num_ack_pending > this.members.running(i.name);
+      if (i.num_pending > 0 || orphaned) {
+        const since = this.#waitingSince.get(i.name) ?? now;
+        this.#waitingSince.set(i.name, since);
+        const holders = i.name === names.fallbackConsumer ? [] : this.members.holders(i.config.filter_subject?.slice(names.prefix.length + 6) ?? '');
+        const stale = now - since >= (orphaned && i.num_pending === 0 ? this.c.config.heartbeatMs * 2 : this.c.config.stealAfterMs);
+        if (!candidates.includes(i.name) && (stale || (i.num_pending > 0 && holders.length === 0))) candidates.push(i.name);
+      } else this.#waitingSince.delete(i.name);
+    }
+    for (const name of candidates) {
+      const consumer = await this.#consumer(name);
+      // The message is there (or being redelivered): a short wait at most. 1 s is the client's minimum.
+      const msg = await consumer.next({ expires: 1000 });
+      if (msg) {
+        this.#waitingSince.delete(name);
+        return this.#took(name, msg);
+      }
+    }
+    return undefined;
+  }
+
+  /** Notes whether more jobs wait behind this one on a consumer we serve first (warm or fallback). */
+  #took(consumer: string, msg: JsMsg): JsMsg {
+    const ours = consumer === this.c.names.fallbackConsumer || [...this.#warmKeys().values()].some((k) => this.c.names.keyConsumer(k) === consumer);
+    if (msg.info.pending > 0 && ours) this.#behind = consumer;
+    return msg;
+  }
+
+  async #consumer(name: string): Promise<Consumer> {
+    let c = this.#consumers.get(name);
+    if (!c) {
+      c = await this.c.js.consumers.get(this.c.names.stream, name);
+      this.#consumers.set(name, c);
+    }
+    return c;
+  }
+
+  async #publish(job: Job, outcome: Outcome): Promise<void> {
+    try {
+      this.c.nc.publish(this.c.names.outcome(job.key), encode(outcome));
+    } catch (err) {
+      // Most likely larger than the server's max_payload: the front must still get an answer.
+      this.c.nc.publish(this.c.names.outcome(job.key), encode({ job: job.id, status: 'error', worker: this.nodeId, error: { code: 'internal', message: `the result cannot travel over NATS: ${(err as Error).message}` } } satisfies Outcome));
+    }
+    await this.c.nc.flush();
+  }
+
+  async #run(msg: JsMsg): Promise<void> {
+    let job: Job;
+    try {
+      job = decode<Job>(msg.data);
+    } catch {
+      msg.term(); // not a job: never redeliver it
+      return;
+    }
+    const consumer = msg.info.stream ? this.#consumerOf(msg) : '';
+    if (msg.info.deliveryCount > 1) this.deps.observer?.redelivered();
+    const fail = async (code: ServiceError['code'], message: string) => {
+      await this.#publish(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } });
+      msg.ack();
+    };
+    if (this.#cancelled.delete(job.id)) return fail('cancelled', 'cancelled before it started');
+    const remainingMs = job.deadlineAt - Date.now();
+    if (remainingMs <= 0) return fail('timeout', `the request exceeded its deadline of ${job.deadlineSeconds} s while queued`);
+    if (msg.info.deliveryCount > 1) {
+      // A redelivery: the earlier worker may have finished and died before acknowledging.
+      const e = await this.c.cache.get(job.key).catch(() => null);
+      if (e && e.operation === 'PUT' && e.value.length) {
+        await this.#publish(job, { job: job.id, status: 'ok', result: decode<object>(e.value), cacheable: true, worker: this.nodeId });
+        msg.ack();
+        return;
+      }
+    }
+    const ctrl = new AbortController();
+    this.#running.set(job.id, { ctrl, consumer });
+    // Tell JetStream we are alive while the job runs, so ack_wait only catches dead workers.
+    const working = setInterval(() => msg.working(), Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3));
+    const t0 = performance.now();
+    let status = 'ok';
+    try {
+      const outcome = await this.#execute(job, ctrl.signal, remainingMs / 1000);
+      if (outcome.status === 'error') status = outcome.error.code;
+      if (outcome.status === 'ok' && outcome.cacheable) await this.c.cache.put(job.key, encode(outcome.result)).catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
+      if (this.#closed && ctrl.signal.aborted) return; // killed: leave the job to be redelivered
+      await this.#publish(job, outcome);
+      msg.ack();
+      this.#done++;
+      await this.#releaseClaim(job);
+    } finally {
+      clearInterval(working);
+      this.#running.delete(job.id);
+      this.deps.observer?.ran(job.tool, status, (performance.now() - t0) / 1000);
+    }
+  }
+
+  #consumerOf(msg: JsMsg): string {
+    const { names } = this.c;
+    return msg.subject === names.fallbackSubject ? names.fallbackConsumer : `k_${msg.subject.slice(names.prefix.length + 6).replace('.', '_')}`;
+  }
+
+  async #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
+    try {
+      if (!isToolName(job.tool)) throw serviceError('invalid_request', 'cluster_unknown_tool', { tool: job.tool });
+      const request = parseToolRequest(job.tool, job.request);
+      const env = this.deps.registry.get(job.environment);
+      if (!env) throw serviceError('unknown_environment', 'cluster_worker', { env: job.environment, node: this.nodeId });
+      const impl = this.deps.tools[job.tool] as ToolImpl<typeof job.tool> | undefined;
+      if (!impl) throw serviceError('not_implemented', 'cluster_worker', { tool: job.tool, node: this.nodeId });
+      const needsLean = impl.needsLean(request);
+      if (needsLean) {
+        const a = this.deps.registry.availability(env.name);
+        if (!a.available) throw serviceError('environment_unavailable', 'cluster_worker', { env: env.name, node: this.nodeId, reason: a.reason });
+        await this.#warmUp(workKey(env.name, requestHeader(request as { content?: unknown; ignore_imports?: unknown }, env.imports)));
+      }
+      const progress = job.progress
+        ? (e: { stage: string; done?: number; total?: number }) => this.c.nc.publish(this.c.names.progress(job.id), encode(e))
+        : () => {};
+      const log = this.deps.log.child({ job: job.id, tool: job.tool });
+      let leanFailed = false;
+      const result = await withDeadline(seconds, cancel, (signal) => impl.run(request, { env, signal, log, lean: this.deps.lean, progress, leanFailed: () => { leanFailed = true; } }));
+      return { job: job.id, status: 'ok', result, cacheable: isCacheable(impl, result, leanFailed), worker: this.nodeId };
+    } catch (err) {
+      // Lean cannot start here for this environment: our heartbeat says so from now on (fronts route elsewhere).
+      if (err instanceof LeanStartError) this.deps.registry.reportUnavailable(job.environment, err.message);
+      const se = toServiceError(err);
+      if (se.code === 'internal') this.deps.log.error({ err, job: job.id }, 'cluster job failed');
+      return { job: job.id, status: 'error', worker: this.nodeId, error: se.toBody().error };
+    }
+  }
+
+  /** This header is (about to be) warm here: pull its subject from now on and tell the fronts. */
+  async #warmUp(k: WorkKey): Promise<void> {
+    const id = keyId(k);
+    const had = this.#warm.delete(id);
+    this.#warm.set(id, k);
+    // Most recent first, bounded like the sessions that hold the headers.
+    const order = [...this.#warm].reverse();
+    this.#warm = new Map(order.slice(0, this.#warmLimit));
+    if (!had || !this.#ensured.has(id)) {
+      await ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config);
+      this.#ensured.add(id);
+      this.#heartbeat();
+    }
+  }
+
+  async #releaseClaim(job: Job): Promise<void> {
+    // The front normally frees the key; a front that died cannot.
+    const e = await this.c.inflight.get(job.key).catch(() => null);
+    if (e && e.operation === 'PUT' && decode<{ job: string }>(e.value).job === job.id) await this.c.inflight.delete(job.key, { previousSeq: e.revision }).catch(() => {});
+  }
+
+  stats() {
+    return { node: this.nodeId, slots: this.c.config.workerSlots, busy: this.#running.size, warm: [...this.#warmKeys().keys()], done: this.#done };
+  }
+
+  /** Stop pulling; let running jobs finish (they still answer). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#wake?.();
+    for (const s of this.#subs) s.unsubscribe();
+    await this.#loop;
+    while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** Like a crash: stop at once, answer nothing, acknowledge nothing (tests, and shutdown past the drain timeout). */
+  kill(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#wake?.();
+    for (const s of this.#subs) s.unsubscribe();
+    for (const r of this.#running.values()) r.ctrl.abort(serviceError('cancelled', 'cluster_worker_stopped'));
+  }
+}

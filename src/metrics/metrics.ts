@@ -1,0 +1,152 @@
+/**
+ * Prometheus metrics (prom-client) for `GET /metrics`, on a single machine as in a
+ * cluster. Counters the daemon drives are incremented where things happen; figures other
+ * modules already keep (admission queue, pool sessions, cache, cluster queues) are read
+ * from their stats at scrape time, so the hot path pays for nothing it does not need.
+ * One registry per app (tests build many apps in one process).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LimiterStats } from '../admission/limiter.ts';
+import type { CacheStats } from '../cache/result-cache.ts';
+
+/** Pool figures per environment as /v1/status shows them; retirements by reason per header pool. */
+export interface PoolFigures {
+  idle: number;
+  busy: number;
+  starting: number;
+  retiring?: number;
+  waiting: number;
+  retired: number;
+  failedStarts: number;
+  headers?: Record<string, { retiredBy?: Record<string, number> }>;
+}
+
+export interface MetricSources {
+  admission: () => LimiterStats;
+  pools: () => Record<string, PoolFigures>;
+  cache: () => CacheStats;
+  /** Work-queue depth per subject (fronts of a cluster). */
+  queues?: () => { subject: string; pending: number; inProgress: number }[];
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'tool' | 'status'>;
+  readonly #latency: Histogram<'tool' | 'cache'>;
+  readonly #sharedCache: Counter<'result'>;
+  readonly #jobs: Counter<'route'>;
+  readonly #redeliveries: Counter;
+  readonly #roundTrip: Histogram<'tool'>;
+  readonly #workerJobs: Histogram<'tool' | 'status'>;
+
+  constructor(src: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'lean_tool_process_' });
+    this.#requests = new Counter({ name: 'lean_tool_requests_total', help: 'Tool requests answered, by tool and HTTP status', labelNames: ['tool', 'status'], registers });
+    this.#latency = new Histogram({ name: 'lean_tool_request_duration_seconds', help: 'Tool request latency at the HTTP edge, by tool and cache outcome', labelNames: ['tool', 'cache'], buckets: LATENCY_BUCKETS, registers });
+    new Gauge({
+      name: 'lean_tool_admission_requests', help: 'Requests holding (active) or waiting for (queued) an admission slot', labelNames: ['state'], registers,
+      collect() {
+        const a = src.admission();
+        this.set({ state: 'active' }, a.active);
+        this.set({ state: 'queued' }, a.queued);
+      },
+    });
+    new Gauge({
+      name: 'lean_tool_sessions', help: 'Lean sessions by environment and state (retiring: replaced, or killed and not yet exited)', labelNames: ['environment', 'state'], registers,
+      collect() {
+        this.reset();
+        for (const [environment, p] of Object.entries(src.pools())) {
+          for (const state of ['idle', 'busy', 'starting', 'retiring'] as const) this.set({ environment, state }, p[state] ?? 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'lean_tool_session_waiters', help: 'Requests waiting for a Lean session', labelNames: ['environment'], registers,
+      collect() {
+        this.reset();
+        for (const [environment, p] of Object.entries(src.pools())) this.set({ environment }, p.waiting);
+      },
+    });
+    new Counter({
+      name: 'lean_tool_session_retirements_total', help: 'Lean sessions retired, by reason (failed_start: never became ready)', labelNames: ['environment', 'reason'], registers,
+      collect() {
+        this.reset();
+        for (const [environment, p] of Object.entries(src.pools())) {
+          const by: Record<string, number> = {};
+          for (const h of Object.values(p.headers ?? {})) for (const [reason, n] of Object.entries(h.retiredBy ?? {})) by[reason] = (by[reason] ?? 0) + n;
+          const named = Object.values(by).reduce((a, n) => a + n, 0);
+          if (p.retired > named) by.unspecified = p.retired - named;
+          for (const [reason, n] of Object.entries(by)) if (n) this.inc({ environment, reason }, n);
+          if (p.failedStarts) this.inc({ environment, reason: 'failed_start' }, p.failedStarts);
+        }
+      },
+    });
+    new Counter({
+      name: 'lean_tool_cache_lookups_total', help: 'Local result cache lookups, by result', labelNames: ['result'], registers,
+      collect() {
+        this.reset();
+        const c = src.cache();
+        this.inc({ result: 'hit' }, c.hits);
+        this.inc({ result: 'miss' }, c.misses);
+      },
+    });
+    new Gauge({
+      name: 'lean_tool_cache_bytes', help: 'Bytes held by the local result cache', registers,
+      collect() {
+        this.set(src.cache().bytes);
+      },
+    });
+    this.#sharedCache = new Counter({ name: 'lean_tool_shared_cache_lookups_total', help: 'Shared (cluster KV) result cache lookups after a local miss, by result', labelNames: ['result'], registers });
+    this.#jobs = new Counter({ name: 'lean_tool_cluster_jobs_total', help: 'Jobs a front sent to the cluster: to a warm header subject, to the fallback, or joined (same request already in flight)', labelNames: ['route'], registers });
+    this.#redeliveries = new Counter({ name: 'lean_tool_cluster_redeliveries_total', help: 'Jobs this worker received again after another delivery was not acknowledged (worker died or stalled)', registers });
+    this.#roundTrip = new Histogram({ name: 'lean_tool_cluster_job_seconds', help: 'Front: from queueing a job to its outcome', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
+    this.#workerJobs = new Histogram({ name: 'lean_tool_worker_job_seconds', help: 'Worker: time running a job, by tool and outcome', labelNames: ['tool', 'status'], buckets: LATENCY_BUCKETS, registers });
+    if (src.queues) {
+      const queues = src.queues;
+      new Gauge({
+        name: 'lean_tool_cluster_queue_depth', help: 'Cluster jobs per work subject: pending (not yet delivered) and in_progress (delivered, not acknowledged)', labelNames: ['subject', 'state'], registers,
+        collect() {
+          this.reset();
+          for (const q of queues()) {
+            this.set({ subject: q.subject, state: 'pending' }, q.pending);
+            this.set({ subject: q.subject, state: 'in_progress' }, q.inProgress);
+          }
+        },
+      });
+    }
+  }
+
+  /** Label-bound children, made once per label set: prom-client hashes a label object on every call otherwise (the hit path is hot). */
+  #perRequest = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
+
+  request(tool: string, status: number, cache: string | undefined, seconds: number): void {
+    const id = `${tool}\u0000${status}\u0000${cache ?? 'none'}`;
+    let m = this.#perRequest.get(id);
+    if (!m) {
+      m = { count: this.#requests.labels({ tool, status: String(status) }), latency: this.#latency.labels({ tool, cache: cache ?? 'none' }) };
+      this.#perRequest.set(id, m);
+    }
+    m.count.inc();
+    m.latency.observe(seconds);
+  }
+
+  // The cluster's observers (src/cluster front and worker).
+  readonly front = {
+    sharedCache: (result: 'hit' | 'miss') => this.#sharedCache.inc({ result }),
+    submitted: (route: 'warm' | 'fallback') => this.#jobs.inc({ route }),
+    joined: () => this.#jobs.inc({ route: 'joined' }),
+    roundTrip: (tool: string, seconds: number) => this.#roundTrip.observe({ tool }, seconds),
+  };
+
+  readonly worker = {
+    redelivered: () => this.#redeliveries.inc(),
+    ran: (tool: string, status: string, seconds: number) => this.#workerJobs.observe({ tool, status }, seconds),
+  };
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

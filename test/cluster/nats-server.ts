@@ -1,0 +1,73 @@
+/**
+ * A real nats-server (Debian's package) with JetStream on a free loopback port and a
+ * throwaway store, for the cluster tests and bench. `natsServerPath()` is undefined when
+ * the binary is absent: callers skip, saying why.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export function natsServerPath(): string | undefined {
+  const candidates = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(path.join(dir, 'nats-server'));
+  return candidates.find((c): c is string => !!c && existsSync(c));
+}
+
+export const NO_NATS_REASON = 'nats-server is not installed (Debian package nats-server; .ci/run installs it)';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = createConnection({ port, host: '127.0.0.1' });
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+export interface NatsServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startNatsServer(bin: string): Promise<NatsServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lean-tool-nats-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
+  const deadline = Date.now() + 10_000;
+  while (!(await reachable(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`nats-server did not start: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
