@@ -7,11 +7,13 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { adversarialScenario } from './scenarios/adversarial.ts';
 import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { clusterScenario } from './scenarios/cluster.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
+import { eventLoopLagScenario } from './scenarios/event-loop-lag.ts';
 import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
@@ -29,6 +31,8 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   startup: () => startupScenario(),
   overload: () => overloadScenario(),
   sandbox: () => sandboxScenario(),
+  adversarial: () => adversarialScenario(),
+  'event-loop-lag': () => eventLoopLagScenario(),
   'long-run': () => longRunScenario(),
   cluster: () => clusterScenario(),
 };

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRIES = { main: 'src/main.ts' };
+const ENTRIES = { main: 'src/main.ts', 'structural-worker': 'src/workers/structural-task.ts' };
 
 // In the bundle every module's import.meta.url is dist/main.js's, so a path relative to a
 // module's own URL points elsewhere: only src/config.ts (PROJECT_ROOT, which is one level
@@ -43,9 +43,11 @@ await build({
   sourcemap: 'linked',
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  // Swagger UI serves its page's assets from files beside its own module (__dirname): it stays a
-  // package loaded from node_modules (only on the /docs routes' registration), not bundled.
-  external: ['@fastify/swagger-ui', '@fastify/swagger'],
+  // Lets a module tell the bundle from the sources (the structural pool picks its worker file by it).
+  define: { __BUNDLED__: 'true' },
+  // Swagger UI serves its page's assets from files beside its own module (__dirname), and Piscina
+  // finds its own worker script the same way: they stay packages loaded from node_modules.
+  external: ['@fastify/swagger-ui', '@fastify/swagger', 'piscina'],
   plugins: [ownUrlGuard],
   logLevel: 'warning',
 });

@@ -19,11 +19,11 @@ import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
 import { environmentWarnings } from './envs/warnings.ts';
 import { bwrapStatus } from './host/discovery.ts';
-import { serviceError } from './errors.ts';
+import { clip, serviceError } from './errors.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
-import { sendError } from './server/error-handler.ts';
+import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { allowedMethods, registerRoutes } from './server/routes.ts';
 import { statusReport } from './server/status.ts';
@@ -31,6 +31,7 @@ import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
+import { StructuralPool } from './workers/structural-pool.ts';
 import { VERSION } from './version.ts';
 
 declare module 'fastify' {
@@ -38,6 +39,8 @@ declare module 'fastify' {
     caller: Caller;
   }
   interface FastifyInstance {
+    /** Start the structural worker threads now (the daemon's entry does at startup); resolves once they serve. */
+    warmWorkers(): Promise<boolean>;
     /** This daemon's part in a NATS cluster (front and/or worker); undefined on a single machine. */
     cluster: ClusterNode | undefined;
   }
@@ -70,7 +73,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // One line per request, written in onResponse below, instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
-    return503OnClosing: true,
+    // Shutdown: our own 503 envelope (authorize below) on connections that stay open until they
+    // close, rather than fastify's bare 503 or closing idle keep-alive connections under a client.
+    return503OnClosing: false,
+    forceCloseConnections: false,
+    requestTimeout: config.server.requestTimeoutMs,
+    connectionTimeout: config.server.connectionTimeoutMs,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.server.headersTimeoutMs, config.server.requestTimeoutMs),
+      connectionsCheckingInterval: config.server.timeoutCheckIntervalMs,
+    },
+    // Errors raised before any route (Node's HTTP parser, the router) in the same envelope.
+    clientErrorHandler: writeClientError,
+    frameworkErrors: (err, request, reply) => sendError(toFrameworkError(err), request, reply),
   });
 
   const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : { hostEnv }) });
@@ -90,6 +106,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
   const cache = new ResultCache(config.cache.maxBytes);
   const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: hostEnv });
+  const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
   const tools = { ...builtinTools({ comparator }), ...opts.tools };
   const lean = opts.lean ?? backend;
 
@@ -115,17 +132,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   // --------------------------------------------------------------------------------------------
 
-  const pipeline = new Pipeline({ registry, limiter, tools, lean, cache, maxTimeoutSeconds: a.maxTimeoutSeconds, ...(cluster?.front ? { executor: cluster.front } : {}) });
+  const pipeline = new Pipeline({
+    registry, limiter, tools, lean, cache, maxTimeoutSeconds: a.maxTimeoutSeconds, limits: config.limits, structural,
+    ...(cluster?.front ? { executor: cluster.front } : {}),
+  });
   const startedAt = Date.now();
   let closing = false;
 
+  app.decorate('warmWorkers', () => structural.warm());
   registerBodyParsers(app);
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
   // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
   const authorize = (request: FastifyRequest): Caller => {
-    if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });
+    if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
@@ -149,6 +170,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
     await cluster?.close();
     await backend.destroy();
+    await structural.destroy();
   });
   app.addHook('onReady', async () => {
     // Warm the pools of the environments that can run Lean now.
@@ -156,7 +178,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
+    const path = clip(request.url.split('?')[0]!);
     const allow = allowedMethods(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
@@ -166,14 +188,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   await registerDocs(app, VERSION);
-  await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize });
+  await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize, limits: config.server.stream, closing: () => closing });
   registerRoutes(app, {
     authorize,
     closing: () => closing,
     pipeline,
     version: VERSION,
     environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
-    status: () => ({ ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }), ...(cluster ? { cluster: cluster.status() } : {}) }),
+    status: () => ({ ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }), workers: structural.stats(), ...(cluster ? { cluster: cluster.status() } : {}) }),
   });
   return app;
 }

@@ -29,6 +29,23 @@ export const configSchema = z.strictObject({
     bodyLimitBytes: z.number().int().positive().default(16 * 1024 * 1024),
     /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
     drainTimeoutMs: z.number().int().nonnegative().default(30_000),
+    /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
+    requestTimeoutMs: z.number().int().positive().default(60_000),
+    /** Headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
+    headersTimeoutMs: z.number().int().positive().default(15_000),
+    /** A socket with no traffic at all for this long is closed (fastify connectionTimeout); above the longest deadline. */
+    connectionTimeoutMs: z.number().int().nonnegative().default(960_000),
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: z.number().int().positive().default(10_000),
+    /** How often Node checks the request and headers timeouts (so they fire within this much of their value). */
+    timeoutCheckIntervalMs: z.number().int().positive().default(1_000),
+    /** WebSocket flow control and liveness (/v1/stream). */
+    stream: z.strictObject({
+      sendBudgetBytes: z.number().int().positive().default(8 * 1024 * 1024),
+      sendHardLimitBytes: z.number().int().positive().default(64 * 1024 * 1024),
+      pingIntervalMs: z.number().int().positive().default(30_000),
+      idleTimeoutMs: z.number().int().positive().default(300_000),
+    }).prefault({}),
   }).prefault({}),
   admission: z.strictObject({
     anonymousConcurrency: z.number().int().positive().default(1),
@@ -73,6 +90,21 @@ export const configSchema = z.strictObject({
     prefixEntries: z.number().int().positive().default(20_000),
     startupTimeoutSeconds: z.number().positive().default(600),
     rssPollMs: z.number().int().positive().default(1000),
+  }).prefault({}),
+  /** Per-field input limits (400 naming the field past them); see README "Input limits". */
+  limits: z.strictObject({
+    contentBytes: z.number().int().positive().default(8 * 1024 * 1024),
+    names: z.number().int().positive().default(100_000),
+    indices: z.number().int().positive().default(100_000),
+    renameEntries: z.number().int().positive().default(100_000),
+    documents: z.number().int().positive().default(1_000),
+  }).prefault({}),
+  /** The worker-thread pool for tools that need no Lean (parsing and rewriting off the event loop). */
+  workers: z.strictObject({
+    /** Threads (0: the number of cores, at most 4). */
+    threads: z.number().int().nonnegative().default(0),
+    /** Heap limit of each worker (MiB); a task needing more fails alone. */
+    maxHeapMb: z.number().int().positive().default(1024),
   }).prefault({}),
   /** The comparator tool's builds (pinned per Lean version) and run limits. */
   comparator: comparatorConfig.prefault({}),

@@ -26,7 +26,24 @@ export const ERROR_CODES = {
       duplicate_id: 'id {id} is already in flight on this socket',
       cancel_unknown: 'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
+      limit: '{field} {problem}',
     },
+  },
+  bad_request: {
+    status: 400, retryable: false, summary: 'The HTTP request itself is malformed (rejected by the HTTP parser or the router before any route ran).',
+    messages: { parser: 'the HTTP request is malformed ({reason})', url: 'the URL is not validly encoded' },
+  },
+  request_timeout: {
+    status: 408, retryable: false, summary: 'The request headers or body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`.',
+    messages: { receive: 'the request did not arrive in time (server.requestTimeoutMs / server.headersTimeoutMs)' },
+  },
+  uri_too_long: {
+    status: 414, retryable: false, summary: 'A path segment is longer than the router accepts.',
+    messages: { segment: 'a path segment is longer than the router accepts' },
+  },
+  headers_too_large: {
+    status: 431, retryable: false, summary: "The request line and headers exceed Node's header size limit (16 KiB).",
+    messages: { headers: 'the request line and headers exceed the 16 KiB limit' },
   },
   malformed_json: {
     status: 400, retryable: false, summary: 'The body is not parseable JSON.',
@@ -97,7 +114,7 @@ export const ERROR_CODES = {
   },
   internal: {
     status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.',
-    messages: { unexpected: 'internal error; the daemon log has the details under this request id' },
+    messages: { unexpected: 'internal error; the daemon log has the details under this request id', worker_failed: 'the structural worker failed: {reason}' },
   },
 } as const satisfies Record<string, { status: number; retryable: boolean; summary: string; messages: Record<string, string> }>;
 
@@ -163,6 +180,11 @@ export function serviceError<C extends ErrorCode, K extends MessageKey<C>>(
 ): ServiceError {
   const template = (ERROR_CODES[code].messages as Record<string, string>)[key]!;
   return new ServiceError(code, fillTemplate(template, (params ?? {}) as Record<string, string | number>), opts);
+}
+
+/** Input echoed in an error message: at most `max` characters, so an error never repeats a huge input. */
+export function clip(s: string, max = 100): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} characters)` : s;
 }
 
 /** An error another node raised (from its serviceError template) and sent as its JSON body: the same code, message and details here. */

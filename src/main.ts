@@ -37,6 +37,7 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 try {
   const address = await app.listen({ host: config.server.host, port: config.server.port });
+  void app.warmWorkers();
   app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
 } catch (err) {
   app.log.fatal({ err }, 'cannot listen');

@@ -13,6 +13,8 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  * `work` ignores its signal, so no caller waits past it.
  */
 export function withDeadline<T>(seconds: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  // Already aborted (a cancel in the same read as its request): never start the work.
+  if (parent?.aborted) return Promise.reject(parent.reason instanceof Error ? parent.reason : new Error('aborted'));
   const ctrl = new AbortController();
   const ms = Math.max(0, Math.round(seconds * 1000));
   markDeadline(ctrl.signal, Date.now() + ms);

@@ -1,7 +1,8 @@
 /** Turns a raw JSON body into a typed tool request, or a 400 that names every offending field. */
 import type { z } from 'zod';
-import { serviceError, type ErrorDetail, type ServiceError } from '../errors.ts';
+import { clip, serviceError, type ErrorDetail, type ServiceError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName, type ToolRequest } from './tools.ts';
+import { pushAll } from '../util/arrays.ts';
 
 /** zod issues → `{field, message}` with one entry per unknown key. */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], tool: string): ErrorDetail[] {
@@ -10,7 +11,7 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[], tool: strin
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        out.push({ field: base ? `${base}.${key}` : key, message: `is not a parameter of ${tool}` });
+        out.push({ field: clip(base ? `${base}.${key}` : key), message: `is not a parameter of ${tool}` });
       }
     } else if (issue.code === 'invalid_key' && issue.issues.length > 0) {
       // A record key failed its own schema (for example a delab_options key that is not pp.*).
@@ -32,7 +33,7 @@ export function describeDetails(details: ErrorDetail[]): string {
  */
 /** The error for a path or stream message naming no tool. */
 export const unknownTool = (tool: string): ServiceError =>
-  serviceError('unknown_tool', 'tool', { tool, tools: TOOL_NAMES.join(', ') });
+  serviceError('unknown_tool', 'tool', { tool: clip(tool), tools: TOOL_NAMES.join(', ') });
 
 export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): ToolRequest<T> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -47,7 +48,7 @@ export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): To
     details.push({ field: 'indices', message: 'specify only one of names and indices' });
   }
   const result = TOOLS[tool].request.safeParse(raw);
-  if (!result.success) details.push(...issuesToDetails(result.error.issues, tool));
+  if (!result.success) pushAll(details, issuesToDetails(result.error.issues, tool));
   if (details.length > 0) {
     throw serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details });
   }

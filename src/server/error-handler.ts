@@ -1,7 +1,8 @@
 /** The one place where any thrown error becomes an HTTP status and `{error: {code, message, details?}}`. */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { LeanStartError, PoolClosedError } from '../backend/errors.ts';
-import { isServiceError, serviceError, type ServiceError } from '../errors.ts';
+import { clip, isServiceError, serviceError, type ServiceError } from '../errors.ts';
 
 /** Fastify's own errors (body parsing, limits) and the backend's errors → our codes. */
 export function toServiceError(err: unknown): ServiceError {
@@ -34,3 +35,42 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
   if (se.retryAfter !== undefined) reply.header('retry-after', String(se.retryAfter));
   return reply.code(se.status).type('application/json; charset=utf-8').send(se.toBody());
 }
+
+/** Router errors (fastify `frameworkErrors`): a bad URL or an over-long path segment. */
+export function toFrameworkError(err: FastifyError): ServiceError {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return serviceError('uri_too_long', 'segment');
+  if (err.code === 'FST_ERR_BAD_URL') return serviceError('bad_request', 'url');
+  return toServiceError(err);
+}
+
+/** The ServiceError for an error Node's HTTP server raises before fastify sees a request. */
+export function clientErrorFor(err: NodeJS.ErrnoException): ServiceError {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return serviceError('request_timeout', 'receive');
+    case 'HPE_HEADER_OVERFLOW':
+      return serviceError('headers_too_large', 'headers');
+    default:
+      return serviceError('bad_request', 'parser', { reason: clip(String(err.code ?? 'parse error'), 40) });
+  }
+}
+
+/**
+ * fastify `clientErrorHandler`: answers Node's parser errors and timeouts on the raw socket
+ * with the JSON envelope, then closes it (the connection's state is unknown past a parse error).
+ */
+export function writeClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const se = clientErrorFor(err);
+  const body = JSON.stringify(se.toBody());
+  socket.end(
+    `HTTP/1.1 ${se.status} ${STATUS_TEXT[se.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };

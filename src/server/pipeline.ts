@@ -14,9 +14,11 @@ import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { LeanStartError } from '../backend/errors.ts';
-import { serviceError, type ServiceError } from '../errors.ts';
+import { clip, serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
+import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
+import type { StructuralPool } from '../workers/structural-pool.ts';
 
 export interface PipelineDeps {
   registry: EnvironmentRegistry;
@@ -25,6 +27,10 @@ export interface PipelineDeps {
   lean: LeanRunner;
   cache: ResultCache;
   maxTimeoutSeconds: number;
+  /** Per-field input limits (default DEFAULT_INPUT_LIMITS). */
+  limits?: InputLimits;
+  /** Runs the built-in tools that need no Lean off the event loop (absent: on the main thread). */
+  structural?: StructuralPool;
   /** Where admitted work runs: absent = in this process (the single-machine default); the front role injects a cluster one. */
   executor?: Executor;
 }
@@ -96,10 +102,11 @@ export class Pipeline {
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
   prepare<T extends ToolName>(tool: T, body: unknown, info: RunInfo, rawKey?: RawKey): { hit: CachedResult } | { miss: Prepared<T> } {
     const request = parseToolRequest(tool, body);
+    checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw serviceError('unknown_environment', 'environment', { name: request.environment, known: this.deps.registry.names().join(', ') || 'none configured' }, {
+      throw serviceError('unknown_environment', 'environment', { name: clip(request.environment), known: this.deps.registry.names().join(', ') || 'none configured' }, {
         details: [{ field: 'environment', message: 'names no configured environment' }],
       });
     }
@@ -134,6 +141,13 @@ export class Pipeline {
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);
     try {
+      // Structural work goes to the worker pool once it is up (the daemon starts it at startup;
+      // before that, or if it cannot start, the work stays on this thread).
+      const structural = this.deps.structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request) && this.deps.structural.up
+        ? this.deps.structural
+        : undefined;
+      // Cancelled while queued, or in the same read as the request itself: the job never starts.
+      opts.signal.throwIfAborted();
       const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
@@ -142,7 +156,10 @@ export class Pipeline {
       const onLeanFailed = () => { leanFailed = true; };
       const result = await withDeadline(seconds, opts.signal, (signal) => (executor
         ? executor.run(p, { signal, log: opts.log, deadlineSeconds: seconds, leanFailed: onLeanFailed, ...(opts.progress ? { progress: opts.progress } : {}) })
-        : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: onLeanFailed })).catch((e: unknown) => {
+        : structural
+          // No Lean: on a worker thread (a structural tool never reports a Lean failure).
+          ? structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>
+          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: onLeanFailed })).catch((e: unknown) => {
         // Lean could not start for this environment (for example its header does not import): the listing says so too.
         if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
         throw e;

@@ -5,6 +5,7 @@
  * true}` or closing the socket aborts them, which frees (kills and replaces) their sessions.
  */
 import websocket from '@fastify/websocket';
+import sjson from 'secure-json-parse';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
 import type { WebSocket } from 'ws';
@@ -33,7 +34,27 @@ function nestDetails(e: unknown, tool: string): unknown {
   return e.code === 'invalid_request' ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details }) : e.withDetails(details);
 }
 
-export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller }): Promise<void> {
+/** Flow control and liveness of one socket (config `server.stream`; README "Timeouts and backpressure"). */
+export interface StreamLimits {
+  /** Past this many unsent bytes the daemon stops reading new messages from the socket (resumes below half). */
+  sendBudgetBytes: number;
+  /** Past this many unsent bytes the socket is closed with CLOSE_SLOW_READER. */
+  sendHardLimitBytes: number;
+  /** A ping every this many ms; no pong by the next one closes the socket. */
+  pingIntervalMs: number;
+  /** A socket with no message and nothing in flight for this long is closed (1000, "idle"). */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { sendBudgetBytes: 8 * 1024 * 1024, sendHardLimitBytes: 64 * 1024 * 1024, pingIntervalMs: 30_000, idleTimeoutMs: 300_000 };
+
+/** Close code for a client that does not read its results (application range, documented in README). */
+export const CLOSE_SLOW_READER = 4008;
+/** Close code for a missed heartbeat. */
+export const CLOSE_NO_PONG = 4001;
+
+export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller; limits?: StreamLimits; closing?: () => boolean }): Promise<void> {
+  const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
     await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
@@ -43,9 +64,50 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
     });
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
-      const send = (e: StreamEvent) => {
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(e));
+      // Backpressure: results (cache hits included) are only sent while the client reads them.
+      // Past the budget, stop reading its new requests; past the hard limit, close the socket.
+      let paused = false;
+      const afterWrite = () => {
+        if (paused && socket.bufferedAmount <= limits.sendBudgetBytes / 2 && socket.readyState === socket.OPEN) {
+          paused = false;
+          socket.resume();
+        }
       };
+      const send = (e: StreamEvent) => {
+        if (socket.readyState !== socket.OPEN) return;
+        socket.send(JSON.stringify(e), afterWrite);
+        const buffered = socket.bufferedAmount;
+        if (buffered > limits.sendHardLimitBytes) {
+          request.log.warn({ buffered }, 'stream client does not read its results; closing');
+          socket.close(CLOSE_SLOW_READER, 'send buffer over its limit: the client is not reading');
+          // close() waits for the buffered data; a reader that never reads must not hold it.
+          setTimeout(() => socket.terminate(), 1_000).unref();
+        } else if (!paused && buffered > limits.sendBudgetBytes) {
+          paused = true;
+          socket.pause();
+        }
+      };
+      // Heartbeat: a ping each interval; a socket that did not answer the previous one is gone.
+      let alive = true;
+      socket.on('pong', () => {
+        alive = true;
+      });
+      const heartbeat = setInterval(() => {
+        if (!alive) {
+          socket.close(CLOSE_NO_PONG, 'no pong within the heartbeat interval');
+          setTimeout(() => socket.terminate(), 1_000).unref();
+          return;
+        }
+        alive = false;
+        socket.ping();
+      }, limits.pingIntervalMs);
+      heartbeat.unref();
+      // Idle timeout: nothing received and nothing in flight.
+      let lastActivity = Date.now();
+      const idle = setInterval(() => {
+        if (inFlight.size === 0 && Date.now() - lastActivity >= limits.idleTimeoutMs) socket.close(1000, 'idle');
+      }, Math.min(limits.idleTimeoutMs, 10_000));
+      idle.unref();
       const fail = (id: string | null, err: unknown) => {
         const se = toServiceError(err);
         if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
@@ -53,12 +115,15 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
       };
 
       socket.on('message', (data, isBinary) => {
+        lastActivity = Date.now();
         // Every answer names the client's id when the message carried one, even if nothing else in it is valid.
         let id: string | null = null;
         let msg;
         try {
           if (isBinary) throw serviceError('invalid_request', 'binary_frame');
-          const raw: unknown = JSON.parse(String(data));
+          // The same parser and prototype-poisoning rule as HTTP bodies (fastify's): a `__proto__` or
+          // `constructor.prototype` key is malformed JSON on both channels, never silently dropped.
+          const raw: unknown = sjson.parse(String(data), undefined, { protoAction: 'error', constructorAction: 'error' });
           const rawId = (raw as { id?: unknown } | null)?.id;
           if (typeof rawId === 'string' && rawId.length > 0) id = rawId;
           const parsed = streamClientMessage.safeParse(raw);
@@ -81,6 +146,8 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
         const { tool } = msg;
         id = msg.id;
         const reqId = id;
+        // Shutting down: the documented 503 for each new request until the socket closes.
+        if (opts.closing?.()) return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
         if (inFlight.has(reqId)) return fail(reqId, serviceError('invalid_request', 'duplicate_id', { id: reqId }, { details: [{ field: 'id', message: 'already in flight on this socket' }] }));
         if (!isToolName(tool)) return fail(reqId, unknownTool(tool));
         // Validation, environment and cache before `queued`: a refused request is never announced as queued.
@@ -112,9 +179,14 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
               else fail(reqId, err);
             },
           )
-          .finally(() => inFlight.delete(reqId));
+          .finally(() => {
+            inFlight.delete(reqId);
+            lastActivity = Date.now();
+          });
       });
       socket.on('close', () => {
+        clearInterval(heartbeat);
+        clearInterval(idle);
         for (const ctrl of inFlight.values()) ctrl.abort(serviceError('cancelled', 'socket_closed'));
         inFlight.clear();
       });

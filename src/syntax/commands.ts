@@ -177,9 +177,13 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
   if (kind !== 'ident') return false;
   if (HARD_COMMAND_KEYWORDS.has(text)) {
     const prev = k > 0 ? sig.text[k - 1] : undefined;
-    // Mid-line keywords start a command only right after an `… in` prefix (`open Foo in theorem …`).
-    if (!sig.firstOnLine[k] && prev !== 'in') return false;
     if (text === 'instance' && prev === 'deriving') return false;
+    if ((text === 'inductive' || text === 'abbrev') && prev === 'class') return false;
+    // A declaration keyword starts a declaration wherever it stands at depth 0: it is a token that
+    // cannot continue a term or tactic, so Lean ends the previous command there
+    // (`theorem t : True := trivial theorem u : True := trivial` is two theorems). Other command
+    // words start one mid-line only right after an `… in` prefix (`open Foo in theorem …`).
+    if (!sig.firstOnLine[k] && prev !== 'in' && !DECL_KEYWORDS.has(text)) return false;
     if (text === 'deriving') return sig.text[k + 1] === 'instance';
     if (text === 'inductive' && prev === 'class') return false;
     if (text === 'end') return sig.firstOnLine[k] === true;

@@ -11,7 +11,7 @@ import type { SigTokens } from './significant.ts';
 
 export type TokenKind =
   | 'ws' | 'line-comment' | 'block-comment' | 'doc-comment' | 'mod-doc'
-  | 'string' | 'raw-string' | 'char' | 'number' | 'field-idx'
+  | 'string' | 'raw-string' | 'char' | 'number' | 'field-idx' | 'field'
   | 'ident' | 'name-lit' | 'symbol' | 'error';
 
 export interface Token {
@@ -62,11 +62,10 @@ export function scan(src: string, keepTrivia = false): Scanned {
   const sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
   const n = src.length;
   let i = 0;
-  /** Index of the last non-trivia token, for context-sensitive decisions. */
-  let lastSig = -1;
   let line = 0;
   let lineStart = 0;
   let sawNewline = true;
+  let interpBudget = 2 * n + (1 << 16);
 
   const countLines = (from: number, to: number, trivia: boolean) => {
     for (let j = from; j < to; j++) {
@@ -77,14 +76,12 @@ export function scan(src: string, keepTrivia = false): Scanned {
       }
     }
   };
-  let count = 0;
   const push = (kind: TokenKind, start: number, end: number) => {
     if (kind === 'ws' || kind === 'line-comment' || kind === 'block-comment') {
       if (keepTrivia) {
         kinds.push(kind);
         starts.push(start);
         ends.push(end);
-        count++;
       }
       if (kind !== 'line-comment') countLines(start, end, true);
       return;
@@ -94,7 +91,6 @@ export function scan(src: string, keepTrivia = false): Scanned {
       starts.push(start);
       ends.push(end);
     }
-    lastSig = count++;
     sig.text.push(src.slice(start, end));
     sig.kind.push(kind);
     sig.start.push(start);
@@ -187,32 +183,51 @@ export function scan(src: string, keepTrivia = false): Scanned {
     return -1;
   };
 
-  /** End of an interpolated string: `{ term }` parts may hold nested strings. -1 on failure. */
-  const interpStringEnd = (at: number, budget: { left: number }): number => {
+  /**
+   * End of an interpolated string starting at `at` (the quote), or -1 when it does not close.
+   * `{ term }` parts may hold nested strings, to any depth: an explicit stack of brace depths
+   * (one entry per open `{` part) instead of recursion, so nesting costs no call stack.
+   * Every step draws on `interpBudget`, shared by the whole scan: a string that never closes
+   * is scanned to the end of input, and many of them (`x!"{a"` repeated) would make the lexer
+   * quadratic; once the budget (twice the input plus a constant, far above what real files
+   * use) is spent, interpolated strings are read as plain strings, which is linear.
+   */
+  const interpStringEnd = (at: number): number => {
+    // Open frames, innermost last: a positive entry is a `{ term }` part (its count of unclosed `{`),
+    // 0 marks a string nested in a term. The outermost string has no entry.
+    const braces: number[] = [];
+    let inString = true;
     let j = at + 1;
     while (j < n) {
-      if (--budget.left < 0) return -1;
+      if (--interpBudget < 0) return -1;
       const c = src.charCodeAt(j);
-      if (c === 92) j += 2;
-      else if (c === 34) return j + 1;
-      else if (c === 123 /* { */) {
-        let depth = 1;
-        j++;
-        while (j < n && depth > 0) {
-          if (--budget.left < 0) return -1;
-          const d = src.charCodeAt(j);
-          if (d === 123) depth++;
-          else if (d === 125) depth--;
-          if (d === 34) {
-            const e = interpStringEnd(j, budget);
-            if (e < 0) return -1;
-            j = e;
-            continue;
-          }
+      if (inString) {
+        if (c === 92 /* \ */) j += 2;
+        else if (c === 34 /* " */) {
           j++;
+          if (braces.length === 0) return j;
+          braces.pop(); // the nested string's marker: back in the enclosing `{ term }`
+          inString = false;
+        } else if (c === 123 /* { */) {
+          braces.push(1);
+          inString = false;
+          j++;
+        } else j++;
+        continue;
+      }
+      const top = braces.length - 1;
+      if (c === 123) braces[top]!++;
+      else if (c === 125 /* } */) {
+        if (--braces[top]! === 0) {
+          braces.pop();
+          inString = true;
         }
-        if (depth > 0) return -1;
-      } else j++;
+      } else if (c === 34) {
+        // A string inside the term: its own text until its quote (or its own `{` parts).
+        inString = true;
+        braces.push(0);
+      }
+      j++;
     }
     return -1;
   };
@@ -282,7 +297,6 @@ export function scan(src: string, keepTrivia = false): Scanned {
         kinds.push('ws');
         starts.push(start);
         ends.push(i);
-        count++;
       }
       continue;
     }
@@ -303,7 +317,7 @@ export function scan(src: string, keepTrivia = false): Scanned {
     if (c === 34 /* " */) {
       const prev = prevSigText();
       const interp = prev.endsWith('!') || INTERPOLATING.has(prev);
-      let e = interp ? interpStringEnd(i, { left: 1 << 20 }) : -1;
+      let e = interp ? interpStringEnd(i) : -1;
       if (e < 0) e = plainStringEnd(i);
       i = e < 0 ? n : e;
       push(e < 0 ? 'error' : 'string', start, i);
@@ -318,18 +332,34 @@ export function scan(src: string, keepTrivia = false): Scanned {
       }
     }
     if (isDigit(c)) {
-      // Digits right after `.` that follows a name or closer, with no space, are a field index.
       i = numberEnd(i);
       push('number', start, i);
       continue;
     }
-    if (c === 46 /* . */ && isDigit(src.charCodeAt(i + 1)) && lastSig === count - 1 && lastSig >= 0) {
+    // Adjacency by offset (no trivia between), which holds whether or not trivia tokens are kept.
+    if (c === 46 /* . */ && sig.end.length > 0 && sig.end[sig.end.length - 1] === i) {
       const prevKind = sig.kind[sig.kind.length - 1]!;
-      if (prevKind === 'ident' || prevKind === 'field-idx' || CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)) {
-        i++;
-        while (i < n && isDigit(src.charCodeAt(i))) i++;
-        push('field-idx', start, i);
-        continue;
+      if (prevKind === 'ident' || prevKind === 'field-idx' || prevKind === 'field' || CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)) {
+        if (isDigit(src.charCodeAt(i + 1))) {
+          i++;
+          while (i < n && isDigit(src.charCodeAt(i))) i++;
+          push('field-idx', start, i);
+          continue;
+        }
+        // A projection `(e).f` / `x.1.f`: Lean reads the field with `rawIdent`, which ignores the
+        // token table, so `(a.set i v).set`, `(e).end`, `x.1.where` name fields, never keywords
+        // [lean4 v4.28.0: src/Lean/Parser/Term.lean, `proj := trailing_parser checkNoWsBefore >> "." >>
+        // checkNoWsBefore >> (fieldIdx <|> rawIdent)`]. One `field` token (dot included) keeps every
+        // consumer's keyword checks from matching it.
+        const f = cp(i + 1);
+        if (isIdFirst(f) || f === 0xab) {
+          const e = identEnd(i + 1);
+          if (e > i + 1) {
+            i = e;
+            push('field', start, i);
+            continue;
+          }
+        }
       }
     }
     if (c === 96 /* ` */) {

@@ -4,7 +4,7 @@
  */
 import { isCloser, isOpener } from './significant.ts';
 import { applyEdits, replace, type TextEdit } from './edits.ts';
-import { identOccurrences, resolveName } from './names.ts';
+import { identOccurrences, lastComponent, NameIndex, resolveName } from './names.ts';
 import { parseSource, splitName, type SourceDecl, type SourceFile } from './source.ts';
 
 /** Constructor full names of an inductive (`| c`) or structure (`c ::`, else `mk`). */
@@ -38,6 +38,20 @@ export function writtenFrom(full: string, ns: string): string {
 const lastPart = (n: string) => splitName(n).at(-1)!;
 const parent = (n: string) => splitName(n).slice(0, -1).join('.');
 
+/** End offset of each component of a dotted name (`«a.b»` parts kept whole), in one pass. */
+function componentEnds(name: string): number[] {
+  const ends: number[] = [];
+  let inG = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0xab) inG = true;
+    else if (c === 0xbb) inG = false;
+    else if (c === 46 && !inG) ends.push(i);
+  }
+  ends.push(name.length);
+  return ends;
+}
+
 export interface RenameResult {
   output: string;
   errors: string[];
@@ -49,7 +63,7 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
   const file = parseSource(text);
   const errors: string[] = [];
   const warnings: string[] = [];
-  const declared = new Set<string>();
+  const declared = new NameIndex();
   const ctorsOf = new Map<string, string[]>();
   for (const d of file.decls) {
     if (!d.fullName) continue;
@@ -60,9 +74,10 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
   }
 
   const renames = new Map<string, string>();
+  const declNames = new Set(file.decls.map((d) => d.fullName));
   for (const [oldName, newName] of Object.entries(mapping)) {
-    if (!file.decls.some((d) => d.fullName === oldName)) {
-      errors.push(`Declaration '${oldName}' not found (rename takes fully qualified names)`);
+    if (!declNames.has(oldName)) {
+      errors.push(`Declaration '${oldName.length > 200 ? `${oldName.slice(0, 200)}…` : oldName}' not found (rename takes fully qualified names)`);
       continue;
     }
     if (declared.has(newName) && !(newName in mapping)) warnings.push(`'${newName}' is already declared in this file; renaming '${oldName}' to it will clash`);
@@ -81,10 +96,13 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
 
   // Dot notation `x.foo` / `(e).foo` can only be matched by the last component; do it only when
   // that component names exactly one renamed declaration and no other declaration of the file.
-  const byLast = new Map<string, string[]>();
-  for (const n of declared) byLast.set(lastPart(n), [...(byLast.get(lastPart(n)) ?? []), n]);
+  const dotTargets = new Map<string, string | undefined>();
   const dotTarget = (component: string): string | undefined => {
-    const owners = byLast.get(component) ?? [];
+    if (!dotTargets.has(component)) dotTargets.set(component, computeDotTarget(component));
+    return dotTargets.get(component);
+  };
+  const computeDotTarget = (component: string): string | undefined => {
+    const owners = declared.withLast(component);
     if (owners.length !== 1 || !renames.has(owners[0]!)) return undefined;
     const from = owners[0]!;
     const to = renames.get(from)!;
@@ -93,17 +111,20 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
   };
 
   let cmdIndex = 0;
-  for (const occ of identOccurrences(file.sig)) {
+  for (const occ of identOccurrences(file.sig, 0, file.sig.length, true)) {
     if (nameTokens.has(occ.start)) continue;
     while (cmdIndex + 1 < file.commands.length && file.commands[cmdIndex + 1]!.start <= occ.start) cmdIndex++;
     const scope = file.scopes[cmdIndex] ?? { namespace: '', opens: [] };
-    const parts = splitName(occ.name);
+    const ends = componentEnds(occ.name);
     // `.foo` right after a dot is dot notation or an anonymous constructor: resolved by type, not by scope.
-    const prevIsDot = occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start;
+    const prevIsDot = occ.field === true || (occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start);
     let done = prevIsDot;
-    // The longest prefix of the written name that resolves to a renamed declaration.
-    for (let n = parts.length; n >= 1 && !done; n--) {
-      const written = parts.slice(0, n).join('.');
+    // The longest prefix of the written name that resolves to a renamed declaration. Only prefixes
+    // ending in a component some declaration ends in can resolve: the others cost one map lookup.
+    for (let n = ends.length; n >= 1 && !done; n--) {
+      const from = n === 1 ? 0 : ends[n - 2]! + 1;
+      if (!declared.hasLast(occ.name.slice(from, ends[n - 1]))) continue;
+      const written = occ.name.slice(0, ends[n - 1]);
       const hit = resolveName(written, scope, declared)[0];
       if (hit === undefined) continue;
       if (renames.has(hit)) {
@@ -120,9 +141,9 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     }
     if (done && !prevIsDot) continue;
     // Dot notation on a value: `h.foo` (h not a declaration) or `(e).foo`; not `.foo` after a space (anonymous constructor).
-    const afterValue = prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1];
-    if (parts.length > 1 || afterValue) {
-      const component = parts.at(-1)!;
+    const afterValue = occ.field === true || (prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1]);
+    if (ends.length > 1 || afterValue) {
+      const component = lastComponent(occ.name);
       const to = dotTarget(component);
       if (to !== undefined) edits.push(replace(occ.end - component.length, occ.end, to));
     }

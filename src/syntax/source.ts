@@ -43,9 +43,9 @@ export interface SourceFile {
 
 interface Scope {
   kind: 'namespace' | 'section' | 'mutual';
-  /** Namespace components this scope adds. */
-  parts: string[];
-  opens: string[];
+  /** The namespace and opens in force when this scope was entered: restored when it ends. */
+  outerNs: string;
+  outerOpens: string[];
 }
 
 /** Strip `«»` escapes from each component: `«x y».z` → `x y.z` is not reversible, so only for comparisons. */
@@ -90,56 +90,78 @@ export function parseSource(text: string): SourceFile {
   const header = parseHeader(sig);
   const commands = splitCommands(sig, header);
   const decls: SourceDecl[] = [];
-  const scopes: Scope[] = [{ kind: 'section', parts: [], opens: [] }];
+  const scopes: Scope[] = [{ kind: 'section', outerNs: '', outerOpens: [] }];
   let mutualCounter = 0;
-  // Namespace and opens change only at scope commands; cache them between.
-  let nsCache = '';
-  let opensCache: string[] = [];
-  const refresh = () => {
-    nsCache = scopes.flatMap((s) => s.parts).join('.');
-    opensCache = scopes.flatMap((s) => s.opens);
+  // The namespace and opens in force. Entering a scope saves them and ending it restores them,
+  // so each scope command costs O(1) whatever the nesting depth (no re-join of the stack), and
+  // a repeated `open` of a namespace already in force adds nothing.
+  let ns = '';
+  let opens: string[] = [];
+  const openSet = new Set<string>();
+  const enter = (kind: Scope['kind'], part?: string) => {
+    scopes.push({ kind, outerNs: ns, outerOpens: opens });
+    if (part !== undefined) ns = ns ? `${ns}.${part}` : part;
+  };
+  const leave = () => {
+    const s = scopes.pop()!;
+    ns = s.outerNs;
+    // Names this scope opened are exactly those past the outer list's length (opens only grow inside a scope).
+    for (let i = s.outerOpens.length; i < opens.length; i++) openSet.delete(opens[i]!);
+    opens = s.outerOpens;
+  };
+  /** `opens` plus `more`, without duplicates; the same array when nothing is new. */
+  const withOpens = (base: string[], baseSet: Set<string>, more: string[]): string[] => {
+    let out = base;
+    for (const o of more) {
+      if (baseSet.has(o) || (out !== base && out.includes(o))) continue;
+      if (out === base) out = base.slice();
+      out.push(o);
+    }
+    return out;
   };
 
   const cmdScopes: CommandScope[] = [];
   commands.forEach((cmd, commandIndex) => {
     const own = cmd.ownSigStart;
-    const localOpens = cmd.prefixes.length === 0 ? [] : cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd));
+    const localOpens = cmd.prefixes.length === 0 ? [] : dedupe(cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)));
     // Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in.
-    cmdScopes.push({ namespace: nsCache, opens: localOpens.length ? [...opensCache, ...localOpens] : opensCache });
+    cmdScopes.push({ namespace: ns, opens: localOpens.length ? withOpens(opens, openSet, localOpens) : opens });
     const word = (k: number) => sig.text[k] ?? '';
     switch (cmd.kind) {
       case 'namespace': {
         // `namespace A.B` opens two scopes (A, then A.B); `end B` then `end A` close them.
-        for (const part of splitName(word(own + 1))) scopes.push({ kind: 'namespace', parts: [part], opens: [] });
-        refresh();
+        for (const part of splitName(word(own + 1))) enter('namespace', part);
         return;
       }
       case 'section': {
-        const k = sig.text.indexOf('section', own);
+        const k = sig.text[own] === 'section' ? own : sig.text.indexOf('section', own);
         const name = k >= 0 && k + 1 < cmd.sigEnd && sig.firstOnLine[k + 1] === false && sig.kind[k + 1] === 'ident' ? word(k + 1) : '';
-        for (let i = 0; i < Math.max(1, splitName(name).length); i++) scopes.push({ kind: 'section', parts: [], opens: [] });
-        refresh();
+        const n = Math.max(1, splitName(name).length);
+        for (let i = 0; i < n; i++) enter('section');
         return;
       }
       case 'mutual':
-        scopes.push({ kind: 'mutual', parts: [], opens: [] });
+        enter('mutual');
         mutualCounter++;
-        refresh();
         return;
       case 'end': {
         const name = own + 1 < cmd.sigEnd && sig.kind[own + 1] === 'ident' ? word(own + 1) : '';
-        for (let i = 0; i < Math.max(1, splitName(name).length) && scopes.length > 1; i++) scopes.pop();
-        refresh();
+        const n = Math.max(1, splitName(name).length);
+        for (let i = 0; i < n && scopes.length > 1; i++) leave();
         return;
       }
-      case 'open':
-        scopes[scopes.length - 1]!.opens.push(...openedNamespaces(sig, own, cmd.sigEnd));
-        refresh();
+      case 'open': {
+        const next = withOpens(opens, openSet, openedNamespaces(sig, own, cmd.sigEnd));
+        if (next !== opens) {
+          for (let i = opens.length; i < next.length; i++) openSet.add(next[i]!);
+          opens = next;
+        }
         return;
+      }
       case 'declaration': {
         const d = parseDeclaration(sig, cmd);
         if (!d) return;
-        const namespace = nsCache;
+        const namespace = ns;
         let fullName: string | undefined;
         if (d.name !== undefined) {
           if (d.name.startsWith('_root_.')) fullName = d.name.slice('_root_.'.length);
@@ -150,7 +172,7 @@ export function parseSource(text: string): SourceFile {
         sd.command = cmd;
         sd.commandIndex = commandIndex;
         sd.namespace = namespace;
-        sd.opens = opensCache;
+        sd.opens = opens;
         sd.localOpens = localOpens;
         sd.fullName = fullName;
         sd.mutualGroup = scopes[scopes.length - 1]!.kind === 'mutual' ? mutualCounter : undefined;
@@ -162,6 +184,10 @@ export function parseSource(text: string): SourceFile {
     }
   });
   return { text, sig, header, commands, decls, scopes: cmdScopes, lines: new LineIndex(text) };
+}
+
+function dedupe(xs: string[]): string[] {
+  return xs.length < 2 ? xs : [...new Set(xs)];
 }
 
 /**

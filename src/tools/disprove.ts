@@ -15,6 +15,7 @@ import { parseAxioms } from './lean-texts.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export const disprove: ToolImpl<'disprove'> = {
   needsLean: () => true,
@@ -26,7 +27,7 @@ export const disprove: ToolImpl<'disprove'> = {
     const r = await elaborateContent(req.content, withPrinting(req), ctx, {
       probes: (file) => {
         const sel = selectDeclarations(file, req);
-        tool.errors.push(...sel.errors);
+        pushAll(tool.errors, sel.errors);
         const out: string[] = [];
         for (const d of sel.decls) {
           const type = d.kind === 'theorem' ? piType(file, d) : undefined;
@@ -44,8 +45,8 @@ export const disprove: ToolImpl<'disprove'> = {
         return out;
       },
     });
-    tool.errors.push(...r.toolErrors);
-    tool.warnings.push(...r.toolWarnings);
+    pushAll(tool.errors, r.toolErrors);
+    pushAll(tool.warnings, r.toolWarnings);
     const results: Record<string, string> = {};
     const negated: Record<string, string> = {};
     const disproved: string[] = [];

@@ -11,6 +11,7 @@ import { findHaves } from '../syntax/tactics.ts';
 import { rewriteSelected } from './output.ts';
 import { declName } from './selection.ts';
 import type { ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit[]; warnings: string[] } {
   const edits: TextEdit[] = [];
@@ -43,8 +44,8 @@ export const have2sorry: ToolImpl<'have2sorry'> = {
     const warnings: string[] = [];
     for (const d of sel.decls) {
       const r = havesToSorry(file, d);
-      edits.push(...r.edits);
-      warnings.push(...r.warnings);
+      pushAll(edits, r.edits);
+      pushAll(warnings, r.warnings);
     }
     return { edits, warnings };
   }),

@@ -5,8 +5,9 @@
 import type { NORMALIZATIONS } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';
-import { identOccurrences, namespacePrefixes } from '../syntax/names.ts';
+import { identOccurrences, NameIndex, resolveFirst, resolveName } from '../syntax/names.ts';
 import { parseSource, splitName, type SourceFile } from '../syntax/source.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export type Normalization = (typeof NORMALIZATIONS)[number];
 
@@ -30,29 +31,41 @@ function removeLines(text: string, c: { start: number; end: number }): TextEdit 
   return remove(c.start, c.end);
 }
 
-/** Every declared full name with its parents, i.e. the namespaces the file itself creates. */
-function fileNamespaces(file: SourceFile): Set<string> {
-  const out = new Set<string>();
-  for (const d of file.decls) if (d.fullName) for (let p = splitName(d.fullName).slice(0, -1); p.length > 0; p = p.slice(0, -1)) out.add(p.join('.'));
+/**
+ * Every declared full name's parents, i.e. the namespaces the file itself creates. Walking
+ * each name's prefixes from the longest stops at the first one already known (its parents
+ * are known too), so a deep namespace is hashed once, not once per declaration.
+ */
+function fileNamespaces(file: SourceFile): NameIndex {
+  const out = new NameIndex();
+  for (const d of file.decls) {
+    if (!d.fullName) continue;
+    const parts = componentStarts(d.fullName);
+    for (let i = parts.length - 1; i >= 1; i--) {
+      const p = d.fullName.slice(0, parts[i]! - 1);
+      if (out.has(p)) break;
+      out.add(p);
+    }
+  }
   return out;
 }
 
-function resolveVia(written: string, scope: { namespace: string; opens: readonly string[] }, declared: ReadonlySet<string>): { full: string; via: 'root' | 'namespace' | 'open' } | undefined {
-  if (written.startsWith('_root_.')) return undefined;
-  for (const p of namespacePrefixes(scope.namespace)) {
-    const n = p ? `${p}.${written}` : written;
-    if (declared.has(n)) return { full: n, via: p ? 'namespace' : 'root' };
+/** Start offset of each component of a dotted name (`«a.b»` parts kept whole). */
+function componentStarts(name: string): number[] {
+  const starts = [0];
+  let inG = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0xab) inG = true;
+    else if (c === 0xbb) inG = false;
+    else if (c === 46 && !inG) starts.push(i + 1);
   }
-  for (const o of scope.opens) for (const p of namespacePrefixes(scope.namespace)) {
-    const n = p ? `${p}.${o}.${written}` : `${o}.${written}`;
-    if (declared.has(n)) return { full: n, via: 'open' };
-  }
-  return undefined;
+  return starts;
 }
 
 /** Qualify references (to this file's declarations) resolved via a namespace and/or an open. */
 function qualifyReferences(file: SourceFile, via: ReadonlySet<'namespace' | 'open'>, skip: ReadonlySet<number>): TextEdit[] {
-  const declared = new Set(file.decls.flatMap((d) => (d.fullName ? [d.fullName] : [])));
+  const declared = new NameIndex(file.decls.flatMap((d) => (d.fullName ? [d.fullName] : [])));
   const edits: TextEdit[] = [];
   let ci = 0;
   for (const occ of identOccurrences(file.sig)) {
@@ -61,10 +74,13 @@ function qualifyReferences(file: SourceFile, via: ReadonlySet<'namespace' | 'ope
     const cmd = file.commands[ci];
     if (cmd && (cmd.kind === 'namespace' || cmd.kind === 'section' || cmd.kind === 'end')) continue;
     const scope = file.scopes[ci] ?? { namespace: '', opens: [] };
-    const parts = splitName(occ.name);
-    for (let n = parts.length; n >= 1; n--) {
-      const written = parts.slice(0, n).join('.');
-      const r = resolveVia(written, scope, declared);
+    const starts = componentStarts(occ.name);
+    for (let n = starts.length; n >= 1; n--) {
+      // Only a prefix ending in a component some declaration ends in can resolve.
+      const end = n < starts.length ? starts[n]! - 1 : occ.name.length;
+      if (!declared.hasLast(occ.name.slice(starts[n - 1], end))) continue;
+      const written = occ.name.slice(0, end);
+      const r = resolveFirst(written, scope, declared);
       if (!r) continue;
       if (r.via !== 'root' && via.has(r.via) && r.full !== written) edits.push(replace(occ.start, occ.start + written.length, r.full));
       break;
@@ -84,7 +100,7 @@ function qualifyOpens(file: SourceFile, edits: TextEdit[]): Set<number> {
       for (let k = from! + 1; k < to!; k++) {
         if (file.sig.kind[k] !== 'ident') continue;
         openTargets.add(file.sig.start[k]!);
-        const full = namespacePrefixes(ns).map((p) => (p ? `${p}.${file.sig.text[k]}` : file.sig.text[k]!)).find((n) => namespaces.has(n));
+        const full = resolveName(file.sig.text[k]!, { namespace: ns, opens: [] }, namespaces)[0];
         if (full && full !== file.sig.text[k]) edits.push(replace(file.sig.start[k]!, file.sig.end[k]!, full));
       }
     }
@@ -125,6 +141,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     const edits: TextEdit[] = [];
     // Which `end`s close namespaces/sections (removed) and which close `mutual` (kept).
     const stack: ('scope' | 'mutual')[] = [];
+    let mutuals = 0; // so `stack.length - mutuals` counts open scopes without a scan
     let noncomputable = false;
     let globalVariables = false;
     const removed = new Set<Command>();
@@ -141,12 +158,14 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
         removed.add(c);
       } else if (c.kind === 'mutual') {
         stack.push('mutual');
+        mutuals++;
       } else if (c.kind === 'end') {
         const name = c.ownSigStart + 1 < c.sigEnd && file.sig.kind[c.ownSigStart + 1] === 'ident' ? w(c.ownSigStart + 1) : '';
         const n = Math.max(1, splitName(name).length);
         const popped = stack.splice(Math.max(0, stack.length - n), n);
+        for (const p of popped) if (p === 'mutual') mutuals--;
         if (!popped.includes('mutual')) removed.add(c);
-      } else if (c.kind === 'variable' && stack.includes('scope')) {
+      } else if (c.kind === 'variable' && stack.length > mutuals) {
         globalVariables = true;
       }
     }
@@ -161,7 +180,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     }
     const openTargets = qualifyOpens(file, edits);
     // References that relied on the namespace now need the full name.
-    edits.push(...qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
+    pushAll(edits, qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
     if (noncomputable) edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));
     if (globalVariables) warnings.push('remove_sections: `variable` commands that were inside a section or namespace now apply to the rest of the file');
     (edits as TextEdit[] & { count?: number }).count = removed.size;
@@ -179,7 +198,7 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       const target = d.namespace ? `_root_.${d.fullName}` : d.fullName;
       if (written !== target && !all.has('remove_sections')) edits.push(replace(d.nameSpan.start, d.nameSpan.end, target));
     }
-    edits.push(...qualifyReferences(file, new Set(['open']), nameStarts));
+    pushAll(edits, qualifyReferences(file, new Set(['open']), nameStarts));
     return edits;
   },
 
@@ -193,7 +212,8 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       if (c.kind === 'namespace' || c.kind === 'section' || c.kind === 'mutual') path.push(nextScope++);
       else if (c.kind === 'end' && path.length > 1) path.pop();
       if (!['open', 'set_option', 'universe', 'declaration', 'attribute'].includes(c.kind)) continue;
-      const key = `${path.join('/')}\u0000${file.text.slice(c.start, c.end).replace(/\s+/g, ' ')}`;
+      // Each scope instance has its own number, so the innermost one identifies the path (no O(depth) join).
+      const key = `${path[path.length - 1]}\u0000${file.text.slice(c.start, c.end).replace(/\s+/g, ' ')}`;
       if (seen.has(key)) edits.push(removeLines(file.text, c));
       else seen.add(key);
     }

@@ -12,6 +12,7 @@ import { elaborateContent, prepareContent, type ElabOptions } from './elaborate.
 import { reprint } from './layout.ts';
 import { declName, selectDeclarations, type Selection, type SelectionRequest } from './selection.ts';
 import type { ToolContext } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export interface ToolOutput {
   content: string;
@@ -43,9 +44,9 @@ export async function finishOutput(edited: string, ctx: ToolContext, o: FinishOp
   // AXLE's layout, before elaboration, so Lean's message positions refer to the returned text.
   const output = reprint(edited);
   const tool = emptyMessages();
-  tool.errors.push(...(o.toolErrors ?? []));
-  tool.warnings.push(...(o.toolWarnings ?? []));
-  tool.infos.push(...(o.toolInfos ?? []));
+  pushAll(tool.errors, (o.toolErrors ?? []));
+  pushAll(tool.warnings, (o.toolWarnings ?? []));
+  pushAll(tool.infos, (o.toolInfos ?? []));
   if (!o.reparse) {
     const content = prepareContent(output, ctx.env, o.ignore_imports).content;
     return { content, lean_messages: emptyMessages(), tool_messages: tool, timings: { parse_ms: Math.round(o.parseMs), total_ms: Math.round(performance.now() - o.startedAt) } };
@@ -57,8 +58,8 @@ export async function finishOutput(edited: string, ctx: ToolContext, o: FinishOp
       return { text: sorryBody(text, d, cmd.start), silent: true };
     },
   } : {});
-  tool.errors.push(...r.toolErrors);
-  tool.warnings.push(...r.toolWarnings);
+  pushAll(tool.errors, r.toolErrors);
+  pushAll(tool.warnings, r.toolWarnings);
   return {
     content: r.content,
     lean_messages: toMessageSet(r.messages),

@@ -28,6 +28,7 @@ import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 const errorsIn = (r: Elaborated, d: SourceDecl): LeanMessage[] => messagesIn(r, d, (m) => m.severity === 'error');
 const sorryCount = (r: Elaborated, d: SourceDecl) => (d.bodySig ? findSorries(r.file.sig, d.bodySig[0], d.bodySig[1]).length : 0);
@@ -93,8 +94,8 @@ export const repair_proofs: ToolImpl<'repair_proofs'> = {
     const { r } = run;
     const lean = toMessageSet(r.messages);
     const tool = emptyMessages();
-    tool.errors.push(...r.toolErrors, ...run.failures, ...selectDeclarations(r.file, req).errors);
-    tool.warnings.push(...r.toolWarnings);
+    pushAll(tool.errors, r.toolErrors, run.failures, selectDeclarations(r.file, req).errors);
+    pushAll(tool.warnings, r.toolWarnings);
     return {
       content: r.content,
       lean_messages: lean,

@@ -4,7 +4,7 @@
  * matches are an error listing the candidates), `indices` (0-based, negative from the
  * end), and `theorems_only` (default true: select among theorems/lemmas only).
  */
-import { lookupDeclarations } from '../syntax/names.ts';
+import { lastComponent, NameIndex } from '../syntax/names.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 
 export interface SelectionRequest {
@@ -29,22 +29,59 @@ export const declName = (d: SourceDecl): string => d.fullName ?? (d.kind === 'ex
 /** The declarations Lean can be asked about by name (`#check`, `#print axioms`): named, and not instances. */
 export const namedDecls = (file: Pick<SourceFile, 'decls'>): SourceDecl[] => file.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance');
 
+/** How many candidates an ambiguity error lists (a name may match thousands). */
+const MAX_LISTED = 10;
+
+/** Pick the declarations `names` select into `picked` (indexed once: each name costs the declarations sharing its last component). */
+function selectByNames(candidates: SourceDecl[], names: string[], theoremsOnly: boolean, picked: Set<SourceDecl>, errors: string[]): void {
+  const byFull = new Map<string, SourceDecl[]>();
+  const byWritten = new Map<string, string[]>();
+  const index = new NameIndex();
+  for (const d of candidates) {
+    if (d.fullName === undefined) continue;
+    const group = byFull.get(d.fullName);
+    if (group) group.push(d);
+    else byFull.set(d.fullName, [d]);
+    index.add(d.fullName);
+    if (d.name !== undefined) byWritten.set(d.name, [...new Set([...(byWritten.get(d.name) ?? []), d.fullName])].slice(0, MAX_LISTED + 1));
+  }
+  const done = new Set<string>();
+  for (const name of names) {
+    if (done.has(name)) continue;
+    done.add(name);
+    // Exact full name first, else a short name resolving to namespaced declarations.
+    const exact = byFull.get(name);
+    if (exact) {
+      for (const d of exact) picked.add(d);
+      continue;
+    }
+    const distinct = new Set<string>();
+    for (const f of index.withLast(lastComponent(name))) {
+      if (f.length > name.length + 1 && f.charCodeAt(f.length - name.length - 1) === 46 && f.endsWith(name)) distinct.add(f);
+    }
+    for (const f of byWritten.get(name) ?? []) distinct.add(f);
+    if (distinct.size === 1) {
+      for (const d of byFull.get([...distinct][0]!)!) picked.add(d);
+    } else if (distinct.size > 1) {
+      const listed = [...distinct].slice(0, MAX_LISTED);
+      const more = distinct.size > MAX_LISTED ? ` and ${distinct.size - MAX_LISTED} more` : '';
+      errors.push(`Name '${clip(name)}' is ambiguous; candidates: ${listed.join(', ')}${more}`);
+    } else errors.push(`Declaration '${clip(name)}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`);
+  }
+}
+
 export function selectDeclarations(file: SourceFile, req: SelectionRequest): Selection {
   const theoremsOnly = req.theorems_only ?? true;
   const candidates = file.decls.filter((d) => !theoremsOnly || d.kind === 'theorem');
   const errors: string[] = [];
   const picked = new Set<SourceDecl>();
   if (req.names !== undefined) {
-    for (const name of req.names) {
-      // Exact full name first, else a short name resolving to namespaced declarations.
-      const found = lookupDeclarations({ decls: candidates }, name);
-      const distinct = [...new Set(found.map((d) => d.fullName))];
-      if (found.length > 0 && (distinct.length === 1 || found[0]!.fullName === name)) for (const d of found) picked.add(d);
-      else if (distinct.length > 1) errors.push(`Name '${name}' is ambiguous; candidates: ${distinct.join(', ')}`);
-      else errors.push(`Declaration '${name}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`);
-    }
+    selectByNames(candidates, req.names, theoremsOnly, picked, errors);
   } else if (req.indices !== undefined) {
+    const seen = new Set<number>();
     for (const i of req.indices) {
+      if (seen.has(i)) continue;
+      seen.add(i);
       const j = i < 0 ? candidates.length + i : i;
       const d = candidates[j];
       if (d) picked.add(d);
@@ -60,3 +97,6 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
     errors,
   };
 }
+
+/** A requested name as echoed in a message: at most 200 characters. */
+const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);

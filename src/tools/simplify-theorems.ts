@@ -22,6 +22,7 @@ import { selectDeclarations } from './selection.ts';
 import { unusedVariableName } from './lean-texts.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 const badness = (r: Elaborated, d: SourceDecl) => messagesIn(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
 
@@ -77,8 +78,8 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
     }
     const { r } = run;
     const tool = emptyMessages();
-    tool.errors.push(...r.toolErrors, ...selectDeclarations(r.file, req).errors);
-    tool.warnings.push(...r.toolWarnings);
+    pushAll(tool.errors, r.toolErrors, selectDeclarations(r.file, req).errors);
+    pushAll(tool.warnings, r.toolWarnings);
     tool.infos.push(`simplification finished after ${iterations} iteration${iterations === 1 ? '' : 's'}`);
     return {
       content: r.content,

@@ -6,6 +6,7 @@
 import type { Span } from '../syntax/commands.ts';
 import { replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
+import { maxOf } from '../util/arrays.ts';
 import { rewriteSelected } from './output.ts';
 import type { ToolImpl } from './types.ts';
 
@@ -13,15 +14,17 @@ import type { ToolImpl } from './types.ts';
 export function proofToSorry(text: string, d: SourceDecl): TextEdit | undefined {
   if (!d.bodySpan) return undefined;
   const dropped = d.trailing.filter((t) => t.keyword === 'termination_by' || t.keyword === 'decreasing_by');
-  const end = Math.max(d.bodySpan.end, ...dropped.map((t: { span: Span }) => t.span.end));
+  const end = maxOf(d.bodySpan.end, dropped.map((t: { span: Span }) => t.span.end));
+  // A replaced proof is separated from what follows: `:= (h)where …` must not become `:= sorrywhere …`.
+  const sep = end < text.length && !/\s/.test(text[end]!) ? ' ' : '';
   if (d.bodyForm === 'equations' || d.bodyForm === 'where') {
     // `| pat => …` alternatives: the whole value becomes `:= sorry` after the signature.
-    return replace(d.signatureSpan.end, end, ' := sorry');
+    return replace(d.signatureSpan.end, end, ` := sorry${sep}`);
   }
   const body = text.slice(d.bodySpan.start, d.bodySpan.end);
   if (/^sorry\s*$/.test(body) && end === d.bodySpan.end) return undefined; // already the term sorry
   // A `by` block becomes the term too (AXLE: `theorem foo : 1 = 1 := sorry`), so the `by` goes.
-  return replace(d.bodySpan.start, end, 'sorry');
+  return replace(d.bodySpan.start, end, `sorry${sep}`);
 }
 
 const STRUCTURAL = new Set(['structure', 'class', 'inductive', 'class inductive', 'axiom']);

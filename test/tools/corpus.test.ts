@@ -54,7 +54,7 @@ t.test('rename: renaming every declaration leaves no reference resolving to an o
     for (const occ of identOccurrences(g.sig)) {
       while (ci + 1 < g.commands.length && g.commands[ci + 1]!.start <= occ.start) ci++;
       // `x.foo` after a dot resolves by the receiver's type, which needs Lean; scope resolution does not apply.
-      if (occ.sig > 0 && g.sig.text[occ.sig - 1] === '.' && g.sig.end[occ.sig - 1] === occ.start) continue;
+      if (occ.field || (occ.sig > 0 && g.sig.text[occ.sig - 1] === '.' && g.sig.end[occ.sig - 1] === occ.start)) continue;
       const hit = resolveName(occ.name, g.scopes[ci] ?? { namespace: '', opens: [] }, declared)[0];
       if (hit !== undefined && !g.decls.some((d) => d.fullName === hit)) stale++;
     }

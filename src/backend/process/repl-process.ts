@@ -176,7 +176,7 @@ export class ReplProcess {
     } catch (e) {
       const block = e instanceof FramingError ? e.block : '';
       this.#opts.log.warn({ pid: this.pid, output: block.slice(0, 200) }, 'REPL wrote garbage on stdout; killing it');
-      this.kill('garbage', `the Lean REPL wrote output that is not JSON: ${JSON.stringify(block.slice(0, 120))}`);
+      this.kill('garbage', e instanceof FramingError && e.tooLarge ? e.message : `the Lean REPL wrote output that is not JSON: ${JSON.stringify(block.slice(0, 120))}`);
       return;
     }
     for (const json of responses) {

@@ -1,0 +1,76 @@
+/**
+ * Adversarial input families (issue 11) at 1×, 4×, 16×, 64× of a base size, through the
+ * source model and the structural tools in-process: time per byte must stay flat (linear).
+ * The table gives µs per KB at each size and the 64×/1× ratio ("flatness"; 1.0 = linear,
+ * 64 = quadratic).
+ */
+import { parseSource } from '../../src/syntax/source.ts';
+import { renameInSource } from '../../src/syntax/renaming.ts';
+import { normalizeSource } from '../../src/tools/normalize-source.ts';
+import { round, type ScenarioResult } from '../lib.ts';
+import { selectDeclarations } from '../../src/tools/selection.ts';
+
+/** Each family: a text generator for n repetitions and the base n (the 1× size). */
+export const FAMILIES: Record<string, { base: number; gen: (n: number) => string }> = {
+  'namespace a': { base: 1000, gen: (n) => `${'namespace a\n'.repeat(n)}theorem t : True := trivial\n` },
+  section: { base: 1000, gen: (n) => `${'section\n'.repeat(n)}theorem t : True := trivial\n` },
+  'open a': { base: 1000, gen: (n) => `${'open a\n'.repeat(n)}theorem t : True := t\n` },
+  'open a_i (distinct)': { base: 100, gen: (n) => Array.from({ length: n }, (_, i) => `open a${i}\ntheorem t${i} : True := t${i}\n`).join('') },
+  'dotted a.a.a…': { base: 2000, gen: (n) => `def a : Nat := 0\ntheorem t : True := ${'a.'.repeat(n)}a\n` },
+  'x!"{a" (unterminated)': { base: 1000, gen: (n) => 'x!"{a"\n'.repeat(n) },
+  's!"{ (nested)': { base: 1000, gen: (n) => `def x := ${'s!"{'.repeat(n)}\n` },
+  'brackets ((((': { base: 2000, gen: (n) => `theorem t : True := ${'('.repeat(n)}\n` },
+  'long line simp; …': { base: 2000, gen: (n) => `theorem t : True := by ${'simp; '.repeat(n)}\n` },
+  'decreasing_by ×n': { base: 1000, gen: (n) => `theorem t : True := trivial\n${'decreasing_by simp\n'.repeat(n)}` },
+  'have ×n': { base: 500, gen: (n) => `theorem t : True := by\n${'  have h : True := trivial\n'.repeat(n)}` },
+  'declarations ×n': { base: 500, gen: (n) => Array.from({ length: n }, (_, i) => `theorem t${i} : True := t${i > 0 ? i - 1 : 0}`).join('\n') },
+};
+
+const SCALES = [1, 4, 16, 64];
+
+function timeOnce(fn: () => void): number {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+/** Median of 3 runs after one warm-up. */
+function median(fn: () => void): number {
+  fn();
+  const xs = [timeOnce(fn), timeOnce(fn), timeOnce(fn)].sort((a, b) => a - b);
+  return xs[1]!;
+}
+
+export async function adversarialScenario(): Promise<ScenarioResult> {
+  const table: [string, string, string][] = [];
+  const figures: Record<string, unknown> = {};
+  let worst = 0;
+  let worstName = '';
+  for (const [name, f] of Object.entries(FAMILIES)) {
+    const perKb: number[] = [];
+    let kb64 = 0;
+    for (const k of SCALES) {
+      const text = f.gen(f.base * k);
+      const file = parseSource(text);
+      const ms = median(() => {
+        const g = parseSource(text);
+        renameInSource(text, { t: 'u', a: 'b' });
+        selectDeclarations(g, { names: ['t', 'a'] });
+        normalizeSource(text, ['remove_sections', 'expand_decl_names', 'remove_duplicates']);
+      });
+      if (file.text !== text) throw new Error('not lossless');
+      perKb.push((ms * 1000) / (text.length / 1024));
+      kb64 = text.length / 1024;
+    }
+    const flat = perKb[3]! / perKb[0]!;
+    if (flat > worst) { worst = flat; worstName = name; }
+    figures[name] = { usPerKb: perKb.map((x) => round(x, 1)), flatness: round(flat, 2) };
+    table.push([name, perKb.map((x) => round(x, 0)).join(' / '), `${round(flat, 2)} (64× = ${round(kb64, 0)} KB)`]);
+  }
+  return {
+    name: 'adversarial',
+    summary: `parse + rename + select + normalize per family: µs/KB at 1×/4×/16×/64×; worst 64×/1× ratio ${round(worst, 2)} (${worstName})`,
+    figures,
+    table,
+  };
+}

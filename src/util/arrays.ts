@@ -1,0 +1,25 @@
+/**
+ * Array helpers that never spread an input-sized array into a call: `xs.push(...ys)` and
+ * `Math.max(...ys)` pass every element as an argument and overflow the stack at around
+ * 10^5 elements (a request with 125k names did exactly that).
+ */
+
+/** Append every element of each source to `target`, in order; returns `target`. */
+export function pushAll<T>(target: T[], ...sources: readonly (readonly T[])[]): T[] {
+  for (const src of sources) for (const x of src) target.push(x);
+  return target;
+}
+
+/** The largest of `first` and `rest` (a loop, not `Math.max(...rest)`). */
+export function maxOf(first: number, rest: Iterable<number>): number {
+  let m = first;
+  for (const x of rest) if (x > m) m = x;
+  return m;
+}
+
+/** The smallest of `first` and `rest`. */
+export function minOf(first: number, rest: Iterable<number>): number {
+  let m = first;
+  for (const x of rest) if (x < m) m = x;
+  return m;
+}

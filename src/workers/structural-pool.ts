@@ -1,0 +1,138 @@
+/**
+ * A worker-thread pool (Piscina) for the tools that need no Lean: parsing and rewriting
+ * run off the event loop, so a large or hostile input costs one worker, never every
+ * caller. The request's deadline (or the client going away) aborts the task; a task that
+ * is already running is stopped by terminating its thread, and Piscina starts a fresh one.
+ */
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../config.ts';
+import { Piscina } from 'piscina';
+import type { ToolName } from '../contract/tools.ts';
+import type { EnvironmentConfig } from '../envs/config.ts';
+import { relayedError, serviceError } from '../errors.ts';
+import { builtinTools } from '../tools/index.ts';
+import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
+
+const BUILTIN = builtinTools();
+
+/** Replaced by `true` in the bundle (scripts/build.mjs `define`); undefined when running the sources. */
+declare const __BUNDLED__: boolean | undefined;
+
+/**
+ * The worker's entry: the bundled dist/structural-worker.js beside dist/main.js, or, running the
+ * sources, a plain ES module that registers the TypeScript loader in its thread first.
+ */
+function workerFile(): string {
+  const bundled = typeof __BUNDLED__ !== 'undefined' && __BUNDLED__;
+  return pathToFileURL(bundled ? path.join(PROJECT_ROOT, 'dist', 'structural-worker.js') : path.join(PROJECT_ROOT, 'src', 'workers', 'structural-worker.mjs')).href;
+}
+
+export interface StructuralPoolOptions {
+  /** Worker threads (default: the cores, at most 4). */
+  threads?: number | undefined;
+  /** Heap limit per worker (MiB): a task that needs more fails alone instead of bloating the daemon. */
+  maxHeapMb?: number | undefined;
+  /** Idle workers above one are stopped after this long. */
+  idleTimeoutMs?: number | undefined;
+}
+
+export interface StructuralPoolStats {
+  threads: number;
+  running: number;
+  queued: number;
+  completed: number;
+  /** Tasks stopped by terminating their worker (deadline or client gone). */
+  terminated: number;
+}
+
+export class StructuralPool {
+  private pool: Piscina<StructuralTask, StructuralOutcome> | undefined;
+  private terminated = 0;
+  private running = 0;
+  private readonly threads: number;
+  private started: Promise<boolean> | undefined;
+
+  constructor(private readonly opts: StructuralPoolOptions = {}) {
+    this.threads = opts.threads || Math.max(1, Math.min(4, availableParallelism()));
+  }
+
+  /** Started on first use (or by warm()): a daemon that never serves a structural tool starts no threads. */
+  private get piscina(): Piscina<StructuralTask, StructuralOutcome> {
+    this.pool ??= new Piscina({
+      filename: workerFile(),
+      // All threads start at once (each loads the sources, which takes a moment): a replacement
+      // for a terminated worker is then rarely waited for.
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: this.opts.idleTimeoutMs ?? 60_000,
+      // Admission already bounds how many requests run; the pool's own queue needs no limit.
+      maxQueue: Infinity,
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb ?? 1024 },
+    });
+    return this.pool;
+  }
+
+  private isReady = false;
+
+  /** Start the threads now (the daemon does at startup); resolves once they serve. */
+  warm(): Promise<boolean> {
+    return this.ready();
+  }
+
+  /** Has a worker loaded the sources and answered? Until then structural work stays on the main thread. */
+  get up(): boolean {
+    if (!this.isReady) void this.ready();
+    return this.isReady;
+  }
+
+  /**
+   * Resolves once a worker has loaded the sources and answered (true), or failed to (false).
+   * Thread start-up takes seconds (each thread loads the sources); a request does not wait
+   * for it (its deadline may be shorter): until then, the pipeline runs structural work on
+   * the main thread, as linear as on a worker but not isolated from other callers.
+   */
+  ready(): Promise<boolean> {
+    this.started ??= this.piscina.run({ tool: '' as ToolName, request: null, env: null as never }).then(() => (this.isReady = true), () => false);
+    return this.started;
+  }
+
+  /** Is `impl` the built-in implementation of `tool` (the one the workers run)? */
+  serves(tool: ToolName, impl: unknown): boolean {
+    return (BUILTIN as Record<string, unknown>)[tool] === impl;
+  }
+
+  /** Run a structural tool on a worker; rejects with the signal's reason when it aborts. */
+  async run(tool: ToolName, request: unknown, env: EnvironmentConfig, signal: AbortSignal): Promise<unknown> {
+    signal.throwIfAborted();
+    this.running++;
+    let out: StructuralOutcome;
+    try {
+      out = await this.piscina.run({ tool, request, env }, { signal });
+    } catch (e) {
+      if (signal.aborted) {
+        this.terminated++;
+        throw signal.reason instanceof Error ? signal.reason : serviceError('cancelled', 'by_client');
+      }
+      // The worker died (for example it hit its heap limit): this input cannot be served.
+      throw serviceError('internal', 'worker_failed', { reason: (e as Error).message }, { cause: e });
+    } finally {
+      this.running--;
+    }
+    if (out.ok) return out.response;
+    if (out.code) throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
+    throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
+  }
+
+  stats(): StructuralPoolStats {
+    const p = this.pool;
+    return { threads: p?.threads.length ?? 0, running: this.running, queued: p?.queueSize ?? 0, completed: p?.completed ?? 0, terminated: this.terminated };
+  }
+
+  async destroy(): Promise<void> {
+    const p = this.pool;
+    this.pool = undefined;
+    await p?.destroy();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The worker side of the structural pool: runs one tool that needs no Lean (the source
+ * model and text edits only) on a worker thread, so its CPU time never blocks the event
+ * loop. Errors come back as plain data (a class does not survive the thread boundary).
+ */
+import { pino } from 'pino';
+import type { LeanRunner } from '../backend/index.ts';
+import type { ToolName } from '../contract/tools.ts';
+import type { EnvironmentConfig } from '../envs/config.ts';
+import { isServiceError, type ErrorCode, type ErrorDetail } from '../errors.ts';
+import { builtinTools } from '../tools/index.ts';
+import type { ToolContext, ToolImpl } from '../tools/types.ts';
+
+export interface StructuralTask {
+  tool: ToolName;
+  request: unknown;
+  env: EnvironmentConfig;
+}
+
+export type StructuralOutcome =
+  | { ok: true; response: unknown }
+  | { ok: false; code: ErrorCode | undefined; message: string; details?: ErrorDetail[] | undefined };
+
+const tools = builtinTools();
+const log = pino({ level: 'silent' });
+/** A structural run never reaches Lean: needsLean was false for this request. */
+const noLean: LeanRunner = {
+  elaborate: () => Promise.reject(new Error('a structural task asked for Lean')),
+} as unknown as LeanRunner;
+
+export default async function runStructural(task: StructuralTask): Promise<StructuralOutcome> {
+  const impl = tools[task.tool] as ToolImpl<ToolName> | undefined;
+  if (!impl) return { ok: false, code: 'not_implemented', message: `the tool ${task.tool} is not implemented by this daemon yet` };
+  // Cancellation terminates this thread (the pool replaces it), so the signal here never fires.
+  const ctx: ToolContext = { env: task.env, signal: new AbortController().signal, log, lean: noLean, progress: () => {}, leanFailed: () => {} };
+  try {
+    return { ok: true, response: await impl.run(task.request as never, ctx) };
+  } catch (e) {
+    if (isServiceError(e)) return { ok: false, code: e.code, message: e.message, details: e.details };
+    return { ok: false, code: undefined, message: (e as Error)?.stack ?? String(e) };
+  }
+}
