@@ -106,18 +106,11 @@ export interface DeadlineCounts {
   killedAfterGrace: number;
 }
 
-export interface EnvPoolStats {
+/** An environment's totals: the per-key pools' counters summed, plus what only the environment knows. */
+export interface EnvPoolStats extends Pick<PoolStats, 'warm' | 'busy' | 'starting' | 'retiring' | 'waiting' | 'created' | 'retired' | 'failedStarts'> {
   processes: number;
-  warm: number;
   /** The same as `warm` (older name). */
   idle: number;
-  busy: number;
-  starting: number;
-  retiring: number;
-  waiting: number;
-  created: number;
-  retired: number;
-  failedStarts: number;
   deadlines: DeadlineCounts;
   /** Per canonical header: each process imported exactly one. */
   headers: Record<string, PoolStats>;

@@ -16,6 +16,7 @@
  * goals are printed one after another (the REPL joins them with newlines).
  */
 import { isTrivia, lex } from '../syntax/lexer.ts';
+import { minOf } from '../util/arrays.ts';
 
 export interface Hypothesis {
   /** Names as printed (`x✝` is inaccessible). */
@@ -135,7 +136,7 @@ export interface LemmaStatement {
 function reindent(proof: string): string {
   const lines = proof.split('\n');
   const rest = lines.slice(1).filter((l) => l.trim() !== '');
-  const common = Math.min(...rest.map((l) => l.length - l.trimStart().length), Infinity);
+  const common = minOf(Infinity, rest.map((l) => l.length - l.trimStart().length));
   return [lines[0], ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `  ${l.slice(common === Infinity ? 0 : common)}`))].join('\n');
 }
 
