@@ -8,14 +8,74 @@
  * (Counterexample search runs when a terminal tactic does it, e.g. `plausible` with Mathlib.)
  */
 import { toMessageSet } from './messages.ts';
-import { emptyMessages } from '../contract/common.ts';
+import { emptyMessages, type MessageSet } from '../contract/common.ts';
+import type { ToolRequest } from '../contract/tools.ts';
+import type { LeanMessage } from '../backend/index.ts';
+import type { SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType } from '../syntax/statements.ts';
-import { elaborateContent } from './elaborate.ts';
+import { elaborateContent, type Elaborated } from './elaborate.ts';
 import { parseAxioms } from './lean-texts.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
+
+interface Attempt {
+  name: string;
+  negated: string;
+  tactic: string;
+}
+
+/** One probe per (theorem, terminal tactic): a named theorem of the negation, then `#print axioms` of it. */
+function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: MessageSet, attempts: Attempt[]): string[] {
+  const sel = selectDeclarations(file, req);
+  pushAll(tool.errors, sel.errors);
+  const out: string[] = [];
+  for (const d of sel.decls) {
+    const type = d.kind === 'theorem' ? piType(file, d) : undefined;
+    if (!type) {
+      tool.warnings.push(`'${declName(d)}': no statement to negate`);
+      continue;
+    }
+    const negated = `¬ (${type})`;
+    for (const tactic of req.terminal_tactics) {
+      const lemma = `axle_disprove_${attempts.length}`;
+      attempts.push({ name: declName(d), negated, tactic });
+      out.push(inDeclScope(file, d, [`theorem ${lemma} : ${negated} := by`, `  ${tactic}`, `#print axioms ${lemma}`]));
+    }
+  }
+  return out;
+}
+
+/** Why an attempt did not count as a proof: Lean's first error, a sorry, or no axioms answer. */
+function failureReason(probe: LeanMessage[] | undefined, errs: LeanMessage[], axioms: string[] | undefined): string {
+  if (errs[0]) return errs[0].text.split('\n').slice(0, 6).join('\n');
+  if (axioms?.includes('sorryAx')) return 'the proof uses sorry';
+  return probe === undefined ? 'not run' : 'Lean did not confirm the proof (no #print axioms answer)';
+}
+
+/** Reads the attempts in order: the first tactic that proves a negation without sorry disproves the theorem. */
+function readAttempts(attempts: Attempt[], r: Elaborated) {
+  const results: Record<string, string> = {};
+  const negated: Record<string, string> = {};
+  const disproved = new Set<string>();
+  const failures = new Map<string, string[]>();
+  attempts.forEach((a, i) => {
+    negated[a.name] = a.negated;
+    if (disproved.has(a.name) || r.failure) return;
+    const probe = r.probes[i];
+    const errs = (probe ?? []).filter((m) => m.severity === 'error');
+    const axioms = (probe ?? []).flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : [])).find((x) => x !== undefined)?.axioms;
+    if (probe !== undefined && errs.length === 0 && axioms !== undefined && !axioms.includes('sorryAx')) {
+      disproved.add(a.name);
+      results[a.name] = `Disprove: the negation was proved with \`${a.tactic}\``;
+    } else {
+      failures.set(a.name, [...(failures.get(a.name) ?? []), `${a.tactic}: ${failureReason(probe, errs, axioms)}`]);
+    }
+  });
+  for (const [name, why] of failures) if (!disproved.has(name)) results[name] = `Disprove: proof of the negation failed (${why.join('; ')})`;
+  return { results, negated, disproved: [...disproved] };
+}
 
 export const disprove: ToolImpl<'disprove'> = {
   needsLean: () => true,
@@ -23,49 +83,11 @@ export const disprove: ToolImpl<'disprove'> = {
     const startedAt = performance.now();
     const tool = emptyMessages();
     // The probes are planned on the content as the backend will see it (header substituted).
-    const attempts: { name: string; negated: string; tactic: string }[] = [];
-    const r = await elaborateContent(req.content, withPrinting(req), ctx, {
-      probes: (file) => {
-        const sel = selectDeclarations(file, req);
-        pushAll(tool.errors, sel.errors);
-        const out: string[] = [];
-        for (const d of sel.decls) {
-          const type = d.kind === 'theorem' ? piType(file, d) : undefined;
-          if (!type) {
-            tool.warnings.push(`'${declName(d)}': no statement to negate`);
-            continue;
-          }
-          const negated = `¬ (${type})`;
-          for (const tactic of req.terminal_tactics) {
-            const lemma = `axle_disprove_${attempts.length}`;
-            attempts.push({ name: declName(d), negated, tactic });
-            out.push(inDeclScope(file, d, [`theorem ${lemma} : ${negated} := by`, `  ${tactic}`, `#print axioms ${lemma}`]));
-          }
-        }
-        return out;
-      },
-    });
+    const attempts: Attempt[] = [];
+    const r = await elaborateContent(req.content, withPrinting(req), ctx, { probes: (file) => planAttempts(file, req, tool, attempts) });
     pushAll(tool.errors, r.toolErrors);
     pushAll(tool.warnings, r.toolWarnings);
-    const results: Record<string, string> = {};
-    const negated: Record<string, string> = {};
-    const disproved: string[] = [];
-    const failures = new Map<string, string[]>();
-    attempts.forEach((a, i) => {
-      negated[a.name] = a.negated;
-      if (disproved.includes(a.name) || r.failure) return;
-      const probe = r.probes[i];
-      const errs = (probe ?? []).filter((m) => m.severity === 'error');
-      const axioms = (probe ?? []).flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : [])).find((x) => x !== undefined)?.axioms;
-      if (probe !== undefined && errs.length === 0 && axioms !== undefined && !axioms.includes('sorryAx')) {
-        disproved.push(a.name);
-        results[a.name] = `Disprove: the negation was proved with \`${a.tactic}\``;
-      } else {
-        const why = errs[0]?.text.split('\n').slice(0, 6).join('\n') ?? (axioms?.includes('sorryAx') ? 'the proof uses sorry' : probe === undefined ? 'not run' : 'Lean did not confirm the proof (no #print axioms answer)');
-        failures.set(a.name, [...(failures.get(a.name) ?? []), `${a.tactic}: ${why}`]);
-      }
-    });
-    for (const [name, why] of failures) if (!disproved.includes(name)) results[name] = `Disprove: proof of the negation failed (${why.join('; ')})`;
+    const { results, negated, disproved } = readAttempts(attempts, r);
     return {
       content: r.content,
       lean_messages: toMessageSet(r.messages),

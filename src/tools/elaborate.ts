@@ -123,9 +123,6 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 
-  const bodyIndex: number[] = [];
-  let bodyCount = 0;
-  for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
 
   const out: Elaborated = {
     content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], preamble: [], toolErrors: [], toolWarnings: [...prepared.warnings],
@@ -136,10 +133,7 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   try {
     result = await ctx.lean.elaborate(ctx.env, { header: extras.header?.(prepared.header) ?? prepared.header, commands }, {
       signal: ctx.signal,
-      // Progress counts the content's commands only, not option or axiom probes.
-      progress: (done) => {
-        if (roles[done - 1]?.kind === 'body') ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
-      },
+      progress: bodyProgress(roles, ctx),
     });
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;
@@ -155,6 +149,16 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   out.messages.push(...result.headerMessages);
   for (const [i, r] of result.commands.entries()) readOutcome(r, roles[i]!, opts, out);
   return out;
+}
+
+/** Progress counts the content's commands only, not options, probes or axiom questions. */
+function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) => void {
+  const bodyIndex: number[] = [];
+  let bodyCount = 0;
+  for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
+  return (done) => {
+    if (roles[done - 1]?.kind === 'body') ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
+  };
 }
 
 /** The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions, probes. */

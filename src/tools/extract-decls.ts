@@ -12,7 +12,7 @@ import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { declScope } from '../syntax/dependencies.ts';
-import { parseSource, type SourceDecl } from '../syntax/source.ts';
+import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { elaborateContent, elaborationUnits, isSorryWarning, prepareContent, setOptionCommand, type Elaborated } from './elaborate.ts';
 import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand, type Info, type Measure } from './extract-lean.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
@@ -62,6 +62,40 @@ function unwrap(messages: LeanMessage[], originLine: number, prefixLines: number
   return { user, helper };
 }
 
+/** What the transform reads and fills while the content is sent. */
+function transformState(file: SourceFile, sel: ReturnType<typeof selectDeclarations>, elaborateProofs: boolean): TransformState {
+  const grouped = new Set<number>();
+  for (const unit of elaborationUnits(file)) if (unit.length > 1) for (const c of unit) grouped.add(c.start);
+  return {
+    file,
+    byStart: new Map<number, SourceDecl>(file.decls.map((d) => [d.command.start, d])),
+    selected: new Set(sel.decls),
+    explicit: sel.explicit,
+    elaborateProofs,
+    grouped,
+    sorried: new Set(),
+    prefixed: new Map(),
+  };
+}
+
+/**
+ * The helper's question about one declaration. `pp.*` options as `set_option … in` prefixes: they
+ * apply to the printing of this probe only. The structural external names are resolved by Lean in
+ * the declaration's scope.
+ */
+function infoProbe(pp: Record<string, boolean | number | string>, file: SourceFile, fs: ReturnType<typeof fileStructure>, d: SourceDecl): string {
+  const options = Object.entries(pp).map(([k, v]) => `${setOptionCommand(k, v)} in\n`).join('');
+  return `${options}${infoCommand(d.fullName!, declScope(file, d), fs.deps.get(d)?.external ?? [])}`;
+}
+
+/** Whether the helper failed to elaborate; its first error says why (typically `unknown namespace 'Lean'`: the environment lacks the Lean package). */
+function helperFailedIn(r: Elaborated, tool: MessageSet): boolean {
+  const helperErrors = (r.preamble[0] ?? []).filter((m) => m.severity === 'error');
+  if (helperErrors.length === 0) return false;
+  tool.errors.push(`the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`);
+  return true;
+}
+
 export async function runExtract(req: ExtractRequest, ctx: ToolContext, theoremsOnly: boolean): Promise<ToolResponse<'extract_decls'>> {
   const t0 = performance.now();
   const tool = emptyMessages();
@@ -71,20 +105,13 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   const fs = fileStructure(file);
   const sel = selectDeclarations(file, { names: req.names, indices: req.indices, theorems_only: theoremsOnly });
   tool.errors.push(...sel.errors);
-  const selected = new Set(sel.decls);
   const elaborateProofs = req.elaborate_proofs ?? true;
   if (sel.explicit) tool.warnings.push(SELECTION_WARNING);
   if (!elaborateProofs) tool.warnings.push(NO_PROOFS_WARNING);
   const parseMs = performance.now() - t0;
 
   const pp = { ...VERBOSITY_PP[req.verbosity ?? 0], ...(req.delab_options ?? {}) };
-  const byStart = new Map<number, SourceDecl>(file.decls.map((d) => [d.command.start, d]));
-  /** Commands whose text got lines in front: command start → prefix lines. */
-  const prefixed = new Map<number, number>();
-  const sorried = new Set<SourceDecl>();
-  const grouped = new Set<number>();
-  for (const unit of elaborationUnits(file)) if (unit.length > 1) for (const c of unit) grouped.add(c.start);
-  const needsImportLean = (header: string) => !/\bimport\b/.test(header);
+  const st = transformState(file, sel, elaborateProofs);
   let addedImport = false;
   // Examples and anonymous instances leave no constant to ask about.
   const probed = sel.decls.filter((d) => d.fullName !== undefined && !(d.kind === 'instance' && d.name === undefined));
@@ -92,30 +119,23 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   const r = await elaborateContent(prepared.content, req, ctx, {
     preamble: [helperSource()],
     header: (h) => {
-      if (!needsImportLean(h)) return h;
+      if (/\bimport\b/.test(h)) return h;
       addedImport = true;
       return 'import Lean';
     },
-    transform: (cmd: Command, text: string) => transformCommand({ file, byStart, selected, explicit: sel.explicit, elaborateProofs, grouped, sorried, prefixed }, cmd, text),
-    // `pp.*` options as `set_option … in` prefixes: they apply to the printing of this probe only.
-    // The structural external names are resolved by Lean in the declaration's scope.
-    probes: () => probed.map((d) => `${Object.entries(pp).map(([k, v]) => `${setOptionCommand(k, v)} in\n`).join('')}${infoCommand(d.fullName!, declScope(file, d), fs.deps.get(d)?.external ?? [])}`),
+    transform: (cmd: Command, text: string) => transformCommand(st, cmd, text),
+    probes: () => probed.map((d) => infoProbe(pp, file, fs, d)),
   });
   tool.errors.push(...r.toolErrors);
   tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
   if (addedImport) tool.infos.push('the header imports nothing: `import Lean` was added for the extraction helper (it is a metaprogram)');
 
-  const helperErrors = (r.preamble[0] ?? []).filter((m) => m.severity === 'error');
-  const helperFailed = helperErrors.length > 0;
-  // Its first error says why (typically `unknown namespace 'Lean'`: the environment lacks the Lean package).
-  if (helperFailed) tool.errors.push(`the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`);
-  const { measures, declMessages, dropped } = readCommands(r, { file, byStart, prefixed, sorried }, tool);
+  const helperFailed = helperFailedIn(r, tool);
+  const { measures, declMessages, dropped } = readCommands(r, st, tool);
   const leanMessages = r.messages.filter((m) => !dropped.has(m));
-
-  const probedSet = new Set(probed);
   const infos = readInfos(probed, r, helperFailed, tool);
-
-  const documents = r.failure ? {} : buildDocuments({ fs, sel, theoremsOnly, header: prepared.header, infos, probedSet, helperFailed, sorried, declMessages, measures }, tool);
+  const sources: DocumentSources = { fs, sel, theoremsOnly, header: prepared.header, infos, probedSet: new Set(probed), helperFailed, sorried: st.sorried, declMessages, measures };
+  const documents = r.failure ? {} : buildDocuments(sources, tool);
   const timings = { parse_ms: Math.round(parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) };
   return { content: r.content, lean_messages: toMessageSet(leanMessages), tool_messages: dedupe(tool), documents, timings };
 }

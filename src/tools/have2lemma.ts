@@ -12,8 +12,9 @@ import { applyEdits, insert, replace, type TextEdit } from '../syntax/edits.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { HAVE } from '../syntax/have-forms.ts';
 import { findHaves, type HaveForm } from '../syntax/tactics.ts';
-import { elaborateContent } from './elaborate.ts';
-import { lemmaFromGoal, parseGoals } from './goals.ts';
+import { elaborateContent, type CommandOutcome, type Elaborated } from './elaborate.ts';
+import type { ToolRequest } from '../contract/tools.ts';
+import { lemmaFromGoal, parseGoals, type Goal } from './goals.ts';
 import { finishOutput } from './output.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
@@ -37,6 +38,69 @@ const haveName = (file: SourceFile, h: HaveForm) => {
   return /^[^\s⟨(]+$/.test(b) ? b : 'this';
 };
 
+interface LiftState {
+  file: SourceFile;
+  req: ToolRequest<'have2lemma'>;
+  probe: Elaborated;
+  /** Lemma names given so far → how many times (a repeated name gets `_n`). */
+  used: Map<string, number>;
+  warnings: string[];
+  edits: TextEdit[];
+  lemmaNames: string[];
+}
+
+/**
+ * The same declaration in the probe's (header-substituted) file. The probe only replaced have
+ * proofs, so the declaration keeps its place in the list; matching by name would confuse
+ * declarations that share one (two `example`s).
+ */
+function probeDecl(s: LiftState, d: SourceDecl, index: number): { pd: SourceDecl; outcome: CommandOutcome } | undefined {
+  const same = s.probe.file.decls[index];
+  const pd = same && declName(same) === declName(d) && same.keyword === d.keyword ? same : undefined;
+  const outcome = pd && s.probe.commands.find((c) => c.command === pd.command);
+  return pd && outcome ? { pd, outcome } : undefined;
+}
+
+/** Lifts one have whose goal Lean reported; returns the lemma's text, or undefined (with a warning). */
+function liftHave(s: LiftState, d: SourceDecl, h: HaveForm, goal: Goal | undefined): string | undefined {
+  const { file, req } = s;
+  const base = `${declName(d)}.${haveName(file, h)}`;
+  if (!goal) {
+    s.warnings.push(`${base}: Lean reported no goal at this have (line ${file.lines.toLean(h.start).line}); not lifted`);
+    return undefined;
+  }
+  const n = s.used.get(base) ?? 0;
+  s.used.set(base, n + 1);
+  const name = n === 0 ? base : `${base}_${n}`;
+  const proofText = req.content.slice(h.proof!.start, h.proof!.end);
+  const lemma = lemmaFromGoal(name, goal, req.include_whole_context, req.include_have_body ? proofText : undefined);
+  s.lemmaNames.push(name);
+  if (!req.reconstruct_callsite) return lemma.text;
+  if (lemma.inaccessible) {
+    s.warnings.push(`${name}: a hypothesis has no usable name, so the call site keeps a sorry; apply ${name} there by hand`);
+    s.edits.push(replace(h.proof!.start, h.proof!.end, `sorry /- see ${name} -/`));
+  } else {
+    s.edits.push(replace(h.proof!.start, h.proof!.end, [name, ...lemma.args].join(' ')));
+  }
+  return lemma.text;
+}
+
+/** Lifts the haves of one declaration, reading each one's goal at the probe's `sorry` in its place. */
+function liftDecl(s: LiftState, d: SourceDecl, index: number, haves: HaveForm[]): void {
+  const found = probeDecl(s, d, index);
+  if (!found) return;
+  const probeHaves = liftable(s.probe.file, found.pd);
+  const lemmas: string[] = [];
+  haves.forEach((h, i) => {
+    const ph = probeHaves[i];
+    const at = ph?.proof ? s.probe.file.lines.toLean(ph.proof.start) : undefined;
+    const sorry = at && found.outcome.sorries.find((x) => x.pos?.line === at.line && x.pos.column === at.column);
+    const lemma = liftHave(s, d, h, sorry ? parseGoals(sorry.goal)[0] : undefined);
+    if (lemma !== undefined) lemmas.push(lemma);
+  });
+  if (lemmas.length > 0) s.edits.push(insert(d.command.start, `${lemmas.join('\n\n')}\n\n`));
+}
+
 export const have2lemma: ToolImpl<'have2lemma'> = {
   // The lemma statements come from Lean's goals, so Lean is needed even without reparse.
   needsLean: () => true,
@@ -49,52 +113,14 @@ export const have2lemma: ToolImpl<'have2lemma'> = {
     // Probe: every liftable have's proof → sorry; Lean reports the goal at each.
     const probeText = applyEdits(req.content, targets.flatMap((x) => x.haves.map((h) => replace(h.proof!.start, h.proof!.end, 'sorry'))));
     const probe = await elaborateContent(probeText, withPrinting({ ...req, goalPrinting: true }), ctx);
-    const warnings: string[] = [];
     const errors = [...sel.errors, ...probe.toolErrors];
-    const edits: TextEdit[] = [];
-    const lemmaNames: string[] = [];
+    const s: LiftState = { file, req, probe, used: new Map(), warnings: [], edits: [], lemmaNames: [] };
     if (!probe.failure) {
-      const used = new Map<string, number>();
-      for (const { d, haves } of targets) {
-        // The same declaration in the probe's (header-substituted) file, and its haves there. The probe
-        // only replaced have proofs, so the declaration keeps its place in the list; matching by name
-        // would confuse declarations that share one (two `example`s).
-        const same = probe.file.decls[file.decls.indexOf(d)];
-        const pd = same && declName(same) === declName(d) && same.keyword === d.keyword ? same : undefined;
-        const outcome = pd && probe.commands.find((c) => c.command === pd.command);
-        if (!pd || !outcome) continue;
-        const probeHaves = liftable(probe.file, pd);
-        const lemmas: string[] = [];
-        haves.forEach((h, i) => {
-          const ph = probeHaves[i];
-          const at = ph?.proof ? probe.file.lines.toLean(ph.proof.start) : undefined;
-          const s = at && outcome.sorries.find((x) => x.pos?.line === at.line && x.pos.column === at.column);
-          const goal = s ? parseGoals(s.goal)[0] : undefined;
-          const base = `${declName(d)}.${haveName(file, h)}`;
-          if (!goal) {
-            warnings.push(`${base}: Lean reported no goal at this have (line ${file.lines.toLean(h.start).line}); not lifted`);
-            return;
-          }
-          const n = used.get(base) ?? 0;
-          used.set(base, n + 1);
-          const name = n === 0 ? base : `${base}_${n}`;
-          const proofText = req.content.slice(h.proof!.start, h.proof!.end);
-          const lemma = lemmaFromGoal(name, goal, req.include_whole_context, req.include_have_body ? proofText : undefined);
-          lemmas.push(lemma.text);
-          lemmaNames.push(name);
-          if (!req.reconstruct_callsite) return;
-          if (lemma.inaccessible) {
-            warnings.push(`${name}: a hypothesis has no usable name, so the call site keeps a sorry; apply ${name} there by hand`);
-            edits.push(replace(h.proof!.start, h.proof!.end, `sorry /- see ${name} -/`));
-          } else {
-            edits.push(replace(h.proof!.start, h.proof!.end, [name, ...lemma.args].join(' ')));
-          }
-        });
-        if (lemmas.length > 0) edits.push(insert(d.command.start, `${lemmas.join('\n\n')}\n\n`));
-      }
+      const indexOf = new Map(file.decls.map((d, i) => [d, i]));
+      for (const { d, haves } of targets) liftDecl(s, d, indexOf.get(d)!, haves);
     }
-    const output = applyEdits(req.content, edits);
-    const finished = await finishOutput(output, ctx, { ...req, toolErrors: errors, toolWarnings: warnings, startedAt, parseMs: probe.parseMs });
-    return { ...finished, lemma_names: lemmaNames };
+    const output = applyEdits(req.content, s.edits);
+    const finished = await finishOutput(output, ctx, { ...req, toolErrors: errors, toolWarnings: s.warnings, startedAt, parseMs: probe.parseMs });
+    return { ...finished, lemma_names: s.lemmaNames };
   },
 };

@@ -21,6 +21,7 @@ import { squash } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 import { piType } from '../syntax/statements.ts';
+import { pushAll } from '../util/arrays.ts';
 
 const DEF_KINDS = new Set(['def', 'abbrev', 'opaque']);
 
@@ -102,12 +103,58 @@ export interface NegatedStatement {
   warnings: string[];
 }
 
+/** Bound names for the quantified defs: each def's last component, primed while it would capture another name of the signature. */
+function boundNames(f: SourceFile, d: SourceDecl, occ: Occ[], quantified: SourceDecl[]): Map<string, string> {
+  const replaced = new Set(occ.map((o) => o.start));
+  const taken = new Set(identOccurrences(f.sig, ...tokenRange(f, d.signatureSpan.start, d.signatureSpan.end)).filter((o) => !replaced.has(o.start)).map((o) => splitName(o.name)[0]!));
+  const binder = new Map<string, string>();
+  for (const q of quantified) {
+    let b = splitName(q.fullName!).at(-1)!;
+    while (taken.has(b)) b += "'";
+    taken.add(b);
+    binder.set(q.fullName!, b);
+  }
+  return binder;
+}
+
+interface NegationScope {
+  f: SourceFile;
+  declared: Set<string>;
+  quantifiable: Set<string>;
+  sorried: SourceDecl[];
+}
+
+/**
+ * One theorem `P` becomes `∀ (quantified sorried defs), ¬ P`, with its proof replaced by `sorry`;
+ * undefined when its statement cannot be read as a Pi type.
+ */
+function negateTheorem(scope: NegationScope, d: SourceDecl): { theorem: NegatedTheorem; edits: TextEdit[] } | undefined {
+  const { f } = scope;
+  // A name bound by the theorem's own binders is that binder, not a declaration (the source model knows no locals).
+  const locals = binderNames(f, d);
+  const occ = occurrencesOf(f, d, d.signatureSpan.start, d.signatureSpan.end, scope.declared, scope.quantifiable).filter((o) => !locals.has(splitName(f.text.slice(o.start, o.end))[0]!));
+  const used = new Set(occ.map((o) => o.def));
+  const quantified = scope.sorried.filter((s) => used.has(s.fullName!));
+  const sigText = f.text.slice(d.signatureSpan.start, d.signatureSpan.end);
+  const binder = boundNames(f, d, occ, quantified);
+  // P with the quantified defs replaced by their bound names, as a Pi type.
+  const local = applyEdits(sigText, occ.map((o) => replace(o.start - d.signatureSpan.start, o.end - d.signatureSpan.start, binder.get(o.def)!)));
+  const shifted = parseSource(`theorem ${d.name ?? 'x'}${local} := sorry`);
+  const pi = shifted.decls[0] ? piType(shifted, shifted.decls[0]) : undefined;
+  if (!pi) return undefined;
+  const bound = quantified.map((q) => `(${binder.get(q.fullName!)} : ${piType(f, q) ?? '_'})`);
+  const type = `${bound.length ? `∀ ${bound.join(' ')}, ` : ''}¬ (${pi})`;
+  const [lead, trail] = [/^\s*/.exec(sigText)![0], /\s*$/.exec(sigText)![0]];
+  const edits = [replace(d.signatureSpan.start, d.signatureSpan.end, `${lead}: ${type}${trail}`)];
+  if (d.bodySpan) edits.push(replace(d.bodySpan.start, d.bodySpan.end, 'sorry'));
+  return { theorem: { name: d.fullName!, quantified: quantified.map((q) => q.fullName!), type }, edits };
+}
+
 export function negateStatement(statement: string): NegatedStatement {
   const f = parseSource(statement);
   const decls = namedDecls(f);
-  const declared = new Set(decls.map((d) => d.fullName!));
   const sorried = decls.filter((d) => isSorriedDef(f, d) && !isUniversePolymorphic(f, d));
-  const quantifiable = new Set(sorried.map((d) => d.fullName!));
+  const scope: NegationScope = { f, declared: new Set(decls.map((d) => d.fullName!)), quantifiable: new Set(sorried.map((d) => d.fullName!)), sorried };
   const edits: TextEdit[] = [];
   const theorems: NegatedTheorem[] = [];
   const warnings: string[] = [];
@@ -116,39 +163,16 @@ export function negateStatement(statement: string): NegatedStatement {
   for (const d of decls) {
     if (d.kind !== 'theorem') {
       // Any other declaration that uses a sorried def keeps it declared (and constant there).
-      for (const o of occurrencesOf(f, d, d.command.start, d.command.end, declared, quantifiable)) if (o.def !== d.fullName) stillUsed.add(o.def);
+      for (const o of occurrencesOf(f, d, d.command.start, d.command.end, scope.declared, scope.quantifiable)) if (o.def !== d.fullName) stillUsed.add(o.def);
       continue;
     }
-    // A name bound by the theorem's own binders is that binder, not a declaration (the source model knows no locals).
-    const locals = binderNames(f, d);
-    const occ = occurrencesOf(f, d, d.signatureSpan.start, d.signatureSpan.end, declared, quantifiable).filter((o) => !locals.has(splitName(f.text.slice(o.start, o.end))[0]!));
-    const used = new Set(occ.map((o) => o.def));
-    const quantified = sorried.filter((s) => used.has(s.fullName!));
-    // A bound name for each: the def's last component, primed while it would capture another name of the signature.
-    const sigText = f.text.slice(d.signatureSpan.start, d.signatureSpan.end);
-    const replaced = new Set(occ.map((o) => o.start));
-    const taken = new Set(identOccurrences(f.sig, ...tokenRange(f, d.signatureSpan.start, d.signatureSpan.end)).filter((o) => !replaced.has(o.start)).map((o) => splitName(o.name)[0]!));
-    const binder = new Map<string, string>();
-    for (const q of quantified) {
-      let b = splitName(q.fullName!).at(-1)!;
-      while (taken.has(b)) b += "'";
-      taken.add(b);
-      binder.set(q.fullName!, b);
-    }
-    // P with the quantified defs replaced by their bound names, as a Pi type.
-    const local = applyEdits(sigText, occ.map((o) => replace(o.start - d.signatureSpan.start, o.end - d.signatureSpan.start, binder.get(o.def)!)));
-    const shifted = parseSource(`theorem ${d.name ?? 'x'}${local} := sorry`);
-    const pi = shifted.decls[0] ? piType(shifted, shifted.decls[0]) : undefined;
-    if (!pi) {
+    const negated = negateTheorem(scope, d);
+    if (!negated) {
       warnings.push(`'${d.fullName}': no statement to negate`);
       continue;
     }
-    const bound = quantified.map((q) => `(${binder.get(q.fullName!)} : ${piType(f, q) ?? '_'})`);
-    const type = `${bound.length ? `∀ ${bound.join(' ')}, ` : ''}¬ (${pi})`;
-    theorems.push({ name: d.fullName!, quantified: quantified.map((q) => q.fullName!), type });
-    const [lead, trail] = [/^\s*/.exec(sigText)![0], /\s*$/.exec(sigText)![0]];
-    edits.push(replace(d.signatureSpan.start, d.signatureSpan.end, `${lead}: ${type}${trail}`));
-    if (d.bodySpan) edits.push(replace(d.bodySpan.start, d.bodySpan.end, 'sorry'));
+    theorems.push(negated.theorem);
+    pushAll(edits, negated.edits);
   }
   // Quantified everywhere they occur directly and used by nothing else: the disproof need not declare them.
   const quantifiedSomewhere = new Set(theorems.flatMap((t) => t.quantified));
