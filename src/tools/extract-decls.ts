@@ -96,6 +96,41 @@ function helperFailedIn(r: Elaborated, tool: MessageSet): boolean {
   return true;
 }
 
+interface ExtractionPlan {
+  st: TransformState;
+  fs: ReturnType<typeof fileStructure>;
+  pp: Record<string, boolean | number | string>;
+  probed: SourceDecl[];
+}
+
+/**
+ * Elaborates the content behind the helper, one info probe per declaration after it; a header
+ * importing nothing gets `import Lean` (the helper is a metaprogram), said in an info.
+ */
+async function elaborateWithHelper(
+  content: string,
+  req: ExtractRequest,
+  ctx: ToolContext,
+  plan: ExtractionPlan,
+  tool: MessageSet,
+): Promise<Elaborated> {
+  let addedImport = false;
+  const r = await elaborateContent(content, req, ctx, {
+    preamble: [helperSource()],
+    header: (h) => {
+      if (/\bimport\b/.test(h)) return h;
+      addedImport = true;
+      return 'import Lean';
+    },
+    transform: (cmd: Command, text: string) => transformCommand(plan.st, cmd, text),
+    probes: () => plan.probed.map((d) => infoProbe(plan.pp, plan.st.file, plan.fs, d)),
+  });
+  tool.errors.push(...r.toolErrors);
+  tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
+  if (addedImport) tool.infos.push('the header imports nothing: `import Lean` was added for the extraction helper (it is a metaprogram)');
+  return r;
+}
+
 export async function runExtract(req: ExtractRequest, ctx: ToolContext, theoremsOnly: boolean): Promise<ToolResponse<'extract_decls'>> {
   const t0 = performance.now();
   const tool = emptyMessages();
@@ -112,29 +147,17 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
 
   const pp = { ...VERBOSITY_PP[req.verbosity ?? 0], ...(req.delab_options ?? {}) };
   const st = transformState(file, sel, elaborateProofs);
-  let addedImport = false;
   // Examples and anonymous instances leave no constant to ask about.
   const probed = sel.decls.filter((d) => d.fullName !== undefined && !(d.kind === 'instance' && d.name === undefined));
-
-  const r = await elaborateContent(prepared.content, req, ctx, {
-    preamble: [helperSource()],
-    header: (h) => {
-      if (/\bimport\b/.test(h)) return h;
-      addedImport = true;
-      return 'import Lean';
-    },
-    transform: (cmd: Command, text: string) => transformCommand(st, cmd, text),
-    probes: () => probed.map((d) => infoProbe(pp, file, fs, d)),
-  });
-  tool.errors.push(...r.toolErrors);
-  tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
-  if (addedImport) tool.infos.push('the header imports nothing: `import Lean` was added for the extraction helper (it is a metaprogram)');
+  const r = await elaborateWithHelper(prepared.content, req, ctx, { st, fs, pp, probed }, tool);
 
   const helperFailed = helperFailedIn(r, tool);
   const { measures, declMessages, dropped } = readCommands(r, st, tool);
   const leanMessages = r.messages.filter((m) => !dropped.has(m));
   const infos = readInfos(probed, r, helperFailed, tool);
-  const sources: DocumentSources = { fs, sel, theoremsOnly, header: prepared.header, infos, probedSet: new Set(probed), helperFailed, sorried: st.sorried, declMessages, measures };
+  const sources: DocumentSources = {
+    fs,
+    sel, theoremsOnly, header: prepared.header, infos, probedSet: new Set(probed), helperFailed, sorried: st.sorried, declMessages, measures };
   const documents = r.failure ? {} : buildDocuments(sources, tool);
   const timings = { parse_ms: Math.round(parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) };
   return { content: r.content, lean_messages: toMessageSet(leanMessages), tool_messages: dedupe(tool), documents, timings };

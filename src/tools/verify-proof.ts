@@ -9,7 +9,7 @@
  *     the statement's scope (`defeqCheck`); without it, the `#check` outputs of both must be
  *     equal; values are compared as written, whitespace aside;
  *  2. a def whose statement body is `sorry` has an unchecked body (find-the-answer problems),
- *     and stays opaque in the definitional-equality check (`rule1SameTypes`, `defeqCheck`);
+ *     and stays opaque in the definitional-equality check (`rule2SorriedDefs`, `defeqCheck`);
  *  3. only standard axioms (asked of Lean with `#print axioms`); each declaration is free of
  *     errors and `sorry` unless `permitted_sorries` names it (`rule3StandardAxioms`);
  *     `unsafe`/`partial` definitions are reported there too;
@@ -89,6 +89,14 @@ function findings(): Findings {
   };
 }
 
+/** Rule 2: defs whose statement body is sorry (find-the-answer problems); they stay opaque in the comparison. */
+function rule2SorriedDefs(stmt: SourceFile): string[] {
+  const isSorry = (d: SourceDecl) => d.bodySpan && /^(by )?sorry$/.test(squash(stmt.text.slice(d.bodySpan.start, d.bodySpan.end)));
+  return namedDecls(stmt)
+    .filter((d) => d.kind !== 'theorem' && isSorry(d))
+    .map((d) => d.fullName!);
+}
+
 interface Pair {
   exp: SourceDecl;
   got: SourceDecl;
@@ -114,8 +122,7 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
 
     // The candidate, with axiom probes, its own #check outputs and the definitional-equality checks.
     const t2 = performance.now();
-    // Rule 2: defs whose statement body is sorry (find-the-answer problems) stay opaque in the comparison.
-    const sorried = namedDecls(stmt).filter((d) => d.kind !== 'theorem' && d.bodySpan && /^(by )?sorry$/.test(squash(stmt.text.slice(d.bodySpan.start, d.bodySpan.end)))).map((d) => d.fullName!);
+    const sorried = rule2SorriedDefs(stmt);
     const defeq = req.use_def_eq ? pairs.map((p, i) => defeqCheck(stmt, p.exp, i, sorried)) : [];
     const candRun = await elaborateContent(req.content, { ...elabOpts, mathlib_options: req.mathlib_options }, ctx, {
       axiomsOf: namedDecls,
