@@ -6,8 +6,18 @@ import autocannon from 'autocannon';
 const [url, key, seconds, connections, body, unique] = process.argv.slice(2);
 let id = 0;
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-const request = unique === '1'
-  ? { method: 'POST', headers, setupRequest: (req) => ({ ...req, body: body.replaceAll('[<id>]', `${process.pid}-${id++}`) }) }
-  : { method: 'POST', headers, body };
-const result = await autocannon({ url, connections: Number(connections), duration: Number(seconds), requests: [request] });
+const request =
+  unique === '1'
+    ? {
+        method: 'POST',
+        headers,
+        setupRequest: (req) => ({ ...req, body: body.replaceAll('[<id>]', `${process.pid}-${id++}`) }),
+      }
+    : { method: 'POST', headers, body };
+const result = await autocannon({
+  url,
+  connections: Number(connections),
+  duration: Number(seconds),
+  requests: [request],
+});
 process.stdout.write(JSON.stringify(result) + '\n');

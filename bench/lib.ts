@@ -36,7 +36,13 @@ export function timeRuns(fn: () => void, runs: number, warmup = 2): number[] {
 
 export function machine() {
   const cpus = os.cpus();
-  return { node: process.version, cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
+  return {
+    node: process.version,
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 export const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
@@ -56,7 +62,12 @@ export interface ScenarioResult {
 }
 
 /** A scenario that cannot run here (its data set is absent), with the reason in its summary. */
-export const skipped = (name: string, reason: string): ScenarioResult => ({ name, summary: `skipped: ${reason}`, figures: { skipped: reason }, table: [['skipped', reason, '']] });
+export const skipped = (name: string, reason: string): ScenarioResult => ({
+  name,
+  summary: `skipped: ${reason}`,
+  figures: { skipped: reason },
+  table: [['skipped', reason, '']],
+});
 
 export interface TargetResult {
   target: string;
@@ -87,19 +98,25 @@ export function rssSampler(everyMs = 100): { stop: () => { daemonPeakMb: number;
 }
 
 /** Latency-recording loop: `concurrency` workers take items until none are left. */
-export async function drive<T>(items: T[], concurrency: number, fn: (item: T) => Promise<number>): Promise<{ latencies: number[]; statuses: Map<number, number>; seconds: number }> {
+export async function drive<T>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T) => Promise<number>,
+): Promise<{ latencies: number[]; statuses: Map<number, number>; seconds: number }> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      const s = performance.now();
-      const status = await fn(item);
-      latencies.push(performance.now() - s);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        const s = performance.now();
+        const status = await fn(item);
+        latencies.push(performance.now() - s);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
   return { latencies, statuses, seconds: (performance.now() - t0) / 1000 };
 }

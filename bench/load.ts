@@ -11,41 +11,116 @@ import { BENCH_DIR, BENCH_KEY } from './servers.ts';
 
 const run = promisify(execFile);
 
-export interface CannonRun { rps: number; /** CPU the server's process tree spent per answered request, µs (robust to outside load). */ cpuUsPerReq?: number; p50: number; p99: number; errors: number; non2xx: number; total: number; cpu: CpuShare }
-
-export interface CannonOptions { /** The server's pid, to measure its CPU per request. */ pid?: number; seconds: number; connections: number; body: string; path?: string; uniqueIds?: boolean; cpus?: string }
-
-export async function autocannon(url: string, o: CannonOptions): Promise<CannonRun> {
-  const argv = [process.execPath, path.join(BENCH_DIR, 'cannon.mjs'), url + (o.path ?? '/api/v1/check'), BENCH_KEY, String(o.seconds), String(o.connections), o.body, o.uniqueIds ? '1' : '0'];
-  const meter = cpuMeter();
-  const ticks0 = o.pid ? treeTicks(o.pid) : 0;
-  const { stdout } = o.cpus ? await run('taskset', ['-c', o.cpus, ...argv], { maxBuffer: 1 << 26 }) : await run(argv[0]!, argv.slice(1), { maxBuffer: 1 << 26 });
-  const cpu = meter.stop();
-  const serverTicks = o.pid ? treeTicks(o.pid) - ticks0 : 0;
-  const r = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number; duration: number; '2xx': number };
-  // Completed 2xx per second over the run (autocannon's average counts per-second buckets).
-  return { ...(o.pid && r.requests.total ? { cpuUsPerReq: Math.round((serverTicks * 1e4) / r.requests.total) } : {}), rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, total: r.requests.total, cpu };
+export interface CannonRun {
+  rps: number;
+  /** CPU the server's process tree spent per answered request, µs (robust to outside load). */ cpuUsPerReq?: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+  cpu: CpuShare;
 }
 
-export interface LatencyRun { /** CPU of the server's own process per request, µs (workers excluded). */ cpuUsPerReq?: number; n: number; p50: number; p90: number; p99: number; min: number; statuses: Record<string, number>; cpu: CpuShare }
+export interface CannonOptions {
+  /** The server's pid, to measure its CPU per request. */ pid?: number;
+  seconds: number;
+  connections: number;
+  body: string;
+  path?: string;
+  uniqueIds?: boolean;
+  cpus?: string;
+}
+
+export async function autocannon(url: string, o: CannonOptions): Promise<CannonRun> {
+  const argv = [
+    process.execPath,
+    path.join(BENCH_DIR, 'cannon.mjs'),
+    url + (o.path ?? '/api/v1/check'),
+    BENCH_KEY,
+    String(o.seconds),
+    String(o.connections),
+    o.body,
+    o.uniqueIds ? '1' : '0',
+  ];
+  const meter = cpuMeter();
+  const ticks0 = o.pid ? treeTicks(o.pid) : 0;
+  const { stdout } = o.cpus
+    ? await run('taskset', ['-c', o.cpus, ...argv], { maxBuffer: 1 << 26 })
+    : await run(argv[0]!, argv.slice(1), { maxBuffer: 1 << 26 });
+  const cpu = meter.stop();
+  const serverTicks = o.pid ? treeTicks(o.pid) - ticks0 : 0;
+  const r = JSON.parse(stdout) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    errors: number;
+    non2xx: number;
+    duration: number;
+    '2xx': number;
+  };
+  // Completed 2xx per second over the run (autocannon's average counts per-second buckets).
+  return {
+    ...(o.pid && r.requests.total ? { cpuUsPerReq: Math.round((serverTicks * 1e4) / r.requests.total) } : {}),
+    rps: r['2xx'] / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    total: r.requests.total,
+    cpu,
+  };
+}
+
+export interface LatencyRun {
+  /** CPU of the server's own process per request, µs (workers excluded). */ cpuUsPerReq?: number;
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  min: number;
+  statuses: Record<string, number>;
+  cpu: CpuShare;
+}
 
 /** `n` sequential requests (body `[<id>]` replaced by a fresh id each), latencies in ms. */
-export async function sequentialLatency(url: string, body: string, n: number, warmup: number, pid?: number): Promise<LatencyRun> {
+export async function sequentialLatency(
+  url: string,
+  body: string,
+  n: number,
+  warmup: number,
+  pid?: number,
+): Promise<LatencyRun> {
   const meter = cpuMeter();
   // The warm-up requests are inside the CPU window: counted in the per-request figure too.
   const t0 = pid ? ownTicks(pid) : 0;
-  const { stdout } = await run(process.execPath, [path.join(BENCH_DIR, 'latency-client.mjs'), url, BENCH_KEY, body, String(n), String(warmup)], { maxBuffer: 1 << 26 });
+  const { stdout } = await run(
+    process.execPath,
+    [path.join(BENCH_DIR, 'latency-client.mjs'), url, BENCH_KEY, body, String(n), String(warmup)],
+    { maxBuffer: 1 << 26 },
+  );
   const ticks = pid ? ownTicks(pid) - t0 : 0;
-  return { ...(JSON.parse(stdout) as Omit<LatencyRun, 'cpu'>), ...(pid ? { cpuUsPerReq: Math.round((ticks * 1e4) / (n + warmup)) } : {}), cpu: meter.stop() };
+  return {
+    ...(JSON.parse(stdout) as Omit<LatencyRun, 'cpu'>),
+    ...(pid ? { cpuUsPerReq: Math.round((ticks * 1e4) / (n + warmup)) } : {}),
+    cpu: meter.stop(),
+  };
 }
 
-export interface Sample<T> { round: number; target: string; result: T }
+export interface Sample<T> {
+  round: number;
+  target: string;
+  result: T;
+}
 
 /**
  * A B A B … : each round runs every target once, in an order that rotates per round (so
  * none is always first), after one unmeasured warm-up run of each.
  */
-export async function interleave<T>(targets: string[], rounds: number, runOne: (target: string, warm: boolean) => Promise<T>): Promise<Sample<T>[]> {
+export async function interleave<T>(
+  targets: string[],
+  rounds: number,
+  runOne: (target: string, warm: boolean) => Promise<T>,
+): Promise<Sample<T>[]> {
   for (const t of targets) await runOne(t, true);
   const out: Sample<T>[] = [];
   for (let r = 0; r < rounds; r++) {

@@ -10,7 +10,12 @@ import { processTree } from '../src/backend/process/rss.ts';
 /** Above this share of the machine used by other processes, a run is flagged noisy. */
 export const NOISY_SHARE = 0.1;
 
-interface Snapshot { at: number; busy: number; all: number; ours: number }
+interface Snapshot {
+  at: number;
+  busy: number;
+  all: number;
+  ours: number;
+}
 
 function machineTicks(): { busy: number; all: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
@@ -68,7 +73,12 @@ export function cpuMeter(root = process.pid): { stop: () => CpuShare } {
       const all = Math.max(1, b.all - a.all);
       const ours = Math.max(0, b.ours - a.ours) / all;
       const outside = Math.max(0, (b.busy - a.busy) / all - ours);
-      return { seconds: (b.at - a.at) / 1000, ours: round4(ours), outside: round4(outside), noisy: outside > NOISY_SHARE };
+      return {
+        seconds: (b.at - a.at) / 1000,
+        ours: round4(ours),
+        outside: round4(outside),
+        noisy: outside > NOISY_SHARE,
+      };
     },
   };
 }

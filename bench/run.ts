@@ -47,12 +47,20 @@ if (args[0] === '--child') {
 }
 const wanted = args.filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : Object.keys(SCENARIOS);
-for (const n of names) if (!SCENARIOS[n]) { console.error(`unknown scenario ${n}; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
+for (const n of names)
+  if (!SCENARIOS[n]) {
+    console.error(`unknown scenario ${n}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    process.exit(2);
+  }
 
 const results: ScenarioResult[] = [];
 for (const n of names) {
   console.error(`running ${n}…`);
-  const child = await execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', n], { stderr: 'inherit', reject: false, maxBuffer: 1 << 28 });
+  const child = await execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', n], {
+    stderr: 'inherit',
+    reject: false,
+    maxBuffer: 1 << 28,
+  });
   if (child.exitCode !== 0) {
     console.error(`  ${n} failed (exit ${String(child.exitCode)})`);
     process.exitCode = 1;
@@ -71,8 +79,24 @@ const md = [
   '',
   ...targetTable(results),
   ...results.flatMap((r) => [
-    `## ${r.name}`, '', r.summary, '', '| metric | value | note |', '|---|---|---|', ...r.table.map((row) => `| ${row.join(' | ')} |`), '',
-    ...(r.rounds && r.roundsHeader ? ['Rounds:', '', `| ${r.roundsHeader.join(' | ')} |`, `|${r.roundsHeader.map(() => '---').join('|')}|`, ...r.rounds.map((row) => `| ${row.join(' | ')} |`), ''] : []),
+    `## ${r.name}`,
+    '',
+    r.summary,
+    '',
+    '| metric | value | note |',
+    '|---|---|---|',
+    ...r.table.map((row) => `| ${row.join(' | ')} |`),
+    '',
+    ...(r.rounds && r.roundsHeader
+      ? [
+          'Rounds:',
+          '',
+          `| ${r.roundsHeader.join(' | ')} |`,
+          `|${r.roundsHeader.map(() => '---').join('|')}|`,
+          ...r.rounds.map((row) => `| ${row.join(' | ')} |`),
+          '',
+        ]
+      : []),
   ]),
 ].join('\n');
 
@@ -80,8 +104,17 @@ const md = [
 function targetTable(rs: ScenarioResult[]): string[] {
   const ts = rs.flatMap((r) => (r.targets ?? []).map((t) => ({ ...t, scenario: r.name })));
   if (!ts.length) return [];
-  return ['## Targets', '', '| target | figure | result | scenario |', '|---|---|---|---|',
-    ...ts.map((t) => `| ${t.target} | ${t.figure} | ${t.pass ? 'PASS' : 'FAIL'}${t.noisy ? ' (noisy run)' : ''} | ${t.scenario} |`), ''];
+  return [
+    '## Targets',
+    '',
+    '| target | figure | result | scenario |',
+    '|---|---|---|---|',
+    ...ts.map(
+      (t) =>
+        `| ${t.target} | ${t.figure} | ${t.pass ? 'PASS' : 'FAIL'}${t.noisy ? ' (noisy run)' : ''} | ${t.scenario} |`,
+    ),
+    '',
+  ];
 }
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 mkdirSync(dir, { recursive: true });

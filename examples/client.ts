@@ -9,7 +9,8 @@ const client = new LeanToolClient(); // reads SERVICE_API_URL, SERVICE_API_KEY, 
 const environment = process.env.SERVICE_ENVIRONMENT ?? 'lean-4.28.0';
 const content = readFileSync(new URL('./solution.lean', import.meta.url), 'utf8');
 
-for (const e of await client.environments()) console.log(`${e.name}: ${e.available ? 'available' : e.unavailable_reason}`);
+for (const e of await client.environments())
+  console.log(`${e.name}: ${e.available ? 'available' : e.unavailable_reason}`);
 
 // Structural: works without Lean when reparse is false.
 const problem = await client.theorem2sorry({ content, environment, reparse: false });

@@ -30,24 +30,43 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const envs = config.environments.filter((e) => only.length === 0 || only.includes(e.name));
   if (envs.length === 0) {
-    console.error(`no environment matches ${only.join(', ')}; configured: ${config.environments.map((e) => e.name).join(', ')}`);
+    console.error(
+      `no environment matches ${only.join(', ')}; configured: ${config.environments.map((e) => e.name).join(', ')}`,
+    );
     return 2;
   }
   const rows: { env: string; check: string; ok: boolean; detail: string }[] = [];
-  const probes = envs.map((env) => ({ env, a: probeEnvironment(env, process.env, undefined, env.sandbox ?? config.lean.sandbox) }));
+  const probes = envs.map((env) => ({
+    env,
+    a: probeEnvironment(env, process.env, undefined, env.sandbox ?? config.lean.sandbox),
+  }));
   if (probes.every((p) => !p.a.available)) {
-    console.error([
-      'lean:doctor needs a Lean toolchain and a built REPL, and no configured environment has them:',
-      ...probes.map((p) => `  - ${p.env.name} (${p.env.lean_toolchain}): ${p.a.available ? 'available' : p.a.reason}`),
-      'Install elan (https://github.com/leanprover/elan), run `npm run lean:setup`, then `npm run lean:doctor` again.',
-    ].join('\n'));
+    console.error(
+      [
+        'lean:doctor needs a Lean toolchain and a built REPL, and no configured environment has them:',
+        ...probes.map(
+          (p) => `  - ${p.env.name} (${p.env.lean_toolchain}): ${p.a.available ? 'available' : p.a.reason}`,
+        ),
+        'Install elan (https://github.com/leanprover/elan), run `npm run lean:setup`, then `npm run lean:doctor` again.',
+      ].join('\n'),
+    );
     return 1;
   }
   for (const { env, a } of probes) {
-    rows.push({ env: env.name, check: 'environment available', ok: a.available, detail: a.available ? `${env.lean_toolchain}, ${env.imports || 'no imports'}` : a.reason });
+    rows.push({
+      env: env.name,
+      check: 'environment available',
+      ok: a.available,
+      detail: a.available ? `${env.lean_toolchain}, ${env.imports || 'no imports'}` : a.reason,
+    });
     if (!a.available) continue;
     const limits = effectiveLimits(config.lean, env);
-    const spawn = () => new ReplProcess({ launch: buildLaunch(env, { limits, sandbox: env.sandbox ?? config.lean.sandbox }), log, maxRssBytes: config.lean.maxRssMb * 2 ** 20 });
+    const spawn = () =>
+      new ReplProcess({
+        launch: buildLaunch(env, { limits, sandbox: env.sandbox ?? config.lean.sandbox }),
+        log,
+        maxRssBytes: config.lean.maxRssMb * 2 ** 20,
+      });
     const signal = AbortSignal.timeout(config.lean.startupTimeoutSeconds * 1000);
     const t0 = performance.now();
     let session: LeanSession;
@@ -58,15 +77,43 @@ async function main(): Promise<number> {
       continue;
     }
     try {
-      rows.push({ env: env.name, check: 'header imports', ok: true, detail: `${env.imports || '(Init only)'} in ${Math.round(performance.now() - t0)} ms` });
-      rows.push({ env: env.name, check: 'memory after import', ok: true, detail: `${Math.round(session.usage().rssBytes / 2 ** 20)} MiB resident` });
+      rows.push({
+        env: env.name,
+        check: 'header imports',
+        ok: true,
+        detail: `${env.imports || '(Init only)'} in ${Math.round(performance.now() - t0)} ms`,
+      });
+      rows.push({
+        env: env.name,
+        check: 'memory after import',
+        ok: true,
+        detail: `${Math.round(session.usage().rssBytes / 2 ** 20)} MiB resident`,
+      });
       const bad = await session.run('import AxleDoctorNoSuchModule', [], { signal });
-      rows.push({ env: env.name, check: 'failed import detected', ok: bad.root.importFailure !== undefined, detail: bad.root.importFailure ? 'reported' : 'NOT reported: a typo in imports would give a silent empty environment' });
-      const v = await session.run(env.imports, [{ key: 'doctor-version', text: '#eval Lean.versionString' }], { signal });
-      const printed = v.outcomes[0]?.messages.find((m) => m.severity === 'info')?.data.replace(/"/g, '').trim();
+      rows.push({
+        env: env.name,
+        check: 'failed import detected',
+        ok: bad.root.importFailure !== undefined,
+        detail: bad.root.importFailure
+          ? 'reported'
+          : 'NOT reported: a typo in imports would give a silent empty environment',
+      });
+      const v = await session.run(env.imports, [{ key: 'doctor-version', text: '#eval Lean.versionString' }], {
+        signal,
+      });
+      const printed = v.outcomes[0]?.messages
+        .find((m) => m.severity === 'info')
+        ?.data.replace(/"/g, '')
+        .trim();
       const want = toolchainTag(env.lean_toolchain)?.slice(1);
-      rows.push({ env: env.name, check: 'Lean version', ok: printed !== undefined && (want === undefined || printed === want), detail: `Lean ${printed ?? '?'} (configured ${env.lean_toolchain})` });
-      for (const r of await runChecks(session, env, signal)) rows.push({ env: env.name, check: r.name, ok: r.ok, detail: r.detail });
+      rows.push({
+        env: env.name,
+        check: 'Lean version',
+        ok: printed !== undefined && (want === undefined || printed === want),
+        detail: `Lean ${printed ?? '?'} (configured ${env.lean_toolchain})`,
+      });
+      for (const r of await runChecks(session, env, signal))
+        rows.push({ env: env.name, check: r.name, ok: r.ok, detail: r.detail });
     } finally {
       session.kill('doctor done');
     }

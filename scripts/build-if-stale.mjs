@@ -20,8 +20,12 @@ function newest(dir) {
   return t;
 }
 
-const inputs = Math.max(newest(path.join(root, 'src')), ...['scripts/build.mjs', 'package-lock.json'].map((f) => statSync(path.join(root, f)).mtimeMs));
-if (existsSync(stamp) && existsSync(path.join(root, 'dist', 'main.js')) && statSync(stamp).mtimeMs >= inputs) process.exit(0);
+const inputs = Math.max(
+  newest(path.join(root, 'src')),
+  ...['scripts/build.mjs', 'package-lock.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
+);
+if (existsSync(stamp) && existsSync(path.join(root, 'dist', 'main.js')) && statSync(stamp).mtimeMs >= inputs)
+  process.exit(0);
 process.stderr.write('building dist/ (scripts/build.mjs)…\n');
 const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit', cwd: root });
 if (built.status !== 0) {

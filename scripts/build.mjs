@@ -22,7 +22,13 @@ const ownUrlGuard = {
     b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
       if (text.includes('import.meta.url') && !args.path.endsWith(path.join('src', 'config.ts'))) {
-        return { errors: [{ text: `${path.relative(root, args.path)} uses import.meta.url; resolve files from PROJECT_ROOT (src/config.ts) so the bundled dist/main.js finds them` }] };
+        return {
+          errors: [
+            {
+              text: `${path.relative(root, args.path)} uses import.meta.url; resolve files from PROJECT_ROOT (src/config.ts) so the bundled dist/main.js finds them`,
+            },
+          ],
+        };
       }
       return undefined;
     });
@@ -42,7 +48,9 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   // Lets a module tell the bundle from the sources (the structural pool picks its worker file by it).
   define: { __BUNDLED__: 'true' },
   // Swagger UI serves its page's assets from files beside its own module (__dirname), and Piscina

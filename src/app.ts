@@ -89,23 +89,46 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => sendError(toFrameworkError(err), request, reply),
   });
 
-  const registry = new EnvironmentRegistry(config.environments, { ttlMs: config.availabilityTtlSeconds * 1000, defaultSandbox: config.lean.sandbox, ...(opts.probe ? { probe: opts.probe } : { hostEnv }) });
+  const registry = new EnvironmentRegistry(config.environments, {
+    ttlMs: config.availabilityTtlSeconds * 1000,
+    defaultSandbox: config.lean.sandbox,
+    ...(opts.probe ? { probe: opts.probe } : { hostEnv }),
+  });
   // Running Lean unjailed must be a visible choice: a warning at start and in /v1/status.
   const warnings = config.environments
     .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
-    .map((e) => `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`);
+    .map(
+      (e) =>
+        `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`,
+    );
   // Environments that cannot run Lean, and a missing bubblewrap, said at once rather than at the first request.
-  if (opts.startupChecks !== false) for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv))) warnings.push(w);
+  if (opts.startupChecks !== false)
+    for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv)))
+      warnings.push(w);
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
-  const keys = new KeyRing(config.keys, { anonymous: a.anonymousConcurrency, user: a.keyConcurrency, admin: a.adminConcurrency });
+  const keys = new KeyRing(config.keys, {
+    anonymous: a.anonymousConcurrency,
+    user: a.keyConcurrency,
+    admin: a.adminConcurrency,
+  });
   const limiter = new ConcurrencyLimiter({
     queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
     retryAfterSeconds: a.retryAfterSeconds,
   });
-  const backend = new LeanBackend({ limits: config.lean, log: logger, ...(opts.launch ? { launch: opts.launch } : {}) });
+  const backend = new LeanBackend({
+    limits: config.lean,
+    log: logger,
+    ...(opts.launch ? { launch: opts.launch } : {}),
+  });
   const cache = new ResultCache(config.cache.maxBytes);
-  const comparator = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: hostEnv });
+  const comparator = new ComparatorBackend({
+    root: PROJECT_ROOT,
+    config: config.comparator,
+    sandbox: config.lean.sandbox,
+    limits: config.lean.limits,
+    parentEnv: hostEnv,
+  });
   const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
   const tools = { ...builtinTools({ comparator }), ...opts.tools };
   const lean = opts.lean ?? backend;
@@ -113,10 +136,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // --- Scale-out (src/cluster) and metrics (src/metrics): issue 17 ---------------------------
   // With no NATS URL (the default) nothing here touches the network and the NATS client is not even loaded.
   let cluster: ClusterNode | undefined;
-  const metrics = new Metrics({ admission: () => limiter.stats(), pools: () => backend.stats(), cache: () => cache.stats(), queues: () => cluster?.queues() ?? [] });
+  const metrics = new Metrics({
+    admission: () => limiter.stats(),
+    pools: () => backend.stats(),
+    cache: () => cache.stats(),
+    queues: () => cluster?.queues() ?? [],
+  });
   if (usesNats(config.cluster)) {
     const { ClusterNode } = await import('./cluster/node.ts');
-    cluster = await ClusterNode.start({ config: config.cluster, registry, tools, lean, log: logger, frontObserver: metrics.front, workerObserver: metrics.worker, pools: () => backend.stats() });
+    cluster = await ClusterNode.start({
+      config: config.cluster,
+      registry,
+      tools,
+      lean,
+      log: logger,
+      frontObserver: metrics.front,
+      workerObserver: metrics.worker,
+      pools: () => backend.stats(),
+    });
   }
   app.decorate('cluster', cluster);
   // Callback style, not async: no promise per request on the hot (cache-hit) path.
@@ -133,7 +170,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // --------------------------------------------------------------------------------------------
 
   const pipeline = new Pipeline({
-    registry, limiter, tools, lean, cache, maxTimeoutSeconds: a.maxTimeoutSeconds, limits: config.limits, structural,
+    registry,
+    limiter,
+    tools,
+    lean,
+    cache,
+    maxTimeoutSeconds: a.maxTimeoutSeconds,
+    limits: config.limits,
+    structural,
     ...(cluster?.front ? { executor: cluster.front } : {}),
   });
   const startedAt = Date.now();
@@ -146,21 +190,32 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
   // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
   const authorize = (request: FastifyRequest): Caller => {
-    if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
+    if (closing)
+      throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
   // The request log line; not even registered when info is off (the hit path is hot).
   // A callback hook, not an async one: no promise per request.
-  if (logger.isLevelEnabled('info')) app.addHook('onResponse', (request, reply, done) => {
-    const s = request.svc ?? {};
-    request.log.info({
-      method: request.method, url: request.url, tool: s.tool, environment: s.environment,
-      keyClass: request.caller?.keyClass ?? 'rejected', status: reply.statusCode,
-      queueMs: s.queueMs, totalMs: Math.round(reply.elapsedTime), cache: s.cache,
-    }, 'request');
-    done();
-  });
+  if (logger.isLevelEnabled('info'))
+    app.addHook('onResponse', (request, reply, done) => {
+      const s = request.svc ?? {};
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          tool: s.tool,
+          environment: s.environment,
+          keyClass: request.caller?.keyClass ?? 'rejected',
+          status: reply.statusCode,
+          queueMs: s.queueMs,
+          totalMs: Math.round(reply.elapsedTime),
+          cache: s.cache,
+        },
+        'request',
+      );
+      done();
+    });
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {
     closing = true;
@@ -174,7 +229,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onReady', async () => {
     // Warm the pools of the environments that can run Lean now.
-    if (config.lean.minWarm > 0 && config.cluster.role !== 'front') for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
+    if (config.lean.minWarm > 0 && config.cluster.role !== 'front')
+      for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   app.setNotFoundHandler((request, reply) => {
@@ -182,20 +238,37 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const allow = allowedMethods(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
-      return sendError(serviceError('method_not_allowed', 'method', { method: request.method, path, allowed: allow.filter((m) => m !== 'HEAD').join(' or ') }), request, reply);
+      return sendError(
+        serviceError('method_not_allowed', 'method', {
+          method: request.method,
+          path,
+          allowed: allow.filter((m) => m !== 'HEAD').join(' or '),
+        }),
+        request,
+        reply,
+      );
     }
     return sendError(serviceError('not_found', 'route', { method: request.method, path }), request, reply);
   });
 
   await registerDocs(app, VERSION);
-  await registerStream(app, pipeline, { maxPayloadBytes: config.server.bodyLimitBytes, authorize, limits: config.server.stream, closing: () => closing });
+  await registerStream(app, pipeline, {
+    maxPayloadBytes: config.server.bodyLimitBytes,
+    authorize,
+    limits: config.server.stream,
+    closing: () => closing,
+  });
   registerRoutes(app, {
     authorize,
     closing: () => closing,
     pipeline,
     version: VERSION,
     environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
-    status: () => ({ ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }), workers: structural.stats(), ...(cluster ? { cluster: cluster.status() } : {}) }),
+    status: () => ({
+      ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
+      workers: structural.stats(),
+      ...(cluster ? { cluster: cluster.status() } : {}),
+    }),
   });
   return app;
 }

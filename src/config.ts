@@ -23,94 +23,128 @@ const keyEntry = z.strictObject({
 });
 
 export const configSchema = z.strictObject({
-  server: z.strictObject({
-    host: z.string().default('127.0.0.1'),
-    port: z.number().int().min(0).max(65535).default(8080),
-    bodyLimitBytes: z.number().int().positive().default(16 * 1024 * 1024),
-    /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
-    drainTimeoutMs: z.number().int().nonnegative().default(30_000),
-    /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
-    requestTimeoutMs: z.number().int().positive().default(60_000),
-    /** Headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
-    headersTimeoutMs: z.number().int().positive().default(15_000),
-    /** A socket with no traffic at all for this long is closed (fastify connectionTimeout); above the longest deadline. */
-    connectionTimeoutMs: z.number().int().nonnegative().default(960_000),
-    /** An idle keep-alive connection is closed after this. */
-    keepAliveTimeoutMs: z.number().int().positive().default(10_000),
-    /** How often Node checks the request and headers timeouts (so they fire within this much of their value). */
-    timeoutCheckIntervalMs: z.number().int().positive().default(1_000),
-    /** WebSocket flow control and liveness (/v1/stream). */
-    stream: z.strictObject({
-      sendBudgetBytes: z.number().int().positive().default(8 * 1024 * 1024),
-      sendHardLimitBytes: z.number().int().positive().default(64 * 1024 * 1024),
-      pingIntervalMs: z.number().int().positive().default(30_000),
-      idleTimeoutMs: z.number().int().positive().default(300_000),
-    }).prefault({}),
-  }).prefault({}),
-  admission: z.strictObject({
-    anonymousConcurrency: z.number().int().positive().default(1),
-    anonymousQueueLimit: z.number().int().nonnegative().default(16),
-    keyConcurrency: z.number().int().positive().default(20),
-    keyQueueLimit: z.number().int().nonnegative().default(1000),
-    adminConcurrency: z.number().int().positive().default(64),
-    maxTimeoutSeconds: z.number().positive().default(900),
-    retryAfterSeconds: z.number().int().positive().default(2),
-  }).prefault({}),
+  server: z
+    .strictObject({
+      host: z.string().default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(8080),
+      bodyLimitBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(16 * 1024 * 1024),
+      /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
+      drainTimeoutMs: z.number().int().nonnegative().default(30_000),
+      /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
+      requestTimeoutMs: z.number().int().positive().default(60_000),
+      /** Headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
+      headersTimeoutMs: z.number().int().positive().default(15_000),
+      /** A socket with no traffic at all for this long is closed (fastify connectionTimeout); above the longest deadline. */
+      connectionTimeoutMs: z.number().int().nonnegative().default(960_000),
+      /** An idle keep-alive connection is closed after this. */
+      keepAliveTimeoutMs: z.number().int().positive().default(10_000),
+      /** How often Node checks the request and headers timeouts (so they fire within this much of their value). */
+      timeoutCheckIntervalMs: z.number().int().positive().default(1_000),
+      /** WebSocket flow control and liveness (/v1/stream). */
+      stream: z
+        .strictObject({
+          sendBudgetBytes: z
+            .number()
+            .int()
+            .positive()
+            .default(8 * 1024 * 1024),
+          sendHardLimitBytes: z
+            .number()
+            .int()
+            .positive()
+            .default(64 * 1024 * 1024),
+          pingIntervalMs: z.number().int().positive().default(30_000),
+          idleTimeoutMs: z.number().int().positive().default(300_000),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  admission: z
+    .strictObject({
+      anonymousConcurrency: z.number().int().positive().default(1),
+      anonymousQueueLimit: z.number().int().nonnegative().default(16),
+      keyConcurrency: z.number().int().positive().default(20),
+      keyQueueLimit: z.number().int().nonnegative().default(1000),
+      adminConcurrency: z.number().int().positive().default(64),
+      maxTimeoutSeconds: z.number().positive().default(900),
+      retryAfterSeconds: z.number().int().positive().default(2),
+    })
+    .prefault({}),
   keys: z.array(keyEntry).default([]),
   environments: z.array(environmentConfig).default([]),
   /** Seconds between re-probes of an unavailable environment's toolchain. */
   availabilityTtlSeconds: z.number().nonnegative().default(30),
   /** Lean worker pools (per environment) and per-process limits. */
-  lean: z.strictObject({
-    /** Sessions kept warm per available environment (0: start on first request). */
-    minWarm: z.number().int().nonnegative().default(1),
-    /** Lean processes per environment, all import headers together (one header per process). */
-    maxSessions: z.number().int().positive().default(2),
-    /** Lean processes in the daemon, all environments together (memory is the scarce resource). */
-    maxProcesses: z.number().int().positive().default(4),
-    /** Recycle a session after this many requests (REPL env snapshots are never freed). */
-    maxUses: z.number().int().positive().default(500),
-    /** The hard memory cap (MiB): the watchdog kills a process above it, even mid-request. */
-    maxRssMb: z.number().int().positive().default(12_288),
-    /** The soft threshold in percent of maxRssMb: above it a session retires between requests, never during one. */
-    softRssPercent: z.number().positive().max(100).default(70),
-    /** Recycle after this many REPL states (commands sent since spawn): the REPL keeps every one. */
-    maxStates: z.number().int().positive().default(10_000),
-    /** Retire sessions idle this long above minWarm (an idle session holds gigabytes); 0: never. */
-    idleSeconds: z.number().nonnegative().default(900),
-    /** maxHeartbeats units (thousands) one second of a request's remaining time buys; 0: no Lean-side budget. */
-    heartbeatsPerSecond: z.number().nonnegative().default(20_000),
-    /** After a deadline, how long Lean may take to stop a command before its process is killed. */
-    killGraceSeconds: z.number().nonnegative().default(5),
-    /** The jail REPLs run in: "bwrap" (default) or "none" (must be chosen explicitly; logged as a warning). */
-    sandbox: z.enum(['bwrap', 'none']).default('bwrap'),
-    /** Per-process limits (0 disables one); an environment may override any of them. */
-    limits: processLimits.prefault({}),
-    /** Command outcomes a session remembers for prefix reuse. */
-    prefixEntries: z.number().int().positive().default(20_000),
-    startupTimeoutSeconds: z.number().positive().default(600),
-    rssPollMs: z.number().int().positive().default(1000),
-  }).prefault({}),
+  lean: z
+    .strictObject({
+      /** Sessions kept warm per available environment (0: start on first request). */
+      minWarm: z.number().int().nonnegative().default(1),
+      /** Lean processes per environment, all import headers together (one header per process). */
+      maxSessions: z.number().int().positive().default(2),
+      /** Lean processes in the daemon, all environments together (memory is the scarce resource). */
+      maxProcesses: z.number().int().positive().default(4),
+      /** Recycle a session after this many requests (REPL env snapshots are never freed). */
+      maxUses: z.number().int().positive().default(500),
+      /** The hard memory cap (MiB): the watchdog kills a process above it, even mid-request. */
+      maxRssMb: z.number().int().positive().default(12_288),
+      /** The soft threshold in percent of maxRssMb: above it a session retires between requests, never during one. */
+      softRssPercent: z.number().positive().max(100).default(70),
+      /** Recycle after this many REPL states (commands sent since spawn): the REPL keeps every one. */
+      maxStates: z.number().int().positive().default(10_000),
+      /** Retire sessions idle this long above minWarm (an idle session holds gigabytes); 0: never. */
+      idleSeconds: z.number().nonnegative().default(900),
+      /** maxHeartbeats units (thousands) one second of a request's remaining time buys; 0: no Lean-side budget. */
+      heartbeatsPerSecond: z.number().nonnegative().default(20_000),
+      /** After a deadline, how long Lean may take to stop a command before its process is killed. */
+      killGraceSeconds: z.number().nonnegative().default(5),
+      /** The jail REPLs run in: "bwrap" (default) or "none" (must be chosen explicitly; logged as a warning). */
+      sandbox: z.enum(['bwrap', 'none']).default('bwrap'),
+      /** Per-process limits (0 disables one); an environment may override any of them. */
+      limits: processLimits.prefault({}),
+      /** Command outcomes a session remembers for prefix reuse. */
+      prefixEntries: z.number().int().positive().default(20_000),
+      startupTimeoutSeconds: z.number().positive().default(600),
+      rssPollMs: z.number().int().positive().default(1000),
+    })
+    .prefault({}),
   /** Per-field input limits (400 naming the field past them); see README "Input limits". */
-  limits: z.strictObject({
-    contentBytes: z.number().int().positive().default(8 * 1024 * 1024),
-    names: z.number().int().positive().default(100_000),
-    indices: z.number().int().positive().default(100_000),
-    renameEntries: z.number().int().positive().default(100_000),
-    documents: z.number().int().positive().default(1_000),
-  }).prefault({}),
+  limits: z
+    .strictObject({
+      contentBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(8 * 1024 * 1024),
+      names: z.number().int().positive().default(100_000),
+      indices: z.number().int().positive().default(100_000),
+      renameEntries: z.number().int().positive().default(100_000),
+      documents: z.number().int().positive().default(1_000),
+    })
+    .prefault({}),
   /** The worker-thread pool for tools that need no Lean (parsing and rewriting off the event loop). */
-  workers: z.strictObject({
-    /** Threads (0: the number of cores, at most 4). */
-    threads: z.number().int().nonnegative().default(0),
-    /** Heap limit of each worker (MiB); a task needing more fails alone. */
-    maxHeapMb: z.number().int().positive().default(1024),
-  }).prefault({}),
+  workers: z
+    .strictObject({
+      /** Threads (0: the number of cores, at most 4). */
+      threads: z.number().int().nonnegative().default(0),
+      /** Heap limit of each worker (MiB); a task needing more fails alone. */
+      maxHeapMb: z.number().int().positive().default(1024),
+    })
+    .prefault({}),
   /** The comparator tool's builds (pinned per Lean version) and run limits. */
   comparator: comparatorConfig.prefault({}),
-  cache: z.strictObject({
-    maxBytes: z.number().int().nonnegative().default(256 * 1024 * 1024),
-  }).prefault({}),
+  cache: z
+    .strictObject({
+      maxBytes: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(256 * 1024 * 1024),
+    })
+    .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
   cluster: clusterConfig,
 });
@@ -132,7 +166,9 @@ function readJson(file: string, what: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`${what}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new ConfigError(
+      `${what}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -143,19 +179,31 @@ function readJson(file: string, what: string): unknown {
 
 /** zod issues as one line: `admission.keyConcurrency: Too small: expected number to be >0; …`. */
 const oneLine = (issues: readonly z.core.$ZodIssue[]) =>
-  issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.code === 'unrecognized_keys' ? `unknown setting${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message}`).join('; ');
+  issues
+    .map(
+      (i) =>
+        `${i.path.join('.') || '(top level)'}: ${i.code === 'unrecognized_keys' ? `unknown setting${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message}`,
+    )
+    .join('; ');
 
 /** Shallow-by-section merge: overlay sections replace keys inside base sections; arrays replace. */
 function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(top)) {
     const b = out[k];
-    out[k] = b && v && typeof b === 'object' && typeof v === 'object' && !Array.isArray(b) && !Array.isArray(v) ? { ...b, ...v } : v;
+    out[k] =
+      b && v && typeof b === 'object' && typeof v === 'object' && !Array.isArray(b) && !Array.isArray(v)
+        ? { ...b, ...v }
+        : v;
   }
   return out;
 }
 
-const splitKeys = (s: string | undefined) => (s ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+const splitKeys = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
 
 export interface LoadedConfig {
   config: Config;
@@ -168,7 +216,10 @@ function keysFrom(variable: string, value: string | undefined, admin: boolean): 
   const keys = splitKeys(value);
   return keys.map((key, i) => {
     const r = keyEntry.safeParse({ key, admin });
-    if (!r.success) throw new ConfigError(`${variable}: key ${i + 1} of ${keys.length} is invalid: ${r.error.issues.map((x) => x.message).join('; ')} (it has ${key.length})`);
+    if (!r.success)
+      throw new ConfigError(
+        `${variable}: key ${i + 1} of ${keys.length} is invalid: ${r.error.issues.map((x) => x.message).join('; ')} (it has ${key.length})`,
+      );
     return r.data;
   });
 }
@@ -178,7 +229,11 @@ export interface LoadOptions {
   overlayMayBeMissing?: boolean;
 }
 
-export function loadConfigFiles(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT, opts: LoadOptions = {}): LoadedConfig {
+export function loadConfigFiles(
+  env: NodeJS.ProcessEnv = process.env,
+  root = PROJECT_ROOT,
+  opts: LoadOptions = {},
+): LoadedConfig {
   const defaults = path.join(root, 'config', 'default.json');
   const files = [defaults];
   let raw = readJson(defaults, 'config/default.json') as Record<string, unknown>;
@@ -186,7 +241,9 @@ export function loadConfigFiles(env: NodeJS.ProcessEnv = process.env, root = PRO
   if (env.LEAN_TOOL_CONFIG) {
     if (!existsSync(env.LEAN_TOOL_CONFIG)) {
       if (opts.overlayMayBeMissing) return finish(raw, files, env, root);
-      throw new ConfigError(`LEAN_TOOL_CONFIG names ${env.LEAN_TOOL_CONFIG}, which does not exist (unset it to use config/local.json when present)`);
+      throw new ConfigError(
+        `LEAN_TOOL_CONFIG names ${env.LEAN_TOOL_CONFIG}, which does not exist (unset it to use config/local.json when present)`,
+      );
     }
     raw = overlay(raw, readJson(env.LEAN_TOOL_CONFIG, 'LEAN_TOOL_CONFIG') as Record<string, unknown>);
     files.push(env.LEAN_TOOL_CONFIG);
@@ -202,19 +259,24 @@ export function loadConfigFiles(env: NodeJS.ProcessEnv = process.env, root = PRO
 
 function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.ProcessEnv, root: string): LoadedConfig {
   const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`invalid configuration in ${files.map((f) => path.relative(root, f) || f).join(' + ')}: ${oneLine(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `invalid configuration in ${files.map((f) => path.relative(root, f) || f).join(' + ')}: ${oneLine(parsed.error.issues)}`,
+    );
   const config = parsed.data;
   if (env.HOST) config.server.host = env.HOST;
   if (env.PORT) {
     const port = Number(env.PORT);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer 0-65535, got ${env.PORT}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new ConfigError(`PORT must be an integer 0-65535, got ${env.PORT}`);
     config.server.port = port;
   }
   for (const k of keysFrom('LEAN_TOOL_API_KEYS', env.LEAN_TOOL_API_KEYS, false)) config.keys.push(k);
   for (const k of keysFrom('LEAN_TOOL_ADMIN_KEYS', env.LEAN_TOOL_ADMIN_KEYS, true)) config.keys.push(k);
   applyClusterEnv(config.cluster, env);
   // Relative project directories are relative to the project root, not the cwd.
-  for (const e of config.environments) if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);
+  for (const e of config.environments)
+    if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);
   return { config, files };
 }
 

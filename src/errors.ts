@@ -15,7 +15,9 @@
  */
 export const ERROR_CODES = {
   invalid_request: {
-    status: 400, retryable: false, summary: 'The body failed validation; `details` names each offending field.',
+    status: 400,
+    retryable: false,
+    summary: 'The body failed validation; `details` names each offending field.',
     messages: {
       cluster_unknown_tool: 'unknown tool {tool}',
       body_not_object: 'invalid request for {tool}: the body must be a JSON object',
@@ -24,29 +26,40 @@ export const ERROR_CODES = {
       binary_frame: 'send text frames holding JSON',
       stream_message: 'invalid stream message: {problems}; send {id, tool, request} or {id, cancel: true}',
       duplicate_id: 'id {id} is already in flight on this socket',
-      cancel_unknown: 'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
+      cancel_unknown:
+        'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
       limit: '{field} {problem}',
     },
   },
   bad_request: {
-    status: 400, retryable: false, summary: 'The HTTP request itself is malformed (rejected by the HTTP parser or the router before any route ran).',
+    status: 400,
+    retryable: false,
+    summary: 'The HTTP request itself is malformed (rejected by the HTTP parser or the router before any route ran).',
     messages: { parser: 'the HTTP request is malformed ({reason})', url: 'the URL is not validly encoded' },
   },
   request_timeout: {
-    status: 408, retryable: false, summary: 'The request headers or body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`.',
+    status: 408,
+    retryable: false,
+    summary: 'The request headers or body did not arrive within `server.headersTimeoutMs` / `server.requestTimeoutMs`.',
     messages: { receive: 'the request did not arrive in time (server.requestTimeoutMs / server.headersTimeoutMs)' },
   },
   uri_too_long: {
-    status: 414, retryable: false, summary: 'A path segment is longer than the router accepts.',
+    status: 414,
+    retryable: false,
+    summary: 'A path segment is longer than the router accepts.',
     messages: { segment: 'a path segment is longer than the router accepts' },
   },
   headers_too_large: {
-    status: 431, retryable: false, summary: "The request line and headers exceed Node's header size limit (16 KiB).",
+    status: 431,
+    retryable: false,
+    summary: "The request line and headers exceed Node's header size limit (16 KiB).",
     messages: { headers: 'the request line and headers exceed the 16 KiB limit' },
   },
   malformed_json: {
-    status: 400, retryable: false, summary: 'The body is not parseable JSON.',
+    status: 400,
+    retryable: false,
+    summary: 'The body is not parseable JSON.',
     messages: {
       empty_body: 'the request body is empty; expected a JSON object',
       content_length: 'the request body length does not match Content-Length',
@@ -56,67 +69,119 @@ export const ERROR_CODES = {
     },
   },
   unauthorized: {
-    status: 401, retryable: false, summary: 'The `Authorization: Bearer` key is not a known key.',
+    status: 401,
+    retryable: false,
+    summary: 'The `Authorization: Bearer` key is not a known key.',
     messages: { bad_header: 'the Authorization header must be "Bearer <API key>"', unknown_key: 'unknown API key' },
   },
   unknown_tool: {
-    status: 404, retryable: false, summary: 'The path names no tool (`/api/v1/<tool>`).',
+    status: 404,
+    retryable: false,
+    summary: 'The path names no tool (`/api/v1/<tool>`).',
     messages: { tool: 'unknown tool "{tool}"; the tools are: {tools}' },
   },
   not_found: {
-    status: 404, retryable: false, summary: 'No route with that path.',
+    status: 404,
+    retryable: false,
+    summary: 'No route with that path.',
     messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs' },
   },
   method_not_allowed: {
-    status: 405, retryable: false, summary: 'The path exists but not with that method; the Allow header lists the methods it takes.',
+    status: 405,
+    retryable: false,
+    summary: 'The path exists but not with that method; the Allow header lists the methods it takes.',
     messages: { method: '{method} is not allowed on {path}; use {allowed}' },
   },
   unknown_environment: {
-    status: 404, retryable: false, summary: 'The `environment` names no configured environment.',
-    messages: { cluster_worker: 'environment {env} is not configured on worker {node}', environment: 'unknown environment "{name}"; GET /v1/environments lists them ({known})' },
+    status: 404,
+    retryable: false,
+    summary: 'The `environment` names no configured environment.',
+    messages: {
+      cluster_worker: 'environment {env} is not configured on worker {node}',
+      environment: 'unknown environment "{name}"; GET /v1/environments lists them ({known})',
+    },
   },
   payload_too_large: {
-    status: 413, retryable: false, summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
+    status: 413,
+    retryable: false,
+    summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
     messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
   },
   queue_full: {
-    status: 429, retryable: true, summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
+    status: 429,
+    retryable: true,
+    summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
     messages: { caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued' },
   },
   not_implemented: {
-    status: 501, retryable: false, summary: 'The tool exists in the contract but this daemon does not implement it yet.',
-    messages: { cluster_worker: 'the tool {tool} is not implemented by worker {node}', tool: 'the tool {tool} is not implemented by this daemon yet' },
+    status: 501,
+    retryable: false,
+    summary: 'The tool exists in the contract but this daemon does not implement it yet.',
+    messages: {
+      cluster_worker: 'the tool {tool} is not implemented by worker {node}',
+      tool: 'the tool {tool} is not implemented by this daemon yet',
+    },
   },
   environment_unavailable: {
-    status: 409, retryable: false, summary: 'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
+    status: 409,
+    retryable: false,
+    summary:
+      'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
     messages: {
       cluster_no_worker: 'no worker in the cluster can run Lean for environment {env}',
       cluster_worker: 'environment {env} cannot run Lean on worker {node}: {reason}',
-      cannot_run_lean: "environment {env} cannot run Lean: {reason}.{withoutLean} GET /v1/environments shows each environment's availability.",
+      cannot_run_lean:
+        "environment {env} cannot run Lean: {reason}.{withoutLean} GET /v1/environments shows each environment's availability.",
       lean_start_failed: 'Lean failed to start for {pool}: {reason}',
       tool_build_missing: '{reason}',
     },
   },
   overloaded: {
-    status: 503, retryable: true, summary: 'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
-    messages: { cluster_claim: 'the cluster cannot take the request now: {reason}', cluster_queue: 'cannot queue the job on NATS: {reason}', shutting_down: '{what} is shutting down' },
+    status: 503,
+    retryable: true,
+    summary:
+      'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
+    messages: {
+      cluster_claim: 'the cluster cannot take the request now: {reason}',
+      cluster_queue: 'cannot queue the job on NATS: {reason}',
+      shutting_down: '{what} is shutting down',
+    },
   },
   timeout: {
-    status: 504, retryable: false, summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).',
+    status: 504,
+    retryable: false,
+    summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).',
     messages: {
       deadline: 'the request exceeded its deadline of {seconds} s',
-      heartbeat_budget: 'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds',
+      heartbeat_budget:
+        'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds',
     },
   },
   cancelled: {
-    status: 499, retryable: false, summary: 'The client cancelled the request or closed the connection (only ever answered on the stream channel).',
-    messages: { cluster_front: 'cancelled by the front', cluster_worker_stopped: 'worker stopped', by_client: 'cancelled by the client', socket_closed: 'socket closed', client_disconnected: 'client disconnected' },
+    status: 499,
+    retryable: false,
+    summary: 'The client cancelled the request or closed the connection (only ever answered on the stream channel).',
+    messages: {
+      cluster_front: 'cancelled by the front',
+      cluster_worker_stopped: 'worker stopped',
+      by_client: 'cancelled by the client',
+      socket_closed: 'socket closed',
+      client_disconnected: 'client disconnected',
+    },
   },
   internal: {
-    status: 500, retryable: false, summary: 'An unexpected failure inside the daemon; logged with the request id.',
-    messages: { unexpected: 'internal error; the daemon log has the details under this request id', worker_failed: 'the structural worker failed: {reason}' },
+    status: 500,
+    retryable: false,
+    summary: 'An unexpected failure inside the daemon; logged with the request id.',
+    messages: {
+      unexpected: 'internal error; the daemon log has the details under this request id',
+      worker_failed: 'the structural worker failed: {reason}',
+    },
   },
-} as const satisfies Record<string, { status: number; retryable: boolean; summary: string; messages: Record<string, string> }>;
+} as const satisfies Record<
+  string,
+  { status: number; retryable: boolean; summary: string; messages: Record<string, string> }
+>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type MessageKey<C extends ErrorCode> = keyof (typeof ERROR_CODES)[C]['messages'] & string;
@@ -125,11 +190,16 @@ type Template<C extends ErrorCode, K extends MessageKey<C>> = (typeof ERROR_CODE
 type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}`
   ? (P extends `${string}${' ' | ','}${string}` ? never : P) | Placeholders<Rest>
   : never;
-export type MessageParams<C extends ErrorCode, K extends MessageKey<C>> = Record<Placeholders<Template<C, K>>, string | number>;
+export type MessageParams<C extends ErrorCode, K extends MessageKey<C>> = Record<
+  Placeholders<Template<C, K>>,
+  string | number
+>;
 
 /** A template with its `{name}` placeholders filled. */
 export function fillTemplate(template: string, params: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(params, name) ? String(params[name]) : whole,
+  );
 }
 
 /** Retry-After on a 429/503 whose raiser did not choose one. */
@@ -149,7 +219,11 @@ export class ServiceError extends Error {
   /** Seconds a client should wait before retrying (429/503). */
   readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: ErrorDetail[]; retryAfter?: number; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ServiceError';
     this.code = code;
@@ -162,7 +236,11 @@ export class ServiceError extends Error {
 
   /** The same error with other field details (the stream names fields by their path in its message). */
   withDetails(details: ErrorDetail[]): ServiceError {
-    return new ServiceError(this.code, this.message, { details, ...(this.retryAfter === undefined ? {} : { retryAfter: this.retryAfter }), cause: this.cause });
+    return new ServiceError(this.code, this.message, {
+      details,
+      ...(this.retryAfter === undefined ? {} : { retryAfter: this.retryAfter }),
+      cause: this.cause,
+    });
   }
 
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {

@@ -24,10 +24,23 @@ t.test('the shipped config loads with documented defaults', async (t) => {
 });
 
 t.test('HOST, PORT and key variables override the files', async (t) => {
-  const c = loadConfig({ HOST: '0.0.0.0', PORT: '9999', LEAN_TOOL_API_KEYS: 'aaaaaaaa1, bbbbbbbb2', LEAN_TOOL_ADMIN_KEYS: 'adminadmin', LEAN_TOOL_CONFIG: none });
+  const c = loadConfig({
+    HOST: '0.0.0.0',
+    PORT: '9999',
+    LEAN_TOOL_API_KEYS: 'aaaaaaaa1, bbbbbbbb2',
+    LEAN_TOOL_ADMIN_KEYS: 'adminadmin',
+    LEAN_TOOL_CONFIG: none,
+  });
   t.equal(c.server.host, '0.0.0.0');
   t.equal(c.server.port, 9999);
-  t.same(c.keys.map((k) => [k.key, k.admin]), [['aaaaaaaa1', false], ['bbbbbbbb2', false], ['adminadmin', true]]);
+  t.same(
+    c.keys.map((k) => [k.key, k.admin]),
+    [
+      ['aaaaaaaa1', false],
+      ['bbbbbbbb2', false],
+      ['adminadmin', true],
+    ],
+  );
   t.throws(() => loadConfig({ PORT: 'http', LEAN_TOOL_CONFIG: none }), /PORT/);
 });
 
@@ -46,17 +59,31 @@ t.test('an overlay file replaces sections key by key; bad config is refused with
 });
 
 t.test('config errors are one line naming the setting', async (t) => {
-  const short = t.throws(() => loadConfig({ LEAN_TOOL_API_KEYS: 'goodgoodkey,short', LEAN_TOOL_CONFIG: none })) as Error;
+  const short = t.throws(() =>
+    loadConfig({ LEAN_TOOL_API_KEYS: 'goodgoodkey,short', LEAN_TOOL_CONFIG: none }),
+  ) as Error;
   t.ok(short instanceof ConfigError);
-  t.match(short.message, /^LEAN_TOOL_API_KEYS: key 2 of 2 is invalid: API keys must be at least 8 characters \(it has 5\)$/);
+  t.match(
+    short.message,
+    /^LEAN_TOOL_API_KEYS: key 2 of 2 is invalid: API keys must be at least 8 characters \(it has 5\)$/,
+  );
   t.notMatch(short.message, /short/, 'the key itself is never printed');
   t.notMatch(short.message, /\n/, 'one line');
-  t.match((t.throws(() => loadConfig({ LEAN_TOOL_ADMIN_KEYS: 'x', LEAN_TOOL_CONFIG: none })) as Error).message, /^LEAN_TOOL_ADMIN_KEYS: /);
+  t.match(
+    (t.throws(() => loadConfig({ LEAN_TOOL_ADMIN_KEYS: 'x', LEAN_TOOL_CONFIG: none })) as Error).message,
+    /^LEAN_TOOL_ADMIN_KEYS: /,
+  );
 
   const missing = t.throws(() => loadConfig({ LEAN_TOOL_CONFIG: '/nonexistent/overlay.json' })) as Error;
   t.ok(missing instanceof ConfigError);
-  t.equal(missing.message, 'LEAN_TOOL_CONFIG names /nonexistent/overlay.json, which does not exist (unset it to use config/local.json when present)');
-  t.ok(loadConfig({ LEAN_TOOL_CONFIG: '/nonexistent/overlay.json' }, PROJECT_ROOT, { overlayMayBeMissing: true }), 'lean:setup may name the file it is about to write');
+  t.equal(
+    missing.message,
+    'LEAN_TOOL_CONFIG names /nonexistent/overlay.json, which does not exist (unset it to use config/local.json when present)',
+  );
+  t.ok(
+    loadConfig({ LEAN_TOOL_CONFIG: '/nonexistent/overlay.json' }, PROJECT_ROOT, { overlayMayBeMissing: true }),
+    'lean:setup may name the file it is about to write',
+  );
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cfg-'));
   mkdirSync(path.join(dir, 'config'));
@@ -69,7 +96,10 @@ t.test('config errors are one line naming the setting', async (t) => {
   t.match(e.message, /server: unknown setting prot/);
   t.notMatch(e.message, /\n/, 'one line');
   writeFileSync(bad, '{ nope');
-  t.match((t.throws(() => loadConfig({ LEAN_TOOL_CONFIG: bad }, dir)) as Error).message, /^LEAN_TOOL_CONFIG: .*bad\.json is not valid JSON/);
+  t.match(
+    (t.throws(() => loadConfig({ LEAN_TOOL_CONFIG: bad }, dir)) as Error).message,
+    /^LEAN_TOOL_CONFIG: .*bad\.json is not valid JSON/,
+  );
 });
 
 t.test('the files loaded are reported', async (t) => {
@@ -79,10 +109,18 @@ t.test('the files loaded are reported', async (t) => {
 
 t.test('the daemon stops with one line on a config error (no stack)', async (t) => {
   for (const [env, pattern] of [
-    [{ LEAN_TOOL_CONFIG: '/nonexistent/overlay.json' }, /LEAN_TOOL_CONFIG names \/nonexistent\/overlay\.json, which does not exist/],
+    [
+      { LEAN_TOOL_CONFIG: '/nonexistent/overlay.json' },
+      /LEAN_TOOL_CONFIG names \/nonexistent\/overlay\.json, which does not exist/,
+    ],
     [{ LEAN_TOOL_CONFIG: none, LEAN_TOOL_API_KEYS: 'short' }, /LEAN_TOOL_API_KEYS: key 1 of 1 is invalid/],
   ] as const) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, PORT: '0', ...env }, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH, PORT: '0', ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     t.equal(r.status, 1);
     t.match(r.stderr, pattern);
     t.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr.trim()}`);

@@ -10,27 +10,52 @@ export const TEST_ENV = 'lean-test';
 export const UNAVAILABLE_ENV = 'lean-missing';
 
 export const testEnvironments = [
-  { name: TEST_ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', description: 'test', project_dir: '/nonexistent/test' },
-  { name: UNAVAILABLE_ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', description: 'never available', project_dir: '/nonexistent/missing' },
+  {
+    name: TEST_ENV,
+    lean_toolchain: 'leanprover/lean4:v4.28.0',
+    imports: 'import Mathlib',
+    description: 'test',
+    project_dir: '/nonexistent/test',
+  },
+  {
+    name: UNAVAILABLE_ENV,
+    lean_toolchain: 'leanprover/lean4:v4.28.0',
+    imports: '',
+    description: 'never available',
+    project_dir: '/nonexistent/missing',
+  },
 ];
 
 /** TEST_ENV is "available" (no Lean runs in these tests: the tools are injected). */
-export const testProbe: Probe = (cfg) => (cfg.name === TEST_ENV ? { available: true } : { available: false, reason: 'no Lean toolchain found (test)' });
+export const testProbe: Probe = (cfg) =>
+  cfg.name === TEST_ENV ? { available: true } : { available: false, reason: 'no Lean toolchain found (test)' };
 
 /**
  * Test config: no warm sessions unless a test asks (the fake REPL starts on demand), and a
  * short grace after a deadline before a command the fake REPL does not stop is killed.
  */
 export function testConfig(over: Partial<ConfigInput> = {}) {
-  return configSchema.parse({ environments: testEnvironments, ...over, lean: { minWarm: 0, killGraceSeconds: 0.2, ...over.lean } });
+  return configSchema.parse({
+    environments: testEnvironments,
+    ...over,
+    lean: { minWarm: 0, killGraceSeconds: 0.2, ...over.lean },
+  });
 }
 
 /**
  * A daemon whose "available" test environment runs the fake REPL test double: enough to
  * exercise HTTP, admission, pools and streaming. It produces no Lean results.
  */
-export async function makeApp(opts: Partial<AppOptions> & { config?: ReturnType<typeof testConfig> } = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ logger: false, probe: testProbe, launch: () => fakeLaunch(), ...opts, config: opts.config ?? testConfig() });
+export async function makeApp(
+  opts: Partial<AppOptions> & { config?: ReturnType<typeof testConfig> } = {},
+): Promise<FastifyInstance> {
+  const app = await buildApp({
+    logger: false,
+    probe: testProbe,
+    launch: () => fakeLaunch(),
+    ...opts,
+    config: opts.config ?? testConfig(),
+  });
   await app.ready();
   return app;
 }

@@ -21,7 +21,9 @@ export function sharedPath(sub: string): string | undefined {
 
 /** Why a suite over `sub` cannot run here, or false when it can. */
 export function sharedSkip(sub: string): string | false {
-  return sharedPath(sub) ? false : `${path.join(SHARED_DIR, sub)} is absent (external data, not part of the repository; set LEAN_TOOL_SHARED to the directory holding ${sub}/ to run this suite)`;
+  return sharedPath(sub)
+    ? false
+    : `${path.join(SHARED_DIR, sub)} is absent (external data, not part of the repository; set LEAN_TOOL_SHARED to the directory holding ${sub}/ to run this suite)`;
 }
 
 /** Every .lean file below `dir`, sorted; [] when `dir` is absent. */

@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
-const bytes = process.env.BENCH_RESPONSE_FILE ? readFileSync(process.env.BENCH_RESPONSE_FILE) : Buffer.from('{"okay":true}');
+const bytes = process.env.BENCH_RESPONSE_FILE
+  ? readFileSync(process.env.BENCH_RESPONSE_FILE)
+  : Buffer.from('{"okay":true}');
 const app = Fastify();
 app.post('/api/v1/:tool', async (request, reply) => {
   // Touch the parsed body, as a handler would.

@@ -15,7 +15,10 @@ export const FAMILIES: Record<string, { base: number; gen: (n: number) => string
   'namespace a': { base: 1000, gen: (n) => `${'namespace a\n'.repeat(n)}theorem t : True := trivial\n` },
   section: { base: 1000, gen: (n) => `${'section\n'.repeat(n)}theorem t : True := trivial\n` },
   'open a': { base: 1000, gen: (n) => `${'open a\n'.repeat(n)}theorem t : True := t\n` },
-  'open a_i (distinct)': { base: 100, gen: (n) => Array.from({ length: n }, (_, i) => `open a${i}\ntheorem t${i} : True := t${i}\n`).join('') },
+  'open a_i (distinct)': {
+    base: 100,
+    gen: (n) => Array.from({ length: n }, (_, i) => `open a${i}\ntheorem t${i} : True := t${i}\n`).join(''),
+  },
   'dotted a.a.a…': { base: 2000, gen: (n) => `def a : Nat := 0\ntheorem t : True := ${'a.'.repeat(n)}a\n` },
   'x!"{a" (unterminated)': { base: 1000, gen: (n) => 'x!"{a"\n'.repeat(n) },
   's!"{ (nested)': { base: 1000, gen: (n) => `def x := ${'s!"{'.repeat(n)}\n` },
@@ -23,7 +26,10 @@ export const FAMILIES: Record<string, { base: number; gen: (n: number) => string
   'long line simp; …': { base: 2000, gen: (n) => `theorem t : True := by ${'simp; '.repeat(n)}\n` },
   'decreasing_by ×n': { base: 1000, gen: (n) => `theorem t : True := trivial\n${'decreasing_by simp\n'.repeat(n)}` },
   'have ×n': { base: 500, gen: (n) => `theorem t : True := by\n${'  have h : True := trivial\n'.repeat(n)}` },
-  'declarations ×n': { base: 500, gen: (n) => Array.from({ length: n }, (_, i) => `theorem t${i} : True := t${i > 0 ? i - 1 : 0}`).join('\n') },
+  'declarations ×n': {
+    base: 500,
+    gen: (n) => Array.from({ length: n }, (_, i) => `theorem t${i} : True := t${i > 0 ? i - 1 : 0}`).join('\n'),
+  },
 };
 
 const SCALES = [1, 4, 16, 64];
@@ -63,7 +69,10 @@ export async function adversarialScenario(): Promise<ScenarioResult> {
       kb64 = text.length / 1024;
     }
     const flat = perKb[3]! / perKb[0]!;
-    if (flat > worst) { worst = flat; worstName = name; }
+    if (flat > worst) {
+      worst = flat;
+      worstName = name;
+    }
     figures[name] = { usPerKb: perKb.map((x) => round(x, 1)), flatness: round(flat, 2) };
     table.push([name, perKb.map((x) => round(x, 0)).join(' / '), `${round(flat, 2)} (64× = ${round(kb64, 0)} KB)`]);
   }

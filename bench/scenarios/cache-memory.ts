@@ -30,10 +30,20 @@ function largeContent(bytes: number): string {
   return out.join('');
 }
 
-export async function cacheMemoryScenario(opts: { boundMiB?: number; entryKiB?: number } = {}): Promise<ScenarioResult> {
+export async function cacheMemoryScenario(
+  opts: { boundMiB?: number; entryKiB?: number } = {},
+): Promise<ScenarioResult> {
   const boundMiB = opts.boundMiB ?? 64;
   const entryKiB = opts.entryKiB ?? 128;
-  const daemon = await startDaemon({ keys: [{ key: BENCH_KEY, concurrency: 10_000 }], lean: { minWarm: 0 }, cache: { maxBytes: boundMiB * MiB }, environments: [{ ...benchEnvironment, imports: '' }] }, { tag: 'cache' });
+  const daemon = await startDaemon(
+    {
+      keys: [{ key: BENCH_KEY, concurrency: 10_000 }],
+      lean: { minWarm: 0 },
+      cache: { maxBytes: boundMiB * MiB },
+      environments: [{ ...benchEnvironment, imports: '' }],
+    },
+    { tag: 'cache' },
+  );
   const bodyFile = path.join(scratch, 'cache-body.json');
   writeFileSync(bodyFile, JSON.stringify({ content: largeContent(entryKiB * 1024), environment: 'bench' }));
   const url = `${daemon.url}/api/v1/theorem2sorry`;
@@ -49,7 +59,9 @@ export async function cacheMemoryScenario(opts: { boundMiB?: number; entryKiB?: 
   const settled = rssMiB(daemon.pid);
   // Buffers outside the JS heap: the cache's stored responses (little else allocates them here).
   const mem = await daemon.memory();
-  const status = JSON.parse(await (await fetch(`${daemon.url}/v1/status`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).text()) as { cache: { entries: number; aliases: number; bytes: number; maxBytes: number; misses: number } };
+  const status = JSON.parse(
+    await (await fetch(`${daemon.url}/v1/status`, { headers: { authorization: `Bearer ${BENCH_KEY}` } })).text(),
+  ) as { cache: { entries: number; aliases: number; bytes: number; maxBytes: number; misses: number } };
   await daemon.stop();
   const allowed = 1.5 * boundMiB + idle;
   const worst = Math.max(atCap, settled);
@@ -57,15 +69,50 @@ export async function cacheMemoryScenario(opts: { boundMiB?: number; entryKiB?: 
   return {
     name: 'cache-memory',
     summary: `cache at its cap (${boundMiB} MiB bound, ${status.cache.entries} entries of ~${entryKiB} KiB): RSS ${round(worst, 1)} MiB vs allowed ${round(allowed, 1)} MiB (1.5 × bound + idle ${round(idle, 1)} MiB)`,
-    figures: { memory: mem, boundMiB, entryKiB, requests, idleMiB: round(idle, 1), atCapMiB: round(atCap, 1), settledMiB: round(settled, 1), allowedMiB: round(allowed, 1), cache: status.cache, statuses: fill.statuses, outside: fill.cpu.outside },
+    figures: {
+      memory: mem,
+      boundMiB,
+      entryKiB,
+      requests,
+      idleMiB: round(idle, 1),
+      atCapMiB: round(atCap, 1),
+      settledMiB: round(settled, 1),
+      allowedMiB: round(allowed, 1),
+      cache: status.cache,
+      statuses: fill.statuses,
+      outside: fill.cpu.outside,
+    },
     table: [
-      ['bound (cache.maxBytes)', `${boundMiB} MiB`, `${requests} unique theorem2sorry requests of ~${entryKiB} KiB (1.25 × the bound)`],
-      ['cache after the fill', `${status.cache.entries} entries, ${status.cache.aliases} aliases, ${round(status.cache.bytes / MiB, 1)} MiB counted`, `${pct(status.cache.bytes / status.cache.maxBytes)} of the bound; statuses ${JSON.stringify(fill.statuses)}`],
+      [
+        'bound (cache.maxBytes)',
+        `${boundMiB} MiB`,
+        `${requests} unique theorem2sorry requests of ~${entryKiB} KiB (1.25 × the bound)`,
+      ],
+      [
+        'cache after the fill',
+        `${status.cache.entries} entries, ${status.cache.aliases} aliases, ${round(status.cache.bytes / MiB, 1)} MiB counted`,
+        `${pct(status.cache.bytes / status.cache.maxBytes)} of the bound; statuses ${JSON.stringify(fill.statuses)}`,
+      ],
       ['daemon RSS idle', `${round(idle, 1)} MiB`, 'after start and 20 requests of the same kind'],
-      ['daemon RSS at the cap / 2 s later', `${round(atCap, 1)} / ${round(settled, 1)} MiB`, `allowed 1.5 × bound + idle = ${round(allowed, 1)} MiB`],
-      ['process.memoryUsage at the cap', `heap ${round(mem.heapUsed / MiB, 1)} of ${round(mem.heapTotal / MiB, 1)} MiB, array buffers ${round(mem.arrayBuffers / MiB, 1)} MiB`, 'array buffers ≈ the cached responses: one stored form per entry; the heap includes garbage not yet collected'],
+      [
+        'daemon RSS at the cap / 2 s later',
+        `${round(atCap, 1)} / ${round(settled, 1)} MiB`,
+        `allowed 1.5 × bound + idle = ${round(allowed, 1)} MiB`,
+      ],
+      [
+        'process.memoryUsage at the cap',
+        `heap ${round(mem.heapUsed / MiB, 1)} of ${round(mem.heapTotal / MiB, 1)} MiB, array buffers ${round(mem.arrayBuffers / MiB, 1)} MiB`,
+        'array buffers ≈ the cached responses: one stored form per entry; the heap includes garbage not yet collected',
+      ],
       ['RSS above idle ÷ bound', `${round((worst - idle) / boundMiB, 2)}×`, 'target ≤ 1.5×'],
     ],
-    targets: [{ target: 'cache at its cap: RSS ≤ 1.5 × bound + idle RSS', figure: `${round(worst, 1)} MiB ≤ ${round(allowed, 1)} MiB`, pass: ok && worst <= allowed, noisy: fill.cpu.noisy }],
+    targets: [
+      {
+        target: 'cache at its cap: RSS ≤ 1.5 × bound + idle RSS',
+        figure: `${round(worst, 1)} MiB ≤ ${round(allowed, 1)} MiB`,
+        pass: ok && worst <= allowed,
+        noisy: fill.cpu.noisy,
+      },
+    ],
   };
 }

@@ -12,7 +12,9 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
   const config = configSchema.parse({
     keys: [{ key: 'bench-key-lag0', concurrency: 8 }],
     lean: { minWarm: 0 },
-    environments: [{ name: 'bench', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/nonexistent' }],
+    environments: [
+      { name: 'bench', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/nonexistent' },
+    ],
   });
   const app = await buildApp({ config, logger: false, probe: () => ({ available: true }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -26,7 +28,11 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
     return performance.now() - t0;
   };
   // Workers ready (first structural call waits for thread start-up), then a baseline.
-  const warm = await fetch(`${base}/api/v1/theorem2sorry`, { method: 'POST', headers, body: JSON.stringify({ content: 'theorem t : True := trivial', environment: 'bench', reparse: false }) });
+  const warm = await fetch(`${base}/api/v1/theorem2sorry`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ content: 'theorem t : True := trivial', environment: 'bench', reparse: false }),
+  });
   await warm.arrayBuffer();
   const idle: number[] = [];
   for (let i = 0; i < 200; i++) idle.push(await status());
@@ -35,7 +41,13 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
   // Distinct bodies (a trailing comment) so none is answered from the cache.
   const bodies = ['theorem2sorry', 'rename', 'theorem2sorry', 'rename', 'theorem2sorry', 'rename'].map((tool, i) => ({
     tool,
-    body: JSON.stringify({ content: `${content}-- ${i}\n`, environment: 'bench', reparse: false, ...(tool === 'rename' ? { declarations: { t: 'u' } } : {}), timeout_seconds: 120 }),
+    body: JSON.stringify({
+      content: `${content}-- ${i}\n`,
+      environment: 'bench',
+      reparse: false,
+      ...(tool === 'rename' ? { declarations: { t: 'u' } } : {}),
+      timeout_seconds: 120,
+    }),
   }));
   let hostileDone = 0;
   const hostileMs: number[] = [];
@@ -63,8 +75,16 @@ export async function eventLoopLagScenario(): Promise<ScenarioResult> {
     figures: { idle: s0, loaded: s1, hostileMs },
     table: [
       ['status p50 / p99, idle', `${round(s0.p50, 1)} / ${round(s0.p99, 1)} ms`, `${s0.n} requests`],
-      ['status p50 / p99, under hostile load', `${round(s1.p50, 1)} / ${round(s1.p99, 1)} ms`, `${s1.n} requests; target p99 < 50 ms`],
-      ['hostile request time p50 / max', `${round(stats(hostileMs).p50, 0)} / ${round(stats(hostileMs).max, 0)} ms`, '390 KB of `namespace a`, theorem2sorry and rename, reparse false'],
+      [
+        'status p50 / p99, under hostile load',
+        `${round(s1.p50, 1)} / ${round(s1.p99, 1)} ms`,
+        `${s1.n} requests; target p99 < 50 ms`,
+      ],
+      [
+        'hostile request time p50 / max',
+        `${round(stats(hostileMs).p50, 0)} / ${round(stats(hostileMs).max, 0)} ms`,
+        '390 KB of `namespace a`, theorem2sorry and rename, reparse false',
+      ],
     ],
   };
 }

@@ -37,12 +37,30 @@ interface RunFigures {
 }
 
 async function longRun(softRssPercent: number, commands: number, growMb: number, hardMb: number): Promise<RunFigures> {
-  const env = environmentConfig.parse({ name: 'bench', lean_toolchain: 'x', imports: 'import Mathlib', project_dir: path.dirname(FAKE) });
-  const launch = buildLaunch({ project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' });
+  const env = environmentConfig.parse({
+    name: 'bench',
+    lean_toolchain: 'x',
+    imports: 'import Mathlib',
+    project_dir: path.dirname(FAKE),
+  });
+  const launch = buildLaunch(
+    { project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] },
+    { limits: NO_LIMITS, sandbox: 'none' },
+  );
   const b = new LeanBackend({
     limits: {
-      minWarm: 1, maxSessions: 2, maxProcesses: 2, maxUses: 1_000_000, maxRssMb: hardMb, softRssPercent, maxStates: 1_000_000,
-      sandbox: 'none', limits: NO_LIMITS, prefixEntries: 1000, startupTimeoutSeconds: 30, rssPollMs: 50,
+      minWarm: 1,
+      maxSessions: 2,
+      maxProcesses: 2,
+      maxUses: 1_000_000,
+      maxRssMb: hardMb,
+      softRssPercent,
+      maxStates: 1_000_000,
+      sandbox: 'none',
+      limits: NO_LIMITS,
+      prefixEntries: 1000,
+      startupTimeoutSeconds: 30,
+      rssPollMs: 50,
     },
     log: pino({ level: 'silent' }),
     launch: () => ({ ...launch, env: { ...launch.env, FAKE_REPL_GROW_PER_CMD_MB: String(growMb) } }),
@@ -52,7 +70,8 @@ async function longRun(softRssPercent: number, commands: number, growMb: number,
   let peakRss = 0;
   let peakProcs = 0;
   const sampler = setInterval(() => {
-    for (const h of Object.values(b.stats().bench?.headers ?? {})) for (const s of h.sessions) peakRss = Math.max(peakRss, s.rssMb);
+    for (const h of Object.values(b.stats().bench?.headers ?? {}))
+      for (const s of h.sessions) peakRss = Math.max(peakRss, s.rssMb);
     peakProcs = Math.max(peakProcs, b.processes());
   }, 100);
   const t0 = performance.now();
@@ -63,7 +82,19 @@ async function longRun(softRssPercent: number, commands: number, growMb: number,
       const i = next++;
       const s = performance.now();
       try {
-        await withDeadline(30, undefined, (signal) => b.elaborate(env, { header: 'import Mathlib', commands: [{ text: 'def shared := 1', origin: o }, { text: `SLEEP 5 c${i}`, origin: o }] }, { signal }));
+        await withDeadline(30, undefined, (signal) =>
+          b.elaborate(
+            env,
+            {
+              header: 'import Mathlib',
+              commands: [
+                { text: 'def shared := 1', origin: o },
+                { text: `SLEEP 5 c${i}`, origin: o },
+              ],
+            },
+            { signal },
+          ),
+        );
       } catch (e) {
         const k = (e as { fault?: string; code?: string }).fault ?? (e as { code?: string }).code ?? 'other';
         failures[k] = (failures[k] ?? 0) + 1;
@@ -76,7 +107,8 @@ async function longRun(softRssPercent: number, commands: number, growMb: number,
   clearInterval(sampler);
   const st = b.stats().bench!;
   const reasons: Record<string, number> = {};
-  for (const h of Object.values(st.headers)) for (const [k, n] of Object.entries(h.retiredBy)) reasons[k] = (reasons[k] ?? 0) + n;
+  for (const h of Object.values(st.headers))
+    for (const [k, n] of Object.entries(h.retiredBy)) reasons[k] = (reasons[k] ?? 0) + n;
   await b.destroy();
   const windows: RunFigures['windows'] = [];
   for (let from = 0; from < commands; from += 1000) {
@@ -85,9 +117,17 @@ async function longRun(softRssPercent: number, commands: number, growMb: number,
   }
   const all = stats(latencies);
   return {
-    softRssPercent, commands, failed: Object.values(failures).reduce((a, x) => a + x, 0), failures, seconds: round(seconds, 1),
-    windows, overall: { p50: round(all.p50, 2), p99: round(all.p99, 2), max: round(all.max, 1) },
-    retirements: st.retired, reasons, peakRssMb: peakRss, peakProcesses: peakProcs,
+    softRssPercent,
+    commands,
+    failed: Object.values(failures).reduce((a, x) => a + x, 0),
+    failures,
+    seconds: round(seconds, 1),
+    windows,
+    overall: { p50: round(all.p50, 2), p99: round(all.p99, 2), max: round(all.max, 1) },
+    retirements: st.retired,
+    reasons,
+    peakRssMb: peakRss,
+    peakProcesses: peakProcs,
   };
 }
 
@@ -99,10 +139,22 @@ export async function longRunScenario(opts: { commands?: number } = {}): Promise
   const old = await longRun(100, commands, growMb, hardMb);
   const row = (r: RunFigures, label: string): [string, string, string][] => [
     [`${label}: failed requests`, `${r.failed} of ${r.commands}`, JSON.stringify(r.failures)],
-    [`${label}: p50 / p99 / max (ms)`, `${r.overall.p50} / ${r.overall.p99} / ${r.overall.max}`, `${r.seconds} s total`],
-    [`${label}: p99 per 1,000 commands (ms)`, r.windows.map((w) => w.p99).join(', '), `p50: ${r.windows.map((w) => w.p50).join(', ')}`],
+    [
+      `${label}: p50 / p99 / max (ms)`,
+      `${r.overall.p50} / ${r.overall.p99} / ${r.overall.max}`,
+      `${r.seconds} s total`,
+    ],
+    [
+      `${label}: p99 per 1,000 commands (ms)`,
+      r.windows.map((w) => w.p99).join(', '),
+      `p50: ${r.windows.map((w) => w.p50).join(', ')}`,
+    ],
     [`${label}: retirements`, String(r.retirements), `by reason: ${JSON.stringify(r.reasons)}`],
-    [`${label}: peak RSS of one process`, `${r.peakRssMb} MiB`, `hard cap ${hardMb} MiB; peak processes ${r.peakProcesses} (cap 2)`],
+    [
+      `${label}: peak RSS of one process`,
+      `${r.peakRssMb} MiB`,
+      `hard cap ${hardMb} MiB; peak processes ${r.peakProcesses} (cap 2)`,
+    ],
   ];
   return {
     name: 'long-run',

@@ -13,14 +13,23 @@ import { round, type ScenarioResult } from '../lib.ts';
 export async function missLatencyScenario(opts: { requests?: number; rounds?: number } = {}): Promise<ScenarioResult> {
   const requests = opts.requests ?? 400;
   const rounds = opts.rounds ?? 3;
-  const daemon = await startDaemon({ keys: [{ key: BENCH_KEY, concurrency: 10_000 }], lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000 }, environments: [benchEnvironment] }, { tag: 'miss' });
+  const daemon = await startDaemon(
+    {
+      keys: [{ key: BENCH_KEY, concurrency: 10_000 }],
+      lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000 },
+      environments: [benchEnvironment],
+    },
+    { tag: 'miss' },
+  );
   const bare = await startBareFastify('/dev/null');
   await new Promise((r) => setTimeout(r, 1000)); // session warm
   const servers: Record<string, Server> = { daemon, 'bare fastify': bare };
   // One command and nothing to ask Lean about afterwards (an `example` has no name for
   // `#print axioms`): one REPL round trip to a worker doing nothing, counted in the figure.
   const body = JSON.stringify({ content: 'example : [<id>] = [<id>] := rfl\n', environment: 'bench' });
-  const samples = await interleave(Object.keys(servers), rounds, (t, warm) => sequentialLatency(`${servers[t]!.url}/api/v1/check`, body, warm ? 200 : requests, warm ? 0 : 20, servers[t]!.pid));
+  const samples = await interleave(Object.keys(servers), rounds, (t, warm) =>
+    sequentialLatency(`${servers[t]!.url}/api/v1/check`, body, warm ? 200 : requests, warm ? 0 : 20, servers[t]!.pid),
+  );
   await daemon.stop();
   await bare.stop();
   const of = (t: string) => samples.filter((s) => s.target === t).map((s) => s.result);
@@ -31,21 +40,78 @@ export async function missLatencyScenario(opts: { requests?: number; rounds?: nu
   const addedCpu = cpu('daemon').median - cpu('bare fastify').median;
   const noisy = samples.some((s) => s.result.cpu.noisy);
   const outside = spread(samples.map((s) => s.result.cpu.outside));
-  const bad = of('daemon').reduce((a, r) => a + Object.entries(r.statuses).filter(([s]) => s !== '200').reduce((x, [, c]) => x + c, 0), 0);
+  const bad = of('daemon').reduce(
+    (a, r) =>
+      a +
+      Object.entries(r.statuses)
+        .filter(([s]) => s !== '200')
+        .reduce((x, [, c]) => x + c, 0),
+    0,
+  );
   return {
     name: 'miss-latency',
     summary: `a miss adds ${round(added.median, 3)} ms at p50 over the HTTP round trip (target ≤ 0.5 ms); daemon p50 ${round(d.median, 3)} ms, bare route ${round(b.median, 3)} ms`,
-    figures: { cpuUsPerReq: { daemon: cpu('daemon'), bare: cpu('bare fastify') }, addedCpuUs: addedCpu, requests, rounds, added, daemonP50: d, bareP50: b, outside, non200: bad },
+    figures: {
+      cpuUsPerReq: { daemon: cpu('daemon'), bare: cpu('bare fastify') },
+      addedCpuUs: addedCpu,
+      requests,
+      rounds,
+      added,
+      daemonP50: d,
+      bareP50: b,
+      outside,
+      non200: bad,
+    },
     table: [
-      ['load', `${requests} sequential requests per round, unique content (a miss each), worker does no work`, 'client in its own process, keep-alive'],
-      ['daemon miss p50', `${round(d.median, 3)} ms (min ${round(d.min, 3)}, max ${round(d.max, 3)})`, `${bad} non-200`],
-      ['bare fastify p50, same body', `${round(b.median, 3)} ms (min ${round(b.min, 3)}, max ${round(b.max, 3)})`, 'the HTTP round trip'],
-      ['added by the daemon, p50', `${round(added.median, 3)} ms (min ${round(added.min, 3)}, max ${round(added.max, 3)})`, 'per round; target ≤ 0.5 ms'],
-      ['CPU per request: daemon / bare fastify', `${cpu('daemon').median} / ${cpu('bare fastify').median} µs`, `the daemon's own process (the worker excluded): ${addedCpu} µs added per miss; latency under outside load also holds waits for a CPU`],
-      ['outside CPU share', `${Math.round(outside.median * 1000) / 10}% (max ${Math.round(outside.max * 1000) / 10}%)`, noisy ? 'NOISY: other processes used > 10% of the machine in some rounds' : 'quiet'],
+      [
+        'load',
+        `${requests} sequential requests per round, unique content (a miss each), worker does no work`,
+        'client in its own process, keep-alive',
+      ],
+      [
+        'daemon miss p50',
+        `${round(d.median, 3)} ms (min ${round(d.min, 3)}, max ${round(d.max, 3)})`,
+        `${bad} non-200`,
+      ],
+      [
+        'bare fastify p50, same body',
+        `${round(b.median, 3)} ms (min ${round(b.min, 3)}, max ${round(b.max, 3)})`,
+        'the HTTP round trip',
+      ],
+      [
+        'added by the daemon, p50',
+        `${round(added.median, 3)} ms (min ${round(added.min, 3)}, max ${round(added.max, 3)})`,
+        'per round; target ≤ 0.5 ms',
+      ],
+      [
+        'CPU per request: daemon / bare fastify',
+        `${cpu('daemon').median} / ${cpu('bare fastify').median} µs`,
+        `the daemon's own process (the worker excluded): ${addedCpu} µs added per miss; latency under outside load also holds waits for a CPU`,
+      ],
+      [
+        'outside CPU share',
+        `${Math.round(outside.median * 1000) / 10}% (max ${Math.round(outside.max * 1000) / 10}%)`,
+        noisy ? 'NOISY: other processes used > 10% of the machine in some rounds' : 'quiet',
+      ],
     ],
-    targets: [{ target: 'added latency on a miss ≤ 0.5 ms p50', figure: `${round(added.median, 3)} ms`, pass: added.median <= 0.5, noisy }],
+    targets: [
+      {
+        target: 'added latency on a miss ≤ 0.5 ms p50',
+        figure: `${round(added.median, 3)} ms`,
+        pass: added.median <= 0.5,
+        noisy,
+      },
+    ],
     roundsHeader: ['round', 'target', 'p50 ms', 'p90 ms', 'p99 ms', 'CPU µs/req', 'outside CPU', ''],
-    rounds: samples.map((s) => [String(s.round), s.target, String(round(s.result.p50, 3)), String(round(s.result.p90, 3)), String(round(s.result.p99, 3)), String(s.result.cpuUsPerReq ?? ''), `${Math.round(s.result.cpu.outside * 1000) / 10}%`, s.result.cpu.noisy ? 'noisy' : '']),
+    rounds: samples.map((s) => [
+      String(s.round),
+      s.target,
+      String(round(s.result.p50, 3)),
+      String(round(s.result.p90, 3)),
+      String(round(s.result.p99, 3)),
+      String(s.result.cpuUsPerReq ?? ''),
+      `${Math.round(s.result.cpu.outside * 1000) / 10}%`,
+      s.result.cpu.noisy ? 'noisy' : '',
+    ]),
   };
 }

@@ -23,21 +23,49 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
     keys: [{ key: 'bench-key-0003', concurrency: limit }],
     admission: { keyQueueLimit: limit * 2, retryAfterSeconds: 1 },
     lean: { minWarm: cores, maxSessions: cores, prefixEntries: 10 },
-    environments: [{ name: 'bench', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: path.dirname(FAKE) }],
+    environments: [
+      {
+        name: 'bench',
+        lean_toolchain: 'leanprover/lean4:v4.28.0',
+        imports: 'import Mathlib',
+        project_dir: path.dirname(FAKE),
+      },
+    ],
   });
-  const app = await buildApp({ config, logger: false, probe: () => ({ available: true }), launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }) });
+  const app = await buildApp({
+    config,
+    logger: false,
+    probe: () => ({ available: true }),
+    launch: (e) =>
+      buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const { post, close } = poster(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, 'bench-key-0003');
+  const { post, close } = poster(
+    `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    'bench-key-0003',
+  );
   await new Promise((r) => setTimeout(r, 1500)); // sessions warm
   let n = 0;
   // Every 10th request also has a deadline shorter than its work: it must end as a 504.
   const body = () => {
     const i = n++;
-    return { content: `BURN ${burnMs} ${i}\n`, environment: 'bench', ...(i % 10 === 9 ? { timeout_seconds: burnMs / 4000 } : {}) };
+    return {
+      content: `BURN ${burnMs} ${i}\n`,
+      environment: 'bench',
+      ...(i % 10 === 9 ? { timeout_seconds: burnMs / 4000 } : {}),
+    };
   };
   const mem = rssSampler();
-  const base = await drive(Array.from({ length: Math.round(requests / 3) }, body), limit, async (b) => (await post('/api/v1/check', b)).status);
-  const over = await drive(Array.from({ length: requests }, body), limit * 10, async (b) => (await post('/api/v1/check', b)).status);
+  const base = await drive(
+    Array.from({ length: Math.round(requests / 3) }, body),
+    limit,
+    async (b) => (await post('/api/v1/check', b)).status,
+  );
+  const over = await drive(
+    Array.from({ length: requests }, body),
+    limit * 10,
+    async (b) => (await post('/api/v1/check', b)).status,
+  );
   const peak = mem.stop();
   close();
   await app.close();
@@ -50,13 +78,37 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
   return {
     name: 'overload',
     summary: `${requests} requests at ${limit * 10} concurrent (10× the limit of ${limit}): ${ended}/${requests} ended, statuses ${JSON.stringify(counts)}, ${unexpected} unexpected; p99 ${round(lat.p99, 1)} ms`,
-    figures: { limit, requests, burnMs, statuses: counts, ended, unexpected, latencyMs: lat, baselineLatencyMs: baseLat, baselineStatuses: Object.fromEntries(base.statuses), seconds: round(over.seconds, 2), peakRss: peak },
+    figures: {
+      limit,
+      requests,
+      burnMs,
+      statuses: counts,
+      ended,
+      unexpected,
+      latencyMs: lat,
+      baselineLatencyMs: baseLat,
+      baselineStatuses: Object.fromEntries(base.statuses),
+      seconds: round(over.seconds, 2),
+      peakRss: peak,
+    },
     table: [
-      ['load', `${requests} requests, ${limit * 10} concurrent; per-key limit ${limit}, queue ${limit * 2}`, `worker burns ${burnMs} ms; every 10th request has a deadline of ${burnMs / 4} ms`],
+      [
+        'load',
+        `${requests} requests, ${limit * 10} concurrent; per-key limit ${limit}, queue ${limit * 2}`,
+        `worker burns ${burnMs} ms; every 10th request has a deadline of ${burnMs / 4} ms`,
+      ],
       ['ended', `${ended}/${requests}`, 'nothing hangs'],
       ['statuses', JSON.stringify(counts), `${unexpected} outside 200/429/503/504`],
-      ['latency p50 / p95 / p99', `${round(lat.p50, 1)} / ${round(lat.p95, 1)} / ${round(lat.p99, 1)} ms`, `max ${round(lat.max, 1)} ms`],
-      ['baseline at the limit', `p50 ${round(baseLat.p50, 1)} / p99 ${round(baseLat.p99, 1)} ms`, JSON.stringify(Object.fromEntries(base.statuses))],
+      [
+        'latency p50 / p95 / p99',
+        `${round(lat.p50, 1)} / ${round(lat.p95, 1)} / ${round(lat.p99, 1)} ms`,
+        `max ${round(lat.max, 1)} ms`,
+      ],
+      [
+        'baseline at the limit',
+        `p50 ${round(baseLat.p50, 1)} / p99 ${round(baseLat.p99, 1)} ms`,
+        JSON.stringify(Object.fromEntries(base.statuses)),
+      ],
       ['peak RSS daemon / workers', `${peak.daemonPeakMb} / ${peak.workersPeakMb} MiB`, `${cores} fake REPL workers`],
     ],
   };

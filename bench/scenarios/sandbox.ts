@@ -13,11 +13,25 @@ import { round, stats, type ScenarioResult } from '../lib.ts';
 
 const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/fake-repl.mjs');
 const log = pino({ level: 'silent' });
-const limits: ProcessLimits = { ...NO_LIMITS, addressSpaceMb: 65536, cpuSeconds: 3600, maxProcesses: 512, maxOpenFiles: 4096, maxFileSizeMb: 1024, tmpMb: 256 };
+const limits: ProcessLimits = {
+  ...NO_LIMITS,
+  addressSpaceMb: 65536,
+  cpuSeconds: 3600,
+  maxProcesses: 512,
+  maxOpenFiles: 4096,
+  maxFileSizeMb: 1024,
+  tmpMb: 256,
+};
 
 async function startOnce(sandbox: 'bwrap' | 'none'): Promise<number> {
   const t0 = performance.now();
-  const p = new ReplProcess({ launch: buildLaunch({ project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] }, { limits, sandbox }), log });
+  const p = new ReplProcess({
+    launch: buildLaunch(
+      { project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] },
+      { limits, sandbox },
+    ),
+    log,
+  });
   await p.send({ cmd: 'hello' });
   const ms = performance.now() - t0;
   p.kill();
@@ -27,7 +41,13 @@ async function startOnce(sandbox: 'bwrap' | 'none'): Promise<number> {
 
 export async function sandboxScenario(runs = 20): Promise<ScenarioResult> {
   const s = bwrapStatus();
-  if (!s.usable) return { name: 'sandbox', summary: `skipped: ${s.reason}`, figures: { skipped: s.reason }, table: [['skipped', s.reason, '']] };
+  if (!s.usable)
+    return {
+      name: 'sandbox',
+      summary: `skipped: ${s.reason}`,
+      figures: { skipped: s.reason },
+      table: [['skipped', s.reason, '']],
+    };
   const jailed: number[] = [];
   const plain: number[] = [];
   await startOnce('none');
@@ -43,8 +63,16 @@ export async function sandboxScenario(runs = 20): Promise<ScenarioResult> {
     summary: `starting a jailed REPL stand-in costs ${round(j.p50 - n.p50, 1)} ms more at p50 (${round(j.p50, 1)} vs ${round(n.p50, 1)} ms); a Mathlib header takes seconds, so the jail is noise at session start`,
     figures: { runs, jailedMs: j, unjailedMs: n, addedMsP50: round(j.p50 - n.p50, 2) },
     table: [
-      ['unjailed (prlimit), spawn → first answer', `p50 ${round(n.p50, 1)} ms, p95 ${round(n.p95, 1)} ms`, `${runs} runs, Node fake REPL`],
-      ['jailed (bwrap + prlimit)', `p50 ${round(j.p50, 1)} ms, p95 ${round(j.p95, 1)} ms`, 'interleaved with the unjailed runs'],
+      [
+        'unjailed (prlimit), spawn → first answer',
+        `p50 ${round(n.p50, 1)} ms, p95 ${round(n.p95, 1)} ms`,
+        `${runs} runs, Node fake REPL`,
+      ],
+      [
+        'jailed (bwrap + prlimit)',
+        `p50 ${round(j.p50, 1)} ms, p95 ${round(j.p95, 1)} ms`,
+        'interleaved with the unjailed runs',
+      ],
       ['added by the jail', `${round(j.p50 - n.p50, 1)} ms at p50`, `${round((j.p50 / n.p50 - 1) * 100, 1)}%`],
     ],
   };

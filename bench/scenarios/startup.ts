@@ -13,32 +13,53 @@ import { cpuMeter, treeTicks, type CpuShare } from '../proc.ts';
 import { BENCH_DIR, ROOT } from '../servers.ts';
 import { round, type ScenarioResult } from '../lib.ts';
 
-const get = (url: string) => new Promise<number>((resolve) => {
-  http.get(url, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', () => resolve(0));
-});
+const get = (url: string) =>
+  new Promise<number>((resolve) => {
+    http
+      .get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', () => resolve(0));
+  });
 
-interface StartRun { ms: number; /** CPU time the process tree used until the first 200 (robust to outside load). */ cpuMs: number; cpu: CpuShare }
+interface StartRun {
+  ms: number;
+  /** CPU time the process tree used until the first 200 (robust to outside load). */ cpuMs: number;
+  cpu: CpuShare;
+}
 
 /** A port nobody listens on now (others' processes share this machine). */
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const srv = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = srv.address() as net.AddressInfo;
-    srv.close(() => resolve(port));
-  }).on('error', reject);
-});
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = net
+      .createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      })
+      .on('error', reject);
+  });
 
 async function timeToFirst200(argv: string[]): Promise<StartRun> {
   const port = await freePort();
   const meter = cpuMeter();
   const t0 = performance.now();
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
-  const keep = (c: Buffer) => { output = (output + c.toString()).slice(-2000); };
+  const keep = (c: Buffer) => {
+    output = (output + c.toString()).slice(-2000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   try {
     for (;;) {
-      if (await get(`http://127.0.0.1:${port}/v1/environments`) === 200) {
+      if ((await get(`http://127.0.0.1:${port}/v1/environments`)) === 200) {
         const ms = performance.now() - t0;
         return { ms, cpuMs: treeTicks(child.pid!) * 10, cpu: meter.stop() };
       }
@@ -48,7 +69,11 @@ async function timeToFirst200(argv: string[]): Promise<StartRun> {
     }
   } finally {
     // The whole group: `npm start` runs the daemon as its grandchild.
-    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -56,7 +81,10 @@ async function timeToFirst200(argv: string[]): Promise<StartRun> {
 export async function startupScenario(opts: { rounds?: number } = {}): Promise<ScenarioResult> {
   const rounds = opts.rounds ?? 5;
   // Build first (what prestart does), so the rounds time starting, not compiling.
-  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-if-stale.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-if-stale.mjs')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   if (build.status !== 0) throw new Error('build failed');
   const targets: Record<string, string[]> = {
     'daemon (node dist/main.js)': [process.execPath, path.join(ROOT, 'dist', 'main.js')],
@@ -74,19 +102,43 @@ export async function startupScenario(opts: { rounds?: number } = {}): Promise<S
   const cpuOf = (t: string) => spread(samples.filter((s) => s.target === t).map((s) => s.result.cpuMs));
   const row = (t: string): [string, string, string] => {
     const x = of(t);
-    return [t, `${round(x.median, 1)} ms (min ${round(x.min, 1)}, max ${round(x.max, 1)})`, `CPU to first 200: ${cpuOf(t).median} ms (median; 10 ms ticks)`];
+    return [
+      t,
+      `${round(x.median, 1)} ms (min ${round(x.min, 1)}, max ${round(x.max, 1)})`,
+      `CPU to first 200: ${cpuOf(t).median} ms (median; 10 ms ticks)`,
+    ];
   };
   return {
     name: 'startup',
     summary: `first 200 after ${round(d.median, 1)} ms (median of ${rounds}; target ≤ 400 ms) for the daemon as npm start runs it; bare fastify ${round(of('bare fastify').median, 1)} ms`,
-    figures: Object.fromEntries([...Object.keys(targets).map((t) => [t, { wallMs: of(t), cpuMs: cpuOf(t) }]), ['outside', outside]]),
+    figures: Object.fromEntries([
+      ...Object.keys(targets).map((t) => [t, { wallMs: of(t), cpuMs: cpuOf(t) }]),
+      ['outside', outside],
+    ]),
     table: [
       ...Object.keys(targets).map(row),
-      ['daemon ÷ bare fastify, wall time', `${round(ratio, 2)}×`, 'how far the machine load, not the daemon, explains the figure'],
-      ['outside CPU share', `${Math.round(outside.median * 1000) / 10}% (max ${Math.round(outside.max * 1000) / 10}%)`, noisy ? 'NOISY: other processes used > 10% of the machine in some rounds' : 'quiet'],
+      [
+        'daemon ÷ bare fastify, wall time',
+        `${round(ratio, 2)}×`,
+        'how far the machine load, not the daemon, explains the figure',
+      ],
+      [
+        'outside CPU share',
+        `${Math.round(outside.median * 1000) / 10}% (max ${Math.round(outside.max * 1000) / 10}%)`,
+        noisy ? 'NOISY: other processes used > 10% of the machine in some rounds' : 'quiet',
+      ],
     ],
-    targets: [{ target: 'startup ≤ 400 ms to the first 200', figure: `${round(d.median, 1)} ms`, pass: d.median <= 400, noisy }],
+    targets: [
+      { target: 'startup ≤ 400 ms to the first 200', figure: `${round(d.median, 1)} ms`, pass: d.median <= 400, noisy },
+    ],
     roundsHeader: ['round', 'target', 'ms to first 200', 'CPU ms', 'outside CPU', ''],
-    rounds: samples.map((s) => [String(s.round), s.target, String(round(s.result.ms, 1)), String(s.result.cpuMs), `${Math.round(s.result.cpu.outside * 1000) / 10}%`, s.result.cpu.noisy ? 'noisy' : '']),
+    rounds: samples.map((s) => [
+      String(s.round),
+      s.target,
+      String(round(s.result.ms, 1)),
+      String(s.result.cpuMs),
+      `${Math.round(s.result.cpu.outside * 1000) / 10}%`,
+      s.result.cpu.noisy ? 'noisy' : '',
+    ]),
   };
 }

@@ -12,7 +12,11 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  * (client gone). The returned promise rejects with a 504 at the deadline even if
  * `work` ignores its signal, so no caller waits past it.
  */
-export function withDeadline<T>(seconds: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function withDeadline<T>(
+  seconds: number,
+  parent: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   // Already aborted (a cancel in the same read as its request): never start the work.
   if (parent?.aborted) return Promise.reject(parent.reason instanceof Error ? parent.reason : new Error('aborted'));
   const ctrl = new AbortController();
@@ -41,6 +45,15 @@ export function withDeadline<T>(seconds: number, parent: AbortSignal | undefined
       reject(e);
       return;
     }
-    started.then((v) => { settle(); resolve(v); }, (e: unknown) => { settle(); reject(e); });
+    started.then(
+      (v) => {
+        settle();
+        resolve(v);
+      },
+      (e: unknown) => {
+        settle();
+        reject(e);
+      },
+    );
   });
 }

@@ -37,7 +37,8 @@ export function checkInputLimits(request: Record<string, unknown>, limits: Input
     }
   };
   const list = (field: string, v: unknown, max: number, key: string) => {
-    if (Array.isArray(v) && v.length > max) over.push({ field, message: `has ${v.length} entries; the limit is ${max} (limits.${key})` });
+    if (Array.isArray(v) && v.length > max)
+      over.push({ field, message: `has ${v.length} entries; the limit is ${max} (limits.${key})` });
   };
   text('content', request.content);
   text('formal_statement', request.formal_statement);
@@ -50,10 +51,19 @@ export function checkInputLimits(request: Record<string, unknown>, limits: Input
   if (decls && typeof decls === 'object' && !Array.isArray(decls)) {
     let n = 0;
     for (const _ in decls) if (++n > limits.renameEntries) break;
-    if (n > limits.renameEntries) over.push({ field: 'declarations', message: `has more than ${limits.renameEntries} entries (limits.renameEntries)` });
+    if (n > limits.renameEntries)
+      over.push({
+        field: 'declarations',
+        message: `has more than ${limits.renameEntries} entries (limits.renameEntries)`,
+      });
   }
   if (over.length > 0) {
     const first = over[0]!;
-    throw serviceError('invalid_request', 'limit', { field: first.field, problem: first.message }, { details: over.slice(0, 10) });
+    throw serviceError(
+      'invalid_request',
+      'limit',
+      { field: first.field, problem: first.message },
+      { details: over.slice(0, 10) },
+    );
   }
 }

@@ -24,7 +24,10 @@ export class KeyRing {
   // Keyed by sha256 so lookups compare digests, not secrets, and logs never hold a key.
   readonly #byDigest = new Map<string, { rec: KeyRecord; label: string }>();
 
-  constructor(keys: KeyRecord[], readonly defaults: { anonymous: number; user: number; admin: number }) {
+  constructor(
+    keys: KeyRecord[],
+    readonly defaults: { anonymous: number; user: number; admin: number },
+  ) {
     for (const rec of keys) {
       const d = digest(rec.key);
       this.#byDigest.set(d.toString('hex'), { rec, label: rec.name ?? `key-${d.toString('hex').slice(0, 8)}` });

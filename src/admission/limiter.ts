@@ -34,11 +34,21 @@ export class ConcurrencyLimiter {
     }
     const limit = this.opts.queueLimit(caller);
     if (bucket.queue.length >= limit) {
-      return Promise.reject(serviceError('queue_full', 'caller', {
-        caller: caller.keyClass === 'anonymous' ? 'anonymous callers (limit 1 active; send an API key for more)' : 'this API key',
-        active: bucket.active,
-        queued: bucket.queue.length,
-      }, { retryAfter: this.opts.retryAfterSeconds }));
+      return Promise.reject(
+        serviceError(
+          'queue_full',
+          'caller',
+          {
+            caller:
+              caller.keyClass === 'anonymous'
+                ? 'anonymous callers (limit 1 active; send an API key for more)'
+                : 'this API key',
+            active: bucket.active,
+            queued: bucket.queue.length,
+          },
+          { retryAfter: this.opts.retryAfterSeconds },
+        ),
+      );
     }
     return bucket.queue.wait(undefined, signal);
   }

@@ -8,7 +8,16 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import { ServiceError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { deadlineOf } from '../sync/deadline.ts';
-import { heartbeatBudget, LEAN_DEFAULT_MAX_HEARTBEATS, scopeLimit, sentBudget, stoppedAt, withBudget, wrappable, WRAP_LINES } from './deadline/heartbeats.ts';
+import {
+  heartbeatBudget,
+  LEAN_DEFAULT_MAX_HEARTBEATS,
+  scopeLimit,
+  sentBudget,
+  stoppedAt,
+  withBudget,
+  wrappable,
+  WRAP_LINES,
+} from './deadline/heartbeats.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
@@ -82,14 +91,22 @@ export interface ElabResult {
 
 /** Lean itself failed (crash, memory, garbage): not a request error, a finding tools report. */
 export class LeanFailure extends Error {
-  constructor(readonly fault: string, message: string, readonly stderrTail: string) {
+  constructor(
+    readonly fault: string,
+    message: string,
+    readonly stderrTail: string,
+  ) {
     super(message);
     this.name = 'LeanFailure';
   }
 }
 
 export interface LeanRunner {
-  elaborate(env: EnvironmentConfig, job: ElabJob, ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void }): Promise<ElabResult>;
+  elaborate(
+    env: EnvironmentConfig,
+    job: ElabJob,
+    ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
+  ): Promise<ElabResult>;
 }
 
 export interface BackendOptions {
@@ -107,7 +124,10 @@ export interface DeadlineCounts {
 }
 
 /** An environment's totals: the per-key pools' counters summed, plus what only the environment knows. */
-export interface EnvPoolStats extends Pick<PoolStats, 'warm' | 'busy' | 'starting' | 'retiring' | 'waiting' | 'created' | 'retired' | 'failedStarts'> {
+export interface EnvPoolStats extends Pick<
+  PoolStats,
+  'warm' | 'busy' | 'starting' | 'retiring' | 'waiting' | 'created' | 'retired' | 'failedStarts'
+> {
   processes: number;
   /** The same as `warm` (older name). */
   idle: number;
@@ -116,7 +136,14 @@ export interface EnvPoolStats extends Pick<PoolStats, 'warm' | 'busy' | 'startin
   headers: Record<string, PoolStats>;
 }
 
-const DEFAULTS = { maxProcesses: 4, softRssPercent: 70, maxStates: 10_000, idleSeconds: 900, heartbeatsPerSecond: 20_000, killGraceSeconds: 5 };
+const DEFAULTS = {
+  maxProcesses: 4,
+  softRssPercent: 70,
+  maxStates: 10_000,
+  idleSeconds: 900,
+  heartbeatsPerSecond: 20_000,
+  killGraceSeconds: 5,
+};
 
 export class LeanBackend implements LeanRunner {
   #agent: PoolAgent<WarmSession, Affinity>;
@@ -135,39 +162,60 @@ export class LeanBackend implements LeanRunner {
   pool(env: EnvironmentConfig, header: string = env.imports): Pool<WarmSession, Affinity> {
     const canonical = canonicalHeaderOf(header).text;
     const own = canonical === canonicalHeaderOf(env.imports).text;
-    return this.#agent.pool(env.name, canonical, (gate) => {
-      const l = this.#l;
-      const log = this.#opts.log.child({ env: env.name });
-      const limits = effectiveLimits(l, env);
-      const launch = this.#opts.launch ?? ((e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }));
-      const hardRss = l.maxRssMb * 2 ** 20;
-      return new Pool<WarmSession, Affinity>({
-        name: own ? env.name : `${env.name} [${canonical.replace(/\n/g, '; ') || 'no imports'}]`,
-        // Only the environment's own header is kept warm; other headers' pools start on demand and idle out.
-        minWarm: own ? l.minWarm : 0,
-        maxSize: l.maxSessions,
-        idleMs: l.idleSeconds * 1000,
-        log,
-        gate,
-        policy: leanPolicy({
-          softRssBytes: (hardRss * l.softRssPercent) / 100,
-          maxUses: l.maxUses,
-          maxStates: l.maxStates,
-          maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
-        }),
-        spawn: async (signal) => {
-          const session = await LeanSession.open(
-            { spawn: () => new ReplProcess({ launch: launch(env), log, maxRssBytes: hardRss, maxProcesses: limits.maxProcesses, rssPollMs: l.rssPollMs }), log, prefixEntries: l.prefixEntries },
-            canonical,
-            AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
-          );
-          return new WarmSession(session, canonical);
-        },
-      });
-    }, own);
+    return this.#agent.pool(
+      env.name,
+      canonical,
+      (gate) => {
+        const l = this.#l;
+        const log = this.#opts.log.child({ env: env.name });
+        const limits = effectiveLimits(l, env);
+        const launch =
+          this.#opts.launch ?? ((e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }));
+        const hardRss = l.maxRssMb * 2 ** 20;
+        return new Pool<WarmSession, Affinity>({
+          name: own ? env.name : `${env.name} [${canonical.replace(/\n/g, '; ') || 'no imports'}]`,
+          // Only the environment's own header is kept warm; other headers' pools start on demand and idle out.
+          minWarm: own ? l.minWarm : 0,
+          maxSize: l.maxSessions,
+          idleMs: l.idleSeconds * 1000,
+          log,
+          gate,
+          policy: leanPolicy({
+            softRssBytes: (hardRss * l.softRssPercent) / 100,
+            maxUses: l.maxUses,
+            maxStates: l.maxStates,
+            maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
+          }),
+          spawn: async (signal) => {
+            const session = await LeanSession.open(
+              {
+                spawn: () =>
+                  new ReplProcess({
+                    launch: launch(env),
+                    log,
+                    maxRssBytes: hardRss,
+                    maxProcesses: limits.maxProcesses,
+                    rssPollMs: l.rssPollMs,
+                  }),
+                log,
+                prefixEntries: l.prefixEntries,
+              },
+              canonical,
+              AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+            );
+            return new WarmSession(session, canonical);
+          },
+        });
+      },
+      own,
+    );
   }
 
-  async elaborate(env: EnvironmentConfig, job: ElabJob, ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void }): Promise<ElabResult> {
+  async elaborate(
+    env: EnvironmentConfig,
+    job: ElabJob,
+    ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
+  ): Promise<ElabResult> {
     const header = canonicalHeaderOf(job.header);
     const pool = this.pool(env, job.header);
     const root = rootKey(header.text);
@@ -177,7 +225,9 @@ export class LeanBackend implements LeanRunner {
     if (ws.header !== header.text) {
       // Cannot happen (a pool is per header); refuse rather than import a second header into a process.
       pool.release(ws);
-      throw new Error(`internal: a session of header ${JSON.stringify(ws.header)} was handed a request of header ${JSON.stringify(header.text)}`);
+      throw new Error(
+        `internal: a session of header ${JSON.stringify(ws.header)} was handed a request of header ${JSON.stringify(header.text)}`,
+      );
     }
     const budget = this.#budgeter(texts, deadlineOf(ctx.signal));
     const counts = this.#deadlineCounts(env.name);
@@ -185,39 +235,62 @@ export class LeanBackend implements LeanRunner {
     const kill = new AbortController();
     let graceTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
-      graceTimer = setTimeout(() => kill.abort(new Error('Lean did not stop within the grace period after the deadline')), this.#l.killGraceSeconds * 1000);
+      graceTimer = setTimeout(
+        () => kill.abort(new Error('Lean did not stop within the grace period after the deadline')),
+        this.#l.killGraceSeconds * 1000,
+      );
     };
     if (ctx.signal.aborted) onAbort();
     else ctx.signal.addEventListener('abort', onAbort, { once: true });
 
-    const work = ws.session.run(header.text, keys.map((key, i) => ({ key, text: texts[i]! })), {
-      signal: kill.signal,
-      stop: ctx.signal,
-      ...budget,
-      onCommand: (done, total, cached) => {
-        if (!cached) ws.states++;
-        ctx.progress?.(done, total);
+    const work = ws.session.run(
+      header.text,
+      keys.map((key, i) => ({ key, text: texts[i]! })),
+      {
+        signal: kill.signal,
+        stop: ctx.signal,
+        ...budget,
+        onCommand: (done, total, cached) => {
+          if (!cached) ws.states++;
+          ctx.progress?.(done, total);
+        },
       },
-    });
+    );
     // The session goes back to the pool when Lean is done with it, which may be after this request has been answered.
-    void work.then(
-      () => pool.release(ws),
-      (e: unknown) => {
-        if (e instanceof StoppedError) pool.release(ws);
-        else pool.destroy(ws, kill.signal.aborted ? 'deadline: killed after the grace period' : e instanceof ReplError ? `fault: ${e.fault}` : 'fault');
-      },
-    ).finally(() => {
-      clearTimeout(graceTimer);
-      ctx.signal.removeEventListener('abort', onAbort);
-      if (!ctx.signal.aborted) return;
-      if (kill.signal.aborted) {
-        counts.killedAfterGrace++;
-        this.#opts.log.warn({ env: env.name, session: ws.id }, 'deadline: Lean did not answer within the grace period; process killed');
-      } else {
-        counts.answeredInGrace++;
-        this.#opts.log.info({ env: env.name, session: ws.id }, 'deadline: Lean answered within the grace period; session kept');
-      }
-    });
+    void work
+      .then(
+        () => pool.release(ws),
+        (e: unknown) => {
+          if (e instanceof StoppedError) pool.release(ws);
+          else
+            pool.destroy(
+              ws,
+              kill.signal.aborted
+                ? 'deadline: killed after the grace period'
+                : e instanceof ReplError
+                  ? `fault: ${e.fault}`
+                  : 'fault',
+            );
+        },
+      )
+      .finally(() => {
+        clearTimeout(graceTimer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        if (!ctx.signal.aborted) return;
+        if (kill.signal.aborted) {
+          counts.killedAfterGrace++;
+          this.#opts.log.warn(
+            { env: env.name, session: ws.id },
+            'deadline: Lean did not answer within the grace period; process killed',
+          );
+        } else {
+          counts.answeredInGrace++;
+          this.#opts.log.info(
+            { env: env.name, session: ws.id },
+            'deadline: Lean answered within the grace period; session kept',
+          );
+        }
+      });
 
     let onCancel: (() => void) | undefined;
     const cancelled = new Promise<never>((_, reject) => {
@@ -234,14 +307,22 @@ export class LeanBackend implements LeanRunner {
         // deadline, not a verdict on the proof (a real run has the full limit), so it is
         // answered as a timeout and never cached; the session lives on.
         counts.heartbeatStops += budget.stops();
-        this.#opts.log.info({ env: env.name, session: ws.id }, 'deadline: Lean stopped the command at its heartbeat budget; session kept');
+        this.#opts.log.info(
+          { env: env.name, session: ws.id },
+          'deadline: Lean stopped the command at its heartbeat budget; session kept',
+        );
         throw serviceError('timeout', 'heartbeat_budget');
       }
       return {
         headerMessages: r.messages.map((m) => headerMessage(m, header)),
         commands: outcomes.map((o, i) => {
           const origin = job.commands[i]!.origin;
-          return { messages: o.messages.map((m) => toLeanMessage(m, origin)), sorries: o.sorries.map((s) => ({ ...s, origin })), cached: o.cached, ms: o.ms };
+          return {
+            messages: o.messages.map((m) => toLeanMessage(m, origin)),
+            sorries: o.sorries.map((s) => ({ ...s, origin })),
+            cached: o.cached,
+            ms: o.ms,
+          };
         }),
         session: ws.id,
         reused,
@@ -345,6 +426,9 @@ function headerMessage(m: ReplMessage, h: CanonicalHeader): LeanMessage {
 }
 
 /** The limits for one environment: the global ones with its overrides. */
-export function effectiveLimits(l: Pick<BackendLimits, 'limits'>, env: Pick<EnvironmentConfig, 'limits'>): ProcessLimits {
+export function effectiveLimits(
+  l: Pick<BackendLimits, 'limits'>,
+  env: Pick<EnvironmentConfig, 'limits'>,
+): ProcessLimits {
   return { ...l.limits, ...Object.fromEntries(Object.entries(env.limits ?? {}).filter(([, v]) => v !== undefined)) };
 }

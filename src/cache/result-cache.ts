@@ -94,7 +94,8 @@ export class ResultCache {
     if (maxBytes > 0) {
       this.#lru = new LRUCache<string, Slot>({
         maxSize: maxBytes,
-        sizeCalculation: (v, k) => (typeof v === 'string' ? ALIAS_BYTES : v.byteLength + ENTRY_OVERHEAD_BYTES + k.length),
+        sizeCalculation: (v, k) =>
+          typeof v === 'string' ? ALIAS_BYTES : v.byteLength + ENTRY_OVERHEAD_BYTES + k.length,
         dispose: (v) => {
           if (typeof v !== 'string') this.#entries--;
         },
@@ -155,6 +156,13 @@ export class ResultCache {
 
   stats(): CacheStats {
     const size = this.#lru?.size ?? 0;
-    return { entries: this.#entries, aliases: size - this.#entries, bytes: this.#lru?.calculatedSize ?? 0, maxBytes: this.maxBytes, hits: this.#hits, misses: this.#misses };
+    return {
+      entries: this.#entries,
+      aliases: size - this.#entries,
+      bytes: this.#lru?.calculatedSize ?? 0,
+      maxBytes: this.maxBytes,
+      hits: this.#hits,
+      misses: this.#misses,
+    };
   }
 }

@@ -30,25 +30,40 @@ function collect(inputs: string[], base: Record<string, unknown>): Item[] {
     for (const n of readdirSync(dir).sort()) {
       const p = path.join(dir, n);
       if (statSync(p).isDirectory()) walk(p, root);
-      else if (n.endsWith('.lean')) items.push({ label: p, rel: path.relative(root, p), request: { ...base, content: readFileSync(p, 'utf8') } });
+      else if (n.endsWith('.lean'))
+        items.push({ label: p, rel: path.relative(root, p), request: { ...base, content: readFileSync(p, 'utf8') } });
     }
   };
   for (const input of inputs) {
     if (statSync(input).isDirectory()) walk(input, input);
     else if (input.endsWith('.jsonl')) {
-      readFileSync(input, 'utf8').split('\n').forEach((line, i) => {
-        if (!line.trim()) return;
-        const rec = JSON.parse(line) as Record<string, unknown>;
-        const label = String(rec.id ?? rec.name ?? `${path.basename(input)}:${i + 1}`);
-        const { id: _id, name: _name, ...fields } = rec;
-        items.push({ label, request: { ...base, ...fields } });
+      readFileSync(input, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!line.trim()) return;
+          const rec = JSON.parse(line) as Record<string, unknown>;
+          const label = String(rec.id ?? rec.name ?? `${path.basename(input)}:${i + 1}`);
+          const { id: _id, name: _name, ...fields } = rec;
+          items.push({ label, request: { ...base, ...fields } });
+        });
+    } else
+      items.push({
+        label: input,
+        rel: path.basename(input),
+        request: { ...base, content: readFileSync(input, 'utf8') },
       });
-    } else items.push({ label: input, rel: path.basename(input), request: { ...base, content: readFileSync(input, 'utf8') } });
   }
   return items;
 }
 
-export function progressLine(s: { done: number; ok: number; notOkay: number; failed: number; total: number; elapsedS: number }): string {
+export function progressLine(s: {
+  done: number;
+  ok: number;
+  notOkay: number;
+  failed: number;
+  total: number;
+  elapsedS: number;
+}): string {
   const width = 20;
   const filled = s.total ? Math.round((s.done / s.total) * width) : width;
   const rate = s.elapsedS > 0 ? s.done / s.elapsedS : 0;
@@ -56,7 +71,13 @@ export function progressLine(s: { done: number; ok: number; notOkay: number; fai
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${s.done}/${s.total} done (${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed), ${s.total - s.done} queued, ${rate.toFixed(1)}/s, ETA ${eta}s`;
 }
 
-export async function runBatch(client: LeanToolClient, tool: ToolName, inputs: string[], base: Record<string, unknown>, opts: { outDir?: string | undefined; io: Io }): Promise<number> {
+export async function runBatch(
+  client: LeanToolClient,
+  tool: ToolName,
+  inputs: string[],
+  base: Record<string, unknown>,
+  opts: { outDir?: string | undefined; io: Io },
+): Promise<number> {
   const { io } = opts;
   if (inputs.length === 0) {
     io.stderr('lean-tool: --batch needs inputs (directories, .lean files or .jsonl records)\n');
@@ -77,32 +98,39 @@ export async function runBatch(client: LeanToolClient, tool: ToolName, inputs: s
   };
   if (opts.outDir) mkdirSync(opts.outDir, { recursive: true });
   tick(true);
-  await Promise.all(items.map(async (item) => {
-    try {
-      const res = (await client.call(tool, item.request as never)) as Record<string, unknown>;
-      const bad = res.okay === false || ((res.lean_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0 || ((res.tool_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0;
-      if (bad) s.notOkay++;
-      else s.ok++;
-      results.push(JSON.stringify({ input: item.label, status: bad ? 'not_okay' : 'ok', response: res }));
-      if (opts.outDir && item.rel && typeof res.content === 'string') {
-        const out = path.join(opts.outDir, item.rel);
-        mkdirSync(path.dirname(out), { recursive: true });
-        writeFileSync(out, res.content);
+  await Promise.all(
+    items.map(async (item) => {
+      try {
+        const res = (await client.call(tool, item.request as never)) as Record<string, unknown>;
+        const bad =
+          res.okay === false ||
+          ((res.lean_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0 ||
+          ((res.tool_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0;
+        if (bad) s.notOkay++;
+        else s.ok++;
+        results.push(JSON.stringify({ input: item.label, status: bad ? 'not_okay' : 'ok', response: res }));
+        if (opts.outDir && item.rel && typeof res.content === 'string') {
+          const out = path.join(opts.outDir, item.rel);
+          mkdirSync(path.dirname(out), { recursive: true });
+          writeFileSync(out, res.content);
+        }
+      } catch (e) {
+        s.failed++;
+        const msg = e instanceof ServiceRequestError ? `${e.code}: ${e.message}` : (e as Error).message;
+        failures.push(`${item.label}: ${msg}`);
+        results.push(JSON.stringify({ input: item.label, status: 'error', error: msg }));
       }
-    } catch (e) {
-      s.failed++;
-      const msg = e instanceof ServiceRequestError ? `${e.code}: ${e.message}` : (e as Error).message;
-      failures.push(`${item.label}: ${msg}`);
-      results.push(JSON.stringify({ input: item.label, status: 'error', error: msg }));
-    }
-    s.done++;
-    tick(s.done === s.total);
-  }));
+      s.done++;
+      tick(s.done === s.total);
+    }),
+  );
   if (io.isTTY) io.stderr('\n');
   const jsonl = `${results.join('\n')}\n`;
   if (opts.outDir) writeFileSync(path.join(opts.outDir, 'results.jsonl'), jsonl);
   else io.stdout(jsonl);
-  io.stderr(`summary: ${s.total} inputs, ${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed in ${s.elapsedS.toFixed(1)} s${opts.outDir ? `; results in ${path.join(opts.outDir, 'results.jsonl')}` : ''}\n`);
+  io.stderr(
+    `summary: ${s.total} inputs, ${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed in ${s.elapsedS.toFixed(1)} s${opts.outDir ? `; results in ${path.join(opts.outDir, 'results.jsonl')}` : ''}\n`,
+  );
   for (const f of failures.slice(0, 10)) io.stderr(`  failed: ${f}\n`);
   return s.failed > 0 ? 3 : s.notOkay > 0 ? 1 : 0;
 }

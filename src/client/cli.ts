@@ -32,7 +32,11 @@ import { LeanToolClient, ServiceRequestError } from './client.ts';
  */
 export const EXIT = { ok: 0, error: 1, usage: 2, outputExists: 2, strict: 3, interrupted: 130 } as const;
 
-export const VERSION: string = (JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 class UsageError extends Error {}
 
@@ -44,7 +48,13 @@ interface Io {
   isTTY: boolean;
 }
 
-type JsonSchema = { type?: string; items?: JsonSchema; properties?: Record<string, JsonSchema>; enum?: unknown[]; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string;
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+};
 
 /** The request fields of a tool, as JSON Schema (the same derivation as the OpenAPI document). */
 export function fieldsOf(tool: ToolName): Record<string, JsonSchema> {
@@ -62,18 +72,34 @@ const OTHER_COMMANDS = ['environments', 'status'] as const;
 
 /** Options of the CLI itself, valid before or after the command; true when they take a value. */
 const CLI_OPTIONS: Record<string, boolean> = {
-  '--url': true, '--api-key': true, '-o': true, '--output': true, '--out-dir': true, '--concurrency': true,
-  '--declarations-file': true, '-d': true, '--dir': true, '--output-dir': true, '--json': false, '--batch': false, '--strict': false, '-f': false, '--force': false,
+  '--url': true,
+  '--api-key': true,
+  '-o': true,
+  '--output': true,
+  '--out-dir': true,
+  '--concurrency': true,
+  '--declarations-file': true,
+  '-d': true,
+  '--dir': true,
+  '--output-dir': true,
+  '--json': false,
+  '--batch': false,
+  '--strict': false,
+  '-f': false,
+  '--force': false,
 };
 
 /** Whether `--x` takes a value in any tool (to find the command among options given before it). */
 const takesValue = (() => {
   const m = new Map<string, boolean>();
-  for (const t of TOOL_NAMES) for (const [k, s] of Object.entries(fieldsOf(t))) m.set(kebab(k), (s.type ?? s.anyOf?.find((x) => x.type)?.type) !== 'boolean');
+  for (const t of TOOL_NAMES)
+    for (const [k, s] of Object.entries(fieldsOf(t)))
+      m.set(kebab(k), (s.type ?? s.anyOf?.find((x) => x.type)?.type) !== 'boolean');
   return (flag: string) => CLI_OPTIONS[flag] ?? m.get(flag.replace(/^--/, '')) ?? false;
 })();
 
-const scalar = (v: string): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : v !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+const scalar = (v: string): boolean | number | string =>
+  v === 'true' ? true : v === 'false' ? false : v !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
 
 function convert(field: string, schema: JsonSchema, raw: string): unknown {
   const type = schema.type ?? schema.anyOf?.find((s) => s.type)?.type;
@@ -84,15 +110,23 @@ function convert(field: string, schema: JsonSchema, raw: string): unknown {
     case 'integer':
     case 'number': {
       const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${kebab(field)} takes a number, got ${raw}`);
+      if (raw.trim() === '' || !Number.isFinite(n))
+        throw new UsageError(`--${kebab(field)} takes a number, got ${raw}`);
       return n;
     }
     case 'array': {
-      const items = raw === '' ? [] : raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      const items =
+        raw === ''
+          ? []
+          : raw
+              .split(',')
+              .map((s) => s.trim())
+              .filter((s) => s !== '');
       const it = schema.items?.type;
       if (it === 'integer' || it === 'number') {
         const nums = items.map(Number);
-        if (nums.some((n) => !Number.isFinite(n))) throw new UsageError(`--${kebab(field)} takes comma-separated numbers, got ${raw}`);
+        if (nums.some((n) => !Number.isFinite(n)))
+          throw new UsageError(`--${kebab(field)} takes comma-separated numbers, got ${raw}`);
         return nums;
       }
       return items;
@@ -106,11 +140,19 @@ function convert(field: string, schema: JsonSchema, raw: string): unknown {
         }
       }
       // k=v,k2=v2
-      return Object.fromEntries(raw.split(',').filter(Boolean).map((kv) => {
-        const i = kv.indexOf('=');
-        if (i < 0) throw new UsageError(`--${kebab(field)} takes key=value pairs or JSON`);
-        return [kv.slice(0, i).trim(), field === 'declarations' ? kv.slice(i + 1).trim() : scalar(kv.slice(i + 1).trim())];
-      }));
+      return Object.fromEntries(
+        raw
+          .split(',')
+          .filter(Boolean)
+          .map((kv) => {
+            const i = kv.indexOf('=');
+            if (i < 0) throw new UsageError(`--${kebab(field)} takes key=value pairs or JSON`);
+            return [
+              kv.slice(0, i).trim(),
+              field === 'declarations' ? kv.slice(i + 1).trim() : scalar(kv.slice(i + 1).trim()),
+            ];
+          }),
+      );
     }
     default:
       // Text fields may name a file (formal_statement FILE).
@@ -156,7 +198,18 @@ export function parseArgs(argv: string[]): Parsed {
   const command = ci >= 0 ? argv[ci]! : '';
   const rest = argv.filter((_, i) => i !== ci);
   const tool = commandTool(command);
-  const p: Parsed = { command, tool, positionals: [], fields: {}, json: false, batch: false, strict: false, force: false, version: false, help: command === 'help' };
+  const p: Parsed = {
+    command,
+    tool,
+    positionals: [],
+    fields: {},
+    json: false,
+    batch: false,
+    strict: false,
+    force: false,
+    version: false,
+    help: command === 'help',
+  };
   const schema = tool ? fieldsOf(tool) : {};
   for (let i = 0; i < rest.length; i++) {
     let a = rest[i]!;
@@ -200,7 +253,13 @@ export function parseArgs(argv: string[]): Parsed {
         value = 'false';
       }
       const s = schema[name];
-      if (!s) throw new UsageError(`${kebab(tool)} has no option --${kebab(name)}; its options: ${Object.keys(schema).filter((k) => k !== 'content').map((k) => `--${kebab(k)}`).join(' ')}`);
+      if (!s)
+        throw new UsageError(
+          `${kebab(tool)} has no option --${kebab(name)}; its options: ${Object.keys(schema)
+            .filter((k) => k !== 'content')
+            .map((k) => `--${kebab(k)}`)
+            .join(' ')}`,
+        );
       if (value === undefined) value = s.type === 'boolean' ? 'true' : next();
       p.fields[name] = convert(name, s, value);
     } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
@@ -220,7 +279,7 @@ export function usage(): string {
     '       lean-tool environments | status | --version',
     '',
     `commands: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}`,
-    'options: the tool\'s request fields (--environment NAME or SERVICE_ENVIRONMENT, --names a,b, --indices 0,-1, --no-reparse, …);',
+    "options: the tool's request fields (--environment NAME or SERVICE_ENVIRONMENT, --names a,b, --indices 0,-1, --no-reparse, …);",
     '  -o FILE or -d DIR (-f to overwrite), --json, --strict, --url URL (SERVICE_API_URL), --api-key KEY (SERVICE_API_KEY)',
     'exit codes: 0 done; 1 error; 2 usage, or output file exists without -f; 3 --strict and not okay; 130 interrupted',
   ].join('\n');
@@ -234,7 +293,9 @@ function writeDocuments(res: Record<string, unknown>, p: Parsed, io: Io): number
   const r = writeDocumentFiles(files, p.dir!, p.force);
   report(res, io);
   if (r.existing.length > 0) {
-    io.stderr(`lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); nothing written, use -f to overwrite\n`);
+    io.stderr(
+      `lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); nothing written, use -f to overwrite\n`,
+    );
     return EXIT.outputExists;
   }
   io.stderr(`lean-tool: wrote ${Object.keys(documents).length} document(s) to ${p.dir}\n`);
@@ -260,7 +321,14 @@ function report(res: Record<string, unknown>, io: Io): void {
 }
 
 /** Tools whose answer is a verdict: the whole response is printed as JSON (AXLE's json_stdout mode); the others print `content` (lean_stdout). */
-const VERDICT_TOOLS = new Set<ToolName>(['verify_proof', 'check', 'disprove', 'comparator', 'extract_decls', 'extract_theorems']);
+const VERDICT_TOOLS = new Set<ToolName>([
+  'verify_proof',
+  'check',
+  'disprove',
+  'comparator',
+  'extract_decls',
+  'extract_theorems',
+]);
 
 const readInput = (f: string, io: Io) => (f === '-' ? io.stdin() : readFileSync(f, 'utf8'));
 
@@ -272,8 +340,15 @@ function buildRequest(tool: ToolName, p: Parsed, base: Record<string, unknown>, 
   }
   if ((tool === 'verify_proof' || tool === 'comparator') && base.formal_statement === undefined) {
     // AXLE's form: STATEMENT PROOF (the proof may be - for stdin).
-    if (p.positionals.length !== 2) throw new UsageError(`${kebab(tool)} takes STATEMENT PROOF (two files; PROOF may be -), or --formal-statement FILE and one PROOF`);
-    return { ...base, formal_statement: readFileSync(p.positionals[0]!, 'utf8'), content: readInput(p.positionals[1]!, io) };
+    if (p.positionals.length !== 2)
+      throw new UsageError(
+        `${kebab(tool)} takes STATEMENT PROOF (two files; PROOF may be -), or --formal-statement FILE and one PROOF`,
+      );
+    return {
+      ...base,
+      formal_statement: readFileSync(p.positionals[0]!, 'utf8'),
+      content: readInput(p.positionals[1]!, io),
+    };
   }
   if (p.positionals.length !== 1) throw new UsageError(`${kebab(tool)} takes one FILE (or - for stdin)`);
   return { ...base, content: readInput(p.positionals[0]!, io) };
@@ -287,7 +362,12 @@ function declarationsFromFile(file: string): Record<string, string> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw e;
     throw new UsageError(`--declarations-file ${file}: not valid JSON (${(e as Error).message})`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+  if (
+    !parsed ||
+    typeof parsed !== 'object' ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === 'string')
+  ) {
     throw new UsageError(`--declarations-file ${file}: expected a JSON object of old name to new name`);
   }
   return parsed as Record<string, string>;
@@ -315,26 +395,44 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   const isOther = (OTHER_COMMANDS as readonly string[]).includes(p.command);
   if (!p.tool && !isOther) {
-    io.stderr(`lean-tool: unknown command '${p.command}'; the commands are: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}\n`);
+    io.stderr(
+      `lean-tool: unknown command '${p.command}'; the commands are: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}\n`,
+    );
     return EXIT.usage;
   }
   const onRetry = ({ attempt, waitMs, error }: { attempt: number; waitMs: number; error: ServiceRequestError }) =>
     io.stderr(`lean-tool: ${error.message}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`);
-  const client = new LeanToolClient({ env: io.env, onRetry, ...(p.url ? { url: p.url } : {}), ...(p.apiKey ? { apiKey: p.apiKey } : {}), ...(p.concurrency ? { maxConcurrency: p.concurrency } : {}) });
+  const client = new LeanToolClient({
+    env: io.env,
+    onRetry,
+    ...(p.url ? { url: p.url } : {}),
+    ...(p.apiKey ? { apiKey: p.apiKey } : {}),
+    ...(p.concurrency ? { maxConcurrency: p.concurrency } : {}),
+  });
   try {
     if (!p.tool) {
       const r = p.command === 'status' ? await client.status() : await client.environments();
       if (p.json || p.command === 'status') io.stdout(`${JSON.stringify(r, null, 2)}\n`);
-      else for (const e of r as { name: string; available: boolean; description: string; unavailable_reason?: string }[]) io.stdout(`${e.name}\t${e.available ? 'available' : `unavailable: ${e.unavailable_reason}`}\t${e.description}\n`);
+      else
+        for (const e of r as { name: string; available: boolean; description: string; unavailable_reason?: string }[])
+          io.stdout(
+            `${e.name}\t${e.available ? 'available' : `unavailable: ${e.unavailable_reason}`}\t${e.description}\n`,
+          );
       return EXIT.ok;
     }
     const tool = p.tool;
     const environment = (p.fields.environment as string | undefined) ?? io.env.SERVICE_ENVIRONMENT;
-    if (!environment) throw new UsageError('--environment is required (or set SERVICE_ENVIRONMENT); `lean-tool environments` lists them');
+    if (!environment)
+      throw new UsageError(
+        '--environment is required (or set SERVICE_ENVIRONMENT); `lean-tool environments` lists them',
+      );
     const base: Record<string, unknown> = { ...p.fields, environment };
     if (p.declarationsFile) {
       if (!('declarations' in fieldsOf(tool))) throw new UsageError(`${kebab(tool)} has no option --declarations-file`);
-      base.declarations = { ...declarationsFromFile(p.declarationsFile), ...(base.declarations as Record<string, string> | undefined) };
+      base.declarations = {
+        ...declarationsFromFile(p.declarationsFile),
+        ...(base.declarations as Record<string, string> | undefined),
+      };
     }
     if (p.batch) {
       if (p.outDir && !p.force && existsSync(path.join(p.outDir, 'results.jsonl'))) {
@@ -367,7 +465,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof ServiceRequestError) {
-      io.stderr(`lean-tool: ${e.code} (${e.status || 'no response'}): ${e.message}\n${(e.details ?? []).map((d) => `  ${d.field}: ${d.message}\n`).join('')}`);
+      io.stderr(
+        `lean-tool: ${e.code} (${e.status || 'no response'}): ${e.message}\n${(e.details ?? []).map((d) => `  ${d.field}: ${d.message}\n`).join('')}`,
+      );
       return EXIT.error;
     }
     const err = e as NodeJS.ErrnoException;

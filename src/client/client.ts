@@ -122,7 +122,8 @@ export class LeanToolClient {
         } catch (e) {
           const err = e instanceof ServiceRequestError ? e : this.#networkError(e);
           const wait = this.#delay(attempt, (e as { retryAfter?: number }).retryAfter);
-          const until = err.code === 'connection_refused' ? Math.min(deadline, started + this.#connectWindowMs) : deadline;
+          const until =
+            err.code === 'connection_refused' ? Math.min(deadline, started + this.#connectWindowMs) : deadline;
           if (!err.retryable || Date.now() + wait >= until) throw err;
           this.#onRetry?.({ attempt: attempt + 1, waitMs: wait, error: err });
           await new Promise((r) => setTimeout(r, wait));
@@ -140,13 +141,39 @@ export class LeanToolClient {
     const code = cause?.code ?? (e as { code?: string }).code;
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
       const what = code === 'ECONNREFUSED' ? 'connection refused (is the daemon running?)' : `host not found (${code})`;
-      return new ServiceRequestError(`cannot reach ${this.url}: ${what}; set SERVICE_API_URL (or --url) to the daemon's address`, 0, 'connection_refused', undefined, true);
+      return new ServiceRequestError(
+        `cannot reach ${this.url}: ${what}; set SERVICE_API_URL (or --url) to the daemon's address`,
+        0,
+        'connection_refused',
+        undefined,
+        true,
+      );
     }
-    if ((e as Error).name === 'TimeoutError') return new ServiceRequestError(`no response from ${this.url} within the client's window (SERVICE_TIMEOUT_SECONDS)`, 0, 'client_timeout', undefined, false);
+    if ((e as Error).name === 'TimeoutError')
+      return new ServiceRequestError(
+        `no response from ${this.url} within the client's window (SERVICE_TIMEOUT_SECONDS)`,
+        0,
+        'client_timeout',
+        undefined,
+        false,
+      );
     // A dropped connection (a daemon restarting, a proxy) may clear: retried in the whole window.
-    if (code) return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? code}`, 0, 'unavailable', undefined, true);
+    if (code)
+      return new ServiceRequestError(
+        `cannot reach ${this.url}: ${cause?.message ?? code}`,
+        0,
+        'unavailable',
+        undefined,
+        true,
+      );
     // No socket error at all (a malformed URL, a port fetch refuses to use): nothing a retry changes.
-    return new ServiceRequestError(`cannot reach ${this.url}: ${cause?.message ?? (e as Error).message}; check SERVICE_API_URL (or --url)`, 0, 'unreachable', undefined, false);
+    return new ServiceRequestError(
+      `cannot reach ${this.url}: ${cause?.message ?? (e as Error).message}; check SERVICE_API_URL (or --url)`,
+      0,
+      'unreachable',
+      undefined,
+      false,
+    );
   }
 
   /** Exponential backoff with full jitter, at least Retry-After. */
@@ -175,7 +202,13 @@ export class LeanToolClient {
       // not our envelope (a proxy's page, say)
     }
     const retryable = res.status === 429 || res.status === 503;
-    const err = new ServiceRequestError(parsed.error?.message ?? `HTTP ${res.status}: ${text.slice(0, 200)}`, res.status, parsed.error?.code ?? `http_${res.status}`, parsed.error?.details, retryable);
+    const err = new ServiceRequestError(
+      parsed.error?.message ?? `HTTP ${res.status}: ${text.slice(0, 200)}`,
+      res.status,
+      parsed.error?.code ?? `http_${res.status}`,
+      parsed.error?.details,
+      retryable,
+    );
     const ra = Number(res.headers.get('retry-after'));
     if (Number.isFinite(ra) && ra > 0) Object.assign(err, { retryAfter: ra });
     throw err;

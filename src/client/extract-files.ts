@@ -35,7 +35,11 @@ export interface DocumentFile {
 }
 
 /** The files for a `documents` map: the standalone content (or, when selection left it empty, the declaration). */
-export function documentFiles(documents: Record<string, { content: string; declaration: string }>, dir: string, json = false): DocumentFile[] {
+export function documentFiles(
+  documents: Record<string, { content: string; declaration: string }>,
+  dir: string,
+  json = false,
+): DocumentFile[] {
   const out: DocumentFile[] = [];
   const used = new Set<string>();
   for (const [key, doc] of Object.entries(documents)) {
@@ -51,7 +55,11 @@ export function documentFiles(documents: Record<string, { content: string; decla
 }
 
 /** Write them all, or, when some exist and `force` is false, none: returns the files that already exist. */
-export function writeDocumentFiles(files: readonly DocumentFile[], dir: string, force: boolean): { written: number; existing: string[] } {
+export function writeDocumentFiles(
+  files: readonly DocumentFile[],
+  dir: string,
+  force: boolean,
+): { written: number; existing: string[] } {
   const existing = force ? [] : files.filter((f) => existsSync(f.file)).map((f) => f.file);
   if (existing.length > 0) return { written: 0, existing };
   mkdirSync(dir, { recursive: true });

@@ -34,7 +34,11 @@ export class ClusterFront implements Executor {
   #queued = new Map<number, { job: string; key: string }>();
   #advisories: Subscription;
 
-  constructor(private readonly c: ClusterConnection, private readonly members: Membership, private readonly opts: { nodeId: string; log: Log; observer?: FrontObserver }) {
+  constructor(
+    private readonly c: ClusterConnection,
+    private readonly members: Membership,
+    private readonly opts: { nodeId: string; log: Log; observer?: FrontObserver },
+  ) {
     // A job delivered maxDeliver times without an acknowledgement (every worker that took it
     // died or stalled) will not be delivered again: answer it now rather than at the deadline,
     // and remove it from the stream.
@@ -42,14 +46,22 @@ export class ClusterFront implements Executor {
       callback: (_err, msg) => {
         let seq: number;
         try {
-          seq = (decode<{ stream_seq: number }>(msg.data)).stream_seq;
+          seq = decode<{ stream_seq: number }>(msg.data).stream_seq;
         } catch {
           return;
         }
         const q = this.#queued.get(seq);
         if (!q) return;
         this.#queued.delete(seq);
-        const outcome: Outcome = { job: q.job, status: 'error', worker: 'jetstream', error: { code: 'internal', message: `the job was delivered ${c.config.maxDeliver} times and no worker finished it (each died or stalled); it was not retried further` } };
+        const outcome: Outcome = {
+          job: q.job,
+          status: 'error',
+          worker: 'jetstream',
+          error: {
+            code: 'internal',
+            message: `the job was delivered ${c.config.maxDeliver} times and no worker finished it (each died or stalled); it was not retried further`,
+          },
+        };
         c.nc.publish(c.names.outcome(q.key), encode(outcome));
         void c.jsm.streams.deleteMessage(c.names.stream, seq, false).catch(() => {});
       },
@@ -73,7 +85,16 @@ export class ClusterFront implements Executor {
     }
   }
 
-  async run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress']; leanFailed: () => void }): Promise<ToolResponse<T>> {
+  async run<T extends ToolName>(
+    p: Prepared<T>,
+    ctx: {
+      signal: AbortSignal;
+      log: Log;
+      deadlineSeconds: number;
+      progress?: ToolContext['progress'];
+      leanFailed: () => void;
+    },
+  ): Promise<ToolResponse<T>> {
     const needsLean = p.impl.needsLean(p.request);
     if (needsLean && this.members.environmentAvailable(p.env.name) === false) {
       throw serviceError('environment_unavailable', 'cluster_no_worker', { env: p.env.name });
@@ -96,7 +117,11 @@ export class ClusterFront implements Executor {
   }
 
   /** One claim-or-join round; undefined when a joined job ended without an answer for us. */
-  async #attempt(p: Prepared<ToolName>, ctx: { signal: AbortSignal; deadlineSeconds: number; progress?: ToolContext['progress'] }, needsLean: boolean): Promise<Outcome | undefined> {
+  async #attempt(
+    p: Prepared<ToolName>,
+    ctx: { signal: AbortSignal; deadlineSeconds: number; progress?: ToolContext['progress'] },
+    needsLean: boolean,
+  ): Promise<Outcome | undefined> {
     const { names, nc, js, inflight } = this.c;
     // Listen before looking: an outcome published after this point is seen, one before it is in the cache.
     const outcomes = new Listener<Outcome>(nc, names.outcome(p.key));
@@ -108,7 +133,12 @@ export class ClusterFront implements Executor {
         this.#shared(p.key),
         inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch((err: unknown) => {
           // Held by someone else: join them. Anything else (NATS unreachable, …) must not leave us waiting.
-          if (err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)) return undefined;
+          if (
+            err instanceof JetStreamApiError &&
+            (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+              err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+          )
+            return undefined;
           throw serviceError('overloaded', 'cluster_claim', { reason: (err as Error).message }, { retryAfter: 2 });
         }),
       ]);
@@ -124,7 +154,10 @@ export class ClusterFront implements Executor {
         if (o.status === 'error' && (o.error.code === 'cancelled' || o.error.code === 'timeout')) return undefined;
         return o;
       }
-      const key = workKey(p.env.name, requestHeader(p.request as { content?: unknown; ignore_imports?: unknown }, p.env.imports));
+      const key = workKey(
+        p.env.name,
+        requestHeader(p.request as { content?: unknown; ignore_imports?: unknown }, p.env.imports),
+      );
       // Work for a header some live worker holds warm goes to that header's subject; the rest to the fallback.
       const warm = needsLean && this.members.holders(keyId(key)).length > 0;
       const subject = warm ? names.workSubject(key) : names.fallbackSubject;
@@ -136,8 +169,15 @@ export class ClusterFront implements Executor {
         })().catch(() => {});
       }
       const job: Job = {
-        id: jobId, tool: p.tool, environment: p.env.name, request: p.request as Record<string, unknown>, key: p.key,
-        deadlineAt: Date.now() + ctx.deadlineSeconds * 1000, deadlineSeconds: ctx.deadlineSeconds, progress: ctx.progress !== undefined, front: this.opts.nodeId,
+        id: jobId,
+        tool: p.tool,
+        environment: p.env.name,
+        request: p.request as Record<string, unknown>,
+        key: p.key,
+        deadlineAt: Date.now() + ctx.deadlineSeconds * 1000,
+        deadlineSeconds: ctx.deadlineSeconds,
+        progress: ctx.progress !== undefined,
+        front: this.opts.nodeId,
       };
       let seq: number;
       try {

@@ -41,7 +41,9 @@ export class Membership {
 
   /** Live workers holding this key (`<env token>.<hash>`) warm. */
   holders(keyId: string): string[] {
-    return this.live().filter((m) => m.warm.includes(keyId)).map((m) => m.node);
+    return this.live()
+      .filter((m) => m.warm.includes(keyId))
+      .map((m) => m.node);
   }
 
   /** Jobs running on live workers for a consumer (to tell orphaned deliveries from busy ones). */

@@ -25,7 +25,12 @@ export interface Job {
 
 export type Outcome =
   | { job: string; status: 'ok'; result: object; cacheable: boolean; worker: string }
-  | { job: string; status: 'error'; error: { code: ErrorCode; message: string; details?: ErrorDetail[] }; worker: string };
+  | {
+      job: string;
+      status: 'error';
+      error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+      worker: string;
+    };
 
 export interface ProgressEvent {
   stage: string;

@@ -41,24 +41,54 @@ export const keyId = (k: WorkKey) => `${token(k.env)}.${k.hash}`;
 
 export class Names {
   constructor(readonly prefix: string) {}
-  get stream() { return `${this.prefix.toUpperCase()}_WORK`; }
-  get workAll() { return `${this.prefix}.work.>`; }
+  get stream() {
+    return `${this.prefix.toUpperCase()}_WORK`;
+  }
+  get workAll() {
+    return `${this.prefix}.work.>`;
+  }
   /** Jobs whose key no live worker holds warm; any idle worker takes them (and warms the key). */
-  get fallbackSubject() { return `${this.prefix}.work.fallback`; }
-  get fallbackConsumer() { return 'fallback'; }
-  workSubject(k: WorkKey) { return `${this.prefix}.work.${keyId(k)}`; }
-  keyConsumer(k: WorkKey) { return `k_${token(k.env)}_${k.hash}`; }
+  get fallbackSubject() {
+    return `${this.prefix}.work.fallback`;
+  }
+  get fallbackConsumer() {
+    return 'fallback';
+  }
+  workSubject(k: WorkKey) {
+    return `${this.prefix}.work.${keyId(k)}`;
+  }
+  keyConsumer(k: WorkKey) {
+    return `k_${token(k.env)}_${k.hash}`;
+  }
   /** The shared result cache (values: tool responses, TTL). */
-  get cacheBucket() { return `${this.prefix}_results`; }
+  get cacheBucket() {
+    return `${this.prefix}_results`;
+  }
   /** In-flight claims: cache key → job id, so a request is computed once cluster-wide. */
-  get inflightBucket() { return `${this.prefix}_inflight`; }
+  get inflightBucket() {
+    return `${this.prefix}_inflight`;
+  }
   /** Outcomes of one cache key (every front waiting for it listens). */
-  outcome(cacheKey: string) { return `${this.prefix}.outcome.${cacheKey}`; }
-  progress(jobId: string) { return `${this.prefix}.progress.${jobId}`; }
-  cancel(jobId: string) { return `${this.prefix}.cancel.${jobId}`; }
-  get cancelAll() { return `${this.prefix}.cancel.*`; }
-  heartbeat(nodeId: string) { return `${this.prefix}.members.${nodeId}`; }
-  get heartbeatAll() { return `${this.prefix}.members.*`; }
+  outcome(cacheKey: string) {
+    return `${this.prefix}.outcome.${cacheKey}`;
+  }
+  progress(jobId: string) {
+    return `${this.prefix}.progress.${jobId}`;
+  }
+  cancel(jobId: string) {
+    return `${this.prefix}.cancel.${jobId}`;
+  }
+  get cancelAll() {
+    return `${this.prefix}.cancel.*`;
+  }
+  heartbeat(nodeId: string) {
+    return `${this.prefix}.members.${nodeId}`;
+  }
+  get heartbeatAll() {
+    return `${this.prefix}.members.*`;
+  }
   /** Published after a job is queued: wakes idle workers at once instead of at their next poll. */
-  get kick() { return `${this.prefix}.kick`; }
+  get kick() {
+    return `${this.prefix}.kick`;
+  }
 }

@@ -39,11 +39,29 @@ export class ClusterNode {
   #queues: QueueDepth[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  private constructor(readonly nodeId: string, private readonly c: ClusterConnection, readonly members: Membership, deps: ClusterNodeDeps) {
+  private constructor(
+    readonly nodeId: string,
+    private readonly c: ClusterConnection,
+    readonly members: Membership,
+    deps: ClusterNodeDeps,
+  ) {
     const role = deps.config.role;
     const log = deps.log.child({ node: nodeId, role });
-    if (role !== 'worker') this.front = new ClusterFront(c, members, { nodeId, log, ...(deps.frontObserver ? { observer: deps.frontObserver } : {}) });
-    if (role !== 'front') this.worker = new ClusterWorker(c, members, nodeId, { registry: deps.registry, tools: deps.tools, lean: deps.lean, log, ...(deps.workerObserver ? { observer: deps.workerObserver } : {}), ...(deps.pools ? { pools: deps.pools } : {}) });
+    if (role !== 'worker')
+      this.front = new ClusterFront(c, members, {
+        nodeId,
+        log,
+        ...(deps.frontObserver ? { observer: deps.frontObserver } : {}),
+      });
+    if (role !== 'front')
+      this.worker = new ClusterWorker(c, members, nodeId, {
+        registry: deps.registry,
+        tools: deps.tools,
+        lean: deps.lean,
+        log,
+        ...(deps.workerObserver ? { observer: deps.workerObserver } : {}),
+        ...(deps.pools ? { pools: deps.pools } : {}),
+      });
   }
 
   static async start(deps: ClusterNodeDeps): Promise<ClusterNode> {
@@ -63,7 +81,12 @@ export class ClusterNode {
 
   async #refreshQueues(): Promise<void> {
     const infos = await this.c.jsm.consumers.list(this.c.names.stream).next();
-    this.#queues = infos.map((i) => ({ subject: i.config.filter_subject ?? i.name, pending: i.num_pending, inProgress: i.num_ack_pending, redelivered: i.num_redelivered }));
+    this.#queues = infos.map((i) => ({
+      subject: i.config.filter_subject ?? i.name,
+      pending: i.num_pending,
+      inProgress: i.num_ack_pending,
+      redelivered: i.num_redelivered,
+    }));
   }
 
   /** A front's view of environments: available where a live worker can run Lean for them (the front itself runs none). */
@@ -73,7 +96,14 @@ export class ClusterNode {
       const { unavailable_reason: _r, ...rest } = e;
       const a = this.members.environmentAvailable(e.name);
       if (a === true) return { ...rest, available: true } as E;
-      return { ...rest, available: false, unavailable_reason: a === undefined ? 'no live worker in the cluster yet (jobs wait in the queue until one joins)' : 'no live worker in the cluster can run Lean for it' } as E;
+      return {
+        ...rest,
+        available: false,
+        unavailable_reason:
+          a === undefined
+            ? 'no live worker in the cluster yet (jobs wait in the queue until one joins)'
+            : 'no live worker in the cluster can run Lean for it',
+      } as E;
     });
   }
 
@@ -88,7 +118,15 @@ export class ClusterNode {
       connected: !this.c.nc.isClosed(),
       ...(this.front ? { submitted: this.front.stats() } : {}),
       ...(this.worker ? { worker: this.worker.stats() } : {}),
-      workers: this.members.live().map((m) => ({ node: m.node, slots: m.slots, busy: m.busy, warm: m.warm, done: m.done, environments: m.environments, last_heartbeat_ms: Date.now() - m.seenAt })),
+      workers: this.members.live().map((m) => ({
+        node: m.node,
+        slots: m.slots,
+        busy: m.busy,
+        warm: m.warm,
+        done: m.done,
+        environments: m.environments,
+        last_heartbeat_ms: Date.now() - m.seenAt,
+      })),
       queues: this.#queues,
     };
   }

@@ -63,34 +63,45 @@ export class ClusterWorker {
   #loop: Promise<void> | undefined;
   readonly #warmLimit: number;
 
-  constructor(private readonly c: ClusterConnection, private readonly members: Membership, private readonly nodeId: string, private readonly deps: WorkerDeps) {
+  constructor(
+    private readonly c: ClusterConnection,
+    private readonly members: Membership,
+    private readonly nodeId: string,
+    private readonly deps: WorkerDeps,
+  ) {
     this.#free = c.config.workerSlots;
     this.#warmLimit = Math.max(1, c.config.workerSlots);
   }
 
   start(): void {
     const { nc, names } = this.c;
-    this.#subs.push(nc.subscribe(names.kick, {
-      callback: (_e, msg) => {
-        this.#hint = msg.string();
-        this.#wake?.();
-      },
-    }));
-    this.#subs.push(nc.subscribe(names.cancelAll, {
-      callback: (_e, msg) => {
-        const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
-        const r = this.#running.get(id);
-        if (r) r.ctrl.abort(serviceError('cancelled', 'cluster_front'));
-        else {
-          // Not (yet) here: remember it, so the job is dropped if it reaches us later.
-          if (this.#cancelled.size >= 10_000) this.#cancelled.clear();
-          this.#cancelled.add(id);
-        }
-      },
-    }));
+    this.#subs.push(
+      nc.subscribe(names.kick, {
+        callback: (_e, msg) => {
+          this.#hint = msg.string();
+          this.#wake?.();
+        },
+      }),
+    );
+    this.#subs.push(
+      nc.subscribe(names.cancelAll, {
+        callback: (_e, msg) => {
+          const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+          const r = this.#running.get(id);
+          if (r) r.ctrl.abort(serviceError('cancelled', 'cluster_front'));
+          else {
+            // Not (yet) here: remember it, so the job is dropped if it reaches us later.
+            if (this.#cancelled.size >= 10_000) this.#cancelled.clear();
+            this.#cancelled.add(id);
+          }
+        },
+      }),
+    );
     this.#heartbeat();
     this.#timer = setInterval(() => this.#heartbeat(), this.c.config.heartbeatMs);
-    this.#loop = this.#pullLoop().catch((err: unknown) => this.deps.log.error({ err }, 'cluster worker stopped pulling'));
+    this.#loop = this.#pullLoop().catch((err: unknown) =>
+      this.deps.log.error({ err }, 'cluster worker stopped pulling'),
+    );
   }
 
   #heartbeat(): void {
@@ -98,9 +109,16 @@ export class ClusterWorker {
     const running: Record<string, number> = {};
     for (const r of this.#running.values()) running[r.consumer] = (running[r.consumer] ?? 0) + 1;
     const hb: Heartbeat = {
-      node: this.nodeId, at: Date.now(), slots: this.c.config.workerSlots, busy: this.#running.size,
-      warm: [...this.#warmKeys().keys()], running, done: this.#done,
-      environments: Object.fromEntries(this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available])),
+      node: this.nodeId,
+      at: Date.now(),
+      slots: this.c.config.workerSlots,
+      busy: this.#running.size,
+      warm: [...this.#warmKeys().keys()],
+      running,
+      done: this.#done,
+      environments: Object.fromEntries(
+        this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available]),
+      ),
     };
     this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
   }
@@ -126,8 +144,17 @@ export class ClusterWorker {
       if (this.#ensured.has(id)) out.set(id, k);
       else if (!this.#ensuring.has(id)) {
         this.#ensuring.add(id);
-        void ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config)
-          .then(() => this.#ensured.add(id), (err: unknown) => this.deps.log.warn({ err }, 'cannot create the consumer of a warm header'))
+        void ensureConsumer(
+          this.c.jsm,
+          this.c.names,
+          this.c.names.keyConsumer(k),
+          this.c.names.workSubject(k),
+          this.c.config,
+        )
+          .then(
+            () => this.#ensured.add(id),
+            (err: unknown) => this.deps.log.warn({ err }, 'cannot create the consumer of a warm header'),
+          )
           .finally(() => this.#ensuring.delete(id));
       }
     }
@@ -204,7 +231,8 @@ export class ClusterWorker {
     const byName = new Map(infos.map((i) => [i.name, i]));
     const candidates: string[] = [];
     // 1. Headers held warm here: the affinity that makes scale-out pay.
-    for (const k of this.#warmKeys().values()) if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
+    for (const k of this.#warmKeys().values())
+      if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
     // 2. The fallback: new headers warm on whichever worker is free (the least loaded).
     if ((byName.get(names.fallbackConsumer)?.num_pending ?? 0) > 0) candidates.push(names.fallbackConsumer);
     // 3. Someone else's header: taken only when its holders are gone or have let it wait.
@@ -214,9 +242,14 @@ export class ClusterWorker {
       if (i.num_pending > 0 || orphaned) {
         const since = this.#waitingSince.get(i.name) ?? now;
         this.#waitingSince.set(i.name, since);
-        const holders = i.name === names.fallbackConsumer ? [] : this.members.holders(i.config.filter_subject?.slice(names.prefix.length + 6) ?? '');
-        const stale = now - since >= (orphaned && i.num_pending === 0 ? this.c.config.heartbeatMs * 2 : this.c.config.stealAfterMs);
-        if (!candidates.includes(i.name) && (stale || (i.num_pending > 0 && holders.length === 0))) candidates.push(i.name);
+        const holders =
+          i.name === names.fallbackConsumer
+            ? []
+            : this.members.holders(i.config.filter_subject?.slice(names.prefix.length + 6) ?? '');
+        const stale =
+          now - since >= (orphaned && i.num_pending === 0 ? this.c.config.heartbeatMs * 2 : this.c.config.stealAfterMs);
+        if (!candidates.includes(i.name) && (stale || (i.num_pending > 0 && holders.length === 0)))
+          candidates.push(i.name);
       } else this.#waitingSince.delete(i.name);
     }
     for (const name of candidates) {
@@ -233,7 +266,9 @@ export class ClusterWorker {
 
   /** Notes whether more jobs wait behind this one on a consumer we serve first (warm or fallback). */
   #took(consumer: string, msg: JsMsg): JsMsg {
-    const ours = consumer === this.c.names.fallbackConsumer || [...this.#warmKeys().values()].some((k) => this.c.names.keyConsumer(k) === consumer);
+    const ours =
+      consumer === this.c.names.fallbackConsumer ||
+      [...this.#warmKeys().values()].some((k) => this.c.names.keyConsumer(k) === consumer);
     if (msg.info.pending > 0 && ours) this.#behind = consumer;
     return msg;
   }
@@ -252,7 +287,15 @@ export class ClusterWorker {
       this.c.nc.publish(this.c.names.outcome(job.key), encode(outcome));
     } catch (err) {
       // Most likely larger than the server's max_payload: the front must still get an answer.
-      this.c.nc.publish(this.c.names.outcome(job.key), encode({ job: job.id, status: 'error', worker: this.nodeId, error: { code: 'internal', message: `the result cannot travel over NATS: ${(err as Error).message}` } } satisfies Outcome));
+      this.c.nc.publish(
+        this.c.names.outcome(job.key),
+        encode({
+          job: job.id,
+          status: 'error',
+          worker: this.nodeId,
+          error: { code: 'internal', message: `the result cannot travel over NATS: ${(err as Error).message}` },
+        } satisfies Outcome),
+      );
     }
     await this.c.nc.flush();
   }
@@ -273,12 +316,19 @@ export class ClusterWorker {
     };
     if (this.#cancelled.delete(job.id)) return fail('cancelled', 'cancelled before it started');
     const remainingMs = job.deadlineAt - Date.now();
-    if (remainingMs <= 0) return fail('timeout', `the request exceeded its deadline of ${job.deadlineSeconds} s while queued`);
+    if (remainingMs <= 0)
+      return fail('timeout', `the request exceeded its deadline of ${job.deadlineSeconds} s while queued`);
     if (msg.info.deliveryCount > 1) {
       // A redelivery: the earlier worker may have finished and died before acknowledging.
       const e = await this.c.cache.get(job.key).catch(() => null);
       if (e && e.operation === 'PUT' && e.value.length) {
-        await this.#publish(job, { job: job.id, status: 'ok', result: decode<object>(e.value), cacheable: true, worker: this.nodeId });
+        await this.#publish(job, {
+          job: job.id,
+          status: 'ok',
+          result: decode<object>(e.value),
+          cacheable: true,
+          worker: this.nodeId,
+        });
         msg.ack();
         return;
       }
@@ -292,7 +342,10 @@ export class ClusterWorker {
     try {
       const outcome = await this.#execute(job, ctrl.signal, remainingMs / 1000);
       if (outcome.status === 'error') status = outcome.error.code;
-      if (outcome.status === 'ok' && outcome.cacheable) await this.c.cache.put(job.key, encode(outcome.result)).catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
+      if (outcome.status === 'ok' && outcome.cacheable)
+        await this.c.cache
+          .put(job.key, encode(outcome.result))
+          .catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
       if (this.#closed && ctrl.signal.aborted) return; // killed: leave the job to be redelivered
       await this.#publish(job, outcome);
       msg.ack();
@@ -307,7 +360,9 @@ export class ClusterWorker {
 
   #consumerOf(msg: JsMsg): string {
     const { names } = this.c;
-    return msg.subject === names.fallbackSubject ? names.fallbackConsumer : `k_${msg.subject.slice(names.prefix.length + 6).replace('.', '_')}`;
+    return msg.subject === names.fallbackSubject
+      ? names.fallbackConsumer
+      : `k_${msg.subject.slice(names.prefix.length + 6).replace('.', '_')}`;
   }
 
   async #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
@@ -315,22 +370,48 @@ export class ClusterWorker {
       if (!isToolName(job.tool)) throw serviceError('invalid_request', 'cluster_unknown_tool', { tool: job.tool });
       const request = parseToolRequest(job.tool, job.request);
       const env = this.deps.registry.get(job.environment);
-      if (!env) throw serviceError('unknown_environment', 'cluster_worker', { env: job.environment, node: this.nodeId });
+      if (!env)
+        throw serviceError('unknown_environment', 'cluster_worker', { env: job.environment, node: this.nodeId });
       const impl = this.deps.tools[job.tool] as ToolImpl<typeof job.tool> | undefined;
       if (!impl) throw serviceError('not_implemented', 'cluster_worker', { tool: job.tool, node: this.nodeId });
       const needsLean = impl.needsLean(request);
       if (needsLean) {
         const a = this.deps.registry.availability(env.name);
-        if (!a.available) throw serviceError('environment_unavailable', 'cluster_worker', { env: env.name, node: this.nodeId, reason: a.reason });
-        await this.#warmUp(workKey(env.name, requestHeader(request as { content?: unknown; ignore_imports?: unknown }, env.imports)));
+        if (!a.available)
+          throw serviceError('environment_unavailable', 'cluster_worker', {
+            env: env.name,
+            node: this.nodeId,
+            reason: a.reason,
+          });
+        await this.#warmUp(
+          workKey(env.name, requestHeader(request as { content?: unknown; ignore_imports?: unknown }, env.imports)),
+        );
       }
       const progress = job.progress
-        ? (e: { stage: string; done?: number; total?: number }) => this.c.nc.publish(this.c.names.progress(job.id), encode(e))
+        ? (e: { stage: string; done?: number; total?: number }) =>
+            this.c.nc.publish(this.c.names.progress(job.id), encode(e))
         : () => {};
       const log = this.deps.log.child({ job: job.id, tool: job.tool });
       let leanFailed = false;
-      const result = await withDeadline(seconds, cancel, (signal) => impl.run(request, { env, signal, log, lean: this.deps.lean, progress, leanFailed: () => { leanFailed = true; } }));
-      return { job: job.id, status: 'ok', result, cacheable: isCacheable(impl, result, leanFailed), worker: this.nodeId };
+      const result = await withDeadline(seconds, cancel, (signal) =>
+        impl.run(request, {
+          env,
+          signal,
+          log,
+          lean: this.deps.lean,
+          progress,
+          leanFailed: () => {
+            leanFailed = true;
+          },
+        }),
+      );
+      return {
+        job: job.id,
+        status: 'ok',
+        result,
+        cacheable: isCacheable(impl, result, leanFailed),
+        worker: this.nodeId,
+      };
     } catch (err) {
       // Lean cannot start here for this environment: our heartbeat says so from now on (fronts route elsewhere).
       if (err instanceof LeanStartError) this.deps.registry.reportUnavailable(job.environment, err.message);
@@ -349,7 +430,13 @@ export class ClusterWorker {
     const order = [...this.#warm].reverse();
     this.#warm = new Map(order.slice(0, this.#warmLimit));
     if (!had || !this.#ensured.has(id)) {
-      await ensureConsumer(this.c.jsm, this.c.names, this.c.names.keyConsumer(k), this.c.names.workSubject(k), this.c.config);
+      await ensureConsumer(
+        this.c.jsm,
+        this.c.names,
+        this.c.names.keyConsumer(k),
+        this.c.names.workSubject(k),
+        this.c.config,
+      );
       this.#ensured.add(id);
       this.#heartbeat();
     }
@@ -358,11 +445,18 @@ export class ClusterWorker {
   async #releaseClaim(job: Job): Promise<void> {
     // The front normally frees the key; a front that died cannot.
     const e = await this.c.inflight.get(job.key).catch(() => null);
-    if (e && e.operation === 'PUT' && decode<{ job: string }>(e.value).job === job.id) await this.c.inflight.delete(job.key, { previousSeq: e.revision }).catch(() => {});
+    if (e && e.operation === 'PUT' && decode<{ job: string }>(e.value).job === job.id)
+      await this.c.inflight.delete(job.key, { previousSeq: e.revision }).catch(() => {});
   }
 
   stats() {
-    return { node: this.nodeId, slots: this.c.config.workerSlots, busy: this.#running.size, warm: [...this.#warmKeys().keys()], done: this.#done };
+    return {
+      node: this.nodeId,
+      slots: this.c.config.workerSlots,
+      busy: this.#running.size,
+      warm: [...this.#warmKeys().keys()],
+      done: this.#done,
+    };
   }
 
   /** Stop pulling; let running jobs finish (they still answer). */

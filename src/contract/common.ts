@@ -9,28 +9,68 @@ export const MAX_TIMEOUT_SECONDS_WIRE = 86_400;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /** A Lean option name: dotted identifier such as `maxHeartbeats` or `linter.unusedVariables`. */
-const optionName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'must be a Lean option name such as maxHeartbeats or pp.all');
-const optionValue = z.union([z.boolean(), z.number().int(), z.string()], { error: 'must be a boolean, an integer or a string' });
+const optionName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/,
+    'must be a Lean option name such as maxHeartbeats or pp.all',
+  );
+const optionValue = z.union([z.boolean(), z.number().int(), z.string()], {
+  error: 'must be a boolean, an integer or a string',
+});
 
 /** Every shared parameter, with the spec's type, range and default. Tools pick the ones they accept. */
 export const sharedParams = {
   content: z.string({ error: 'is required and must be a string of Lean source' }),
   environment: z.string({ error: 'is required and must be an environment name' }).min(1, 'must not be empty'),
-  names: z.array(z.string(), { error: 'must be a list of declaration names' }).optional()
-    .describe('Declarations to process (default: all theorems). Exact full name first, then best-effort short-name resolution.'),
-  indices: z.array(z.number().int('must be integers'), { error: 'must be a list of integers' }).optional()
+  names: z
+    .array(z.string(), { error: 'must be a list of declaration names' })
+    .optional()
+    .describe(
+      'Declarations to process (default: all theorems). Exact full name first, then best-effort short-name resolution.',
+    ),
+  indices: z
+    .array(z.number().int('must be integers'), { error: 'must be a list of integers' })
+    .optional()
     .describe('0-based indices of declarations to process; negative values count from the end.'),
-  theorems_only: z.boolean().default(true).describe('When false, process every declaration kind and select over all of them.'),
-  reparse: z.boolean().default(true).describe('When false, the output is not re-elaborated and lean_messages is empty.'),
-  mathlib_options: z.boolean().default(false).describe('Mathlib standard linter set, autoImplicit off, and #lint findings.'),
-  global_options: z.record(optionName, optionValue).optional().describe('Lean option overrides applied to everything elaborated.'),
-  delab_options: z.record(z.string().regex(/^pp\./, 'keys must be pretty-printer options (pp.*)'), optionValue).optional()
+  theorems_only: z
+    .boolean()
+    .default(true)
+    .describe('When false, process every declaration kind and select over all of them.'),
+  reparse: z
+    .boolean()
+    .default(true)
+    .describe('When false, the output is not re-elaborated and lean_messages is empty.'),
+  mathlib_options: z
+    .boolean()
+    .default(false)
+    .describe('Mathlib standard linter set, autoImplicit off, and #lint findings.'),
+  global_options: z
+    .record(optionName, optionValue)
+    .optional()
+    .describe('Lean option overrides applied to everything elaborated.'),
+  delab_options: z
+    .record(z.string().regex(/^pp\./, 'keys must be pretty-printer options (pp.*)'), optionValue)
+    .optional()
     .describe('Pretty-printer overrides (pp.* only), applied on top of the verbosity preset.'),
   // A number, as the spec and AXLE say (fractions allowed); the preset is the integer part.
-  verbosity: z.number({ error: 'must be a number from 0 to 2' }).min(0, 'must be a number from 0 to 2').max(2, 'must be a number from 0 to 2').default(0)
-    .describe('Pretty-printer preset, a number from 0 to 2 (its integer part selects the preset): 0 standard, 1 robust, 2 extra robust.'),
-  ignore_imports: z.boolean().default(true).describe("true: replace the content's imports with the environment's header."),
-  timeout_seconds: z.number().positive().max(MAX_TIMEOUT_SECONDS_WIRE).default(DEFAULT_TIMEOUT_SECONDS)
+  verbosity: z
+    .number({ error: 'must be a number from 0 to 2' })
+    .min(0, 'must be a number from 0 to 2')
+    .max(2, 'must be a number from 0 to 2')
+    .default(0)
+    .describe(
+      'Pretty-printer preset, a number from 0 to 2 (its integer part selects the preset): 0 standard, 1 robust, 2 extra robust.',
+    ),
+  ignore_imports: z
+    .boolean()
+    .default(true)
+    .describe("true: replace the content's imports with the environment's header."),
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(MAX_TIMEOUT_SECONDS_WIRE)
+    .default(DEFAULT_TIMEOUT_SECONDS)
     .describe('Processing deadline in seconds (queue time excluded); capped at 900 s for non-admin keys.'),
 } as const;
 
@@ -70,7 +110,20 @@ export const environmentInfo = z.object({
 export type EnvironmentInfo = z.infer<typeof environmentInfo>;
 
 export const documentSchema = z.object({
-  kind: z.enum(['theorem', 'def', 'abbrev', 'axiom', 'opaque', 'structure', 'class', 'class inductive', 'inductive', 'instance', 'example', 'unknown']),
+  kind: z.enum([
+    'theorem',
+    'def',
+    'abbrev',
+    'axiom',
+    'opaque',
+    'structure',
+    'class',
+    'class inductive',
+    'inductive',
+    'instance',
+    'example',
+    'unknown',
+  ]),
   declaration: z.string(),
   content: z.string(),
   tokens: z.array(z.string()),

@@ -9,10 +9,14 @@ const json = (schema: z.ZodType, io: 'input' | 'output') =>
 
 function errorResponses(): Record<string, unknown> {
   const byStatus = new Map<number, string[]>();
-  for (const [code, e] of Object.entries(ERROR_CODES)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
+  for (const [code, e] of Object.entries(ERROR_CODES))
+    byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
   const ref = { $ref: '#/components/schemas/Error' };
   return Object.fromEntries(
-    [...byStatus].map(([status, codes]) => [String(status), { description: `codes: ${codes.join(', ')}`, content: { 'application/json': { schema: ref } } }]),
+    [...byStatus].map(([status, codes]) => [
+      String(status),
+      { description: `codes: ${codes.join(', ')}`, content: { 'application/json': { schema: ref } } },
+    ]),
   );
 }
 
@@ -29,23 +33,49 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         security: [{}, { bearer: [] }],
         requestBody: { required: true, content: { 'application/json': { schema: json(spec.request, 'input') } } },
         responses: {
-          200: { description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)', content: { 'application/json': { schema: json(spec.response, 'output') } } },
+          200: {
+            description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)',
+            content: { 'application/json': { schema: json(spec.response, 'output') } },
+          },
           ...errors,
         },
       },
     };
   }
   paths['/v1/environments'] = {
-    get: { operationId: 'environments', summary: 'List the Lean environments', responses: { 200: { description: 'Environments', content: { 'application/json': { schema: json(z.array(environmentInfo), 'output') } } } } },
+    get: {
+      operationId: 'environments',
+      summary: 'List the Lean environments',
+      responses: {
+        200: {
+          description: 'Environments',
+          content: { 'application/json': { schema: json(z.array(environmentInfo), 'output') } },
+        },
+      },
+    },
   };
   paths['/v1/status'] = {
-    get: { operationId: 'status', summary: 'Health, pools and queues', responses: { 200: { description: '{"status":"healthy", ...}' } } },
+    get: {
+      operationId: 'status',
+      summary: 'Health, pools and queues',
+      responses: { 200: { description: '{"status":"healthy", ...}' } },
+    },
   };
   return {
     openapi: '3.1.0',
-    info: { title: 'Lean tool service', version, description: 'Lean 4 proof tooling: verify, repair, transform and analyse Lean source.' },
+    info: {
+      title: 'Lean tool service',
+      version,
+      description: 'Lean 4 proof tooling: verify, repair, transform and analyse Lean source.',
+    },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key; requests without one share one anonymous slot.' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API key; requests without one share one anonymous slot.',
+        },
+      },
       schemas: { Error: json(errorBody, 'output') },
     },
     paths,

@@ -16,4 +16,8 @@ export type StreamEvent =
   | { id: string; event: 'started'; deadline_seconds: number | undefined }
   | { id: string; event: 'progress'; stage: string; done?: number | undefined; total?: number | undefined }
   | { id: string; event: 'result'; cache: 'hit' | 'miss'; result: unknown }
-  | { id: string | null; event: 'error'; error: { code: string; message: string; details?: { field: string; message: string }[] } };
+  | {
+      id: string | null;
+      event: 'error';
+      error: { code: string; message: string; details?: { field: string; message: string }[] };
+    };

@@ -8,23 +8,40 @@ import { z } from 'zod';
 import { documentSchema, messageSet, sharedParams, sharedResponse, timings, type SharedParamName } from './common.ts';
 
 export const REPAIRS = [
-  'remove_unknown_options', 'enable_autoImplicit', 'relax_defeq_transparency', 'insert_sorries',
-  'remove_extraneous_tactics', 'apply_terminal_tactics', 'replace_unsafe_tactics',
+  'remove_unknown_options',
+  'enable_autoImplicit',
+  'relax_defeq_transparency',
+  'insert_sorries',
+  'remove_extraneous_tactics',
+  'apply_terminal_tactics',
+  'replace_unsafe_tactics',
 ] as const;
 export const SIMPLIFICATIONS = ['remove_unused_tactics', 'remove_unused_haves', 'rename_unused_vars'] as const;
 export const NORMALIZATIONS = [
-  'remove_sections', 'expand_decl_names', 'remove_duplicates', 'split_open_in_commands',
-  'normalize_module_comments', 'normalize_doc_comments',
+  'remove_sections',
+  'expand_decl_names',
+  'remove_duplicates',
+  'split_open_in_commands',
+  'normalize_module_comments',
+  'normalize_doc_comments',
 ] as const;
-export const DEFAULT_NORMALIZATIONS: (typeof NORMALIZATIONS)[number][] = ['remove_sections', 'remove_duplicates', 'split_open_in_commands'];
+export const DEFAULT_NORMALIZATIONS: (typeof NORMALIZATIONS)[number][] = [
+  'remove_sections',
+  'remove_duplicates',
+  'split_open_in_commands',
+];
 
 /** Spec leaves comparator's memory_limit_mb default "not shown"; README documents this choice. */
 export const DEFAULT_COMPARATOR_MEMORY_MB = 8192;
 
 const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
-  z.array(z.enum(values, { error: `must be one of the ${what}: ${values.join(', ')}` }), { error: `must be a list of ${what}` });
+  z.array(z.enum(values, { error: `must be one of the ${what}: ${values.join(', ')}` }), {
+    error: `must be a list of ${what}`,
+  });
 
-const terminalTactics = z.array(z.string().min(1), { error: 'must be a list of tactic strings' }).default(['grind'])
+const terminalTactics = z
+  .array(z.string().min(1), { error: 'must be a list of tactic strings' })
+  .default(['grind'])
   .describe('Terminal tactics tried in order; stops at the first success.');
 
 const BASE = {
@@ -47,7 +64,11 @@ const respond = <E extends z.ZodRawShape>(extra: E) => z.object({ ...sharedRespo
 const SELECT = ['names', 'indices'] as const;
 const OPTS = ['mathlib_options', 'global_options'] as const;
 
-const verifyNegation = z.object({ okay: z.boolean(), tool_messages: messageSet, failed_declarations: z.array(z.string()) });
+const verifyNegation = z.object({
+  okay: z.boolean(),
+  tool_messages: messageSet,
+  failed_declarations: z.array(z.string()),
+});
 
 export interface ToolSpec {
   summary: string;
@@ -65,7 +86,9 @@ export const TOOLS = {
   repair_proofs: {
     summary: 'Repair broken theorem proofs with a fixed set of repair passes.',
     request: singleText([...SELECT, 'theorems_only', ...OPTS], {
-      repairs: enumList(REPAIRS, 'repairs').default([...REPAIRS]).describe('Repairs to apply, in the fixed order of the spec.'),
+      repairs: enumList(REPAIRS, 'repairs')
+        .default([...REPAIRS])
+        .describe('Repairs to apply, in the fixed order of the spec.'),
       terminal_tactics: terminalTactics,
     }),
     response: respond({ repair_stats: z.record(z.string(), z.number().int()), okay: z.boolean() }),
@@ -78,17 +101,29 @@ export const TOOLS = {
       use_def_eq: z.boolean().default(true),
       verify_negation: z.boolean().default(false),
     }),
-    response: respond({ okay: z.boolean(), failed_declarations: z.array(z.string()), negation: verifyNegation.optional() }),
+    response: respond({
+      okay: z.boolean(),
+      failed_declarations: z.array(z.string()),
+      negation: verifyNegation.optional(),
+    }),
   },
   comparator: {
     summary: 'Slower, more thorough verify_proof running an external comparator in a container.',
     request: singleText([], {
       formal_statement: z.string({ error: 'is required and must be the sorried statement source' }),
-      memory_limit_mb: z.number().int().positive().optional().describe(`Container memory limit in MB (default ${DEFAULT_COMPARATOR_MEMORY_MB}).`),
+      memory_limit_mb: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(`Container memory limit in MB (default ${DEFAULT_COMPARATOR_MEMORY_MB}).`),
     }),
     response: z.object({
-      okay: z.boolean(), output: z.string(), exit_status: z.number().int(),
-      validated_theorem_names: z.array(z.string()), timings,
+      okay: z.boolean(),
+      output: z.string(),
+      exit_status: z.number().int(),
+      validated_theorem_names: z.array(z.string()),
+      timings,
     }),
   },
   theorem2lemma: {
@@ -150,7 +185,9 @@ export const TOOLS = {
   merge: {
     summary: 'Combine several Lean files into one, with deduplication and conflict renaming.',
     request: z.strictObject({
-      documents: z.array(z.string(), { error: 'is required and must be a list of Lean source texts' }).min(1, 'must hold at least one document'),
+      documents: z
+        .array(z.string(), { error: 'is required and must be a list of Lean source texts' })
+        .min(1, 'must hold at least one document'),
       environment: sharedParams.environment,
       use_def_eq: z.boolean().default(true),
       include_alts_as_comments: z.boolean().default(false),
@@ -162,7 +199,9 @@ export const TOOLS = {
   rename: {
     summary: 'Rename declarations and update all references.',
     request: singleText(['reparse', ...OPTS], {
-      declarations: z.record(z.string().min(1), z.string().min(1, 'new names must not be empty'), { error: 'is required and must map old full names to new full names' }),
+      declarations: z.record(z.string().min(1), z.string().min(1, 'new names must not be empty'), {
+        error: 'is required and must map old full names to new full names',
+      }),
     }),
     response: respond({}),
   },

@@ -37,9 +37,14 @@ export const unknownTool = (tool: string): ServiceError =>
 
 export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): ToolRequest<T> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw serviceError('invalid_request', 'body_not_object', { tool }, {
-      details: [{ field: '', message: 'the body must be a JSON object' }],
-    });
+    throw serviceError(
+      'invalid_request',
+      'body_not_object',
+      { tool },
+      {
+        details: [{ field: '', message: 'the body must be a JSON object' }],
+      },
+    );
   }
   const raw = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
   const details: ErrorDetail[] = [];

@@ -22,43 +22,79 @@ export interface CheckResult {
 
 type Run = (texts: string[]) => Promise<CommandOutcome[]>;
 
-const show = (o: CommandOutcome | undefined) => JSON.stringify(o ? { messages: o.messages.map((m) => ({ severity: m.severity, pos: m.pos, data: m.data.slice(0, 200) })), sorries: o.sorries.map((s) => ({ pos: s.pos, goal: s.goal.slice(0, 200) })) } : null);
+const show = (o: CommandOutcome | undefined) =>
+  JSON.stringify(
+    o
+      ? {
+          messages: o.messages.map((m) => ({ severity: m.severity, pos: m.pos, data: m.data.slice(0, 200) })),
+          sorries: o.sorries.map((s) => ({ pos: s.pos, goal: s.goal.slice(0, 200) })),
+        }
+      : null,
+  );
 
 /** What each check sends and what it expects; names are the rows of the table (and of the README's list). */
-export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => Promise<{ ok: boolean; detail: string }> }[] = [
+export const CHECKS: {
+  name: string;
+  run: (run: Run, env: EnvironmentConfig) => Promise<{ ok: boolean; detail: string }>;
+}[] = [
   {
     name: 'message text and position of an error',
     async run(run) {
       const [o] = await run(['theorem doctor_e : 1 + 1 = 3 := rfl']);
       const e = o?.messages.find((m) => m.severity === 'error');
-      return { ok: e !== undefined && e.pos.line === 1, detail: e ? `error at ${e.pos.line}:${e.pos.column}: ${e.data.split('\n')[0]}` : `no error: ${show(o)}` };
+      return {
+        ok: e !== undefined && e.pos.line === 1,
+        detail: e ? `error at ${e.pos.line}:${e.pos.column}: ${e.data.split('\n')[0]}` : `no error: ${show(o)}`,
+      };
     },
   },
   {
     name: "sorry warning text and the REPL's sorries shape",
     async run(run) {
       const [o] = await run(['theorem doctor_s : True := by\n  sorry']);
-      const w = o?.messages.find((m) => isSorryWarning({ severity: m.severity === 'trace' ? 'info' : m.severity, pos: m.pos, endPos: undefined, text: m.data }));
+      const w = o?.messages.find((m) =>
+        isSorryWarning({
+          severity: m.severity === 'trace' ? 'info' : m.severity,
+          pos: m.pos,
+          endPos: undefined,
+          text: m.data,
+        }),
+      );
       const s = o?.sorries[0];
       const ok = w !== undefined && s !== undefined && s.pos?.line === 2 && s.goal.trim() === '⊢ True';
-      return { ok, detail: ok ? `warning "${w!.data}", sorry at ${s!.pos!.line}:${s!.pos!.column} goal "${s!.goal}"` : show(o) };
+      return {
+        ok,
+        detail: ok ? `warning "${w!.data}", sorry at ${s!.pos!.line}:${s!.pos!.column} goal "${s!.goal}"` : show(o),
+      };
     },
   },
   {
     name: '#print axioms format (public and private declarations)',
     async run(run) {
-      const outs = await run(['theorem doctor_a : True := by\n  sorry', '#print axioms doctor_a', 'private theorem doctor_p : True := trivial', '#print axioms doctor_p']);
+      const outs = await run([
+        'theorem doctor_a : True := by\n  sorry',
+        '#print axioms doctor_a',
+        'private theorem doctor_p : True := trivial',
+        '#print axioms doctor_p',
+      ]);
       const a = outs[1]?.messages.map((m) => parseAxioms(m.data)).find(Boolean);
       const p = outs[3]?.messages.map((m) => parseAxioms(m.data)).find(Boolean);
       const ok = a?.name === 'doctor_a' && a.axioms.includes('sorryAx') && p?.name === 'doctor_p';
-      return { ok, detail: ok ? `${outs[1]!.messages[0]!.data} / ${outs[3]!.messages[0]!.data}` : `${show(outs[1])} ${show(outs[3])}` };
+      return {
+        ok,
+        detail: ok
+          ? `${outs[1]!.messages[0]!.data} / ${outs[3]!.messages[0]!.data}`
+          : `${show(outs[1])} ${show(outs[3])}`,
+      };
     },
   },
   {
     name: 'goal printing (wrapped hypothesis, anonymous instance) re-elaborates',
     async run(run) {
       const long = Array.from({ length: 12 }, () => 'xs.length').join(' + ');
-      const [o] = await run([`set_option pp.proofs true in\nset_option pp.numericTypes true in\ntheorem doctor_g {α : Type} [Inhabited α] (xs : List α) (hlong : ${long} = 0) : xs = xs := by\n  sorry`]);
+      const [o] = await run([
+        `set_option pp.proofs true in\nset_option pp.numericTypes true in\ntheorem doctor_g {α : Type} [Inhabited α] (xs : List α) (hlong : ${long} = 0) : xs = xs := by\n  sorry`,
+      ]);
       const goal = o?.sorries[0]?.goal;
       if (!goal) return { ok: false, detail: `no sorry goal: ${show(o)}` };
       const [g] = parseGoals(goal);
@@ -68,7 +104,12 @@ export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => 
       const [back] = await run([lemma.text.replace(/:= by\n  sorry$/, ':= by\n  rfl')]);
       const errors = back?.messages.filter((m) => m.severity === 'error') ?? [];
       const ok = !lemma.inaccessible && g.hyps.every((h) => h.type.trim() !== '') && errors.length === 0;
-      return { ok, detail: ok ? `lemma: ${lemma.text.replace(/\s+/g, ' ').slice(0, 160)}` : `goal ${JSON.stringify(goal)} → ${lemma.text} → ${show(back)}` };
+      return {
+        ok,
+        detail: ok
+          ? `lemma: ${lemma.text.replace(/\s+/g, ' ').slice(0, 160)}`
+          : `goal ${JSON.stringify(goal)} → ${lemma.text} → ${show(back)}`,
+      };
     },
   },
   {
@@ -77,23 +118,39 @@ export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => 
       const [o] = await run(['theorem doctor_u (x y : Nat) : x = x := rfl']);
       const w = o?.messages.find((m) => m.severity === 'warning');
       const name = w ? unusedVariableName(w.data, env.lean_toolchain) : undefined;
-      return { ok: name === 'y', detail: w ? `${w.data.split('\n')[0]} → ${name ?? 'NOT RECOGNISED'}` : `no warning: ${show(o)}` };
+      return {
+        ok: name === 'y',
+        detail: w ? `${w.data.split('\n')[0]} → ${name ?? 'NOT RECOGNISED'}` : `no warning: ${show(o)}`,
+      };
     },
   },
   {
     name: 'mutual … end and attribute … in elaborate as one input',
     async run(run) {
-      const outs = await run(['mutual\ntheorem doctor_m1 : True := trivial\ntheorem doctor_m2 : True := trivial\nend', 'attribute [local simp] Nat.add_comm in\ntheorem doctor_in (a b : Nat) : a + b = b + a := Nat.add_comm a b', '#print axioms doctor_m2', '#print axioms doctor_in']);
+      const outs = await run([
+        'mutual\ntheorem doctor_m1 : True := trivial\ntheorem doctor_m2 : True := trivial\nend',
+        'attribute [local simp] Nat.add_comm in\ntheorem doctor_in (a b : Nat) : a + b = b + a := Nat.add_comm a b',
+        '#print axioms doctor_m2',
+        '#print axioms doctor_in',
+      ]);
       const errors = outs.flatMap((o) => o.messages.filter((m) => m.severity === 'error'));
       // Positive evidence: both declarations exist afterwards (an answer of #print axioms for each).
       const exist = [outs[2], outs[3]].every((o) => o?.messages.some((m) => parseAxioms(m.data) !== undefined));
-      return { ok: errors.length === 0 && exist, detail: errors.length ? errors.map((e) => e.data.split('\n')[0]).join('; ') : exist ? 'no errors; both declarations exist' : `no #print axioms answer: ${show(outs[2])}` };
+      return {
+        ok: errors.length === 0 && exist,
+        detail: errors.length
+          ? errors.map((e) => e.data.split('\n')[0]).join('; ')
+          : exist
+            ? 'no errors; both declarations exist'
+            : `no #print axioms answer: ${show(outs[2])}`,
+      };
     },
   },
   {
     name: '#lint reports findings as errors (Batteries/Mathlib environments)',
     async run(run, env) {
-      if (!/\bimport\s+(Mathlib|Batteries)\b/.test(env.imports)) return { ok: true, detail: 'not applicable: no Batteries in the header' };
+      if (!/\bimport\s+(Mathlib|Batteries)\b/.test(env.imports))
+        return { ok: true, detail: 'not applicable: no Batteries in the header' };
       // formatLinterResults prints "The `docBlame` linter reports:" and #lint logs it with logError
       // [batteries: Batteries/Tactic/Lint/Frontend.lean]; the daemon turns such errors into warnings.
       const outs = await run(['def doctor_nodoc : Nat := 1', '#lint only docBlame']);
@@ -106,27 +163,53 @@ export const CHECKS: { name: string; run: (run: Run, env: EnvironmentConfig) => 
     async run(run) {
       // The exact commands verify_proof sends: a statement under section variables must match itself,
       // and a candidate that changes a statement by unfolding its sorried answer must not.
-      const scoped = parseSource('section\nvariable {α : Type} (xs : List α)\ntheorem doctor_len : xs.length = xs.length := sorry\nend\n');
+      const scoped = parseSource(
+        'section\nvariable {α : Type} (xs : List α)\ntheorem doctor_len : xs.length = xs.length := sorry\nend\n',
+      );
       const same = defeqCheck(scoped, scoped.decls[0]!, 0)!;
-      const ok1 = await run(['section\nvariable {α : Type} (xs : List α)\ntheorem doctor_len : xs.length = xs.length := rfl\nend', same]);
-      const answer = parseSource('def doctor_answer : Nat := sorry\ntheorem doctor_main : doctor_answer = doctor_answer := sorry\n');
+      const ok1 = await run([
+        'section\nvariable {α : Type} (xs : List α)\ntheorem doctor_len : xs.length = xs.length := rfl\nend',
+        same,
+      ]);
+      const answer = parseSource(
+        'def doctor_answer : Nat := sorry\ntheorem doctor_main : doctor_answer = doctor_answer := sorry\n',
+      );
       const opaque = defeqCheck(answer, answer.decls[1]!, 0, ['doctor_answer'])!;
       const bad = await run(['def doctor_answer : Nat := 3', 'theorem doctor_main : doctor_answer = 3 := rfl', opaque]);
       const err1 = ok1[1]?.messages.filter((m) => m.severity === 'error') ?? [];
       const err2 = bad[2]?.messages.filter((m) => m.severity === 'error') ?? [];
-      const ok = ok1[1] !== undefined && err1.length === 0 && err2.length > 0 && (bad[1]?.messages.every((m) => m.severity !== 'error') ?? false);
-      return { ok, detail: ok ? 'scoped statement matches; unfolding a sorried answer is refused' : `scoped: ${show(ok1[1])}; opaque: ${show(bad[2])}` };
+      const ok =
+        ok1[1] !== undefined &&
+        err1.length === 0 &&
+        err2.length > 0 &&
+        (bad[1]?.messages.every((m) => m.severity !== 'error') ?? false);
+      return {
+        ok,
+        detail: ok
+          ? 'scoped statement matches; unfolding a sorried answer is refused'
+          : `scoped: ${show(ok1[1])}; opaque: ${show(bad[2])}`,
+      };
     },
   },
 ];
 
 /** Run every check on an open session; each check gets its own chain of commands on the header. */
-export async function runChecks(session: LeanSession, env: EnvironmentConfig, signal: AbortSignal): Promise<CheckResult[]> {
+export async function runChecks(
+  session: LeanSession,
+  env: EnvironmentConfig,
+  signal: AbortSignal,
+): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
   for (const c of CHECKS) {
     const run: Run = async (texts) => {
       const keys = chainKeys(rootKey(env.imports), texts);
-      return (await session.run(env.imports, keys.map((key, i) => ({ key, text: texts[i]! })), { signal })).outcomes;
+      return (
+        await session.run(
+          env.imports,
+          keys.map((key, i) => ({ key, text: texts[i]! })),
+          { signal },
+        )
+      ).outcomes;
     };
     try {
       out.push({ name: c.name, ...(await c.run(run, env)) });
@@ -142,5 +225,9 @@ export function formatTable(rows: { env: string; check: string; ok: boolean; det
   const w1 = Math.max(11, ...rows.map((r) => r.env.length));
   const w2 = Math.max(5, ...rows.map((r) => r.check.length));
   const line = (a: string, b: string, c: string, d: string) => `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(4)}  ${d}`;
-  return [line('environment', 'check', 'ok', 'detail'), line('-'.repeat(w1), '-'.repeat(w2), '----', '------'), ...rows.map((r) => line(r.env, r.check, r.ok ? 'PASS' : 'FAIL', r.detail))].join('\n');
+  return [
+    line('environment', 'check', 'ok', 'detail'),
+    line('-'.repeat(w1), '-'.repeat(w2), '----', '------'),
+    ...rows.map((r) => line(r.env, r.check, r.ok ? 'PASS' : 'FAIL', r.detail)),
+  ].join('\n');
 }

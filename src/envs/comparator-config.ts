@@ -17,7 +17,11 @@ export const comparatorConfig = z.strictObject({
   /** Memory cap of a run (RLIMIT_AS of every process in it, MiB) when the request gives no memory_limit_mb. */
   defaultMemoryMb: z.number().int().positive().default(8192),
   /** Bytes of stdout+stderr a response carries (head and tail kept, the middle elided). */
-  outputLimitBytes: z.number().int().positive().default(64 * 1024),
+  outputLimitBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   /**
    * comparator runs every build and export under landrun (Main.lean, `buildLandrunArgs`). "landrun": the
    * binary lean:setup builds (required); "shim": the checkout's scripts/fake-landrun.sh, which does not

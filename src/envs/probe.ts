@@ -4,7 +4,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { bwrapStatus, discoverToolchain, elanToolchainDir as elanToolchainDirOf, searchDirs, which, type SandboxKind, type Toolchain } from '../host/discovery.ts';
+import {
+  bwrapStatus,
+  discoverToolchain,
+  elanToolchainDir as elanToolchainDirOf,
+  searchDirs,
+  which,
+  type SandboxKind,
+  type Toolchain,
+} from '../host/discovery.ts';
 import { lakeDir, sameToolchain, type EnvironmentConfig } from './config.ts';
 
 export { elanToolchainDir } from '../host/discovery.ts';
@@ -15,13 +23,22 @@ const SETUP_HINT = 'run `npm run lean:setup` (see README, "Adding a Lean environ
 
 /** Where `lake exe repl` finds its binary: the project itself or the REPL dependency. */
 export function replBinaryCandidates(projectDir: string): string[] {
-  return ['repl', 'REPL'].map((pkg) => path.join(projectDir, '.lake', 'packages', pkg, '.lake', 'build', 'bin', 'repl'))
+  return ['repl', 'REPL']
+    .map((pkg) => path.join(projectDir, '.lake', 'packages', pkg, '.lake', 'build', 'bin', 'repl'))
     .concat(path.join(projectDir, '.lake', 'build', 'bin', 'repl'));
 }
 
-export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv = process.env, tc: Toolchain = discoverToolchain(env), sandbox: SandboxKind = cfg.sandbox ?? 'bwrap'): Availability {
+export function probeEnvironment(
+  cfg: EnvironmentConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  tc: Toolchain = discoverToolchain(env),
+  sandbox: SandboxKind = cfg.sandbox ?? 'bwrap',
+): Availability {
   if (!tc.lake && !tc.elan) {
-    return { available: false, reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}` };
+    return {
+      available: false,
+      reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}`,
+    };
   }
   if (tc.elan && !existsSync(elanToolchainDirOf(cfg.lean_toolchain, env))) {
     return { available: false, reason: `Lean toolchain ${cfg.lean_toolchain} is not installed in elan; ${SETUP_HINT}` };
@@ -36,7 +53,10 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
   // The daemon runs the configured toolchain (ELAN_TOOLCHAIN); oleans built by another one do not load.
   const pinned = readPinnedToolchain(dir);
   if (pinned !== undefined && !sameToolchain(pinned, cfg.lean_toolchain)) {
-    return { available: false, reason: `the Lake project ${dir} pins ${pinned} in lean-toolchain but the environment is configured with ${cfg.lean_toolchain}: its .olean files would not load; set lean_toolchain to ${pinned} or check out a revision built with ${cfg.lean_toolchain}` };
+    return {
+      available: false,
+      reason: `the Lake project ${dir} pins ${pinned} in lean-toolchain but the environment is configured with ${cfg.lean_toolchain}: its .olean files would not load; set lean_toolchain to ${pinned} or check out a revision built with ${cfg.lean_toolchain}`,
+    };
   }
   const [cmd, ...args] = cfg.repl_command;
   if (cmd === 'lake' && args[0] === 'exe') {
@@ -49,7 +69,8 @@ export function probeEnvironment(cfg: EnvironmentConfig, env: NodeJS.ProcessEnv 
       return { available: false, reason: `the Lean REPL binary ${args[1]} is missing; ${SETUP_HINT}` };
     }
   } else if (cmd && cmd !== 'lake') {
-    const resolved = path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(dir, cmd), []);
+    const resolved =
+      path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(dir, cmd), []);
     if (!resolved) return { available: false, reason: `REPL command ${cmd} is not an executable; ${SETUP_HINT}` };
   }
   // Last, as it runs a one-off self-test: the jail must work when it is asked for.

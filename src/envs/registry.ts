@@ -12,14 +12,18 @@ export class EnvironmentRegistry {
   readonly #probe: Probe;
 
   /** Availability comes from `probe`, or from probing the host described by `hostEnv` (the process environment: PATH, ELAN_HOME…). */
-  constructor(configs: EnvironmentConfig[], opts: { ttlMs: number; defaultSandbox?: 'bwrap' | 'none' } & ({ probe: Probe } | { hostEnv: NodeJS.ProcessEnv })) {
+  constructor(
+    configs: EnvironmentConfig[],
+    opts: { ttlMs: number; defaultSandbox?: 'bwrap' | 'none' } & ({ probe: Probe } | { hostEnv: NodeJS.ProcessEnv }),
+  ) {
     for (const c of configs) {
       if (this.#envs.has(c.name)) throw new Error(`environment ${c.name} is configured twice`);
       this.#envs.set(c.name, c);
     }
     this.#ttlMs = opts.ttlMs;
     const sandbox = opts.defaultSandbox ?? 'bwrap';
-    this.#probe = 'probe' in opts ? opts.probe : (c) => probeEnvironment(c, opts.hostEnv, undefined, c.sandbox ?? sandbox);
+    this.#probe =
+      'probe' in opts ? opts.probe : (c) => probeEnvironment(c, opts.hostEnv, undefined, c.sandbox ?? sandbox);
   }
 
   get(name: string): EnvironmentConfig | undefined {

@@ -16,7 +16,10 @@ export function environmentWarnings(
   const out: string[] = [];
   for (const e of envs) {
     const a = registry.availability(e.name);
-    if (!a.available) out.push(`environment ${e.name} cannot run Lean: ${a.reason}; until then its Lean-backed requests answer 409 environment_unavailable (tools with "reparse": false still work)`);
+    if (!a.available)
+      out.push(
+        `environment ${e.name} cannot run Lean: ${a.reason}; until then its Lean-backed requests answer 409 environment_unavailable (tools with "reparse": false still work)`,
+      );
   }
   if (envs.some((e) => (e.sandbox ?? defaultSandbox) === 'bwrap')) {
     const b = bwrap();

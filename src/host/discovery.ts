@@ -59,7 +59,14 @@ export function discoverToolchain(env: NodeJS.ProcessEnv = process.env): Toolcha
 export type SandboxKind = 'bwrap' | 'none';
 
 /** The namespaces and process settings of the jail (backend/process/sandbox.ts builds the rest of it on these). */
-export const JAIL_NAMESPACE_ARGS = ['--die-with-parent', '--new-session', '--unshare-all', '--hostname', 'lean-jail', '--clearenv'];
+export const JAIL_NAMESPACE_ARGS = [
+  '--die-with-parent',
+  '--new-session',
+  '--unshare-all',
+  '--hostname',
+  'lean-jail',
+  '--clearenv',
+];
 
 export function findBwrap(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return which('bwrap', searchDirs(env));
@@ -74,14 +81,42 @@ const selfTests = new Map<string, BwrapStatus>();
 export function bwrapStatus(env: NodeJS.ProcessEnv = process.env): BwrapStatus {
   const bwrap = findBwrap(env);
   if (!bwrap) {
-    return { usable: false, reason: 'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); to run Lean without the jail, set "sandbox": "none" for the environment' };
+    return {
+      usable: false,
+      reason:
+        'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); to run Lean without the jail, set "sandbox": "none" for the environment',
+    };
   }
   let r = selfTests.get(bwrap);
   if (!r) {
     const binds = ['/usr', '/bin', '/lib', '/lib64'].filter((p) => existsSync(p)).flatMap((p) => ['--ro-bind', p, p]);
-    const argv = [...JAIL_NAMESPACE_ARGS, '--setenv', 'PATH', '/usr/bin:/bin', '--proc', '/proc', '--dev', '/dev', '--size', String(2 ** 20), '--tmpfs', '/tmp', ...binds, '--remount-ro', '/', '--', 'true'];
+    const argv = [
+      ...JAIL_NAMESPACE_ARGS,
+      '--setenv',
+      'PATH',
+      '/usr/bin:/bin',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--size',
+      String(2 ** 20),
+      '--tmpfs',
+      '/tmp',
+      ...binds,
+      '--remount-ro',
+      '/',
+      '--',
+      'true',
+    ];
     const p = spawnSync(bwrap, argv, { encoding: 'utf8', timeout: 10_000 });
-    r = p.status === 0 ? { usable: true } : { usable: false, reason: `bwrap cannot create its namespaces here (${(p.stderr || p.error?.message || `exit ${p.status}`).trim().slice(0, 300)}); enable unprivileged user namespaces, or set "sandbox": "none"` };
+    r =
+      p.status === 0
+        ? { usable: true }
+        : {
+            usable: false,
+            reason: `bwrap cannot create its namespaces here (${(p.stderr || p.error?.message || `exit ${p.status}`).trim().slice(0, 300)}); enable unprivileged user namespaces, or set "sandbox": "none"`,
+          };
     selfTests.set(bwrap, r);
   }
   return r;

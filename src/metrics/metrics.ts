@@ -29,7 +29,9 @@ export interface MetricSources {
   queues?: () => { subject: string; pending: number; inProgress: number }[];
 }
 
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
+const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900,
+];
 
 export class Metrics {
   readonly registry = new Registry();
@@ -44,10 +46,24 @@ export class Metrics {
   constructor(src: MetricSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'lean_tool_process_' });
-    this.#requests = new Counter({ name: 'lean_tool_requests_total', help: 'Tool requests answered, by tool and HTTP status', labelNames: ['tool', 'status'], registers });
-    this.#latency = new Histogram({ name: 'lean_tool_request_duration_seconds', help: 'Tool request latency at the HTTP edge, by tool and cache outcome', labelNames: ['tool', 'cache'], buckets: LATENCY_BUCKETS, registers });
+    this.#requests = new Counter({
+      name: 'lean_tool_requests_total',
+      help: 'Tool requests answered, by tool and HTTP status',
+      labelNames: ['tool', 'status'],
+      registers,
+    });
+    this.#latency = new Histogram({
+      name: 'lean_tool_request_duration_seconds',
+      help: 'Tool request latency at the HTTP edge, by tool and cache outcome',
+      labelNames: ['tool', 'cache'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     new Gauge({
-      name: 'lean_tool_admission_requests', help: 'Requests holding (active) or waiting for (queued) an admission slot', labelNames: ['state'], registers,
+      name: 'lean_tool_admission_requests',
+      help: 'Requests holding (active) or waiting for (queued) an admission slot',
+      labelNames: ['state'],
+      registers,
       collect() {
         const a = src.admission();
         this.set({ state: 'active' }, a.active);
@@ -55,28 +71,39 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: 'lean_tool_sessions', help: 'Lean sessions by environment and state (retiring: replaced, or killed and not yet exited)', labelNames: ['environment', 'state'], registers,
+      name: 'lean_tool_sessions',
+      help: 'Lean sessions by environment and state (retiring: replaced, or killed and not yet exited)',
+      labelNames: ['environment', 'state'],
+      registers,
       collect() {
         this.reset();
         for (const [environment, p] of Object.entries(src.pools())) {
-          for (const state of ['idle', 'busy', 'starting', 'retiring'] as const) this.set({ environment, state }, p[state] ?? 0);
+          for (const state of ['idle', 'busy', 'starting', 'retiring'] as const)
+            this.set({ environment, state }, p[state] ?? 0);
         }
       },
     });
     new Gauge({
-      name: 'lean_tool_session_waiters', help: 'Requests waiting for a Lean session', labelNames: ['environment'], registers,
+      name: 'lean_tool_session_waiters',
+      help: 'Requests waiting for a Lean session',
+      labelNames: ['environment'],
+      registers,
       collect() {
         this.reset();
         for (const [environment, p] of Object.entries(src.pools())) this.set({ environment }, p.waiting);
       },
     });
     new Counter({
-      name: 'lean_tool_session_retirements_total', help: 'Lean sessions retired, by reason (failed_start: never became ready)', labelNames: ['environment', 'reason'], registers,
+      name: 'lean_tool_session_retirements_total',
+      help: 'Lean sessions retired, by reason (failed_start: never became ready)',
+      labelNames: ['environment', 'reason'],
+      registers,
       collect() {
         this.reset();
         for (const [environment, p] of Object.entries(src.pools())) {
           const by: Record<string, number> = {};
-          for (const h of Object.values(p.headers ?? {})) for (const [reason, n] of Object.entries(h.retiredBy ?? {})) by[reason] = (by[reason] ?? 0) + n;
+          for (const h of Object.values(p.headers ?? {}))
+            for (const [reason, n] of Object.entries(h.retiredBy ?? {})) by[reason] = (by[reason] ?? 0) + n;
           const named = Object.values(by).reduce((a, n) => a + n, 0);
           if (p.retired > named) by.unspecified = p.retired - named;
           for (const [reason, n] of Object.entries(by)) if (n) this.inc({ environment, reason }, n);
@@ -85,7 +112,10 @@ export class Metrics {
       },
     });
     new Counter({
-      name: 'lean_tool_cache_lookups_total', help: 'Local result cache lookups, by result', labelNames: ['result'], registers,
+      name: 'lean_tool_cache_lookups_total',
+      help: 'Local result cache lookups, by result',
+      labelNames: ['result'],
+      registers,
       collect() {
         this.reset();
         const c = src.cache();
@@ -94,20 +124,51 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: 'lean_tool_cache_bytes', help: 'Bytes held by the local result cache', registers,
+      name: 'lean_tool_cache_bytes',
+      help: 'Bytes held by the local result cache',
+      registers,
       collect() {
         this.set(src.cache().bytes);
       },
     });
-    this.#sharedCache = new Counter({ name: 'lean_tool_shared_cache_lookups_total', help: 'Shared (cluster KV) result cache lookups after a local miss, by result', labelNames: ['result'], registers });
-    this.#jobs = new Counter({ name: 'lean_tool_cluster_jobs_total', help: 'Jobs a front sent to the cluster: to a warm header subject, to the fallback, or joined (same request already in flight)', labelNames: ['route'], registers });
-    this.#redeliveries = new Counter({ name: 'lean_tool_cluster_redeliveries_total', help: 'Jobs this worker received again after another delivery was not acknowledged (worker died or stalled)', registers });
-    this.#roundTrip = new Histogram({ name: 'lean_tool_cluster_job_seconds', help: 'Front: from queueing a job to its outcome', labelNames: ['tool'], buckets: LATENCY_BUCKETS, registers });
-    this.#workerJobs = new Histogram({ name: 'lean_tool_worker_job_seconds', help: 'Worker: time running a job, by tool and outcome', labelNames: ['tool', 'status'], buckets: LATENCY_BUCKETS, registers });
+    this.#sharedCache = new Counter({
+      name: 'lean_tool_shared_cache_lookups_total',
+      help: 'Shared (cluster KV) result cache lookups after a local miss, by result',
+      labelNames: ['result'],
+      registers,
+    });
+    this.#jobs = new Counter({
+      name: 'lean_tool_cluster_jobs_total',
+      help: 'Jobs a front sent to the cluster: to a warm header subject, to the fallback, or joined (same request already in flight)',
+      labelNames: ['route'],
+      registers,
+    });
+    this.#redeliveries = new Counter({
+      name: 'lean_tool_cluster_redeliveries_total',
+      help: 'Jobs this worker received again after another delivery was not acknowledged (worker died or stalled)',
+      registers,
+    });
+    this.#roundTrip = new Histogram({
+      name: 'lean_tool_cluster_job_seconds',
+      help: 'Front: from queueing a job to its outcome',
+      labelNames: ['tool'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#workerJobs = new Histogram({
+      name: 'lean_tool_worker_job_seconds',
+      help: 'Worker: time running a job, by tool and outcome',
+      labelNames: ['tool', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     if (src.queues) {
       const queues = src.queues;
       new Gauge({
-        name: 'lean_tool_cluster_queue_depth', help: 'Cluster jobs per work subject: pending (not yet delivered) and in_progress (delivered, not acknowledged)', labelNames: ['subject', 'state'], registers,
+        name: 'lean_tool_cluster_queue_depth',
+        help: 'Cluster jobs per work subject: pending (not yet delivered) and in_progress (delivered, not acknowledged)',
+        labelNames: ['subject', 'state'],
+        registers,
         collect() {
           this.reset();
           for (const q of queues()) {
@@ -126,7 +187,10 @@ export class Metrics {
     const id = `${tool}\u0000${status}\u0000${cache ?? 'none'}`;
     let m = this.#perRequest.get(id);
     if (!m) {
-      m = { count: this.#requests.labels({ tool, status: String(status) }), latency: this.#latency.labels({ tool, cache: cache ?? 'none' }) };
+      m = {
+        count: this.#requests.labels({ tool, status: String(status) }),
+        latency: this.#latency.labels({ tool, cache: cache ?? 'none' }),
+      };
       this.#perRequest.set(id, m);
     }
     m.count.inc();

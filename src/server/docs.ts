@@ -20,16 +20,23 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
     });
     await docs.register(swagger, { mode: 'static', specification: { document: document as never } });
     // Serves /docs (the page), /docs/json and /docs/yaml (the document) and the page's assets.
-    await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true } });
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
+    });
   });
   app.get('/', (_request, reply) =>
-    reply.code(302).header('location', DOCS_PREFIX).send({
-      name: 'Lean tool service',
-      version,
-      docs: DOCS_PREFIX,
-      openapi: `${DOCS_PREFIX}/json`,
-      environments: '/v1/environments',
-      status: '/v1/status',
-      tools: 'POST /api/v1/<tool>',
-    }));
+    reply
+      .code(302)
+      .header('location', DOCS_PREFIX)
+      .send({
+        name: 'Lean tool service',
+        version,
+        docs: DOCS_PREFIX,
+        openapi: `${DOCS_PREFIX}/json`,
+        environments: '/v1/environments',
+        status: '/v1/status',
+        tools: 'POST /api/v1/<tool>',
+      }),
+  );
 }

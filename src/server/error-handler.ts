@@ -7,8 +7,15 @@ import { clip, isServiceError, serviceError, type ServiceError } from '../errors
 /** Fastify's own errors (body parsing, limits) and the backend's errors → our codes. */
 export function toServiceError(err: unknown): ServiceError {
   if (isServiceError(err)) return err;
-  if (err instanceof PoolClosedError) return serviceError('overloaded', 'shutting_down', { what: `the ${err.pool} pool` }, { cause: err });
-  if (err instanceof LeanStartError) return serviceError('environment_unavailable', 'lean_start_failed', { pool: err.pool, reason: err.reason }, { cause: err });
+  if (err instanceof PoolClosedError)
+    return serviceError('overloaded', 'shutting_down', { what: `the ${err.pool} pool` }, { cause: err });
+  if (err instanceof LeanStartError)
+    return serviceError(
+      'environment_unavailable',
+      'lean_start_failed',
+      { pool: err.pool, reason: err.reason },
+      { cause: err },
+    );
   const e = err as Partial<FastifyError> & Error;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -73,4 +80,9 @@ export function writeClientError(err: NodeJS.ErrnoException, socket: Socket): vo
   );
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};

@@ -46,7 +46,16 @@ export interface Executor {
   /** Whether this node's own environment availability applies (false: the executor's workers decide). */
   readonly checksLocalAvailability: boolean;
   /** `leanFailed`: called when the remote run reported a Lean failure (the result is then not cached). */
-  run<T extends ToolName>(p: Prepared<T>, ctx: { signal: AbortSignal; log: Log; deadlineSeconds: number; progress?: ToolContext['progress']; leanFailed: () => void }): Promise<ToolResponse<T>>;
+  run<T extends ToolName>(
+    p: Prepared<T>,
+    ctx: {
+      signal: AbortSignal;
+      log: Log;
+      deadlineSeconds: number;
+      progress?: ToolContext['progress'];
+      leanFailed: () => void;
+    },
+  ): Promise<ToolResponse<T>>;
 }
 
 export interface RunInfo {
@@ -68,7 +77,11 @@ export interface RunOptions {
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
-export function isCacheable<T extends ToolName>(impl: ToolImpl<T>, result: ToolResponse<T>, leanFailed: boolean): boolean {
+export function isCacheable<T extends ToolName>(
+  impl: ToolImpl<T>,
+  result: ToolResponse<T>,
+  leanFailed: boolean,
+): boolean {
   return !leanFailed && (impl.cacheable?.(result) ?? true);
 }
 
@@ -83,7 +96,10 @@ export interface Prepared<T extends ToolName> {
 
 /** The permanent "no Lean here" answer: the reason names the fix; tools with `reparse` can do without Lean. */
 export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
-  const withoutLean = 'reparse' in TOOLS[tool].request.shape ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).` : '';
+  const withoutLean =
+    'reparse' in TOOLS[tool].request.shape
+      ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).`
+      : '';
   return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
 }
 
@@ -100,15 +116,25 @@ export class Pipeline {
   }
 
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
-  prepare<T extends ToolName>(tool: T, body: unknown, info: RunInfo, rawKey?: RawKey): { hit: CachedResult } | { miss: Prepared<T> } {
+  prepare<T extends ToolName>(
+    tool: T,
+    body: unknown,
+    info: RunInfo,
+    rawKey?: RawKey,
+  ): { hit: CachedResult } | { miss: Prepared<T> } {
     const request = parseToolRequest(tool, body);
     checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
-      throw serviceError('unknown_environment', 'environment', { name: clip(request.environment), known: this.deps.registry.names().join(', ') || 'none configured' }, {
-        details: [{ field: 'environment', message: 'names no configured environment' }],
-      });
+      throw serviceError(
+        'unknown_environment',
+        'environment',
+        { name: clip(request.environment), known: this.deps.registry.names().join(', ') || 'none configured' },
+        {
+          details: [{ field: 'environment', message: 'names no configured environment' }],
+        },
+      );
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw serviceError('not_implemented', 'tool', { tool });
@@ -143,27 +169,50 @@ export class Pipeline {
     try {
       // Structural work goes to the worker pool once it is up (the daemon starts it at startup;
       // before that, or if it cannot start, the work stays on this thread).
-      const structural = this.deps.structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request) && this.deps.structural.up
-        ? this.deps.structural
-        : undefined;
+      const structural =
+        this.deps.structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request) && this.deps.structural.up
+          ? this.deps.structural
+          : undefined;
       // Cancelled while queued, or in the same read as the request itself: the job never starts.
       opts.signal.throwIfAborted();
-      const seconds = effectiveTimeoutSeconds(p.request.timeout_seconds, opts.caller.keyClass, this.deps.maxTimeoutSeconds);
+      const seconds = effectiveTimeoutSeconds(
+        p.request.timeout_seconds,
+        opts.caller.keyClass,
+        this.deps.maxTimeoutSeconds,
+      );
       opts.info.deadlineSeconds = seconds;
       opts.onStarted?.();
       // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
       let leanFailed = false;
-      const onLeanFailed = () => { leanFailed = true; };
-      const result = await withDeadline(seconds, opts.signal, (signal) => (executor
-        ? executor.run(p, { signal, log: opts.log, deadlineSeconds: seconds, leanFailed: onLeanFailed, ...(opts.progress ? { progress: opts.progress } : {}) })
-        : structural
-          // No Lean: on a worker thread (a structural tool never reports a Lean failure).
-          ? structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>
-          : p.impl.run(p.request, { env: p.env, signal, log: opts.log, lean: this.deps.lean, progress: opts.progress ?? (() => {}), leanFailed: onLeanFailed })).catch((e: unknown) => {
-        // Lean could not start for this environment (for example its header does not import): the listing says so too.
-        if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
-        throw e;
-      }));
+      const onLeanFailed = () => {
+        leanFailed = true;
+      };
+      const result = await withDeadline(seconds, opts.signal, (signal) =>
+        (executor
+          ? executor.run(p, {
+              signal,
+              log: opts.log,
+              deadlineSeconds: seconds,
+              leanFailed: onLeanFailed,
+              ...(opts.progress ? { progress: opts.progress } : {}),
+            })
+          : structural
+            ? // No Lean: on a worker thread (a structural tool never reports a Lean failure).
+              (structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>)
+            : p.impl.run(p.request, {
+                env: p.env,
+                signal,
+                log: opts.log,
+                lean: this.deps.lean,
+                progress: opts.progress ?? (() => {}),
+                leanFailed: onLeanFailed,
+              })
+        ).catch((e: unknown) => {
+          // Lean could not start for this environment (for example its header does not import): the listing says so too.
+          if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
+          throw e;
+        }),
+      );
       if (isCacheable(p.impl, result, leanFailed)) {
         this.deps.cache.set(p.key, result);
         if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);

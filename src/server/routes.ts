@@ -49,13 +49,18 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
       request.svc.cache = 'hit';
       return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(prepared.hit.body);
     }
-    const result = await deps.pipeline.execute(prepared.miss, {
-      caller: request.caller,
-      log: request.log,
-      signal: clientGoneSignal(request, reply),
-      info: request.svc,
-    }, r?.rawKey);
-    if (request.svc.deadlineSeconds !== undefined) reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
+    const result = await deps.pipeline.execute(
+      prepared.miss,
+      {
+        caller: request.caller,
+        log: request.log,
+        signal: clientGoneSignal(request, reply),
+        info: request.svc,
+      },
+      r?.rawKey,
+    );
+    if (request.svc.deadlineSeconds !== undefined)
+      reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
     // 'hit' here: a shared (cluster) cache answered after the local one missed.
     reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
     if (deps.closing()) reply.header('connection', 'close');
@@ -64,7 +69,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
   // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
-  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) => runTool(req.params.tool, req, reply));
+  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) =>
+    runTool(req.params.tool, req, reply),
+  );
 
   app.get('/v1/environments', async (request) => {
     deps.authorize(request);

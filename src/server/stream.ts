@@ -22,7 +22,8 @@ import type { Pipeline } from './pipeline.ts';
  * sending (a cancel when it has `cancel`, else a request), not of zod's union as a whole.
  */
 function streamDetails(raw: unknown, issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return [{ field: '', message: 'must be a JSON object {id, tool, request} or {id, cancel: true}' }];
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    return [{ field: '', message: 'must be a JSON object {id, tool, request} or {id, cancel: true}' }];
   const r = ('cancel' in raw ? streamCancel : streamRequest).safeParse(raw);
   return issuesToDetails(r.success ? issues : r.error.issues, 'the stream');
 }
@@ -31,7 +32,9 @@ function streamDetails(raw: unknown, issues: readonly z.core.$ZodIssue[]): Error
 function nestDetails(e: unknown, tool: string): unknown {
   if (!(e instanceof ServiceError) || !e.details) return e;
   const details = e.details.map((d) => ({ ...d, field: d.field ? `request.${d.field}` : 'request' }));
-  return e.code === 'invalid_request' ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details }) : e.withDetails(details);
+  return e.code === 'invalid_request'
+    ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details })
+    : e.withDetails(details);
 }
 
 /** Flow control and liveness of one socket (config `server.stream`; README "Timeouts and backpressure"). */
@@ -46,14 +49,28 @@ export interface StreamLimits {
   idleTimeoutMs: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { sendBudgetBytes: 8 * 1024 * 1024, sendHardLimitBytes: 64 * 1024 * 1024, pingIntervalMs: 30_000, idleTimeoutMs: 300_000 };
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  sendBudgetBytes: 8 * 1024 * 1024,
+  sendHardLimitBytes: 64 * 1024 * 1024,
+  pingIntervalMs: 30_000,
+  idleTimeoutMs: 300_000,
+};
 
 /** Close code for a client that does not read its results (application range, documented in README). */
 export const CLOSE_SLOW_READER = 4008;
 /** Close code for a missed heartbeat. */
 export const CLOSE_NO_PONG = 4001;
 
-export async function registerStream(parent: FastifyInstance, pipeline: Pipeline, opts: { maxPayloadBytes: number; authorize: (request: FastifyRequest) => Caller; limits?: StreamLimits; closing?: () => boolean }): Promise<void> {
+export async function registerStream(
+  parent: FastifyInstance,
+  pipeline: Pipeline,
+  opts: {
+    maxPayloadBytes: number;
+    authorize: (request: FastifyRequest) => Caller;
+    limits?: StreamLimits;
+    closing?: () => boolean;
+  },
+): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
@@ -104,9 +121,12 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
       heartbeat.unref();
       // Idle timeout: nothing received and nothing in flight.
       let lastActivity = Date.now();
-      const idle = setInterval(() => {
-        if (inFlight.size === 0 && Date.now() - lastActivity >= limits.idleTimeoutMs) socket.close(1000, 'idle');
-      }, Math.min(limits.idleTimeoutMs, 10_000));
+      const idle = setInterval(
+        () => {
+          if (inFlight.size === 0 && Date.now() - lastActivity >= limits.idleTimeoutMs) socket.close(1000, 'idle');
+        },
+        Math.min(limits.idleTimeoutMs, 10_000),
+      );
       idle.unref();
       const fail = (id: string | null, err: unknown) => {
         const se = toServiceError(err);
@@ -123,24 +143,44 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
           if (isBinary) throw serviceError('invalid_request', 'binary_frame');
           // The same parser and prototype-poisoning rule as HTTP bodies (fastify's): a `__proto__` or
           // `constructor.prototype` key is malformed JSON on both channels, never silently dropped.
-          const raw: unknown = sjson.parse(String(data), undefined, { protoAction: 'error', constructorAction: 'error' });
+          const raw: unknown = sjson.parse(String(data), undefined, {
+            protoAction: 'error',
+            constructorAction: 'error',
+          });
           const rawId = (raw as { id?: unknown } | null)?.id;
           if (typeof rawId === 'string' && rawId.length > 0) id = rawId;
           const parsed = streamClientMessage.safeParse(raw);
           if (!parsed.success) {
             const details = streamDetails(raw, parsed.error.issues);
-            throw serviceError('invalid_request', 'stream_message', { problems: describeDetails(details) }, { details });
+            throw serviceError(
+              'invalid_request',
+              'stream_message',
+              { problems: describeDetails(details) },
+              { details },
+            );
           }
           msg = parsed.data;
         } catch (e) {
-          fail(id, e instanceof SyntaxError ? serviceError('malformed_json', 'stream_message', { reason: e.message }) : e);
+          fail(
+            id,
+            e instanceof SyntaxError ? serviceError('malformed_json', 'stream_message', { reason: e.message }) : e,
+          );
           return;
         }
         if ('cancel' in msg) {
           const ctrl = inFlight.get(msg.id);
           // The cancelled request itself answers with its `cancelled` error; an unknown id is answered here.
           if (ctrl) ctrl.abort(serviceError('cancelled', 'by_client'));
-          else fail(msg.id, serviceError('invalid_request', 'cancel_unknown', { id: msg.id }, { details: [{ field: 'id', message: 'no request with this id is in flight on this socket' }] }));
+          else
+            fail(
+              msg.id,
+              serviceError(
+                'invalid_request',
+                'cancel_unknown',
+                { id: msg.id },
+                { details: [{ field: 'id', message: 'no request with this id is in flight on this socket' }] },
+              ),
+            );
           return;
         }
         const { tool } = msg;
@@ -148,7 +188,16 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
         const reqId = id;
         // Shutting down: the documented 503 for each new request until the socket closes.
         if (opts.closing?.()) return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
-        if (inFlight.has(reqId)) return fail(reqId, serviceError('invalid_request', 'duplicate_id', { id: reqId }, { details: [{ field: 'id', message: 'already in flight on this socket' }] }));
+        if (inFlight.has(reqId))
+          return fail(
+            reqId,
+            serviceError(
+              'invalid_request',
+              'duplicate_id',
+              { id: reqId },
+              { details: [{ field: 'id', message: 'already in flight on this socket' }] },
+            ),
+          );
         if (!isToolName(tool)) return fail(reqId, unknownTool(tool));
         // Validation, environment and cache before `queued`: a refused request is never announced as queued.
         const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
@@ -159,7 +208,13 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
           return fail(reqId, nestDetails(e, tool));
         }
         // A hit is stored as bytes (the HTTP hot path); the stream sends an object, so it pays one parse.
-        if ('hit' in prepared) return send({ id: reqId, event: 'result', cache: 'hit', result: JSON.parse(prepared.hit.body.toString('utf8')) as unknown });
+        if ('hit' in prepared)
+          return send({
+            id: reqId,
+            event: 'result',
+            cache: 'hit',
+            result: JSON.parse(prepared.hit.body.toString('utf8')) as unknown,
+          });
         const ctrl = new AbortController();
         inFlight.set(reqId, ctrl);
         send({ id: reqId, event: 'queued' });
@@ -175,7 +230,8 @@ export async function registerStream(parent: FastifyInstance, pipeline: Pipeline
           .then(
             (result) => send({ id: reqId, event: 'result', cache: info.cache ?? 'miss', result }),
             (err: unknown) => {
-              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout')) fail(reqId, serviceError('cancelled', 'by_client'));
+              if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout'))
+                fail(reqId, serviceError('cancelled', 'by_client'));
               else fail(reqId, err);
             },
           )

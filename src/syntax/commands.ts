@@ -5,14 +5,35 @@
  * recognise is an opaque `other` span: nothing is ever dropped or reordered.
  */
 import {
-  CONTINUATION_KEYWORDS, DECL_KEYWORDS, EXPECTS_MORE, HARD_COMMAND_KEYWORDS, HASH_COMMANDS, IN_PREFIX_COMMANDS, MODIFIERS,
-  OPENER_SET, CLOSERS, SOFT_COMMAND_KEYWORDS,
+  CONTINUATION_KEYWORDS,
+  DECL_KEYWORDS,
+  EXPECTS_MORE,
+  HARD_COMMAND_KEYWORDS,
+  HASH_COMMANDS,
+  IN_PREFIX_COMMANDS,
+  MODIFIERS,
+  OPENER_SET,
+  CLOSERS,
+  SOFT_COMMAND_KEYWORDS,
 } from './keywords.ts';
 import { isCloser, isOpener, type SigTokens } from './significant.ts';
 
 export type CommandKind =
-  | 'declaration' | 'namespace' | 'section' | 'end' | 'mutual' | 'open' | 'set_option' | 'variable' | 'universe'
-  | 'import' | 'module-doc' | 'hash' | 'attribute' | 'notation' | 'other';
+  | 'declaration'
+  | 'namespace'
+  | 'section'
+  | 'end'
+  | 'mutual'
+  | 'open'
+  | 'set_option'
+  | 'variable'
+  | 'universe'
+  | 'import'
+  | 'module-doc'
+  | 'hash'
+  | 'attribute'
+  | 'notation'
+  | 'other';
 
 export interface Span {
   start: number;
@@ -39,23 +60,46 @@ export interface Header extends Span {
   imports: { module: string; modifiers: string[]; span: Span }[];
 }
 
-const NOTATION_WORDS = new Set(['notation', 'notation3', 'infix', 'infixl', 'infixr', 'prefix', 'postfix', 'syntax', 'macro', 'macro_rules', 'elab', 'elab_rules', 'declare_syntax_cat', 'binder_predicate']);
+const NOTATION_WORDS = new Set([
+  'notation',
+  'notation3',
+  'infix',
+  'infixl',
+  'infixr',
+  'prefix',
+  'postfix',
+  'syntax',
+  'macro',
+  'macro_rules',
+  'elab',
+  'elab_rules',
+  'declare_syntax_cat',
+  'binder_predicate',
+]);
 
 /** The `#word` at significant token k, if `#` is directly followed by an identifier. */
 function hashWord(sig: SigTokens, k: number): string | undefined {
-  if (sig.text[k] !== '#' || k + 1 >= sig.length || sig.kind[k + 1] !== 'ident' || sig.start[k + 1] !== sig.end[k]) return undefined;
+  if (sig.text[k] !== '#' || k + 1 >= sig.length || sig.kind[k + 1] !== 'ident' || sig.start[k + 1] !== sig.end[k])
+    return undefined;
   return '#' + sig.text[k + 1];
 }
 
 export function parseHeader(sig: SigTokens): Header {
   const h: Header = { start: 0, end: 0, sigEnd: 0, module: false, prelude: false, imports: [] };
   let k = 0;
-  if (sig.text[k] === 'module' && sig.kind[k] === 'ident') { h.module = true; k++; }
-  if (sig.text[k] === 'prelude') { h.prelude = true; k++; }
+  if (sig.text[k] === 'module' && sig.kind[k] === 'ident') {
+    h.module = true;
+    k++;
+  }
+  if (sig.text[k] === 'prelude') {
+    h.prelude = true;
+    k++;
+  }
   for (;;) {
     let j = k;
     const mods: string[] = [];
-    while (j < sig.length && (sig.text[j] === 'public' || sig.text[j] === 'meta' || sig.text[j] === 'private')) mods.push(sig.text[j++]!);
+    while (j < sig.length && (sig.text[j] === 'public' || sig.text[j] === 'meta' || sig.text[j] === 'private'))
+      mods.push(sig.text[j++]!);
     if (sig.text[j] !== 'import') break;
     j++;
     while (sig.text[j] === 'all' || sig.text[j] === 'runtime') mods.push(sig.text[j++]!);
@@ -98,12 +142,18 @@ export function skipDeclPrefix(sig: SigTokens, k: number): number {
   let j = k;
   for (;;) {
     if (j >= sig.length) return j;
-    if (sig.kind[j] === 'doc-comment') { j++; continue; }
+    if (sig.kind[j] === 'doc-comment') {
+      j++;
+      continue;
+    }
     if (sig.text[j] === '@[') {
       let depth = 0;
       for (; j < sig.length; j++) {
         if (isOpener(sig, j)) depth++;
-        else if (isCloser(sig, j) && --depth === 0) { j++; break; }
+        else if (isCloser(sig, j) && --depth === 0) {
+          j++;
+          break;
+        }
       }
       continue;
     }
@@ -129,9 +179,76 @@ function leadWord(sig: SigTokens, k: number): string | undefined {
 
 /** Symbols after which an expression must continue (infix/prefix operators, separators, openers). */
 const CONTINUING_SYMBOLS = new Set([
-  ':=', ':', ',', '=', '≠', '<', '>', '≤', '≥', '+', '-', '*', '/', '^', '∧', '∨', '↔', '→', '->', '←', '<-', '∣', '∈', '∉',
-  '⊆', '⊂', '∪', '∩', '•', '∘', '×', '|>', '<|', '$', '=>', '↦', '⊢', '<;>', '·', '∀', '∃', '∃!', '¬', 'λ', '∑', '∏', '@', '.',
-  '..', '%', '&&', '||', '==', '!=', '++', '<|>', '∫', '⨆', '⨅', '⋃', '⋂', '≃', '≅', '≡', '∼', '≈', '⊓', '⊔', '\\', '∆',
+  ':=',
+  ':',
+  ',',
+  '=',
+  '≠',
+  '<',
+  '>',
+  '≤',
+  '≥',
+  '+',
+  '-',
+  '*',
+  '/',
+  '^',
+  '∧',
+  '∨',
+  '↔',
+  '→',
+  '->',
+  '←',
+  '<-',
+  '∣',
+  '∈',
+  '∉',
+  '⊆',
+  '⊂',
+  '∪',
+  '∩',
+  '•',
+  '∘',
+  '×',
+  '|>',
+  '<|',
+  '$',
+  '=>',
+  '↦',
+  '⊢',
+  '<;>',
+  '·',
+  '∀',
+  '∃',
+  '∃!',
+  '¬',
+  'λ',
+  '∑',
+  '∏',
+  '@',
+  '.',
+  '..',
+  '%',
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '++',
+  '<|>',
+  '∫',
+  '⨆',
+  '⨅',
+  '⋃',
+  '⋂',
+  '≃',
+  '≅',
+  '≡',
+  '∼',
+  '≈',
+  '⊓',
+  '⊔',
+  '\\',
+  '∆',
 ]);
 
 function endsExpression(sig: SigTokens, k: number): boolean {
@@ -169,11 +286,21 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
       return true;
     }
     // Doc comment before an unknown column-0 command (for example compfiles' `problem`).
-    return kind === 'doc-comment' && sig.firstOnLine[j] === true && sig.col[j] === 0 && sig.kind[j] === 'ident' &&
-      !CONTINUATION_KEYWORDS.has(sig.text[j]!) && sig.text[j + 1] !== ':' && (k === 0 || endsExpression(sig, k - 1));
+    return (
+      kind === 'doc-comment' &&
+      sig.firstOnLine[j] === true &&
+      sig.col[j] === 0 &&
+      sig.kind[j] === 'ident' &&
+      !CONTINUATION_KEYWORDS.has(sig.text[j]!) &&
+      sig.text[j + 1] !== ':' &&
+      (k === 0 || endsExpression(sig, k - 1))
+    );
   }
   const hw = hashWord(sig, k);
-  if (hw) return sig.firstOnLine[k] === true && (HASH_COMMANDS.has(hw) || sig.col[k] === 0) && (!cur || sig.col[k]! <= cur.col);
+  if (hw)
+    return (
+      sig.firstOnLine[k] === true && (HASH_COMMANDS.has(hw) || sig.col[k] === 0) && (!cur || sig.col[k]! <= cur.col)
+    );
   if (kind !== 'ident') return false;
   if (HARD_COMMAND_KEYWORDS.has(text)) {
     const prev = k > 0 ? sig.text[k - 1] : undefined;
@@ -206,10 +333,31 @@ function classify(sig: SigTokens, k: number): { kind: CommandKind; keyword: stri
   const hw = hashWord(sig, j);
   if (hw) return { kind: 'hash', keyword: hw };
   const w = sig.text[j] ?? '';
-  if (w === 'class' && (sig.text[j + 1] === 'inductive' || sig.text[j + 1] === 'abbrev')) return { kind: 'declaration', keyword: `class ${sig.text[j + 1]}` };
+  if (w === 'class' && (sig.text[j + 1] === 'inductive' || sig.text[j + 1] === 'abbrev'))
+    return { kind: 'declaration', keyword: `class ${sig.text[j + 1]}` };
   if (DECL_KEYWORDS.has(w)) return { kind: 'declaration', keyword: w };
-  if (w === 'section') return { kind: 'section', keyword: j > k ? `${sig.text.slice(k, j).filter((x) => !x.startsWith('/-') && !x.startsWith('@[')).join(' ')} section`.trim() : 'section' };
-  if (w === 'namespace' || w === 'end' || w === 'mutual' || w === 'open' || w === 'set_option' || w === 'variable' || w === 'universe' || w === 'import' || w === 'attribute') {
+  if (w === 'section')
+    return {
+      kind: 'section',
+      keyword:
+        j > k
+          ? `${sig.text
+              .slice(k, j)
+              .filter((x) => !x.startsWith('/-') && !x.startsWith('@['))
+              .join(' ')} section`.trim()
+          : 'section',
+    };
+  if (
+    w === 'namespace' ||
+    w === 'end' ||
+    w === 'mutual' ||
+    w === 'open' ||
+    w === 'set_option' ||
+    w === 'variable' ||
+    w === 'universe' ||
+    w === 'import' ||
+    w === 'attribute'
+  ) {
     return { kind: w, keyword: w };
   }
   if (NOTATION_WORDS.has(w)) return { kind: 'notation', keyword: w };
@@ -225,7 +373,16 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
   const close = (endK: number) => {
     if (curStart < 0 || endK <= curStart) return;
     const c = classify(sig, curStart);
-    raw.push({ kind: c.kind, keyword: c.keyword, start: sig.start[curStart]!, end: sig.end[endK - 1]!, sigStart: curStart, sigEnd: endK, prefixes: [], ownSigStart: curStart });
+    raw.push({
+      kind: c.kind,
+      keyword: c.keyword,
+      start: sig.start[curStart]!,
+      end: sig.end[endK - 1]!,
+      sigStart: curStart,
+      sigEnd: endK,
+      prefixes: [],
+      ownSigStart: curStart,
+    });
   };
   // Depth is measured relative to the current command so one unbalanced bracket cannot swallow the file.
   let base = 0;
@@ -236,7 +393,14 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
       curStart = k;
       base = s.depth[k]!;
       const c = classify(sig, k);
-      cur = { start: k, col: sig.col[k]!, lowTactics: false, isDecl: c.kind === 'declaration', inPrefix: IN_PREFIX_COMMANDS.has(c.keyword), openNotation: c.kind === 'notation' };
+      cur = {
+        start: k,
+        col: sig.col[k]!,
+        lowTactics: false,
+        isDecl: c.kind === 'declaration',
+        inPrefix: IN_PREFIX_COMMANDS.has(c.keyword),
+        openNotation: c.kind === 'notation',
+      };
       // Continue after the keyword, so `private theorem` or `/-- doc -/ def` stay one command.
       const kw = skipDeclPrefix(sig, k);
       if (kw > k && kw < sig.length) k = c.keyword.startsWith('class ') ? kw + 1 : kw;
@@ -251,7 +415,13 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
     // `by`, `do` or `:=` ending a line, with the block below at or left of the command's column:
     // column-0 words are tactics / do-elements / term lines of this command, not new commands.
     const t = sig.text[k];
-    if ((t === 'by' || t === 'do' || t === ':=') && depth === 0 && k + 1 < sig.length && sig.firstOnLine[k + 1] && sig.col[k + 1]! <= cur.col) {
+    if (
+      (t === 'by' || t === 'do' || t === ':=') &&
+      depth === 0 &&
+      k + 1 < sig.length &&
+      sig.firstOnLine[k + 1] &&
+      sig.col[k + 1]! <= cur.col
+    ) {
       cur.lowTactics = true;
     }
   }
@@ -278,6 +448,16 @@ function gluePrefixes(sig: SigTokens, cmds: Command[]): Command[] {
     out.push(c);
   }
   // Dangling prefixes at end of file stay as their own commands.
-  for (const p of pending) out.push({ kind: p.keyword === 'open' ? 'open' : 'other', keyword: p.keyword, start: p.start, end: p.end, sigStart: p.sigStart, sigEnd: p.sigEnd, prefixes: [], ownSigStart: p.sigStart });
+  for (const p of pending)
+    out.push({
+      kind: p.keyword === 'open' ? 'open' : 'other',
+      keyword: p.keyword,
+      start: p.start,
+      end: p.end,
+      sigStart: p.sigStart,
+      sigEnd: p.sigEnd,
+      prefixes: [],
+      ownSigStart: p.sigStart,
+    });
   return out;
 }

@@ -8,8 +8,18 @@ import { MODIFIERS } from './keywords.ts';
 import { isCloser, isOpener, type SigTokens } from './significant.ts';
 
 export type DeclKind =
-  | 'theorem' | 'def' | 'abbrev' | 'axiom' | 'opaque' | 'structure' | 'class' | 'class inductive' | 'inductive'
-  | 'instance' | 'example' | 'unknown';
+  | 'theorem'
+  | 'def'
+  | 'abbrev'
+  | 'axiom'
+  | 'opaque'
+  | 'structure'
+  | 'class'
+  | 'class inductive'
+  | 'inductive'
+  | 'instance'
+  | 'example'
+  | 'unknown';
 
 export type BodyForm = 'term' | 'tactic' | 'equations' | 'where' | 'none';
 
@@ -45,14 +55,31 @@ export interface Declaration {
 }
 
 const KIND_OF: Record<string, DeclKind> = {
-  theorem: 'theorem', lemma: 'theorem', def: 'def', abbrev: 'abbrev', axiom: 'axiom', opaque: 'opaque', structure: 'structure',
-  class: 'class', 'class inductive': 'class inductive', 'class abbrev': 'class', inductive: 'inductive', coinductive: 'inductive',
-  instance: 'instance', example: 'example',
+  theorem: 'theorem',
+  lemma: 'theorem',
+  def: 'def',
+  abbrev: 'abbrev',
+  axiom: 'axiom',
+  opaque: 'opaque',
+  structure: 'structure',
+  class: 'class',
+  'class inductive': 'class inductive',
+  'class abbrev': 'class',
+  inductive: 'inductive',
+  coinductive: 'inductive',
+  instance: 'instance',
+  example: 'example',
 };
 
-const TRAILING = new Set(['termination_by', 'termination_by?', 'decreasing_by', 'partial_fixpoint', 'where', 'deriving']);
+const TRAILING = new Set([
+  'termination_by',
+  'termination_by?',
+  'decreasing_by',
+  'partial_fixpoint',
+  'where',
+  'deriving',
+]);
 const LET_LIKE = new Set(['let', 'have', 'haveI', 'letI', 'let_fun', 'set']);
-
 
 /** Does the line starting at significant token k (depth 0) contain `=>` before its end? (equation alternative) */
 function lineHasArrow(sig: SigTokens, k: number, end: number): boolean {
@@ -92,7 +119,8 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
 
   let keyword = sig.text[kw]!;
   let k = kw + 1;
-  if (keyword === 'class' && (sig.text[k] === 'inductive' || sig.text[k] === 'abbrev')) keyword = `class ${sig.text[k++]}`;
+  if (keyword === 'class' && (sig.text[k] === 'inductive' || sig.text[k] === 'abbrev'))
+    keyword = `class ${sig.text[k++]}`;
   const keywordSpan = { start: sig.start[kw]!, end: sig.end[k - 1]! };
   const kind = KIND_OF[keyword] ?? 'unknown';
 
@@ -101,12 +129,20 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
     let depth = 0;
     for (; k < end; k++) {
       if (isOpener(sig, k)) depth++;
-      else if (isCloser(sig, k) && --depth === 0) { k++; break; }
+      else if (isCloser(sig, k) && --depth === 0) {
+        k++;
+        break;
+      }
     }
   }
   let name: string | undefined;
   let nameSpan: Span | undefined;
-  if (keyword !== 'example' && k < end && sig.kind[k] === 'ident' && !['where', ':=', 'extends'].includes(sig.text[k]!)) {
+  if (
+    keyword !== 'example' &&
+    k < end &&
+    sig.kind[k] === 'ident' &&
+    !['where', ':=', 'extends'].includes(sig.text[k]!)
+  ) {
     name = sig.text[k];
     nameSpan = { start: sig.start[k]!, end: sig.end[k]! };
     k++;
@@ -128,20 +164,44 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
   let assignSpan: Span | undefined;
   for (; k < end; k++) {
     const t = sig.text[k]!;
-    if (isOpener(sig, k)) { depth++; continue; }
-    if (isCloser(sig, k)) { depth = Math.max(0, depth - 1); continue; }
+    if (isOpener(sig, k)) {
+      depth++;
+      continue;
+    }
+    if (isCloser(sig, k)) {
+      depth = Math.max(0, depth - 1);
+      continue;
+    }
     if (depth > 0) continue;
-    if (sig.kind[k] === 'ident' && LET_LIKE.has(t)) { pendingLets++; continue; }
-    if (t === 'match' || t === 'fun' || t === 'λ') { sawMatch = true; continue; }
+    if (sig.kind[k] === 'ident' && LET_LIKE.has(t)) {
+      pendingLets++;
+      continue;
+    }
+    if (t === 'match' || t === 'fun' || t === 'λ') {
+      sawMatch = true;
+      continue;
+    }
     if (t === ':=') {
-      if (pendingLets > 0) { pendingLets--; continue; }
+      if (pendingLets > 0) {
+        pendingLets--;
+        continue;
+      }
       assignSpan = { start: sig.start[k]!, end: sig.end[k]! };
       bodyK = k + 1;
       form = sig.text[k + 1] === 'by' ? 'tactic' : 'term';
       break;
     }
-    if (t === 'where') { bodyK = k; form = 'where'; break; }
-    if (t === '|' && !sawMatch && sig.kind[k] === 'symbol' && (structural || (sig.firstOnLine[k] && lineHasArrow(sig, k, end)))) {
+    if (t === 'where') {
+      bodyK = k;
+      form = 'where';
+      break;
+    }
+    if (
+      t === '|' &&
+      !sawMatch &&
+      sig.kind[k] === 'symbol' &&
+      (structural || (sig.firstOnLine[k] && lineHasArrow(sig, k, end)))
+    ) {
       bodyK = k;
       form = 'equations';
       break;
@@ -157,8 +217,14 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
     // For `where` bodies (structure instances), a later `where` is not a clause of this body.
     const scanFrom = form === 'where' ? bodyK + 1 : bodyK;
     for (let j = scanFrom; j < end; j++) {
-      if (isOpener(sig, j)) { depth++; continue; }
-      if (isCloser(sig, j)) { depth = Math.max(0, depth - 1); continue; }
+      if (isOpener(sig, j)) {
+        depth++;
+        continue;
+      }
+      if (isCloser(sig, j)) {
+        depth = Math.max(0, depth - 1);
+        continue;
+      }
       if (depth > 0 || sig.kind[j] !== 'ident' || !TRAILING.has(sig.text[j]!)) continue;
       if (structural && sig.text[j] === 'where') continue;
       if (trailing.length === 0) bodyEndK = j;
@@ -171,9 +237,10 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
   const cmdStart = sig.start[from]!;
   const bodyStartOffset = bodyK >= 0 ? sig.start[bodyK]! : undefined;
   const sigEndK = assignSpan ? bodyK - 1 : bodyK >= 0 ? bodyK : bodyEndK;
-  const signatureSpan = sigEndK > sigStartK
-    ? { start: sig.start[sigStartK]!, end: sig.end[sigEndK - 1]! }
-    : { start: nameSpan?.end ?? keywordSpan.end, end: nameSpan?.end ?? keywordSpan.end };
+  const signatureSpan =
+    sigEndK > sigStartK
+      ? { start: sig.start[sigStartK]!, end: sig.end[sigEndK - 1]! }
+      : { start: nameSpan?.end ?? keywordSpan.end, end: nameSpan?.end ?? keywordSpan.end };
   const headerEnd = sigEndK > from ? sig.end[sigEndK - 1]! : keywordSpan.end;
   return {
     kind,
@@ -185,7 +252,10 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
     headerSpan: { start: cmdStart, end: headerEnd },
     signatureSpan,
     assignSpan,
-    bodySpan: bodyStartOffset !== undefined && bodyEndK > bodyK ? { start: bodyStartOffset, end: sig.end[bodyEndK - 1]! } : undefined,
+    bodySpan:
+      bodyStartOffset !== undefined && bodyEndK > bodyK
+        ? { start: bodyStartOffset, end: sig.end[bodyEndK - 1]! }
+        : undefined,
     bodyForm: bodyK >= 0 && bodyEndK > bodyK ? form : 'none',
     bodySig: bodyK >= 0 && bodyEndK > bodyK ? [bodyK, bodyEndK] : undefined,
     trailing,

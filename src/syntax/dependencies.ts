@@ -30,16 +30,59 @@ const BINDER_WORDS = new Set(['fun', 'λ', '∀', '∃', '∃!', 'Π', 'Σ', '�
  * a reference; their names come after `with`.
  */
 const INTRO_WORDS = new Set([
-  'intro', 'intros', 'rintro', 'rintros', 'obtain', 'case', "case'", 'next', 'set', 'generalize', 'ext', 'funext', 'by_contra',
-  'by_contra!', 'by_cases', 'choose', 'have', 'haveI', "have'", 'let', 'letI', 'suffices', 'replace', 'with', 'rename_i', 'introv', 'peel',
+  'intro',
+  'intros',
+  'rintro',
+  'rintros',
+  'obtain',
+  'case',
+  "case'",
+  'next',
+  'set',
+  'generalize',
+  'ext',
+  'funext',
+  'by_contra',
+  'by_contra!',
+  'by_cases',
+  'choose',
+  'have',
+  'haveI',
+  "have'",
+  'let',
+  'letI',
+  'suffices',
+  'replace',
+  'with',
+  'rename_i',
+  'introv',
+  'peel',
 ]);
 /** Words that end an introduction list. */
 const INTRO_STOP = new Set([':', ':=', '=', '←', '<-', 'using', 'at', '|', '=>', 'from', 'in', 'generalizing']);
 /** Tactic combinators after which the next word is a tactic name. */
-const TACTIC_COMBINATORS = new Set(['<;>', ';', 'try', 'all_goals', 'any_goals', 'repeat', "repeat'", 'focus', 'first', 'iterate', '·', '.', 'classical', 'on_goal', 'case', 'next']);
+const TACTIC_COMBINATORS = new Set([
+  '<;>',
+  ';',
+  'try',
+  'all_goals',
+  'any_goals',
+  'repeat',
+  "repeat'",
+  'focus',
+  'first',
+  'iterate',
+  '·',
+  '.',
+  'classical',
+  'on_goal',
+  'case',
+  'next',
+]);
 
 /** Is token k an identifier written directly after a `.` (anonymous constructor `.inl`, a field after a closer, `|>.elim`)? */
-const afterDot = (sig: SigTokens, k: number) => k > 0 && sig.kind[k - 1] === 'symbol' && sig.text[k - 1]!.endsWith('.') && sig.end[k - 1] === sig.start[k];
+const afterDot = (sig: SigTokens, k: number) =>
+  k > 0 && sig.kind[k - 1] === 'symbol' && sig.text[k - 1]!.endsWith('.') && sig.end[k - 1] === sig.start[k];
 
 /**
  * Names bound inside significant tokens [from, to): binder groups `(x y : T)`, `{α}`,
@@ -47,7 +90,12 @@ const afterDot = (sig: SigTokens, k: number) => k > 0 && sig.kind[k - 1] === 'sy
  * (`intro`, `obtain ⟨a, b⟩`, `cases h with | inl h`…), `have`/`let` names, match
  * alternative variables, and structure fields / inductive constructors.
  */
-export function boundNames(sig: SigTokens, from: number, to: number, opts: { ctors?: boolean; fields?: boolean } = {}): Set<string> {
+export function boundNames(
+  sig: SigTokens,
+  from: number,
+  to: number,
+  opts: { ctors?: boolean; fields?: boolean } = {},
+): Set<string> {
   const bound = new Set<string>();
   const addIdents = (k: number, stopAtSeparators: ReadonlySet<string>, sameLine: boolean): number => {
     // Identifiers (and pattern brackets around them) until a stop word, returns the index after.
@@ -58,8 +106,14 @@ export function boundNames(sig: SigTokens, from: number, to: number, opts: { cto
       const t = sig.text[j]!;
       if (sameLine && depth === 0 && sig.line[j] !== line) break;
       if (depth === 0 && stopAtSeparators.has(t)) break;
-      if (isOpener(sig, j)) { depth++; continue; }
-      if (isCloser(sig, j)) { if (--depth < 0) break; continue; }
+      if (isOpener(sig, j)) {
+        depth++;
+        continue;
+      }
+      if (isCloser(sig, j)) {
+        if (--depth < 0) break;
+        continue;
+      }
       if (sig.kind[j] === 'ident') {
         // Inside a binder group's type annotation the names are references: stop the group at `:`.
         if (!afterDot(sig, j)) bound.add(splitName(t)[0]!);
@@ -68,7 +122,10 @@ export function boundNames(sig: SigTokens, from: number, to: number, opts: { cto
         let d = 0;
         for (j++; j < to; j++) {
           if (isOpener(sig, j)) d++;
-          else if (isCloser(sig, j) && --d < 0) { depth--; break; }
+          else if (isCloser(sig, j) && --d < 0) {
+            depth--;
+            break;
+          }
         }
       } else if (t !== ',' && t !== '_' && t !== '@' && t !== '|' && t !== '-' && t !== '*' && t !== '?' && t !== '!') {
         if (depth === 0) break;
@@ -98,23 +155,57 @@ export function boundNames(sig: SigTokens, from: number, to: number, opts: { cto
       const inType: boolean[] = [false];
       for (; j < to; j++) {
         const u = sig.text[j]!;
-        if (isOpener(sig, j)) { inType.push(inType[inType.length - 1]!); continue; }
-        if (isCloser(sig, j)) { inType.pop(); if (inType.length === 0) break; continue; }
+        if (isOpener(sig, j)) {
+          inType.push(inType[inType.length - 1]!);
+          continue;
+        }
+        if (isCloser(sig, j)) {
+          inType.pop();
+          if (inType.length === 0) break;
+          continue;
+        }
         const depth = inType.length - 1;
-        if (depth === 0 && (u === ',' || u === '=>' || u === '↦' || u === ':' || u === '∈' || u === 'in' || u === '∉' || u === '<' || u === '≤' || u === '>' || u === '≥' || u === '⊆' || u === '|')) break;
-        if (u === ':' && depth > 0) { inType[depth] = true; continue; }
+        if (
+          depth === 0 &&
+          (u === ',' ||
+            u === '=>' ||
+            u === '↦' ||
+            u === ':' ||
+            u === '∈' ||
+            u === 'in' ||
+            u === '∉' ||
+            u === '<' ||
+            u === '≤' ||
+            u === '>' ||
+            u === '≥' ||
+            u === '⊆' ||
+            u === '|')
+        )
+          break;
+        if (u === ':' && depth > 0) {
+          inType[depth] = true;
+          continue;
+        }
         if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
       }
       k = j - 1;
       continue;
     }
     if (kind === 'ident' && INTRO_WORDS.has(t)) {
-      const j = addIdents(k + 1, t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0, true);
+      const j = addIdents(
+        k + 1,
+        t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0,
+        true,
+      );
       k = j - 1;
       continue;
     }
     // A `|` starting a line or after `with`/`fun`/`match`: not the `|` of `{x | p}` or `|x|`.
-    if (t === '|' && kind === 'symbol' && (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''))) {
+    if (
+      t === '|' &&
+      kind === 'symbol' &&
+      (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''))
+    ) {
       // `| pat => …`: match / induction alternatives; `| mk : T`: an inductive's constructor.
       if (opts.ctors) {
         if (sig.kind[k + 1] === 'ident') bound.add(splitName(sig.text[k + 1]!)[0]!);
@@ -123,11 +214,20 @@ export function boundNames(sig: SigTokens, from: number, to: number, opts: { cto
       let j = k + 1;
       let first = true;
       for (; j < to && sig.text[j] !== '=>' && sig.text[j] !== ':=' && sig.line[j] === sig.line[k]; j++) {
-        if (sig.text[j] === ',' || sig.text[j] === '|') { first = true; continue; }
-        if (sig.kind[j] !== 'ident' || afterDot(sig, j)) { if (sig.kind[j] !== 'symbol') first = false; continue; }
+        if (sig.text[j] === ',' || sig.text[j] === '|') {
+          first = true;
+          continue;
+        }
+        if (sig.kind[j] !== 'ident' || afterDot(sig, j)) {
+          if (sig.kind[j] !== 'symbol') first = false;
+          continue;
+        }
         // The head of an applied pattern is a constructor (`succ n`, `some (x, y)`), the rest are variables (`n+1`, `x :: xs`).
         const next = sig.text[j + 1];
-        if (first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨')) { first = false; continue; }
+        if (first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨')) {
+          first = false;
+          continue;
+        }
         first = false;
         bound.add(splitName(sig.text[j]!)[0]!);
       }
@@ -216,7 +316,11 @@ function attributeTokens(sig: SigTokens, from: number, to: number): Set<number> 
  * The local name a written name denotes, trying the whole name and then shorter prefixes
  * (`foo.symm`, `Foo.mk` for a local `foo` / structure `Foo`); undefined when none is local.
  */
-function resolveLocal(written: string, scope: { namespace: string; opens: string[] }, declared: ReadonlySet<string>): string | undefined {
+function resolveLocal(
+  written: string,
+  scope: { namespace: string; opens: string[] },
+  declared: ReadonlySet<string>,
+): string | undefined {
   let w = written;
   for (;;) {
     const hit = resolveName(w, scope, declared)[0];
@@ -237,19 +341,22 @@ export function syntacticDependencies(file: SourceFile): Map<SourceDecl, Syntact
     const d = decls[i]!;
     // Members of one mutual block see each other: declare the whole group first.
     if (d.mutualGroup !== undefined && (i === 0 || decls[i - 1]!.mutualGroup !== d.mutualGroup)) {
-      for (let j = i; j < decls.length && decls[j]!.mutualGroup === d.mutualGroup; j++) if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
+      for (let j = i; j < decls.length && decls[j]!.mutualGroup === d.mutualGroup; j++)
+        if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
     }
     // `open X in` / `set_option … in` prefixes name namespaces and options, not declarations.
     const from = d.command.ownSigStart;
     const to = d.command.sigEnd;
-    const structural = d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
+    const structural =
+      d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
     const bound = boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' });
     const tactics = tacticNameTokens(sig, from, to);
     const attrs = attributeTokens(sig, from, to);
     const nameK = d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1;
     const scope = declScope(file, d);
     // Fields of a `where` body (`x := 1` at a line start) are not references.
-    const whereFrom = d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1;
+    const whereFrom =
+      d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1;
     // A recursive reference to itself is neither local nor external.
     if (d.fullName) declared.add(d.fullName);
     const local: string[] = [];
@@ -260,8 +367,16 @@ export function syntacticDependencies(file: SourceFile): Map<SourceDecl, Syntact
       const k = occ.sig;
       if (k === nameK || tactics.has(k) || attrs.has(k) || afterDot(sig, k)) continue;
       // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`; tactic flags `+kernel`.
-      if (sig.text[k + 1] === ':=' && (sig.text[k - 1] === '(' || sig.text[k - 1] === '{' || sig.text[k - 1] === ',' || (sig.firstOnLine[k] && whereFrom >= 0 && k > whereFrom))) continue;
-      if ((sig.text[k - 1] === '+' || sig.text[k - 1] === '-') && sig.end[k - 1] === sig.start[k] && tactics.size > 0) continue;
+      if (
+        sig.text[k + 1] === ':=' &&
+        (sig.text[k - 1] === '(' ||
+          sig.text[k - 1] === '{' ||
+          sig.text[k - 1] === ',' ||
+          (sig.firstOnLine[k] && whereFrom >= 0 && k > whereFrom))
+      )
+        continue;
+      if ((sig.text[k - 1] === '+' || sig.text[k - 1] === '-') && sig.end[k - 1] === sig.start[k] && tactics.size > 0)
+        continue;
       const head = splitName(occ.name)[0]!;
       if (bound.has(head)) continue;
       const hit = resolveLocal(occ.name, scope, declared);

@@ -9,7 +9,10 @@ export interface TextEdit {
 }
 
 export class EditConflictError extends Error {
-  constructor(readonly a: TextEdit, readonly b: TextEdit) {
+  constructor(
+    readonly a: TextEdit,
+    readonly b: TextEdit,
+  ) {
     super(`overlapping edits [${a.start}, ${a.end}) and [${b.start}, ${b.end})`);
     this.name = 'EditConflictError';
   }
@@ -32,7 +35,8 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let pos = 0;
   let prev: TextEdit | undefined;
   for (const e of sorted) {
-    if (e.start < 0 || e.end > text.length || e.start > e.end) throw new RangeError(`edit [${e.start}, ${e.end}) outside text of length ${text.length}`);
+    if (e.start < 0 || e.end > text.length || e.start > e.end)
+      throw new RangeError(`edit [${e.start}, ${e.end}) outside text of length ${text.length}`);
     if (prev && e.start < prev.end) throw new EditConflictError(prev, e);
     out += text.slice(pos, e.start) + e.text;
     pos = e.end;

@@ -10,9 +10,21 @@ import { isDigit, isHexDigit, isIdFirst, isIdRest, isWhitespace } from './chars.
 import type { SigTokens } from './significant.ts';
 
 export type TokenKind =
-  | 'ws' | 'line-comment' | 'block-comment' | 'doc-comment' | 'mod-doc'
-  | 'string' | 'raw-string' | 'char' | 'number' | 'field-idx' | 'field'
-  | 'ident' | 'name-lit' | 'symbol' | 'error';
+  | 'ws'
+  | 'line-comment'
+  | 'block-comment'
+  | 'doc-comment'
+  | 'mod-doc'
+  | 'string'
+  | 'raw-string'
+  | 'char'
+  | 'number'
+  | 'field-idx'
+  | 'field'
+  | 'ident'
+  | 'name-lit'
+  | 'symbol'
+  | 'error';
 
 export interface Token {
   kind: TokenKind;
@@ -24,15 +36,52 @@ export const isTrivia = (k: TokenKind) => k === 'ws' || k === 'line-comment' || 
 
 // Multi-unit symbols that matter for structure (longest first within each lead char).
 const SYMBOLS = [
-  '<;>', '<|>', '<->', '|>.', '...', '`(', '``(', '@[', '#[', '%[', '.{', ':=', '::', '=>', '->', '<-', '<|', '|>',
-  '..', '&&', '||', '==', '!=', '<=', '>=', '++', '^^', "''",
+  '<;>',
+  '<|>',
+  '<->',
+  '|>.',
+  '...',
+  '`(',
+  '``(',
+  '@[',
+  '#[',
+  '%[',
+  '.{',
+  ':=',
+  '::',
+  '=>',
+  '->',
+  '<-',
+  '<|',
+  '|>',
+  '..',
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '++',
+  '^^',
+  "''",
 ].sort((a, b) => b.length - a.length);
 /** Multi-unit symbols indexed by their (ASCII) lead character. */
 const SYMBOLS_BY_LEAD: (string[] | undefined)[] = [];
 for (const s of SYMBOLS) (SYMBOLS_BY_LEAD[s.charCodeAt(0)] ??= []).push(s);
 
 /** Macros whose string argument is an interpolated string [lean4: interpolatedStr uses]. */
-const INTERPOLATING = new Set(['throwError', 'throwErrorAt', 'logInfo', 'logWarning', 'logError', 'logInfoAt', 'logWarningAt', 'logErrorAt', 'dbg_trace', 'trace']);
+const INTERPOLATING = new Set([
+  'throwError',
+  'throwErrorAt',
+  'logInfo',
+  'logWarning',
+  'logError',
+  'logInfoAt',
+  'logWarningAt',
+  'logErrorAt',
+  'dbg_trace',
+  'trace',
+]);
 
 const CLOSERS_FOR_FIELD = new Set([')', ']', '}', '⟩', '⦄', '⟧']);
 
@@ -99,7 +148,8 @@ export function scan(src: string, keepTrivia = false): Scanned {
     sig.col.push(start - lineStart);
     sig.firstOnLine.push(sawNewline);
     sawNewline = false;
-    if (kind === 'string' || kind === 'doc-comment' || kind === 'mod-doc' || kind === 'raw-string' || kind === 'error') countLines(start, end, false);
+    if (kind === 'string' || kind === 'doc-comment' || kind === 'mod-doc' || kind === 'raw-string' || kind === 'error')
+      countLines(start, end, false);
   };
 
   const cp = (at: number) => {
@@ -308,7 +358,12 @@ export function scan(src: string, keepTrivia = false): Scanned {
     }
     if (c === 47 /* / */ && src.charCodeAt(i + 1) === 45) {
       const third = src.charCodeAt(i + 2);
-      const kind: TokenKind = third === 45 /* - */ && src.charCodeAt(i + 3) !== 47 ? 'doc-comment' : third === 33 /* ! */ ? 'mod-doc' : 'block-comment';
+      const kind: TokenKind =
+        third === 45 /* - */ && src.charCodeAt(i + 3) !== 47
+          ? 'doc-comment'
+          : third === 33 /* ! */
+            ? 'mod-doc'
+            : 'block-comment';
       const e = blockEnd(i);
       i = e < 0 ? n : e;
       push(e < 0 ? 'error' : kind, start, i);
@@ -339,7 +394,12 @@ export function scan(src: string, keepTrivia = false): Scanned {
     // Adjacency by offset (no trivia between), which holds whether or not trivia tokens are kept.
     if (c === 46 /* . */ && sig.end.length > 0 && sig.end[sig.end.length - 1] === i) {
       const prevKind = sig.kind[sig.kind.length - 1]!;
-      if (prevKind === 'ident' || prevKind === 'field-idx' || prevKind === 'field' || CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)) {
+      if (
+        prevKind === 'ident' ||
+        prevKind === 'field-idx' ||
+        prevKind === 'field' ||
+        CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)
+      ) {
         if (isDigit(src.charCodeAt(i + 1))) {
           i++;
           while (i < n && isDigit(src.charCodeAt(i))) i++;
@@ -403,7 +463,12 @@ export function scan(src: string, keepTrivia = false): Scanned {
     }
     const candidates = c < 128 ? SYMBOLS_BY_LEAD[c] : undefined;
     let matched = 0;
-    if (candidates) for (const s of candidates) if (src.startsWith(s, i)) { matched = s.length; break; }
+    if (candidates)
+      for (const s of candidates)
+        if (src.startsWith(s, i)) {
+          matched = s.length;
+          break;
+        }
     i += matched || width(c32);
     push('symbol', start, i);
   }

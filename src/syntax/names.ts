@@ -17,11 +17,65 @@ export interface IdentOccurrence {
 
 /** Words that are identifier-shaped keywords in terms and tactics, never references. */
 const NOT_REFERENCES = new Set([
-  'fun', 'λ', 'by', 'have', 'haveI', 'let', 'letI', 'show', 'from', 'at', 'with', 'then', 'else', 'if', 'match', 'do', 'in',
-  'using', 'only', 'calc', 'suffices', 'obtain', 'sorry', 'admit', 'this', 'Type', 'Sort', 'Prop', 'forall', 'exists', '_',
-  'theorem', 'lemma', 'def', 'abbrev', 'instance', 'example', 'structure', 'class', 'inductive', 'where', 'extends',
-  'deriving', 'namespace', 'section', 'end', 'open', 'variable', 'universe', 'private', 'protected', 'noncomputable',
-  'termination_by', 'decreasing_by', 'return', 'for', 'unless', 'mut', 'set_option',
+  'fun',
+  'λ',
+  'by',
+  'have',
+  'haveI',
+  'let',
+  'letI',
+  'show',
+  'from',
+  'at',
+  'with',
+  'then',
+  'else',
+  'if',
+  'match',
+  'do',
+  'in',
+  'using',
+  'only',
+  'calc',
+  'suffices',
+  'obtain',
+  'sorry',
+  'admit',
+  'this',
+  'Type',
+  'Sort',
+  'Prop',
+  'forall',
+  'exists',
+  '_',
+  'theorem',
+  'lemma',
+  'def',
+  'abbrev',
+  'instance',
+  'example',
+  'structure',
+  'class',
+  'inductive',
+  'where',
+  'extends',
+  'deriving',
+  'namespace',
+  'section',
+  'end',
+  'open',
+  'variable',
+  'universe',
+  'private',
+  'protected',
+  'noncomputable',
+  'termination_by',
+  'decreasing_by',
+  'return',
+  'for',
+  'unless',
+  'mut',
+  'set_option',
 ]);
 
 /**
@@ -119,14 +173,19 @@ export class NameIndex {
 }
 
 /** Is `p` (possibly '') a namespace prefix of `ns` on a component boundary? */
-const isNsPrefix = (p: string, ns: string) => p === '' || (ns.length >= p.length && ns.startsWith(p) && (ns.length === p.length || ns.charCodeAt(p.length) === 46));
+const isNsPrefix = (p: string, ns: string) =>
+  p === '' || (ns.length >= p.length && ns.startsWith(p) && (ns.length === p.length || ns.charCodeAt(p.length) === 46));
 
 /**
  * Resolution against a plain Set (which its owner may still be filling): every namespace
  * prefix × open candidate is looked up. Cost: namespace depth × (1 + opens) lookups per
  * call; callers resolving many names should pass a NameIndex instead.
  */
-function resolveInSet(written: string, scope: ResolveScope, declared: ReadonlySet<string>): { name: string; group: number }[] {
+function resolveInSet(
+  written: string,
+  scope: ResolveScope,
+  declared: ReadonlySet<string>,
+): { name: string; group: number }[] {
   const out: { name: string; group: number }[] = [];
   const seen = new Set<string>();
   const add = (n: string, group: number) => {
@@ -155,14 +214,22 @@ export function resolveName(written: string, scope: ResolveScope, declared: Read
 export type ResolvedVia = 'root' | 'namespace' | 'open';
 
 /** The most specific declaration `written` denotes from `scope`, and how. */
-export function resolveFirst(written: string, scope: ResolveScope, declared: ReadonlySet<string> | NameIndex): { full: string; via: ResolvedVia } | undefined {
+export function resolveFirst(
+  written: string,
+  scope: ResolveScope,
+  declared: ReadonlySet<string> | NameIndex,
+): { full: string; via: ResolvedVia } | undefined {
   if (written.startsWith('_root_.')) return undefined;
   const h = resolveHits(written, scope, declared)[0];
   if (!h) return undefined;
   return { full: h.name, via: h.group === 1 ? 'open' : h.name === written ? 'root' : 'namespace' };
 }
 
-function resolveHits(written: string, scope: ResolveScope, declared: ReadonlySet<string> | NameIndex): { name: string; group: number }[] {
+function resolveHits(
+  written: string,
+  scope: ResolveScope,
+  declared: ReadonlySet<string> | NameIndex,
+): { name: string; group: number }[] {
   if (written.startsWith('_root_.')) {
     const n = written.slice('_root_.'.length);
     return declared.has(n) ? [{ name: n, group: 0 }] : [];
@@ -174,7 +241,8 @@ function resolveHits(written: string, scope: ResolveScope, declared: ReadonlySet
   for (const f of idx.withLast(lastComponent(written))) {
     let p: string;
     if (f === written) p = '';
-    else if (f.length > written.length + 1 && f.charCodeAt(f.length - written.length - 1) === 46 && f.endsWith(written)) p = f.slice(0, f.length - written.length - 1);
+    else if (f.length > written.length + 1 && f.charCodeAt(f.length - written.length - 1) === 46 && f.endsWith(written))
+      p = f.slice(0, f.length - written.length - 1);
     else continue;
     // Directly through the namespace or one of its parents (innermost, i.e. longest, first).
     if (isNsPrefix(p, ns)) {
@@ -185,7 +253,12 @@ function resolveHits(written: string, scope: ResolveScope, declared: ReadonlySet
     for (let i = 0; i < scope.opens.length; i++) {
       const o = scope.opens[i]!;
       if (p === o) hits.push({ name: f, group: 1, open: i, depth: 0 });
-      else if (p.length > o.length && p.charCodeAt(p.length - o.length - 1) === 46 && p.endsWith(o) && isNsPrefix(p.slice(0, p.length - o.length - 1), ns)) {
+      else if (
+        p.length > o.length &&
+        p.charCodeAt(p.length - o.length - 1) === 46 &&
+        p.endsWith(o) &&
+        isNsPrefix(p.slice(0, p.length - o.length - 1), ns)
+      ) {
         hits.push({ name: f, group: 1, open: i, depth: -(p.length - o.length - 1) });
       } else continue;
       break;

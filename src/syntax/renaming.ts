@@ -77,13 +77,17 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
   const declNames = new Set(file.decls.map((d) => d.fullName));
   for (const [oldName, newName] of Object.entries(mapping)) {
     if (!declNames.has(oldName)) {
-      errors.push(`Declaration '${oldName.length > 200 ? `${oldName.slice(0, 200)}…` : oldName}' not found (rename takes fully qualified names)`);
+      errors.push(
+        `Declaration '${oldName.length > 200 ? `${oldName.slice(0, 200)}…` : oldName}' not found (rename takes fully qualified names)`,
+      );
       continue;
     }
-    if (declared.has(newName) && !(newName in mapping)) warnings.push(`'${newName}' is already declared in this file; renaming '${oldName}' to it will clash`);
+    if (declared.has(newName) && !(newName in mapping))
+      warnings.push(`'${newName}' is already declared in this file; renaming '${oldName}' to it will clash`);
     renames.set(oldName, newName);
     // Constructors follow their type.
-    for (const c of ctorsOf.get(oldName) ?? []) if (!(c in mapping)) renames.set(c, `${newName}.${c.slice(oldName.length + 1)}`);
+    for (const c of ctorsOf.get(oldName) ?? [])
+      if (!(c in mapping)) renames.set(c, `${newName}.${c.slice(oldName.length + 1)}`);
   }
 
   const edits: TextEdit[] = [];
@@ -117,7 +121,9 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     const scope = file.scopes[cmdIndex] ?? { namespace: '', opens: [] };
     const ends = componentEnds(occ.name);
     // `.foo` right after a dot is dot notation or an anonymous constructor: resolved by type, not by scope.
-    const prevIsDot = occ.field === true || (occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start);
+    const prevIsDot =
+      occ.field === true ||
+      (occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start);
     let done = prevIsDot;
     // The longest prefix of the written name that resolves to a renamed declaration. Only prefixes
     // ending in a component some declaration ends in can resolve: the others cost one map lookup.
@@ -133,7 +139,11 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
         const bare = written.replace(/^_root_\./, '');
         const droppedNs = hit.length > bare.length ? hit.slice(0, hit.length - bare.length - 1) : '';
         const ns = renames.get(droppedNs) ?? droppedNs;
-        const newWritten = written.startsWith('_root_.') ? `_root_.${target}` : ns && target.startsWith(`${ns}.`) ? target.slice(ns.length + 1) : target;
+        const newWritten = written.startsWith('_root_.')
+          ? `_root_.${target}`
+          : ns && target.startsWith(`${ns}.`)
+            ? target.slice(ns.length + 1)
+            : target;
         const end = occ.start + written.length;
         edits.push(replace(occ.start, end, newWritten));
       }
@@ -141,7 +151,8 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
     }
     if (done && !prevIsDot) continue;
     // Dot notation on a value: `h.foo` (h not a declaration) or `(e).foo`; not `.foo` after a space (anonymous constructor).
-    const afterValue = occ.field === true || (prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1]);
+    const afterValue =
+      occ.field === true || (prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1]);
     if (ends.length > 1 || afterValue) {
       const component = lastComponent(occ.name);
       const to = dotTarget(component);

@@ -19,6 +19,7 @@ export interface SigTokens {
 }
 
 /** Is token k an opening bracket (`(`, `[`, `⟨`, `@[`…)? */
-export const isOpener = (sig: SigTokens, k: number): boolean => sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
+export const isOpener = (sig: SigTokens, k: number): boolean =>
+  sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
 /** Is token k a closing bracket? */
 export const isCloser = (sig: SigTokens, k: number): boolean => sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);

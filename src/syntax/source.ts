@@ -123,7 +123,14 @@ export function parseSource(text: string): SourceFile {
   const cmdScopes: CommandScope[] = [];
   commands.forEach((cmd, commandIndex) => {
     const own = cmd.ownSigStart;
-    const localOpens = cmd.prefixes.length === 0 ? [] : dedupe(cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)));
+    const localOpens =
+      cmd.prefixes.length === 0
+        ? []
+        : dedupe(
+            cmd.prefixes
+              .filter((p) => p.keyword === 'open')
+              .flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
+          );
     // Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in.
     cmdScopes.push({ namespace: ns, opens: localOpens.length ? withOpens(opens, openSet, localOpens) : opens });
     const word = (k: number) => sig.text[k] ?? '';
@@ -135,7 +142,10 @@ export function parseSource(text: string): SourceFile {
       }
       case 'section': {
         const k = sig.text[own] === 'section' ? own : sig.text.indexOf('section', own);
-        const name = k >= 0 && k + 1 < cmd.sigEnd && sig.firstOnLine[k + 1] === false && sig.kind[k + 1] === 'ident' ? word(k + 1) : '';
+        const name =
+          k >= 0 && k + 1 < cmd.sigEnd && sig.firstOnLine[k + 1] === false && sig.kind[k + 1] === 'ident'
+            ? word(k + 1)
+            : '';
         const n = Math.max(1, splitName(name).length);
         for (let i = 0; i < n; i++) enter('section');
         return;

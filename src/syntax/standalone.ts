@@ -17,7 +17,15 @@ import type { Command } from './commands.ts';
 import type { SyntacticDependencies } from './dependencies.ts';
 import { splitName, type SourceDecl, type SourceFile } from './source.ts';
 
-const CONTEXT_KINDS = new Set<Command['kind']>(['namespace', 'section', 'end', 'open', 'variable', 'universe', 'set_option']);
+const CONTEXT_KINDS = new Set<Command['kind']>([
+  'namespace',
+  'section',
+  'end',
+  'open',
+  'variable',
+  'universe',
+  'set_option',
+]);
 /** Other commands that change what later declarations mean (which variables they take, which names are aliased). */
 const CONTEXT_KEYWORDS = new Set(['include', 'omit', 'export']);
 
@@ -38,7 +46,11 @@ export interface StandaloneIndex {
   commandDeps: Map<number, string[]>;
 }
 
-export function standaloneIndex(file: SourceFile, deps: Map<SourceDecl, SyntacticDependencies>, commandDeps: Map<number, string[]> = new Map()): StandaloneIndex {
+export function standaloneIndex(
+  file: SourceFile,
+  deps: Map<SourceDecl, SyntacticDependencies>,
+  commandDeps: Map<number, string[]> = new Map(),
+): StandaloneIndex {
   const byName = new Map<string, SourceDecl>();
   const declsAt = new Map<number, SourceDecl[]>();
   for (const d of file.decls) {
@@ -148,7 +160,8 @@ export function standaloneContent(ix: StandaloneIndex, target: SourceDecl, heade
         if (d && d.commandIndex < target.commandIndex && !needed.has(d.commandIndex)) missing.push(d.commandIndex);
       }
     }
-    if (missing.length === 0 || round >= 8) return [header.trim(), ...parts].filter((p) => p.length > 0).join('\n\n') + '\n';
+    if (missing.length === 0 || round >= 8)
+      return [header.trim(), ...parts].filter((p) => p.length > 0).join('\n\n') + '\n';
     closeOver(ix, needed, missing, target.commandIndex);
   }
 }
@@ -158,7 +171,10 @@ function render(ix: StandaloneIndex, _target: SourceDecl, needed: Set<number>): 
   const sortedNeeded = [...needed].sort((a, b) => a - b);
   // The last needed command is the target, or the `end` of the target's mutual block.
   const last = sortedNeeded[sortedNeeded.length - 1]!;
-  const order = mergeSorted(sortedNeeded, ix.context.filter((i) => i <= last));
+  const order = mergeSorted(
+    sortedNeeded,
+    ix.context.filter((i) => i <= last),
+  );
   const root: Frame = { openText: '', closeText: '', mutual: false, items: [], hasDecl: false };
   const stack: Frame[] = [root];
   const pop = () => {
@@ -170,12 +186,20 @@ function render(ix: StandaloneIndex, _target: SourceDecl, needed: Set<number>): 
     const top = stack[stack.length - 1]!;
     const text = file.text.slice(cmd.start, cmd.end);
     if (cmd.kind === 'namespace') {
-      for (const part of splitName(scopeName(file, cmd))) stack.push({ openText: `namespace ${part}`, closeText: `end ${part}`, mutual: false, items: [], hasDecl: false });
+      for (const part of splitName(scopeName(file, cmd)))
+        stack.push({
+          openText: `namespace ${part}`,
+          closeText: `end ${part}`,
+          mutual: false,
+          items: [],
+          hasDecl: false,
+        });
     } else if (cmd.kind === 'section') {
       const name = scopeName(file, cmd);
       const parts = Math.max(1, splitName(name).length);
       stack.push({ openText: text, closeText: name ? `end ${name}` : 'end', mutual: false, items: [], hasDecl: false });
-      for (let p = 1; p < parts; p++) stack.push({ openText: '', closeText: '', mutual: false, items: [], hasDecl: false });
+      for (let p = 1; p < parts; p++)
+        stack.push({ openText: '', closeText: '', mutual: false, items: [], hasDecl: false });
     } else if (cmd.kind === 'mutual') {
       stack.push({ openText: text, closeText: 'end', mutual: true, items: [], hasDecl: true });
     } else if (cmd.kind === 'end') {
@@ -194,7 +218,9 @@ function render(ix: StandaloneIndex, _target: SourceDecl, needed: Set<number>): 
   }
   // Scopes still open after the target: keep them if they hold something, with their closing `end`s.
   while (stack.length > 1) pop();
-  const parts = root.items.map((i) => (typeof i === 'string' ? i : file.text.slice(file.commands[i]!.start, file.commands[i]!.end)));
+  const parts = root.items.map((i) =>
+    typeof i === 'string' ? i : file.text.slice(file.commands[i]!.start, file.commands[i]!.end),
+  );
   const kept = root.items.filter((i): i is number => typeof i === 'number' && !needed.has(i));
   return { parts, kept };
 }
@@ -214,7 +240,17 @@ function mergeSorted(a: number[], b: number[]): number[] {
   while (i < a.length || j < b.length) {
     const x = i < a.length ? a[i]! : Infinity;
     const y = j < b.length ? b[j]! : Infinity;
-    if (x === y) { out.push(x); i++; j++; } else if (x < y) { out.push(x); i++; } else { out.push(y); j++; }
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (x < y) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
   }
   return out;
 }

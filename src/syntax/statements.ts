@@ -44,7 +44,14 @@ export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], sc
   const opens = [...d.opens, ...d.localOpens];
   const open = d.namespace ? `namespace ${d.namespace}` : 'section';
   const close = d.namespace ? `end ${d.namespace}` : 'end';
-  return [open, ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []), ...(opens.length ? [`open ${opens.join(' ')}`] : []), ...scope, ...lines, close].join('\n');
+  return [
+    open,
+    ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []),
+    ...(opens.length ? [`open ${opens.join(' ')}`] : []),
+    ...scope,
+    ...lines,
+    close,
+  ].join('\n');
 }
 
 /**
@@ -59,7 +66,11 @@ export function scopeCommands(file: SourceFile, d: SourceDecl): string[] {
     if (c.kind === 'section' || c.kind === 'namespace') stack.push([]);
     else if (c.kind === 'end') {
       if (stack.length > 1) stack.pop();
-    } else if ((c.kind === 'universe' || c.kind === 'variable') && c.prefixes.length === 0 && file.sig.text[c.sigEnd - 1] !== 'in') {
+    } else if (
+      (c.kind === 'universe' || c.kind === 'variable') &&
+      c.prefixes.length === 0 &&
+      file.sig.text[c.sigEnd - 1] !== 'in'
+    ) {
       stack[stack.length - 1]!.push(file.text.slice(c.start, c.end));
     }
   }

@@ -23,7 +23,8 @@ export interface TacticBlock extends Span {
   items: TacticItem[];
 }
 
-export type HaveKeyword = 'have' | 'haveI' | "have'" | 'obtain' | 'suffices' | 'show' | 'let' | 'letI' | 'replace' | 'set';
+export type HaveKeyword =
+  'have' | 'haveI' | "have'" | 'obtain' | 'suffices' | 'show' | 'let' | 'letI' | 'replace' | 'set';
 
 export interface HaveForm extends Span {
   keyword: HaveKeyword;
@@ -40,10 +41,37 @@ export interface HaveForm extends Span {
   level: 'tactic' | 'term';
 }
 
-const HAVE_WORDS = new Set<string>(['have', 'haveI', "have'", 'obtain', 'suffices', 'show', 'let', 'letI', 'replace', 'set']);
+const HAVE_WORDS = new Set<string>([
+  'have',
+  'haveI',
+  "have'",
+  'obtain',
+  'suffices',
+  'show',
+  'let',
+  'letI',
+  'replace',
+  'set',
+]);
 /** Tactics whose argument is itself a tactic sequence starting right after them. */
-const SEQ_TAKING = new Set(['all_goals', 'any_goals', 'focus', 'try', 'repeat', "repeat'", 'classical', 'with_reducible', 'iterate', 'on_goal', 'pick_goal', 'case', "case'", 'next', '·', '.']);
-
+const SEQ_TAKING = new Set([
+  'all_goals',
+  'any_goals',
+  'focus',
+  'try',
+  'repeat',
+  "repeat'",
+  'classical',
+  'with_reducible',
+  'iterate',
+  'on_goal',
+  'pick_goal',
+  'case',
+  "case'",
+  'next',
+  '·',
+  '.',
+]);
 
 /** The end (exclusive) of the bracket group containing k, or `limit`. */
 function groupEnd(sig: SigTokens, k: number, limit: number): number {
@@ -62,7 +90,8 @@ function groupEnd(sig: SigTokens, k: number, limit: number): number {
  */
 export function parseTacticBlock(sig: SigTokens, afterK: number, limit: number): TacticBlock {
   const first = afterK + 1;
-  if (first >= limit) return { start: sig.end[afterK]!, end: sig.end[afterK]!, sigStart: first, sigEnd: first, column: 0, items: [] };
+  if (first >= limit)
+    return { start: sig.end[afterK]!, end: sig.end[afterK]!, sigStart: first, sigEnd: first, column: 0, items: [] };
   const column = sig.col[first]!;
   const items: TacticItem[] = [];
   let itemStart = first;
@@ -72,7 +101,10 @@ export function parseTacticBlock(sig: SigTokens, afterK: number, limit: number):
     if (endK > itemStart) items.push(parseItem(sig, itemStart, endK));
   };
   for (j = first + 1; j < limit; j++) {
-    if (isOpener(sig, j)) { depth++; continue; }
+    if (isOpener(sig, j)) {
+      depth++;
+      continue;
+    }
     if (isCloser(sig, j)) {
       if (--depth < 0) break;
       continue;
@@ -105,7 +137,11 @@ function parseItem(sig: SigTokens, a: number, b: number): TacticItem {
     let from = a;
     if (head === 'case' || head === "case'" || head === 'next') {
       from = -1;
-      for (let k = a + 1; k < b; k++) if (sig.text[k] === '=>') { from = k; break; }
+      for (let k = a + 1; k < b; k++)
+        if (sig.text[k] === '=>') {
+          from = k;
+          break;
+        }
     } else if (head === 'iterate' || head === 'on_goal' || head === 'pick_goal') {
       from = sig.kind[a + 1] === 'number' ? a + 1 : a;
       if (sig.text[from + 1] === '=>') from++;
@@ -158,28 +194,46 @@ export function findHaves(sig: SigTokens, from: number, to: number, tacticRanges
     let colon = -1;
     let assign = -1;
     for (let j = k + 1; j < to; j++) {
-      if (isOpener(sig, j)) { d++; continue; }
+      if (isOpener(sig, j)) {
+        d++;
+        continue;
+      }
       if (isCloser(sig, j)) {
-        if (--d < 0) { end = j; break; }
+        if (--d < 0) {
+          end = j;
+          break;
+        }
         continue;
       }
       if (d > 0) continue;
       const t = sig.text[j]!;
-      if (t === ';' || (t === ',' && assign >= 0) || (sig.firstOnLine[j] && sig.col[j]! <= sig.col[k]!)) { end = j; break; }
+      if (t === ';' || (t === ',' && assign >= 0) || (sig.firstOnLine[j] && sig.col[j]! <= sig.col[k]!)) {
+        end = j;
+        break;
+      }
       if (t === ':' && colon < 0 && assign < 0) colon = j;
       else if (t === ':=' && assign < 0) assign = j;
       // `suffices h : T by tac` / `show T from e` / `show T by tac`
-      else if ((t === 'from' || (t === 'by' && sig.text[k] !== 'have')) && assign < 0 && (sig.text[k] === 'show' || sig.text[k] === 'suffices')) assign = j;
+      else if (
+        (t === 'from' || (t === 'by' && sig.text[k] !== 'have')) &&
+        assign < 0 &&
+        (sig.text[k] === 'show' || sig.text[k] === 'suffices')
+      )
+        assign = j;
     }
     if (end <= k + 1 && assign < 0) continue;
     const kw = sig.text[k] as HaveKeyword;
     const binderEnd = colon >= 0 ? colon : assign >= 0 ? assign : end;
-    const binder = binderEnd > k + 1 && kw !== 'show' ? { start: sig.start[k + 1]!, end: sig.end[binderEnd - 1]! } : undefined;
+    const binder =
+      binderEnd > k + 1 && kw !== 'show' ? { start: sig.start[k + 1]!, end: sig.end[binderEnd - 1]! } : undefined;
     const typeFrom = kw === 'show' ? k + 1 : colon >= 0 ? colon + 1 : -1;
     const typeTo = assign >= 0 ? assign : end;
-    const type = typeFrom >= 0 && typeTo > typeFrom ? { start: sig.start[typeFrom]!, end: sig.end[typeTo - 1]! } : undefined;
-    const proofFrom = assign >= 0 ? (sig.text[assign] === ':=' || sig.text[assign] === 'from' ? assign + 1 : assign) : -1;
-    const proof = proofFrom >= 0 && end > proofFrom ? { start: sig.start[proofFrom]!, end: sig.end[end - 1]! } : undefined;
+    const type =
+      typeFrom >= 0 && typeTo > typeFrom ? { start: sig.start[typeFrom]!, end: sig.end[typeTo - 1]! } : undefined;
+    const proofFrom =
+      assign >= 0 ? (sig.text[assign] === ':=' || sig.text[assign] === 'from' ? assign + 1 : assign) : -1;
+    const proof =
+      proofFrom >= 0 && end > proofFrom ? { start: sig.start[proofFrom]!, end: sig.end[end - 1]! } : undefined;
     const inTactic = tacticRanges.some(([s, e]) => k >= s && k < e);
     out.push({
       keyword: kw,
@@ -188,7 +242,8 @@ export function findHaves(sig: SigTokens, from: number, to: number, tacticRanges
       end: sig.end[end - 1]!,
       binder,
       type,
-      assign: assign >= 0 && sig.text[assign] === ':=' ? { start: sig.start[assign]!, end: sig.end[assign]! } : undefined,
+      assign:
+        assign >= 0 && sig.text[assign] === ':=' ? { start: sig.start[assign]!, end: sig.end[assign]! } : undefined,
       proof,
       proofForm: proof === undefined ? 'none' : sig.text[proofFrom] === 'by' ? 'tactic' : 'term',
       level: inTactic ? 'tactic' : 'term',
@@ -201,7 +256,8 @@ export function findHaves(sig: SigTokens, from: number, to: number, tacticRanges
 export function findSorries(sig: SigTokens, from: number, to: number): Span[] {
   const out: Span[] = [];
   for (let k = from; k < to; k++) {
-    if (sig.kind[k] === 'ident' && (sig.text[k] === 'sorry' || sig.text[k] === 'admit')) out.push({ start: sig.start[k]!, end: sig.end[k]! });
+    if (sig.kind[k] === 'ident' && (sig.text[k] === 'sorry' || sig.text[k] === 'admit'))
+      out.push({ start: sig.start[k]!, end: sig.end[k]! });
   }
   return out;
 }

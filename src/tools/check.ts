@@ -43,8 +43,11 @@ export const check: ToolImpl<'check'> = {
       lean_messages: lean,
       tool_messages: tool,
       failed_declarations: [...failed],
-      timings: { parse_ms: Math.round(r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) },
+      timings: {
+        parse_ms: Math.round(r.parseMs),
+        elaborate_ms: Math.round(r.elaborateMs),
+        total_ms: Math.round(performance.now() - t0),
+      },
     };
   },
 };
-

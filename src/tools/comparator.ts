@@ -14,7 +14,8 @@ import { prepareContent } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
-const isSorried = (text: string, d: SourceDecl) => d.bodySpan !== undefined && /^(by )?sorry$/.test(squash(text.slice(d.bodySpan.start, d.bodySpan.end)));
+const isSorried = (text: string, d: SourceDecl) =>
+  d.bodySpan !== undefined && /^(by )?sorry$/.test(squash(text.slice(d.bodySpan.start, d.bodySpan.end)));
 
 /** The statement's theorems, and its sorried definitions (README of comparator, "Definition Holes"). */
 export function statementTargets(statement: string): { theoremNames: string[]; definitionNames: string[] } {
@@ -22,7 +23,9 @@ export function statementTargets(statement: string): { theoremNames: string[]; d
   const decls = namedDecls(file);
   return {
     theoremNames: decls.filter((d) => d.kind === 'theorem').map((d) => d.fullName!),
-    definitionNames: decls.filter((d) => (d.kind === 'def' || d.kind === 'abbrev' || d.kind === 'opaque') && isSorried(file.text, d)).map((d) => d.fullName!),
+    definitionNames: decls
+      .filter((d) => (d.kind === 'def' || d.kind === 'abbrev' || d.kind === 'opaque') && isSorried(file.text, d))
+      .map((d) => d.fullName!),
   };
 }
 
@@ -37,23 +40,42 @@ export function comparatorTool(backend: ComparatorBackend): ToolImpl<'comparator
       const targets = statementTargets(req.formal_statement);
       const extractMs = performance.now() - t0;
       if (targets.theoremNames.length === 0) {
-        throw serviceError('invalid_request', 'no_theorem', {}, { details: [{ field: 'formal_statement', message: 'declares no theorem' }] });
+        throw serviceError(
+          'invalid_request',
+          'no_theorem',
+          {},
+          { details: [{ field: 'formal_statement', message: 'declares no theorem' }] },
+        );
       }
       const located = backend.locate(ctx.env);
-      if ('missing' in located) throw serviceError('environment_unavailable', 'tool_build_missing', { reason: ComparatorBackend.describeMissing(ctx.env, located.missing) });
+      if ('missing' in located)
+        throw serviceError('environment_unavailable', 'tool_build_missing', {
+          reason: ComparatorBackend.describeMissing(ctx.env, located.missing),
+        });
       const challenge = prepareContent(req.formal_statement, ctx.env, req.ignore_imports).content;
       const solution = prepareContent(req.content, ctx.env, req.ignore_imports).content;
-      const r = await backend.run({
-        env: ctx.env, challenge, solution, ...targets,
-        memoryMb: req.memory_limit_mb ?? backend.defaultMemoryMb, signal: ctx.signal,
-      }, located.tools);
+      const r = await backend.run(
+        {
+          env: ctx.env,
+          challenge,
+          solution,
+          ...targets,
+          memoryMb: req.memory_limit_mb ?? backend.defaultMemoryMb,
+          signal: ctx.signal,
+        },
+        located.tools,
+      );
       return {
         okay: r.okay,
         output: r.output,
         exit_status: r.exitStatus,
         // comparator validates all listed theorems or fails as a whole (Main.lean, `verifyMatch`).
         validated_theorem_names: r.okay ? targets.theoremNames : [],
-        timings: { total_ms: Math.round(performance.now() - t0), extract_theorems_ms: Math.round(extractMs), comparator_ms: r.ms },
+        timings: {
+          total_ms: Math.round(performance.now() - t0),
+          extract_theorems_ms: Math.round(extractMs),
+          comparator_ms: r.ms,
+        },
       };
     },
   };

@@ -65,7 +65,9 @@ function readAttempts(attempts: Attempt[], r: Elaborated) {
     if (disproved.has(a.name) || r.failure) return;
     const probe = r.probes[i];
     const errs = (probe ?? []).filter((m) => m.severity === 'error');
-    const axioms = (probe ?? []).flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : [])).find((x) => x !== undefined)?.axioms;
+    const axioms = (probe ?? [])
+      .flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : []))
+      .find((x) => x !== undefined)?.axioms;
     if (probe !== undefined && errs.length === 0 && axioms !== undefined && !axioms.includes('sorryAx')) {
       disproved.add(a.name);
       results[a.name] = `Disprove: the negation was proved with \`${a.tactic}\``;
@@ -73,7 +75,8 @@ function readAttempts(attempts: Attempt[], r: Elaborated) {
       failures.set(a.name, [...(failures.get(a.name) ?? []), `${a.tactic}: ${failureReason(probe, errs, axioms)}`]);
     }
   });
-  for (const [name, why] of failures) if (!disproved.has(name)) results[name] = `Disprove: proof of the negation failed (${why.join('; ')})`;
+  for (const [name, why] of failures)
+    if (!disproved.has(name)) results[name] = `Disprove: proof of the negation failed (${why.join('; ')})`;
   return { results, negated, disproved: [...disproved] };
 }
 
@@ -84,7 +87,9 @@ export const disprove: ToolImpl<'disprove'> = {
     const tool = emptyMessages();
     // The probes are planned on the content as the backend will see it (header substituted).
     const attempts: Attempt[] = [];
-    const r = await elaborateContent(req.content, withPrinting(req), ctx, { probes: (file) => planAttempts(file, req, tool, attempts) });
+    const r = await elaborateContent(req.content, withPrinting(req), ctx, {
+      probes: (file) => planAttempts(file, req, tool, attempts),
+    });
     pushAll(tool.errors, r.toolErrors);
     pushAll(tool.warnings, r.toolWarnings);
     const { results, negated, disproved } = readAttempts(attempts, r);
@@ -95,7 +100,11 @@ export const disprove: ToolImpl<'disprove'> = {
       results,
       negated,
       disproved_theorems: disproved,
-      timings: { parse_ms: Math.round(r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - startedAt) },
+      timings: {
+        parse_ms: Math.round(r.parseMs),
+        elaborate_ms: Math.round(r.elaborateMs),
+        total_ms: Math.round(performance.now() - startedAt),
+      },
     };
   },
 };

@@ -3,7 +3,14 @@
  * into commands with the source model, add option commands, run them on the backend,
  * and bring every message back to positions in the content the response returns.
  */
-import { LeanFailure, canonicalHeader, shiftPos, type ElabCommand, type ElabResult, type LeanMessage } from '../backend/index.ts';
+import {
+  LeanFailure,
+  canonicalHeader,
+  shiftPos,
+  type ElabCommand,
+  type ElabResult,
+  type LeanMessage,
+} from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
@@ -34,7 +41,12 @@ export interface PreparedContent {
  * Only the header's end is needed: given a parse, its boundary; otherwise a prefix scan
  * (`headerEnd`), so preparing never costs a second parse of the content.
  */
-export function prepareContent(text: string, env: EnvironmentConfig, ignoreImports: boolean, file?: { header: { end: number } }): PreparedContent {
+export function prepareContent(
+  text: string,
+  env: EnvironmentConfig,
+  ignoreImports: boolean,
+  file?: { header: { end: number } },
+): PreparedContent {
   const headerEnd = file?.header.end ?? findHeaderEnd(text);
   if (ignoreImports) {
     if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
@@ -54,7 +66,10 @@ export function prepareContent(text: string, env: EnvironmentConfig, ignoreImpor
 
 /** `set_option` text for one option; string values use Lean string escapes. */
 export function setOptionCommand(key: string, value: boolean | number | string): string {
-  const v = typeof value === 'string' ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}"` : String(value);
+  const v =
+    typeof value === 'string'
+      ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}"`
+      : String(value);
   return `set_option ${key} ${v}`;
 }
 
@@ -102,7 +117,11 @@ export interface ElaborateExtras {
   /** Extra commands run after the content (and after any axiom probes); their messages come back in `probes`, never in `messages`. */
   probes?: (file: SourceFile) => readonly string[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
-  transform?: (cmd: Command, text: string, decl: SourceDecl | undefined) => { text: string; silent: boolean } | undefined;
+  transform?: (
+    cmd: Command,
+    text: string,
+    decl: SourceDecl | undefined,
+  ) => { text: string; silent: boolean } | undefined;
   /** Adjust the header elaborated first (e.g. extract_decls adds `import Lean` for its helper when there is none). */
   header?: (header: string) => string;
   /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
@@ -112,10 +131,20 @@ export interface ElaborateExtras {
 /** A content command inside one REPL input, with the lines it covers there. */
 type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
 /** What each command sent to Lean is for, so its messages go to the right place. */
-type Role = { kind: 'option'; key: string } | { kind: 'body'; pieces: Piece[] } | { kind: 'lint' } | { kind: 'axioms' } | { kind: 'probe' | 'preamble'; index: number };
+type Role =
+  | { kind: 'option'; key: string }
+  | { kind: 'body'; pieces: Piece[] }
+  | { kind: 'lint' }
+  | { kind: 'axioms' }
+  | { kind: 'probe' | 'preamble'; index: number };
 type Prepared = ReturnType<typeof prepareContent>;
 
-export async function elaborateContent(text: string, opts: ElabOptions, ctx: ToolContext, extras: ElaborateExtras = {}): Promise<Elaborated> {
+export async function elaborateContent(
+  text: string,
+  opts: ElabOptions,
+  ctx: ToolContext,
+  extras: ElaborateExtras = {},
+): Promise<Elaborated> {
   const t0 = performance.now();
   // One parse per request: the header boundary comes from a prefix scan, the parse is of what Lean gets.
   const prepared = prepareContent(text, ctx.env, opts.ignore_imports);
@@ -123,18 +152,33 @@ export async function elaborateContent(text: string, opts: ElabOptions, ctx: Too
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 
-
   const out: Elaborated = {
-    content: prepared.content, file, messages: [], commands: [], axioms: new Map(), probes: [], preamble: [], toolErrors: [], toolWarnings: [...prepared.warnings],
-    failure: undefined, parseMs, elaborateMs: 0, reused: 0, sent: 0,
+    content: prepared.content,
+    file,
+    messages: [],
+    commands: [],
+    axioms: new Map(),
+    probes: [],
+    preamble: [],
+    toolErrors: [],
+    toolWarnings: [...prepared.warnings],
+    failure: undefined,
+    parseMs,
+    elaborateMs: 0,
+    reused: 0,
+    sent: 0,
   };
   const t1 = performance.now();
   let result: ElabResult;
   try {
-    result = await ctx.lean.elaborate(ctx.env, { header: extras.header?.(prepared.header) ?? prepared.header, commands }, {
-      signal: ctx.signal,
-      progress: bodyProgress(roles, ctx),
-    });
+    result = await ctx.lean.elaborate(
+      ctx.env,
+      { header: extras.header?.(prepared.header) ?? prepared.header, commands },
+      {
+        signal: ctx.signal,
+        progress: bodyProgress(roles, ctx),
+      },
+    );
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;
     out.failure = e;
@@ -157,12 +201,18 @@ function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) => void {
   let bodyCount = 0;
   for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
   return (done) => {
-    if (roles[done - 1]?.kind === 'body') ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
+    if (roles[done - 1]?.kind === 'body')
+      ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
   };
 }
 
 /** The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions, probes. */
-function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, extras: ElaborateExtras): { roles: Role[]; commands: ElabCommand[] } {
+function planCommands(
+  file: SourceFile,
+  prepared: Prepared,
+  opts: ElabOptions,
+  extras: ElaborateExtras,
+): { roles: Role[]; commands: ElabCommand[] } {
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
@@ -200,7 +250,13 @@ function planCommands(file: SourceFile, prepared: Prepared, opts: ElabOptions, e
 }
 
 /** The content, one REPL input per elaboration unit, appended to `commands` with its role. */
-function contentUnits(file: SourceFile, prepared: Prepared, extras: ElaborateExtras, roles: Role[], commands: ElabCommand[]): void {
+function contentUnits(
+  file: SourceFile,
+  prepared: Prepared,
+  extras: ElaborateExtras,
+  roles: Role[],
+  commands: ElabCommand[],
+): void {
   const declOf = new Map(file.decls.map((d) => [d.command, d]));
   let stop = false;
   for (const unit of elaborationUnits(file)) {
@@ -212,7 +268,12 @@ function contentUnits(file: SourceFile, prepared: Prepared, extras: ElaborateExt
       const raw = prepared.content.slice(cmd.start, cmd.end);
       const t = extras.transform?.(cmd, raw, declOf.get(cmd));
       text += t?.text ?? raw;
-      pieces.push({ cmd, silent: t?.silent ?? false, fromLine: file.lines.toLean(cmd.start).line, toLine: file.lines.toLean(cmd.end).line });
+      pieces.push({
+        cmd,
+        silent: t?.silent ?? false,
+        fromLine: file.lines.toLean(cmd.start).line,
+        toLine: file.lines.toLean(cmd.end).line,
+      });
       // Lean stops at a late `import` or at `#exit`; so do we.
       if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
     });
@@ -225,11 +286,17 @@ function contentUnits(file: SourceFile, prepared: Prepared, extras: ElaborateExt
 /** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms, probes or preamble. */
 function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOptions, out: Elaborated): void {
   if (role.kind === 'option') {
-    const from = opts.printing && role.key in opts.printing ? 'verbosity/delab_options' : opts.mathlib_options && role.key in MATHLIB_OPTIONS ? 'mathlib_options' : 'global_options';
+    const from =
+      opts.printing && role.key in opts.printing
+        ? 'verbosity/delab_options'
+        : opts.mathlib_options && role.key in MATHLIB_OPTIONS
+          ? 'mathlib_options'
+          : 'global_options';
     for (const m of r.messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
   } else if (role.kind === 'body') {
     // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
-    const pieceOf = (line: number | undefined) => role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
+    const pieceOf = (line: number | undefined) =>
+      role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
     const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
     for (const p of role.pieces) {
       out.commands.push({
@@ -291,15 +358,25 @@ export function elaborationUnits(file: SourceFile): Command[][] {
 export const STANDARD_AXIOMS = new Set(['propext', 'Classical.choice', 'Quot.sound']);
 
 /** Lean's sorry warning, in its older and newer spellings. */
-export const isSorryWarning = (m: LeanMessage) => m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
+export const isSorryWarning = (m: LeanMessage) =>
+  m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
 
 /** The same declaration in another elaboration of the content (after an edit). */
 export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {
-  return r.file.decls.find((x) => x.keyword === d.keyword && (x.fullName ?? x.name) === (d.fullName ?? d.name) && (x.fullName !== undefined || x.command.start === d.command.start));
+  return r.file.decls.find(
+    (x) =>
+      x.keyword === d.keyword &&
+      (x.fullName ?? x.name) === (d.fullName ?? d.name) &&
+      (x.fullName !== undefined || x.command.start === d.command.start),
+  );
 }
 
 /** Lean's messages inside a declaration's lines that satisfy `keep`. */
-export function messagesIn(r: Pick<Elaborated, 'file' | 'messages'>, d: SourceDecl, keep: (m: LeanMessage) => boolean): LeanMessage[] {
+export function messagesIn(
+  r: Pick<Elaborated, 'file' | 'messages'>,
+  d: SourceDecl,
+  keep: (m: LeanMessage) => boolean,
+): LeanMessage[] {
   const from = r.file.lines.toLean(d.command.start).line;
   const to = r.file.lines.toLean(d.command.end).line;
   return r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to && keep(m));
@@ -333,5 +410,7 @@ export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** The type in a `#check @name` output (its first info message), whitespace squashed; undefined without one. */
 export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
   const text = messages?.find((m) => m.severity === 'info')?.text;
-  return text === undefined ? undefined : squash(text.startsWith(name) ? text.slice(name.length) : text).replace(/^:\s*/, '');
+  return text === undefined
+    ? undefined
+    : squash(text.startsWith(name) ? text.slice(name.length) : text).replace(/^:\s*/, '');
 }

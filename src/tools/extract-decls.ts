@@ -13,8 +13,23 @@ import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { declScope } from '../syntax/dependencies.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import { elaborateContent, elaborationUnits, isSorryWarning, prepareContent, setOptionCommand, type Elaborated } from './elaborate.ts';
-import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand, type Info, type Measure } from './extract-lean.ts';
+import {
+  elaborateContent,
+  elaborationUnits,
+  isSorryWarning,
+  prepareContent,
+  setOptionCommand,
+  type Elaborated,
+} from './elaborate.ts';
+import {
+  helperSource,
+  infoCommand,
+  parseInfo,
+  parseMeasure,
+  wrapCommand,
+  type Info,
+  type Measure,
+} from './extract-lean.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
 import { sorryBody } from './output.ts';
 import { selectDeclarations } from './selection.ts';
@@ -26,11 +41,19 @@ type Document = ToolResponse<'extract_decls'>['documents'][string];
 export const VERBOSITY_PP: Record<number, Record<string, boolean>> = {
   0: {},
   1: { 'pp.coercions': false, 'pp.fieldNotation': false, 'pp.funBinderTypes': true },
-  2: { 'pp.coercions': false, 'pp.fieldNotation': false, 'pp.funBinderTypes': true, 'pp.explicit': true, 'pp.universes': true },
+  2: {
+    'pp.coercions': false,
+    'pp.fieldNotation': false,
+    'pp.funBinderTypes': true,
+    'pp.explicit': true,
+    'pp.universes': true,
+  },
 };
 
-export const SELECTION_WARNING = 'names or indices were given: only the selected declarations are returned, unselected proofs were not elaborated, and each document\'s content is empty (call without a selection to obtain self-contained content)';
-export const NO_PROOFS_WARNING = 'elaborate_proofs is false: every theorem proof was replaced by sorry before elaboration; for theorems, content, is_sorry, term_depth and the value dependencies must not be used, and the messages, syntactic dependencies, wall_ms and heartbeats are incomplete';
+export const SELECTION_WARNING =
+  "names or indices were given: only the selected declarations are returned, unselected proofs were not elaborated, and each document's content is empty (call without a selection to obtain self-contained content)";
+export const NO_PROOFS_WARNING =
+  'elaborate_proofs is false: every theorem proof was replaced by sorry before elaboration; for theorems, content, is_sorry, term_depth and the value dependencies must not be used, and the messages, syntactic dependencies, wall_ms and heartbeats are incomplete';
 
 interface ExtractRequest {
   content: string;
@@ -46,7 +69,11 @@ interface ExtractRequest {
 }
 
 /** Messages of one wrapped command, moved back to the user's positions; the helper's own lines split off. */
-function unwrap(messages: LeanMessage[], originLine: number, prefixLines: number): { user: LeanMessage[]; helper: LeanMessage[] } {
+function unwrap(
+  messages: LeanMessage[],
+  originLine: number,
+  prefixLines: number,
+): { user: LeanMessage[]; helper: LeanMessage[] } {
   const user: LeanMessage[] = [];
   const helper: LeanMessage[] = [];
   for (const m of messages) {
@@ -63,7 +90,11 @@ function unwrap(messages: LeanMessage[], originLine: number, prefixLines: number
 }
 
 /** What the transform reads and fills while the content is sent. */
-function transformState(file: SourceFile, sel: ReturnType<typeof selectDeclarations>, elaborateProofs: boolean): TransformState {
+function transformState(
+  file: SourceFile,
+  sel: ReturnType<typeof selectDeclarations>,
+  elaborateProofs: boolean,
+): TransformState {
   const grouped = new Set<number>();
   for (const unit of elaborationUnits(file)) if (unit.length > 1) for (const c of unit) grouped.add(c.start);
   return {
@@ -83,8 +114,15 @@ function transformState(file: SourceFile, sel: ReturnType<typeof selectDeclarati
  * apply to the printing of this probe only. The structural external names are resolved by Lean in
  * the declaration's scope.
  */
-function infoProbe(pp: Record<string, boolean | number | string>, file: SourceFile, fs: ReturnType<typeof fileStructure>, d: SourceDecl): string {
-  const options = Object.entries(pp).map(([k, v]) => `${setOptionCommand(k, v)} in\n`).join('');
+function infoProbe(
+  pp: Record<string, boolean | number | string>,
+  file: SourceFile,
+  fs: ReturnType<typeof fileStructure>,
+  d: SourceDecl,
+): string {
+  const options = Object.entries(pp)
+    .map(([k, v]) => `${setOptionCommand(k, v)} in\n`)
+    .join('');
   return `${options}${infoCommand(d.fullName!, declScope(file, d), fs.deps.get(d)?.external ?? [])}`;
 }
 
@@ -92,7 +130,9 @@ function infoProbe(pp: Record<string, boolean | number | string>, file: SourceFi
 function helperFailedIn(r: Elaborated, tool: MessageSet): boolean {
   const helperErrors = (r.preamble[0] ?? []).filter((m) => m.severity === 'error');
   if (helperErrors.length === 0) return false;
-  tool.errors.push(`the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`);
+  tool.errors.push(
+    `the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`,
+  );
   return true;
 }
 
@@ -127,11 +167,18 @@ async function elaborateWithHelper(
   });
   tool.errors.push(...r.toolErrors);
   tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
-  if (addedImport) tool.infos.push('the header imports nothing: `import Lean` was added for the extraction helper (it is a metaprogram)');
+  if (addedImport)
+    tool.infos.push(
+      'the header imports nothing: `import Lean` was added for the extraction helper (it is a metaprogram)',
+    );
   return r;
 }
 
-export async function runExtract(req: ExtractRequest, ctx: ToolContext, theoremsOnly: boolean): Promise<ToolResponse<'extract_decls'>> {
+export async function runExtract(
+  req: ExtractRequest,
+  ctx: ToolContext,
+  theoremsOnly: boolean,
+): Promise<ToolResponse<'extract_decls'>> {
   const t0 = performance.now();
   const tool = emptyMessages();
   // Work on the content the response returns (header substituted), so offsets agree with the elaboration's.
@@ -157,10 +204,29 @@ export async function runExtract(req: ExtractRequest, ctx: ToolContext, theorems
   const infos = readInfos(probed, r, helperFailed, tool);
   const sources: DocumentSources = {
     fs,
-    sel, theoremsOnly, header: prepared.header, infos, probedSet: new Set(probed), helperFailed, sorried: st.sorried, declMessages, measures };
+    sel,
+    theoremsOnly,
+    header: prepared.header,
+    infos,
+    probedSet: new Set(probed),
+    helperFailed,
+    sorried: st.sorried,
+    declMessages,
+    measures,
+  };
   const documents = r.failure ? {} : buildDocuments(sources, tool);
-  const timings = { parse_ms: Math.round(parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - t0) };
-  return { content: r.content, lean_messages: toMessageSet(leanMessages), tool_messages: dedupe(tool), documents, timings };
+  const timings = {
+    parse_ms: Math.round(parseMs + r.parseMs),
+    elaborate_ms: Math.round(r.elaborateMs),
+    total_ms: Math.round(performance.now() - t0),
+  };
+  return {
+    content: r.content,
+    lean_messages: toMessageSet(leanMessages),
+    tool_messages: dedupe(tool),
+    documents,
+    timings,
+  };
 }
 
 interface TransformState {
@@ -177,17 +243,27 @@ interface TransformState {
 }
 
 /** A content command as sent: unselected (or, without elaborate_proofs, all) proofs sorried; selected declarations wrapped in the measure. */
-function transformCommand(st: TransformState, cmd: Command, text: string): { text: string; silent: boolean } | undefined {
+function transformCommand(
+  st: TransformState,
+  cmd: Command,
+  text: string,
+): { text: string; silent: boolean } | undefined {
   const d = st.byStart.get(cmd.start);
   let out = text;
   let silent = false;
   if (d && d.kind === 'theorem' && d.bodySpan) {
     // Unselected proofs are not elaborated (spec rule 1); with elaborate_proofs false no proof is.
-    if (st.explicit && !st.selected.has(d)) { out = sorryBody(text, d, cmd.start); silent = true; }
-    else if (!st.elaborateProofs) { out = sorryBody(text, d, cmd.start); st.sorried.add(d); }
+    if (st.explicit && !st.selected.has(d)) {
+      out = sorryBody(text, d, cmd.start);
+      silent = true;
+    } else if (!st.elaborateProofs) {
+      out = sorryBody(text, d, cmd.start);
+      st.sorried.add(d);
+    }
   }
   // Commands that go to Lean as one input with others (a `mutual` block, `attribute […] x in theorem …`) are not wrapped one by one.
-  if (!d || !st.selected.has(d) || d.mutualGroup !== undefined || st.grouped.has(cmd.start)) return out === text ? undefined : { text: out, silent };
+  if (!d || !st.selected.has(d) || d.mutualGroup !== undefined || st.grouped.has(cmd.start))
+    return out === text ? undefined : { text: out, silent };
   const w = wrapCommand(out, st.file.lines.toLean(cmd.start).column);
   st.prefixed.set(cmd.start, w.prefixLines);
   return { text: w.text, silent };
@@ -220,20 +296,29 @@ function readCommands(
     if (!d) continue;
     // The sorry warnings of proofs this tool replaced are its own doing, not Lean's findings about the source.
     if (sorried.has(d)) for (const m of msgs) if (isSorryWarning(m)) dropped.add(m);
-    declMessages.set(d, msgs.filter((m) => !dropped.has(m)));
+    declMessages.set(
+      d,
+      msgs.filter((m) => !dropped.has(m)),
+    );
   }
   return { measures, declMessages, dropped };
 }
 
 /** The helper's answer about each probed declaration. */
-function readInfos(probed: SourceDecl[], r: Elaborated, helperFailed: boolean, tool: MessageSet): Map<SourceDecl, Info> {
+function readInfos(
+  probed: SourceDecl[],
+  r: Elaborated,
+  helperFailed: boolean,
+  tool: MessageSet,
+): Map<SourceDecl, Info> {
   const infos = new Map<SourceDecl, Info>();
   probed.forEach((d, i) => {
     for (const m of r.probes[i] ?? []) {
       const parsed = parseInfo(m);
       if (parsed instanceof Error) tool.errors.push(`extraction helper: ${parsed.message}`);
       else if (parsed) infos.set(d, parsed);
-      else if (m.severity === 'error' && !helperFailed) tool.errors.push(`extraction helper, asking about '${d.fullName}': ${m.text}`);
+      else if (m.severity === 'error' && !helperFailed)
+        tool.errors.push(`extraction helper, asking about '${d.fullName}': ${m.text}`);
     }
   });
   return infos;
@@ -261,7 +346,10 @@ function buildDocuments(src: DocumentSources, tool: MessageSet): Record<string, 
     if (theoremsOnly && d.kind !== 'theorem') continue;
     const info = infos.get(d);
     const ok = info && !('error' in info) ? info : undefined;
-    if (probedSet.has(d) && !ok && !helperFailed) tool.warnings.push(`no Lean information for '${d.fullName}' (it did not elaborate${info && 'error' in info ? `: ${info.error}` : ''})`);
+    if (probedSet.has(d) && !ok && !helperFailed)
+      tool.warnings.push(
+        `no Lean information for '${d.fullName}' (it did not elaborate${info && 'error' in info ? `: ${info.error}` : ''})`,
+      );
     const noProof = sorried.has(d);
     const messages = toMessageSet(declMessages.get(d) ?? []);
     const m = measures.get(d);
@@ -283,7 +371,9 @@ function buildDocuments(src: DocumentSources, tool: MessageSet): Record<string, 
       local_value_dependencies: noProof ? [] : (ok?.local_value_dependencies ?? []),
       external_value_dependencies: noProof ? [] : (ok?.external_value_dependencies ?? []),
       // Lean's resolution of the written names when it answered: full names, constants only.
-      external_syntactic_dependencies: ok ? ok.external_syntactic_dependencies : structure.external_syntactic_dependencies,
+      external_syntactic_dependencies: ok
+        ? ok.external_syntactic_dependencies
+        : structure.external_syntactic_dependencies,
       declaration_messages: messages,
       theorem_messages: theoremsOnly ? messages : emptyMessages(),
     };

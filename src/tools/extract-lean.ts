@@ -61,11 +61,17 @@ function parseMarked<T>(text: string, marker: string, schema: z.ZodType<T>): T |
     return new Error(`the helper printed malformed JSON: ${(e as Error).message}`);
   }
   const r = schema.safeParse(json);
-  return r.success ? r.data : new Error(`the helper's JSON does not fit: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return r.success
+    ? r.data
+    : new Error(
+        `the helper's JSON does not fit: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
 }
 
-export const parseMeasure = (m: LeanMessage) => (m.severity === 'info' ? parseMarked(m.text, MEASURE_MARKER, measureSchema) : undefined);
-export const parseInfo = (m: LeanMessage) => (m.severity === 'info' ? parseMarked(m.text, INFO_MARKER, infoSchema) : undefined);
+export const parseMeasure = (m: LeanMessage) =>
+  m.severity === 'info' ? parseMarked(m.text, MEASURE_MARKER, measureSchema) : undefined;
+export const parseInfo = (m: LeanMessage) =>
+  m.severity === 'info' ? parseMarked(m.text, INFO_MARKER, infoSchema) : undefined;
 
 /**
  * A user command wrapped for measurement. The wrapper sits on a line of its own and the
@@ -81,9 +87,15 @@ export function wrapCommand(text: string, column: number): { text: string; prefi
  * (a component like `simp` or `decide` is a keyword token and would not parse as `ident`).
  */
 export function quoteName(name: string): string {
-  return splitName(name).map((c) => (c.startsWith('«') ? c : `«${c}»`)).join('.');
+  return splitName(name)
+    .map((c) => (c.startsWith('«') ? c : `«${c}»`))
+    .join('.');
 }
 
 /** The info probe of one declaration: its name, its scope, and the names its source writes (`( )` spaced: two tokens whatever Lean's token table holds). */
-export const infoCommand = (fullName: string, scope: { namespace: string; opens: readonly string[] } = { namespace: '', opens: [] }, written: readonly string[] = []): string =>
+export const infoCommand = (
+  fullName: string,
+  scope: { namespace: string; opens: readonly string[] } = { namespace: '', opens: [] },
+  written: readonly string[] = [],
+): string =>
   `#lean_tool_info ${quoteName(fullName)} ${scope.namespace ? quoteName(scope.namespace) : '_root_'} (${scope.opens.map((o) => ` ${quoteName(o)}`).join('')} )${written.map((w) => ` ${quoteName(w)}`).join('')}`;

@@ -4,7 +4,12 @@
  * end_line_pos, proof_length and tactic_counts, syntactic dependencies and the
  * standalone content. Lean's fields are added by extract-decls.ts.
  */
-import { boundNames, commandDependencies, syntacticDependencies, type SyntacticDependencies } from '../syntax/dependencies.ts';
+import {
+  boundNames,
+  commandDependencies,
+  syntacticDependencies,
+  type SyntacticDependencies,
+} from '../syntax/dependencies.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { standaloneContent, standaloneIndex, type StandaloneIndex } from '../syntax/standalone.ts';
 import { parseTacticBlock, type TacticBlock } from '../syntax/tactics.ts';
@@ -46,7 +51,10 @@ export function fileStructure(file: SourceFile): FileStructure {
 }
 
 /** Tactic counts of a `by` body: every tactic item of the tree (nested blocks included), by its leading word. */
-export function tacticCounts(file: SourceFile, d: SourceDecl): { proof_length: number; tactic_counts: Record<string, number> } {
+export function tacticCounts(
+  file: SourceFile,
+  d: SourceDecl,
+): { proof_length: number; tactic_counts: Record<string, number> } {
   const counts: Record<string, number> = {};
   let total = 0;
   if (d.bodyForm !== 'tactic' || !d.bodySig) return { proof_length: 0, tactic_counts: counts };
@@ -88,7 +96,8 @@ export function structuralDocument(fs: FileStructure, d: SourceDecl): Structural
 }
 
 /** The standalone content of a declaration (header + transitive local dependencies + it). */
-export const documentContent = (fs: FileStructure, d: SourceDecl, header: string): string => standaloneContent(fs.standalone, d, header);
+export const documentContent = (fs: FileStructure, d: SourceDecl, header: string): string =>
+  standaloneContent(fs.standalone, d, header);
 
 /**
  * The key of each declaration in `documents`: its full name; `example`s and anonymous

@@ -67,7 +67,11 @@ export function parseGoals(text: string): Goal[] {
       const rest = line.slice(i + 3);
       // `x : T := v`, or `x : T :=` with the value wrapped onto the next lines.
       const j = rest.endsWith(' :=') ? rest.length - 3 : rest.indexOf(' := ');
-      cur.hyps.push({ names: line.slice(0, i).trim().split(/\s+/), type: j >= 0 ? rest.slice(0, j) : rest, value: j >= 0 ? rest.slice(j + 4) : undefined });
+      cur.hyps.push({
+        names: line.slice(0, i).trim().split(/\s+/),
+        type: j >= 0 ? rest.slice(0, j) : rest,
+        value: j >= 0 ? rest.slice(j + 4) : undefined,
+      });
     } else if (line.trim() !== '') {
       cur.hyps.push({ names: [line.trim()], type: '', value: undefined });
     }
@@ -90,7 +94,8 @@ export const isAnonymousInstance = (name: string) => /^inst✝/.test(name);
 /** Identifiers written in a piece of Lean text (for the relevance heuristic). */
 function identifiers(text: string): Set<string> {
   const out = new Set<string>();
-  for (const t of lex(text)) if (!isTrivia(t.kind) && t.kind === 'ident') out.add(text.slice(t.start, t.end).split('.')[0]!);
+  for (const t of lex(text))
+    if (!isTrivia(t.kind) && t.kind === 'ident') out.add(text.slice(t.start, t.end).split('.')[0]!);
   return out;
 }
 
@@ -121,7 +126,9 @@ export function relevantHyps(goal: Goal, wholeContext: boolean): Hypothesis[] {
     }
   }
   // `a b c : Nat` keeps only its relevant names.
-  return goal.hyps.filter((h) => kept.has(h)).map((h) => (h.names.some((n) => relevant.has(n)) ? { ...h, names: h.names.filter((n) => relevant.has(n)) } : h));
+  return goal.hyps
+    .filter((h) => kept.has(h))
+    .map((h) => (h.names.some((n) => relevant.has(n)) ? { ...h, names: h.names.filter((n) => relevant.has(n)) } : h));
 }
 
 export interface LemmaStatement {
@@ -136,8 +143,14 @@ export interface LemmaStatement {
 function reindent(proof: string): string {
   const lines = proof.split('\n');
   const rest = lines.slice(1).filter((l) => l.trim() !== '');
-  const common = minOf(Infinity, rest.map((l) => l.length - l.trimStart().length));
-  return [lines[0], ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `  ${l.slice(common === Infinity ? 0 : common)}`))].join('\n');
+  const common = minOf(
+    Infinity,
+    rest.map((l) => l.length - l.trimStart().length),
+  );
+  return [
+    lines[0],
+    ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `  ${l.slice(common === Infinity ? 0 : common)}`)),
+  ].join('\n');
 }
 
 /** `theorem name (x : T) [C] … : target := sorry` (or `:= proof`); inaccessible names get fresh ones. */
@@ -165,5 +178,9 @@ export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, p
   }
   const target = [...rename].reduce((s, [from, to]) => s.split(from).join(to), goal.target.trim());
   const value = proof === undefined ? 'by\n  sorry' : reindent(proof.trim());
-  return { text: `theorem ${name}${binders.length ? ` ${binders.join(' ')}` : ''} :\n    ${target} := ${value}`, args, inaccessible };
+  return {
+    text: `theorem ${name}${binders.length ? ` ${binders.join(' ')}` : ''} :\n    ${target} := ${value}`,
+    args,
+    inaccessible,
+  };
 }

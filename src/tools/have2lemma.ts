@@ -54,7 +54,11 @@ interface LiftState {
  * proofs, so the declaration keeps its place in the list; matching by name would confuse
  * declarations that share one (two `example`s).
  */
-function probeDecl(s: LiftState, d: SourceDecl, index: number): { pd: SourceDecl; outcome: CommandOutcome } | undefined {
+function probeDecl(
+  s: LiftState,
+  d: SourceDecl,
+  index: number,
+): { pd: SourceDecl; outcome: CommandOutcome } | undefined {
   const same = s.probe.file.decls[index];
   const pd = same && declName(same) === declName(d) && same.keyword === d.keyword ? same : undefined;
   const outcome = pd && s.probe.commands.find((c) => c.command === pd.command);
@@ -66,7 +70,9 @@ function liftHave(s: LiftState, d: SourceDecl, h: HaveForm, goal: Goal | undefin
   const { file, req } = s;
   const base = `${declName(d)}.${haveName(file, h)}`;
   if (!goal) {
-    s.warnings.push(`${base}: Lean reported no goal at this have (line ${file.lines.toLean(h.start).line}); not lifted`);
+    s.warnings.push(
+      `${base}: Lean reported no goal at this have (line ${file.lines.toLean(h.start).line}); not lifted`,
+    );
     return undefined;
   }
   const n = s.used.get(base) ?? 0;
@@ -77,7 +83,9 @@ function liftHave(s: LiftState, d: SourceDecl, h: HaveForm, goal: Goal | undefin
   s.lemmaNames.push(name);
   if (!req.reconstruct_callsite) return lemma.text;
   if (lemma.inaccessible) {
-    s.warnings.push(`${name}: a hypothesis has no usable name, so the call site keeps a sorry; apply ${name} there by hand`);
+    s.warnings.push(
+      `${name}: a hypothesis has no usable name, so the call site keeps a sorry; apply ${name} there by hand`,
+    );
     s.edits.push(replace(h.proof!.start, h.proof!.end, `sorry /- see ${name} -/`));
   } else {
     s.edits.push(replace(h.proof!.start, h.proof!.end, [name, ...lemma.args].join(' ')));
@@ -111,7 +119,10 @@ export const have2lemma: ToolImpl<'have2lemma'> = {
     const targets = sel.decls.map((d) => ({ d, haves: liftable(file, d) })).filter((x) => x.haves.length > 0);
 
     // Probe: every liftable have's proof → sorry; Lean reports the goal at each.
-    const probeText = applyEdits(req.content, targets.flatMap((x) => x.haves.map((h) => replace(h.proof!.start, h.proof!.end, 'sorry'))));
+    const probeText = applyEdits(
+      req.content,
+      targets.flatMap((x) => x.haves.map((h) => replace(h.proof!.start, h.proof!.end, 'sorry'))),
+    );
     const probe = await elaborateContent(probeText, withPrinting({ ...req, goalPrinting: true }), ctx);
     const errors = [...sel.errors, ...probe.toolErrors];
     const s: LiftState = { file, req, probe, used: new Map(), warnings: [], edits: [], lemmaNames: [] };
@@ -120,7 +131,13 @@ export const have2lemma: ToolImpl<'have2lemma'> = {
       for (const { d, haves } of targets) liftDecl(s, d, indexOf.get(d)!, haves);
     }
     const output = applyEdits(req.content, s.edits);
-    const finished = await finishOutput(output, ctx, { ...req, toolErrors: errors, toolWarnings: s.warnings, startedAt, parseMs: probe.parseMs });
+    const finished = await finishOutput(output, ctx, {
+      ...req,
+      toolErrors: errors,
+      toolWarnings: s.warnings,
+      startedAt,
+      parseMs: probe.parseMs,
+    });
     return { ...finished, lemma_names: s.lemmaNames };
   },
 };

@@ -30,7 +30,8 @@ export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit
       coveredUntil = h.end;
       continue;
     }
-    if (file.text.slice(h.proof.start, h.proof.end).trim() !== 'sorry') edits.push(replace(h.proof.start, h.proof.end, 'sorry'));
+    if (file.text.slice(h.proof.start, h.proof.end).trim() !== 'sorry')
+      edits.push(replace(h.proof.start, h.proof.end, 'sorry'));
     coveredUntil = h.proof.end;
   }
   return { edits, warnings };
@@ -39,14 +40,15 @@ export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit
 export const have2sorry: ToolImpl<'have2sorry'> = {
   // No `reparse` parameter for this tool in the spec: its output is always elaborated.
   needsLean: () => true,
-  run: (req, ctx) => rewriteSelected({ ...req, reparse: true }, ctx, (file, sel) => {
-    const edits: TextEdit[] = [];
-    const warnings: string[] = [];
-    for (const d of sel.decls) {
-      const r = havesToSorry(file, d);
-      pushAll(edits, r.edits);
-      pushAll(warnings, r.warnings);
-    }
-    return { edits, warnings };
-  }),
+  run: (req, ctx) =>
+    rewriteSelected({ ...req, reparse: true }, ctx, (file, sel) => {
+      const edits: TextEdit[] = [];
+      const warnings: string[] = [];
+      for (const d of sel.decls) {
+        const r = havesToSorry(file, d);
+        pushAll(edits, r.edits);
+        pushAll(warnings, r.warnings);
+      }
+      return { edits, warnings };
+    }),
 };

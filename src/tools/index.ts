@@ -22,7 +22,20 @@ import { verify_proof } from './verify-proof.ts';
 export function builtinTools(deps: { comparator?: ComparatorBackend } = {}): ToolTable {
   return {
     ...(deps.comparator ? { comparator: comparatorTool(deps.comparator) } : {}),
-    check, verify_proof: withNegation(verify_proof), theorem2lemma, theorem2sorry, have2sorry, have2lemma, sorry2lemma, rename, normalize, merge, repair_proofs, simplify_theorems, disprove,
-    extract_decls, extract_theorems,
+    check,
+    verify_proof: withNegation(verify_proof),
+    theorem2lemma,
+    theorem2sorry,
+    have2sorry,
+    have2lemma,
+    sorry2lemma,
+    rename,
+    normalize,
+    merge,
+    repair_proofs,
+    simplify_theorems,
+    disprove,
+    extract_decls,
+    extract_theorems,
   };
 }

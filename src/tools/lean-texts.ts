@@ -63,7 +63,15 @@ export function userConstName(printed: string): string {
 export function parseAxioms(text: string): { name: string; axioms: string[] } | undefined {
   const m = AXIOMS_RE.exec(text);
   if (!m) return undefined;
-  return { name: userConstName(m[1]!), axioms: m[2] ? m[2].split(',').map((a) => a.trim()).filter(Boolean) : [] };
+  return {
+    name: userConstName(m[1]!),
+    axioms: m[2]
+      ? m[2]
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean)
+      : [],
+  };
 }
 
 /**

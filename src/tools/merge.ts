@@ -64,7 +64,14 @@ export const merge: ToolImpl<'merge'> = {
     const chosen = chooseVersions(state);
     const order = dependencyOrder(chosen);
     // AXLE's layout (tools/layout.ts): one blank line between commands; a final newline when every input had one.
-    const output = reprint(assemble(state.files, chosen, order, req.documents.every((d) => d.endsWith('\n'))));
+    const output = reprint(
+      assemble(
+        state.files,
+        chosen,
+        order,
+        req.documents.every((d) => d.endsWith('\n')),
+      ),
+    );
 
     const final = await elaborateContent(output, { ignore_imports: req.ignore_imports }, ctx);
     const tool = emptyMessages();
@@ -81,7 +88,10 @@ export const merge: ToolImpl<'merge'> = {
 };
 
 /** Rule 1: normalize each input, then elaborate it for its declarations' verdicts and `#check` types. */
-async function elaborateInputs(req: ToolRequest<'merge'>, ctx: ToolContext): Promise<{ state: MergeState; parseMs: number }> {
+async function elaborateInputs(
+  req: ToolRequest<'merge'>,
+  ctx: ToolContext,
+): Promise<{ state: MergeState; parseMs: number }> {
   const errors: string[] = [];
   let parseMs = 0;
   const normalized = req.documents.map((d) => normalizeSource(d, ['remove_sections']).output);
@@ -119,7 +129,11 @@ function renameConflicts(state: MergeState): Map<string, string>[] {
     const mapping: Record<string, string> = {};
     for (const d of files[i]!.decls) {
       if (!d.fullName) continue;
-      const v = { type: typeOf(state, i, files[i]!, d), value: d.kind === 'theorem' ? '' : (d.bodySpan ? squash(texts[i]!.slice(d.bodySpan.start, d.bodySpan.end)) : ''), kind: d.kind };
+      const v = {
+        type: typeOf(state, i, files[i]!, d),
+        value: d.kind === 'theorem' ? '' : d.bodySpan ? squash(texts[i]!.slice(d.bodySpan.start, d.bodySpan.end)) : '',
+        kind: d.kind,
+      };
       const prev = seen.get(d.fullName);
       if (!prev) {
         seen.set(d.fullName, v);
@@ -132,7 +146,9 @@ function renameConflicts(state: MergeState): Map<string, string>[] {
       taken.add(fresh);
       mapping[d.fullName] = fresh;
       seen.set(fresh, v);
-      state.infos.push(`'${d.fullName}' in document ${i} states something else than the earlier one: renamed to '${fresh}'`);
+      state.infos.push(
+        `'${d.fullName}' in document ${i} states something else than the earlier one: renamed to '${fresh}'`,
+      );
     }
     if (Object.keys(mapping).length > 0) renameIn(state, i, mapping);
     renamedIn.push(new Map(Object.entries(mapping)));
@@ -153,7 +169,7 @@ function mergeEquivalentTheorems(state: MergeState, renamedIn: Map<string, strin
     for (const d of f.decls) {
       if (d.kind !== 'theorem' || !d.fullName) continue;
       // Lean printed the type before rule 3's renames in this input: apply them to its identifiers.
-      const type = state.req.use_def_eq ? typeOf(state, i, f, d) : piType(f, d) ?? '';
+      const type = state.req.use_def_eq ? typeOf(state, i, f, d) : (piType(f, d) ?? '');
       if (!type) continue;
       const key = typeKey(type, renamedIn[i]);
       const group = byKey.get(key) ?? [];
@@ -165,11 +181,15 @@ function mergeEquivalentTheorems(state: MergeState, renamedIn: Map<string, strin
   for (const group of byKey.values()) {
     if (group.length < 2) continue;
     for (const other of group.slice(1)) if (!sameAs.has(other)) sameAs.set(other, group[0]!);
-    state.infos.push(`theorems ${group.map((n) => `'${n}'`).join(', ')} state the same type: merged as '${group[0]}' (references follow)`);
+    state.infos.push(
+      `theorems ${group.map((n) => `'${n}'`).join(', ')} state the same type: merged as '${group[0]}' (references follow)`,
+    );
   }
   if (sameAs.size === 0) return;
   for (let i = 0; i < files.length; i++) {
-    const mapping = Object.fromEntries([...sameAs].filter(([from]) => files[i]!.decls.some((d) => d.fullName === from)));
+    const mapping = Object.fromEntries(
+      [...sameAs].filter(([from]) => files[i]!.decls.some((d) => d.fullName === from)),
+    );
     if (Object.keys(mapping).length > 0) renameIn(state, i, mapping);
   }
 }
@@ -193,7 +213,10 @@ function chooseVersions(state: MergeState): Chosen[] {
     for (const d of f.decls) {
       const from = f.lines.toLean(d.command.start).line;
       const original = r.file.decls.find((x) => r.file.lines.toLean(x.command.start).line === from);
-      const verdict = declVerdict({ file: f, messages: r.messages, axioms: r.axioms }, { ...d, fullName: original?.fullName });
+      const verdict = declVerdict(
+        { file: f, messages: r.messages, axioms: r.axioms },
+        { ...d, fullName: original?.fullName },
+      );
       const ok = !r.failure && !verdict.hasErrors && !verdict.usesSorry;
       const v: Version = { doc: i, decl: d, file: f, text: f.text.slice(d.command.start, d.command.end), ok };
       if (d.fullName) versions.set(d.fullName, [...(versions.get(d.fullName) ?? []), v]);
@@ -204,8 +227,15 @@ function chooseVersions(state: MergeState): Chosen[] {
   for (const [name, vs] of versions) {
     const winner = vs.find((v) => v.ok) ?? vs[0]!;
     const others = vs.filter((v) => v !== winner && squash(v.text) !== squash(winner.text));
-    if (vs.length > 1) state.infos.push(`'${name}': ${vs.length} versions merged (kept the one from document ${winner.doc}${winner.ok ? '' : ', none compiles cleanly'})`);
-    chosen.push({ v: winner, alts: !winner.ok || state.req.include_alts_as_comments ? others : [], failedAll: !winner.ok });
+    if (vs.length > 1)
+      state.infos.push(
+        `'${name}': ${vs.length} versions merged (kept the one from document ${winner.doc}${winner.ok ? '' : ', none compiles cleanly'})`,
+      );
+    chosen.push({
+      v: winner,
+      alts: !winner.ok || state.req.include_alts_as_comments ? others : [],
+      failedAll: !winner.ok,
+    });
   }
   for (const v of anonymous) chosen.push({ v, alts: [], failedAll: false });
   // Stable by (input, position), the order rule 4 keeps among independent declarations.
@@ -248,14 +278,22 @@ function dependencyOrder(chosen: Chosen[]): number[] {
  * all the environment's header), one group of non-declaration commands per input, then the declarations.
  */
 function assemble(files: SourceFile[], chosen: Chosen[], order: number[], finalNewline: boolean): string {
-  const header = [...new Set(files.flatMap((f) => f.header.imports.map((imp) => squash(f.text.slice(imp.span.start, imp.span.end)))))].join('\n');
-  const groups = files.map((f, i) => {
-    const cmds = f.commands.filter((c) => c.kind !== 'declaration' && c.kind !== 'import').map((c) => f.text.slice(c.start, c.end));
-    return cmds.length ? `${SEPARATOR}\n-- document ${i}\n${cmds.join('\n')}` : '';
-  }).filter(Boolean);
+  const header = [
+    ...new Set(files.flatMap((f) => f.header.imports.map((imp) => squash(f.text.slice(imp.span.start, imp.span.end))))),
+  ].join('\n');
+  const groups = files
+    .map((f, i) => {
+      const cmds = f.commands
+        .filter((c) => c.kind !== 'declaration' && c.kind !== 'import')
+        .map((c) => f.text.slice(c.start, c.end));
+      return cmds.length ? `${SEPARATOR}\n-- document ${i}\n${cmds.join('\n')}` : '';
+    })
+    .filter(Boolean);
   const declTexts = order.map((i) => {
     const c = chosen[i]!;
-    const alts = c.alts.map((a) => `-- ${c.failedAll ? 'unsuccessful attempt' : 'alternative'} (document ${a.doc})\n/-\n${a.text}\n-/`);
+    const alts = c.alts.map(
+      (a) => `-- ${c.failedAll ? 'unsuccessful attempt' : 'alternative'} (document ${a.doc})\n/-\n${a.text}\n-/`,
+    );
     return [c.v.text, ...alts].join('\n\n');
   });
   return [header, ...groups, ...declTexts].filter((s) => s.length > 0).join('\n\n') + (finalNewline ? '\n' : '');

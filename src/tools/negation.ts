@@ -26,7 +26,9 @@ import { pushAll } from '../util/arrays.ts';
 const DEF_KINDS = new Set(['def', 'abbrev', 'opaque']);
 
 export const isSorriedDef = (f: SourceFile, d: SourceDecl): boolean =>
-  DEF_KINDS.has(d.kind) && d.bodySpan !== undefined && /^(by )?sorry$/.test(squash(f.text.slice(d.bodySpan.start, d.bodySpan.end)));
+  DEF_KINDS.has(d.kind) &&
+  d.bodySpan !== undefined &&
+  /^(by )?sorry$/.test(squash(f.text.slice(d.bodySpan.start, d.bodySpan.end)));
 
 /** Universe parameters, explicit (`f.{u}`) or implicit (`Sort u`, `Type u`, `Type*`, `Type _` in its signature). */
 export function isUniversePolymorphic(f: SourceFile, d: SourceDecl): boolean {
@@ -36,7 +38,11 @@ export function isUniversePolymorphic(f: SourceFile, d: SourceDecl): boolean {
   return /\b(?:Sort|Type)\b\s*(?:\*|_|[A-Za-z_][\w'.]*|\()/.test(sig.replace(/\b(?:Sort|Type)\s+\d+\b/g, ''));
 }
 
-interface Occ { start: number; end: number; def: string }
+interface Occ {
+  start: number;
+  end: number;
+  def: string;
+}
 
 /** The significant-token range covering the text range [from, to). */
 function tokenRange(f: SourceFile, from: number, to: number): [number, number] {
@@ -48,7 +54,14 @@ function tokenRange(f: SourceFile, from: number, to: number): [number, number] {
 }
 
 /** Occurrences in [from, to) of names that resolve to one of `targets` (longest written prefix wins). */
-function occurrencesOf(f: SourceFile, d: SourceDecl, from: number, to: number, declared: ReadonlySet<string>, targets: ReadonlySet<string>): Occ[] {
+function occurrencesOf(
+  f: SourceFile,
+  d: SourceDecl,
+  from: number,
+  to: number,
+  declared: ReadonlySet<string>,
+  targets: ReadonlySet<string>,
+): Occ[] {
   const scope = { namespace: d.namespace, opens: [...d.opens, ...d.localOpens] };
   const [k0, k1] = tokenRange(f, from, to);
   const out: Occ[] = [];
@@ -106,7 +119,11 @@ export interface NegatedStatement {
 /** Bound names for the quantified defs: each def's last component, primed while it would capture another name of the signature. */
 function boundNames(f: SourceFile, d: SourceDecl, occ: Occ[], quantified: SourceDecl[]): Map<string, string> {
   const replaced = new Set(occ.map((o) => o.start));
-  const taken = new Set(identOccurrences(f.sig, ...tokenRange(f, d.signatureSpan.start, d.signatureSpan.end)).filter((o) => !replaced.has(o.start)).map((o) => splitName(o.name)[0]!));
+  const taken = new Set(
+    identOccurrences(f.sig, ...tokenRange(f, d.signatureSpan.start, d.signatureSpan.end))
+      .filter((o) => !replaced.has(o.start))
+      .map((o) => splitName(o.name)[0]!),
+  );
   const binder = new Map<string, string>();
   for (const q of quantified) {
     let b = splitName(q.fullName!).at(-1)!;
@@ -128,17 +145,30 @@ interface NegationScope {
  * One theorem `P` becomes `∀ (quantified sorried defs), ¬ P`, with its proof replaced by `sorry`;
  * undefined when its statement cannot be read as a Pi type.
  */
-function negateTheorem(scope: NegationScope, d: SourceDecl): { theorem: NegatedTheorem; edits: TextEdit[] } | undefined {
+function negateTheorem(
+  scope: NegationScope,
+  d: SourceDecl,
+): { theorem: NegatedTheorem; edits: TextEdit[] } | undefined {
   const { f } = scope;
   // A name bound by the theorem's own binders is that binder, not a declaration (the source model knows no locals).
   const locals = binderNames(f, d);
-  const occ = occurrencesOf(f, d, d.signatureSpan.start, d.signatureSpan.end, scope.declared, scope.quantifiable).filter((o) => !locals.has(splitName(f.text.slice(o.start, o.end))[0]!));
+  const occ = occurrencesOf(
+    f,
+    d,
+    d.signatureSpan.start,
+    d.signatureSpan.end,
+    scope.declared,
+    scope.quantifiable,
+  ).filter((o) => !locals.has(splitName(f.text.slice(o.start, o.end))[0]!));
   const used = new Set(occ.map((o) => o.def));
   const quantified = scope.sorried.filter((s) => used.has(s.fullName!));
   const sigText = f.text.slice(d.signatureSpan.start, d.signatureSpan.end);
   const binder = boundNames(f, d, occ, quantified);
   // P with the quantified defs replaced by their bound names, as a Pi type.
-  const local = applyEdits(sigText, occ.map((o) => replace(o.start - d.signatureSpan.start, o.end - d.signatureSpan.start, binder.get(o.def)!)));
+  const local = applyEdits(
+    sigText,
+    occ.map((o) => replace(o.start - d.signatureSpan.start, o.end - d.signatureSpan.start, binder.get(o.def)!)),
+  );
   const shifted = parseSource(`theorem ${d.name ?? 'x'}${local} := sorry`);
   const pi = shifted.decls[0] ? piType(shifted, shifted.decls[0]) : undefined;
   if (!pi) return undefined;
@@ -154,7 +184,12 @@ export function negateStatement(statement: string): NegatedStatement {
   const f = parseSource(statement);
   const decls = namedDecls(f);
   const sorried = decls.filter((d) => isSorriedDef(f, d) && !isUniversePolymorphic(f, d));
-  const scope: NegationScope = { f, declared: new Set(decls.map((d) => d.fullName!)), quantifiable: new Set(sorried.map((d) => d.fullName!)), sorried };
+  const scope: NegationScope = {
+    f,
+    declared: new Set(decls.map((d) => d.fullName!)),
+    quantifiable: new Set(sorried.map((d) => d.fullName!)),
+    sorried,
+  };
   const edits: TextEdit[] = [];
   const theorems: NegatedTheorem[] = [];
   const warnings: string[] = [];
@@ -163,7 +198,8 @@ export function negateStatement(statement: string): NegatedStatement {
   for (const d of decls) {
     if (d.kind !== 'theorem') {
       // Any other declaration that uses a sorried def keeps it declared (and constant there).
-      for (const o of occurrencesOf(f, d, d.command.start, d.command.end, scope.declared, scope.quantifiable)) if (o.def !== d.fullName) stillUsed.add(o.def);
+      for (const o of occurrencesOf(f, d, d.command.start, d.command.end, scope.declared, scope.quantifiable))
+        if (o.def !== d.fullName) stillUsed.add(o.def);
       continue;
     }
     const negated = negateTheorem(scope, d);
@@ -177,7 +213,8 @@ export function negateStatement(statement: string): NegatedStatement {
   // Quantified everywhere they occur directly and used by nothing else: the disproof need not declare them.
   const quantifiedSomewhere = new Set(theorems.flatMap((t) => t.quantified));
   for (const s of sorried) {
-    if (quantifiedSomewhere.has(s.fullName!) && !stillUsed.has(s.fullName!)) edits.push(remove(s.command.start, s.command.end));
+    if (quantifiedSomewhere.has(s.fullName!) && !stillUsed.has(s.fullName!))
+      edits.push(remove(s.command.start, s.command.end));
   }
   return { text: applyEdits(statement, edits), theorems, warnings };
 }
@@ -194,11 +231,18 @@ export function withNegation(base: ToolImpl<'verify_proof'>): ToolImpl<'verify_p
       if (!req.verify_negation) return main;
       const t0 = performance.now();
       const negated = negateStatement(req.formal_statement);
-      const neg: ToolResponse<'verify_proof'> = await base.run({ ...req, formal_statement: negated.text, verify_negation: false }, ctx);
+      const neg: ToolResponse<'verify_proof'> = await base.run(
+        { ...req, formal_statement: negated.text, verify_negation: false },
+        ctx,
+      );
       neg.tool_messages.warnings.unshift(...negated.warnings);
       return {
         ...main,
-        negation: { okay: neg.okay && negated.theorems.length > 0, tool_messages: neg.tool_messages, failed_declarations: neg.failed_declarations },
+        negation: {
+          okay: neg.okay && negated.theorems.length > 0,
+          tool_messages: neg.tool_messages,
+          failed_declarations: neg.failed_declarations,
+        },
         timings: { ...main.timings, negation_ms: Math.round(performance.now() - t0) },
       };
     },

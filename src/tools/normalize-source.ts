@@ -12,7 +12,14 @@ import { pushAll } from '../util/arrays.ts';
 export type Normalization = (typeof NORMALIZATIONS)[number];
 
 /** The order passes run in, whatever order the request lists them in. */
-const ORDER: Normalization[] = ['normalize_module_comments', 'normalize_doc_comments', 'split_open_in_commands', 'remove_sections', 'expand_decl_names', 'remove_duplicates'];
+const ORDER: Normalization[] = [
+  'normalize_module_comments',
+  'normalize_doc_comments',
+  'split_open_in_commands',
+  'remove_sections',
+  'expand_decl_names',
+  'remove_duplicates',
+];
 
 export interface NormalizeResult {
   output: string;
@@ -27,7 +34,8 @@ function removeLines(text: string, c: { start: number; end: number }): TextEdit 
   const nl = text.indexOf('\n', c.end);
   const lineEnd = nl < 0 ? text.length : nl;
   const after = text.slice(c.end, lineEnd);
-  if (before.trim() === '' && (after.trim() === '' || after.trim().startsWith('--'))) return remove(lineStart, nl < 0 ? text.length : nl + 1);
+  if (before.trim() === '' && (after.trim() === '' || after.trim().startsWith('--')))
+    return remove(lineStart, nl < 0 ? text.length : nl + 1);
   return remove(c.start, c.end);
 }
 
@@ -64,7 +72,11 @@ function componentStarts(name: string): number[] {
 }
 
 /** Qualify references (to this file's declarations) resolved via a namespace and/or an open. */
-function qualifyReferences(file: SourceFile, via: ReadonlySet<'namespace' | 'open'>, skip: ReadonlySet<number>): TextEdit[] {
+function qualifyReferences(
+  file: SourceFile,
+  via: ReadonlySet<'namespace' | 'open'>,
+  skip: ReadonlySet<number>,
+): TextEdit[] {
   const declared = new NameIndex(file.decls.flatMap((d) => (d.fullName ? [d.fullName] : [])));
   const edits: TextEdit[] = [];
   let ci = 0;
@@ -82,7 +94,8 @@ function qualifyReferences(file: SourceFile, via: ReadonlySet<'namespace' | 'ope
       const written = occ.name.slice(0, end);
       const r = resolveFirst(written, scope, declared);
       if (!r) continue;
-      if (r.via !== 'root' && via.has(r.via) && r.full !== written) edits.push(replace(occ.start, occ.start + written.length, r.full));
+      if (r.via !== 'root' && via.has(r.via) && r.full !== written)
+        edits.push(replace(occ.start, occ.start + written.length, r.full));
       break;
     }
   }
@@ -94,7 +107,10 @@ function qualifyOpens(file: SourceFile, edits: TextEdit[]): Set<number> {
   const namespaces = fileNamespaces(file);
   const openTargets = new Set<number>();
   file.commands.forEach((c, i) => {
-    const ranges = [...(c.kind === 'open' ? [[c.ownSigStart, c.sigEnd]] : []), ...c.prefixes.filter((p) => p.keyword === 'open').map((p) => [p.sigStart, p.sigEnd])];
+    const ranges = [
+      ...(c.kind === 'open' ? [[c.ownSigStart, c.sigEnd]] : []),
+      ...c.prefixes.filter((p) => p.keyword === 'open').map((p) => [p.sigStart, p.sigEnd]),
+    ];
     const ns = file.scopes[i]?.namespace ?? '';
     for (const [from, to] of ranges) {
       for (let k = from! + 1; k < to!; k++) {
@@ -108,9 +124,14 @@ function qualifyOpens(file: SourceFile, edits: TextEdit[]): Set<number> {
   return openTargets;
 }
 
-const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normalization>, warnings: string[]) => TextEdit[]> = {
+const passes: Record<
+  Normalization,
+  (file: SourceFile, all: ReadonlySet<Normalization>, warnings: string[]) => TextEdit[]
+> = {
   normalize_module_comments: (file) =>
-    file.sig.kind.flatMap((k, i) => (k === 'mod-doc' ? [replace(file.sig.start[i]!, file.sig.start[i]! + 3, '/-')] : [])),
+    file.sig.kind.flatMap((k, i) =>
+      k === 'mod-doc' ? [replace(file.sig.start[i]!, file.sig.start[i]! + 3, '/-')] : [],
+    ),
 
   normalize_doc_comments: (file) => {
     const edits: TextEdit[] = [];
@@ -152,7 +173,8 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
         removed.add(c);
       } else if (c.kind === 'section') {
         const k = file.sig.text.indexOf('section', c.ownSigStart);
-        const name = k + 1 < c.sigEnd && file.sig.kind[k + 1] === 'ident' && !file.sig.firstOnLine[k + 1] ? w(k + 1) : '';
+        const name =
+          k + 1 < c.sigEnd && file.sig.kind[k + 1] === 'ident' && !file.sig.firstOnLine[k + 1] ? w(k + 1) : '';
         for (let i = 0; i < Math.max(1, splitName(name).length); i++) stack.push('scope');
         if (c.keyword.includes('noncomputable')) noncomputable = true;
         removed.add(c);
@@ -160,7 +182,8 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
         stack.push('mutual');
         mutuals++;
       } else if (c.kind === 'end') {
-        const name = c.ownSigStart + 1 < c.sigEnd && file.sig.kind[c.ownSigStart + 1] === 'ident' ? w(c.ownSigStart + 1) : '';
+        const name =
+          c.ownSigStart + 1 < c.sigEnd && file.sig.kind[c.ownSigStart + 1] === 'ident' ? w(c.ownSigStart + 1) : '';
         const n = Math.max(1, splitName(name).length);
         const popped = stack.splice(Math.max(0, stack.length - n), n);
         for (const p of popped) if (p === 'mutual') mutuals--;
@@ -181,8 +204,12 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
     const openTargets = qualifyOpens(file, edits);
     // References that relied on the namespace now need the full name.
     pushAll(edits, qualifyReferences(file, new Set(['namespace']), new Set([...nameStarts, ...openTargets])));
-    if (noncomputable) edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));
-    if (globalVariables) warnings.push('remove_sections: `variable` commands that were inside a section or namespace now apply to the rest of the file');
+    if (noncomputable)
+      edits.push(insert(file.header.end, `${file.header.end > 0 ? '\n\n' : ''}noncomputable section\n`));
+    if (globalVariables)
+      warnings.push(
+        'remove_sections: `variable` commands that were inside a section or namespace now apply to the rest of the file',
+      );
     (edits as TextEdit[] & { count?: number }).count = removed.size;
     return edits;
   },
@@ -196,7 +223,8 @@ const passes: Record<Normalization, (file: SourceFile, all: ReadonlySet<Normaliz
       const written = file.text.slice(d.nameSpan.start, d.nameSpan.end);
       // Inside a namespace the full name needs `_root_.` to mean itself.
       const target = d.namespace ? `_root_.${d.fullName}` : d.fullName;
-      if (written !== target && !all.has('remove_sections')) edits.push(replace(d.nameSpan.start, d.nameSpan.end, target));
+      if (written !== target && !all.has('remove_sections'))
+        edits.push(replace(d.nameSpan.start, d.nameSpan.end, target));
     }
     pushAll(edits, qualifyReferences(file, new Set(['open']), nameStarts));
     return edits;
@@ -237,7 +265,9 @@ export function normalizeSource(text: string, wanted: readonly Normalization[]):
   // Removed commands leave blank runs behind; the spec allows reprinted blank-line layout.
   if (stats.remove_sections || stats.remove_duplicates) out = out.replace(/\n{3,}/g, '\n\n');
   if (all.has('expand_decl_names')) {
-    warnings.push('expand_decl_names qualifies references to declarations of this file; names from imports opened with `open` are left as written');
+    warnings.push(
+      'expand_decl_names qualifies references to declarations of this file; names from imports opened with `open` are left as written',
+    );
   }
   return { output: out, stats, warnings };
 }

@@ -27,7 +27,9 @@ export const normalize: ToolImpl<'normalize'> = {
       const before = await elaborateContent(req.content, req, ctx);
       const errs = (r: typeof after) => r.messages.filter((m) => m.severity === 'error').length;
       if (!before.failure && errs(after) > errs(before)) {
-        tool.warnings.push(`failsafe: normalization introduced errors (${errs(before)} before, ${errs(after)} after); the original content is returned`);
+        tool.warnings.push(
+          `failsafe: normalization introduced errors (${errs(before)} before, ${errs(after)} after); the original content is returned`,
+        );
         result = before;
       }
     }
@@ -36,7 +38,11 @@ export const normalize: ToolImpl<'normalize'> = {
       lean_messages: toMessageSet(result.messages),
       tool_messages: tool,
       normalize_stats: n.stats,
-      timings: { parse_ms: Math.round(parseMs + result.parseMs), elaborate_ms: Math.round(after.elaborateMs), total_ms: Math.round(performance.now() - startedAt) },
+      timings: {
+        parse_ms: Math.round(parseMs + result.parseMs),
+        elaborate_ms: Math.round(after.elaborateMs),
+        total_ms: Math.round(performance.now() - startedAt),
+      },
     };
   },
 };

@@ -36,7 +36,9 @@ export interface FinishOptions extends ElabOptions {
 export function sorryBody(text: string, d: SourceDecl, offset: number): string {
   if (!d.bodySpan) return text;
   const from = (d.assignSpan?.start ?? d.bodySpan.start) - offset;
-  const to = (d.trailing.find((t) => t.keyword === 'termination_by' || t.keyword === 'decreasing_by')?.span.end ?? d.bodySpan.end) - offset;
+  const to =
+    (d.trailing.find((t) => t.keyword === 'termination_by' || t.keyword === 'decreasing_by')?.span.end ??
+      d.bodySpan.end) - offset;
   return `${text.slice(0, from).trimEnd()} := sorry${text.slice(to)}`;
 }
 
@@ -44,27 +46,43 @@ export async function finishOutput(edited: string, ctx: ToolContext, o: FinishOp
   // AXLE's layout, before elaboration, so Lean's message positions refer to the returned text.
   const output = reprint(edited);
   const tool = emptyMessages();
-  pushAll(tool.errors, (o.toolErrors ?? []));
-  pushAll(tool.warnings, (o.toolWarnings ?? []));
-  pushAll(tool.infos, (o.toolInfos ?? []));
+  pushAll(tool.errors, o.toolErrors ?? []);
+  pushAll(tool.warnings, o.toolWarnings ?? []);
+  pushAll(tool.infos, o.toolInfos ?? []);
   if (!o.reparse) {
     const content = prepareContent(output, ctx.env, o.ignore_imports).content;
-    return { content, lean_messages: emptyMessages(), tool_messages: tool, timings: { parse_ms: Math.round(o.parseMs), total_ms: Math.round(performance.now() - o.startedAt) } };
+    return {
+      content,
+      lean_messages: emptyMessages(),
+      tool_messages: tool,
+      timings: { parse_ms: Math.round(o.parseMs), total_ms: Math.round(performance.now() - o.startedAt) },
+    };
   }
   const only = o.onlyProofsOf;
-  const r = await elaborateContent(output, o, ctx, only ? {
-    transform: (cmd, text, d) => {
-      if (d?.kind !== 'theorem' || only.has(declName(d))) return undefined;
-      return { text: sorryBody(text, d, cmd.start), silent: true };
-    },
-  } : {});
+  const r = await elaborateContent(
+    output,
+    o,
+    ctx,
+    only
+      ? {
+          transform: (cmd, text, d) => {
+            if (d?.kind !== 'theorem' || only.has(declName(d))) return undefined;
+            return { text: sorryBody(text, d, cmd.start), silent: true };
+          },
+        }
+      : {},
+  );
   pushAll(tool.errors, r.toolErrors);
   pushAll(tool.warnings, r.toolWarnings);
   return {
     content: r.content,
     lean_messages: toMessageSet(r.messages),
     tool_messages: tool,
-    timings: { parse_ms: Math.round(o.parseMs + r.parseMs), elaborate_ms: Math.round(r.elaborateMs), total_ms: Math.round(performance.now() - o.startedAt) },
+    timings: {
+      parse_ms: Math.round(o.parseMs + r.parseMs),
+      elaborate_ms: Math.round(r.elaborateMs),
+      total_ms: Math.round(performance.now() - o.startedAt),
+    },
   };
 }
 

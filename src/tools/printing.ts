@@ -37,11 +37,16 @@ const EXTRA_ROBUST: Record<string, OptionValue> = {
 export const VERBOSITY_PRESETS: readonly Record<string, OptionValue>[] = [{}, ROBUST, EXTRA_ROBUST];
 
 /** The pretty-printer options of a request: the verbosity preset, then delab_options over it. */
-export function printingOptions(verbosity: number | undefined, delab: Record<string, OptionValue> | undefined): Record<string, OptionValue> {
+export function printingOptions(
+  verbosity: number | undefined,
+  delab: Record<string, OptionValue> | undefined,
+): Record<string, OptionValue> {
   return { ...(VERBOSITY_PRESETS[verbosity ?? 0] ?? {}), ...(delab ?? {}) };
 }
 
 /** Elaboration options of a goal-printing elaboration: the request's own, plus its printing options. */
-export function withPrinting<R extends { verbosity?: number; delab_options?: Record<string, OptionValue> | undefined }>(req: R): R & { printing: Record<string, OptionValue> } {
+export function withPrinting<R extends { verbosity?: number; delab_options?: Record<string, OptionValue> | undefined }>(
+  req: R,
+): R & { printing: Record<string, OptionValue> } {
   return { ...req, printing: printingOptions(req.verbosity, req.delab_options) };
 }

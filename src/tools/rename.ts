@@ -17,6 +17,12 @@ export const rename: ToolImpl<'rename'> = {
   async run(req, ctx) {
     const startedAt = performance.now();
     const r = renameInSource(req.content, req.declarations);
-    return finishOutput(r.output, ctx, { ...req, toolErrors: r.errors, toolWarnings: r.warnings, startedAt, parseMs: performance.now() - startedAt });
+    return finishOutput(r.output, ctx, {
+      ...req,
+      toolErrors: r.errors,
+      toolWarnings: r.warnings,
+      startedAt,
+      parseMs: performance.now() - startedAt,
+    });
   },
 };

@@ -31,9 +31,11 @@ import type { ToolContext, ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
 
 const errorsIn = (r: Elaborated, d: SourceDecl): LeanMessage[] => messagesIn(r, d, (m) => m.severity === 'error');
-const sorryCount = (r: Elaborated, d: SourceDecl) => (d.bodySig ? findSorries(r.file.sig, d.bodySig[0], d.bodySig[1]).length : 0);
+const sorryCount = (r: Elaborated, d: SourceDecl) =>
+  d.bodySig ? findSorries(r.file.sig, d.bodySig[0], d.bodySig[1]).length : 0;
 /** The trial removed a sorry (new errors are checked separately: a tactic that fails or leaves goals adds one). */
-const fewerSorries = (t: Elaborated, td: SourceDecl, r: Elaborated, d: SourceDecl) => sorryCount(t, td) < sorryCount(r, d);
+const fewerSorries = (t: Elaborated, td: SourceDecl, r: Elaborated, d: SourceDecl) =>
+  sorryCount(t, td) < sorryCount(r, d);
 
 /** One repair run: the text as repaired so far and Lean's latest answer on it, with the statistics and failures. */
 class RepairRun {
@@ -41,11 +43,18 @@ class RepairRun {
   text = '';
   readonly stats: Record<string, number> = {};
   readonly failures: string[] = [];
-  constructor(readonly req: ToolRequest<'repair_proofs'>, readonly ctx: ToolContext) {}
+  constructor(
+    readonly req: ToolRequest<'repair_proofs'>,
+    readonly ctx: ToolContext,
+  ) {}
 
   elab(text: string): Promise<Elaborated> {
     const { req } = this;
-    return elaborateContent(text, { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options }, this.ctx);
+    return elaborateContent(
+      text,
+      { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options },
+      this.ctx,
+    );
   }
 
   /** Apply a pass's edits at once and elaborate the result. */
@@ -112,11 +121,14 @@ async function removeUnknownOptions(run: RepairRun): Promise<void> {
   const { r } = run;
   const edits: TextEdit[] = [];
   r.commands.forEach((c) => {
-    const unknown = c.messages.some((m) => m.severity === 'error' && /unknown option|invalid option|unknown configuration option/i.test(m.text));
+    const unknown = c.messages.some(
+      (m) => m.severity === 'error' && /unknown option|invalid option|unknown configuration option/i.test(m.text),
+    );
     if (!unknown) return;
     const cmd = c.command;
     if (cmd.kind === 'set_option') edits.push(remove(cmd.start, cmd.end));
-    for (const p of cmd.prefixes) if (p.keyword === 'set_option') edits.push(remove(p.start, r.file.sig.start[p.sigEnd] ?? p.end));
+    for (const p of cmd.prefixes)
+      if (p.keyword === 'set_option') edits.push(remove(p.start, r.file.sig.start[p.sigEnd] ?? p.end));
     run.bump('remove_unknown_options');
   });
   await run.step(edits);
@@ -125,7 +137,9 @@ async function removeUnknownOptions(run: RepairRun): Promise<void> {
 /** enable_autoImplicit: with autoImplicit off in the file, a declaration failing on unknown identifiers gets it back. */
 async function enableAutoImplicit(run: RepairRun): Promise<void> {
   if (!/set_option\s+(relaxed)?autoImplicit\s+false/.test(run.text)) return;
-  const edits = run.selected().filter((d) => errorsIn(run.r, d).some((m) => /unknown identifier|unknown universe level/i.test(m.text)))
+  const edits = run
+    .selected()
+    .filter((d) => errorsIn(run.r, d).some((m) => /unknown identifier|unknown universe level/i.test(m.text)))
     .map((d) => insert(d.command.start, 'set_option autoImplicit true in\n'));
   for (const _ of edits) run.bump('enable_autoImplicit');
   await run.step(edits);
@@ -139,7 +153,9 @@ async function relaxDefeqTransparency(run: RepairRun): Promise<void> {
   if (!atLeast429) return;
   for (const d of run.selected().filter((x) => errorsIn(run.r, x).length > 0)) {
     const before = errorsIn(run.r, d);
-    const trial = applyEdits(run.text, [insert(d.command.start, 'set_option backward.isDefEq.respectTransparency false in\n')]);
+    const trial = applyEdits(run.text, [
+      insert(d.command.start, 'set_option backward.isDefEq.respectTransparency false in\n'),
+    ]);
     const t = await run.elab(trial);
     const td = sameDecl(t, d);
     const after = td ? errorsIn(t, td) : before;
@@ -159,7 +175,9 @@ async function insertSorries(run: RepairRun): Promise<void> {
     const errs = errorsIn(r, d);
     if (d.bodyForm === 'tactic' && d.bodySpan && d.bodySig) {
       const byPos = r.file.lines.toLean(d.bodySpan.start);
-      const unsolved = errs.find((m) => m.text.startsWith('unsolved goals') && m.pos.line === byPos.line && m.pos.column === byPos.column);
+      const unsolved = errs.find(
+        (m) => m.text.startsWith('unsolved goals') && m.pos.line === byPos.line && m.pos.column === byPos.column,
+      );
       // Only a block that ran to its end: any other error inside means a tactic failed and aborted it.
       if (!unsolved || errs.length > 1) continue;
       const goals = parseGoals(unsolved.text.slice(unsolved.text.indexOf('\n') + 1)).length;
@@ -205,8 +223,13 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
     let site: { d: SourceDecl; at: number } | undefined;
     for (const d of run.selected()) {
       if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
-      const s = findSorries(run.r.file.sig, d.bodySig[0], d.bodySig[1]).find((x) => !tried.has(`${declName(d)}:${x.start}`));
-      if (s) { site = { d, at: s.start }; break; }
+      const s = findSorries(run.r.file.sig, d.bodySig[0], d.bodySig[1]).find(
+        (x) => !tried.has(`${declName(d)}:${x.start}`),
+      );
+      if (s) {
+        site = { d, at: s.start };
+        break;
+      }
     }
     if (!site) break;
     tried.add(`${declName(site.d)}:${site.at}`);
@@ -223,7 +246,10 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
         break;
       }
     }
-    if (!fixed) run.failures.push(`apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d)}' at line ${run.r.file.lines.toLean(site.at).line}`);
+    if (!fixed)
+      run.failures.push(
+        `apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d)}' at line ${run.r.file.lines.toLean(site.at).line}`,
+      );
   }
 }
 
@@ -232,7 +258,25 @@ async function replaceUnsafeTactics(run: RepairRun): Promise<void> {
   const skipped = new Set<number>();
   for (let guard = 0; guard < 200; guard++) {
     const { r } = run;
-    const hit = run.selected().flatMap((d) => (d.bodySig ? [{ d, k: r.file.sig.text.findIndex((x, k) => k >= d.bodySig![0] && k < d.bodySig![1] && x === 'native_decide' && !skipped.has(r.file.sig.start[k]!)) }] : [])).find((x) => x.k >= 0);
+    const hit = run
+      .selected()
+      .flatMap((d) =>
+        d.bodySig
+          ? [
+              {
+                d,
+                k: r.file.sig.text.findIndex(
+                  (x, k) =>
+                    k >= d.bodySig![0] &&
+                    k < d.bodySig![1] &&
+                    x === 'native_decide' &&
+                    !skipped.has(r.file.sig.start[k]!),
+                ),
+              },
+            ]
+          : [],
+      )
+      .find((x) => x.k >= 0);
     if (!hit) break;
     const at = r.file.sig.start[hit.k]!;
     const t = await run.elab(applyEdits(run.text, [replace(at, at + 'native_decide'.length, 'decide +kernel')]));
@@ -242,7 +286,9 @@ async function replaceUnsafeTactics(run: RepairRun): Promise<void> {
       run.bump('replace_unsafe_tactics');
     } else {
       skipped.add(at);
-      run.failures.push(`replace_unsafe_tactics: native_decide in '${declName(hit.d)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`);
+      run.failures.push(
+        `replace_unsafe_tactics: native_decide in '${declName(hit.d)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`,
+      );
     }
   }
 }

@@ -24,16 +24,24 @@ export interface Selection {
 }
 
 /** The name a declaration is addressed by in messages and selections. */
-export const declName = (d: SourceDecl): string => d.fullName ?? (d.kind === 'example' ? 'example' : d.name ?? d.keyword);
+export const declName = (d: SourceDecl): string =>
+  d.fullName ?? (d.kind === 'example' ? 'example' : (d.name ?? d.keyword));
 
 /** The declarations Lean can be asked about by name (`#check`, `#print axioms`): named, and not instances. */
-export const namedDecls = (file: Pick<SourceFile, 'decls'>): SourceDecl[] => file.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance');
+export const namedDecls = (file: Pick<SourceFile, 'decls'>): SourceDecl[] =>
+  file.decls.filter((d) => d.fullName !== undefined && d.kind !== 'instance');
 
 /** How many candidates an ambiguity error lists (a name may match thousands). */
 const MAX_LISTED = 10;
 
 /** Pick the declarations `names` select into `picked` (indexed once: each name costs the declarations sharing its last component). */
-function selectByNames(candidates: SourceDecl[], names: string[], theoremsOnly: boolean, picked: Set<SourceDecl>, errors: string[]): void {
+function selectByNames(
+  candidates: SourceDecl[],
+  names: string[],
+  theoremsOnly: boolean,
+  picked: Set<SourceDecl>,
+  errors: string[],
+): void {
   const byFull = new Map<string, SourceDecl[]>();
   const byWritten = new Map<string, string[]>();
   const index = new NameIndex();
@@ -43,7 +51,8 @@ function selectByNames(candidates: SourceDecl[], names: string[], theoremsOnly: 
     if (group) group.push(d);
     else byFull.set(d.fullName, [d]);
     index.add(d.fullName);
-    if (d.name !== undefined) byWritten.set(d.name, [...new Set([...(byWritten.get(d.name) ?? []), d.fullName])].slice(0, MAX_LISTED + 1));
+    if (d.name !== undefined)
+      byWritten.set(d.name, [...new Set([...(byWritten.get(d.name) ?? []), d.fullName])].slice(0, MAX_LISTED + 1));
   }
   const done = new Set<string>();
   for (const name of names) {
@@ -57,7 +66,8 @@ function selectByNames(candidates: SourceDecl[], names: string[], theoremsOnly: 
     }
     const distinct = new Set<string>();
     for (const f of index.withLast(lastComponent(name))) {
-      if (f.length > name.length + 1 && f.charCodeAt(f.length - name.length - 1) === 46 && f.endsWith(name)) distinct.add(f);
+      if (f.length > name.length + 1 && f.charCodeAt(f.length - name.length - 1) === 46 && f.endsWith(name))
+        distinct.add(f);
     }
     for (const f of byWritten.get(name) ?? []) distinct.add(f);
     if (distinct.size === 1) {
@@ -66,7 +76,10 @@ function selectByNames(candidates: SourceDecl[], names: string[], theoremsOnly: 
       const listed = [...distinct].slice(0, MAX_LISTED);
       const more = distinct.size > MAX_LISTED ? ` and ${distinct.size - MAX_LISTED} more` : '';
       errors.push(`Name '${clip(name)}' is ambiguous; candidates: ${listed.join(', ')}${more}`);
-    } else errors.push(`Declaration '${clip(name)}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`);
+    } else
+      errors.push(
+        `Declaration '${clip(name)}' not found${theoremsOnly ? ' among theorems (set theorems_only to false to select other kinds)' : ''}`,
+      );
   }
 }
 
@@ -85,7 +98,10 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
       const j = i < 0 ? candidates.length + i : i;
       const d = candidates[j];
       if (d) picked.add(d);
-      else errors.push(`Index ${i} is out of range: there are ${candidates.length} ${theoremsOnly ? 'theorems' : 'declarations'}`);
+      else
+        errors.push(
+          `Index ${i} is out of range: there are ${candidates.length} ${theoremsOnly ? 'theorems' : 'declarations'}`,
+        );
     }
   } else {
     for (const d of candidates) picked.add(d);

@@ -24,7 +24,8 @@ import type { ToolRequest } from '../contract/tools.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
 
-const badness = (r: Elaborated, d: SourceDecl) => messagesIn(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
+const badness = (r: Elaborated, d: SourceDecl) =>
+  messagesIn(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
 
 /** Removal of a span together with the line break before it, when it is alone on its lines. */
 function removeLine(text: string, start: number, end: number): TextEdit {
@@ -36,11 +37,18 @@ function removeLine(text: string, start: number, end: number): TextEdit {
 class SimplifyRun {
   r!: Elaborated;
   readonly stats: Record<string, number> = {};
-  constructor(readonly req: ToolRequest<'simplify_theorems'>, readonly ctx: ToolContext) {}
+  constructor(
+    readonly req: ToolRequest<'simplify_theorems'>,
+    readonly ctx: ToolContext,
+  ) {}
 
   elab(text: string): Promise<Elaborated> {
     const { req } = this;
-    return elaborateContent(text, { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options }, this.ctx);
+    return elaborateContent(
+      text,
+      { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options },
+      this.ctx,
+    );
   }
 
   /** Try one edit in one declaration; keep it when that declaration is no worse. */
@@ -55,7 +63,10 @@ class SimplifyRun {
 }
 
 /** The simplifications, in the order each declaration goes through them; each says whether it changed something. */
-const PASSES: [ToolRequest<'simplify_theorems'>['simplifications'][number], (run: SimplifyRun, d0: SourceDecl) => Promise<boolean>][] = [
+const PASSES: [
+  ToolRequest<'simplify_theorems'>['simplifications'][number],
+  (run: SimplifyRun, d0: SourceDecl) => Promise<boolean>,
+][] = [
   ['rename_unused_vars', renameUnusedVars],
   ['remove_unused_haves', removeUnusedHaves],
   ['remove_unused_tactics', removeUnusedTactics],
@@ -98,7 +109,8 @@ async function renameUnusedVars(run: SimplifyRun, d0: SourceDecl): Promise<boole
   for (;;) {
     const { r } = run;
     const d = sameDecl(r, d0);
-    const unused = d && messagesIn(r, d, (m) => m.severity === 'warning' && unusedVariableName(m.text, toolchain) !== undefined)[0];
+    const unused =
+      d && messagesIn(r, d, (m) => m.severity === 'warning' && unusedVariableName(m.text, toolchain) !== undefined)[0];
     if (!d || !unused) break;
     const name = unusedVariableName(unused.text, toolchain)!;
     const at = r.file.lines.fromLean(unused.pos);
@@ -155,13 +167,24 @@ async function removeUnusedTactics(run: SimplifyRun, d0: SourceDecl): Promise<bo
   return changed;
 }
 
-async function removeUnusedAllGoalsTails(run: SimplifyRun, d: SourceDecl, items: ReturnType<typeof parseTacticBlock>['items'][number][]): Promise<boolean> {
+async function removeUnusedAllGoalsTails(
+  run: SimplifyRun,
+  d: SourceDecl,
+  items: ReturnType<typeof parseTacticBlock>['items'][number][],
+): Promise<boolean> {
   for (let k = d.bodySig![0]; k < d.bodySig![1]; k++) {
     const { r } = run;
     if (r.file.sig.text[k] !== '<;>') continue;
     const item = items.find((it) => it.sigStart <= k && k < it.sigEnd);
     if (!item) continue;
-    if (await run.attempt(d, remove(r.file.sig.start[k]! - (r.content[r.file.sig.start[k]! - 1] === ' ' ? 1 : 0), item.end), 'remove_unused_tactics')) return true;
+    if (
+      await run.attempt(
+        d,
+        remove(r.file.sig.start[k]! - (r.content[r.file.sig.start[k]! - 1] === ' ' ? 1 : 0), item.end),
+        'remove_unused_tactics',
+      )
+    )
+      return true;
   }
   return false;
 }

@@ -31,13 +31,25 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
     if (!req.extract_sorries && !req.extract_errors) {
       const tool = emptyMessages();
       tool.infos.push('extract_sorries and extract_errors are both false: nothing to do');
-      return { content: prepareContent(req.content, ctx.env, req.ignore_imports).content, lean_messages: emptyMessages(), tool_messages: tool, lemma_names: [], timings: { total_ms: Math.round(performance.now() - startedAt) } };
+      return {
+        content: prepareContent(req.content, ctx.env, req.ignore_imports).content,
+        lean_messages: emptyMessages(),
+        tool_messages: tool,
+        lemma_names: [],
+        timings: { total_ms: Math.round(performance.now() - startedAt) },
+      };
     }
     const r = await elaborateContent(req.content, withPrinting({ ...req, goalPrinting: true }), ctx);
     if (r.failure) {
       const tool = emptyMessages();
       tool.errors.push(...r.toolErrors);
-      return { content: r.content, lean_messages: emptyMessages(), tool_messages: tool, lemma_names: [], timings: { total_ms: Math.round(performance.now() - startedAt) } };
+      return {
+        content: r.content,
+        lean_messages: emptyMessages(),
+        tool_messages: tool,
+        lemma_names: [],
+        timings: { total_ms: Math.round(performance.now() - startedAt) },
+      };
     }
     const file = r.file;
     const sel = selectDeclarations(file, req);
@@ -53,7 +65,14 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
       if (lifted.lemmas.length > 0) edits.push(insert(d.command.start, `${lifted.lemmas.join('\n\n')}\n\n`));
     }
     const output = applyEdits(r.content, edits);
-    const finished = await finishOutput(output, ctx, { ...req, reparse: true, toolErrors: sel.errors, toolWarnings: warnings, startedAt, parseMs: r.parseMs });
+    const finished = await finishOutput(output, ctx, {
+      ...req,
+      reparse: true,
+      toolErrors: sel.errors,
+      toolWarnings: warnings,
+      startedAt,
+      parseMs: r.parseMs,
+    });
     return { ...finished, lemma_names: lemmaNames };
   },
 };
@@ -69,7 +88,13 @@ interface Lifted {
 type Outcome = Elaborated['commands'][number];
 
 /** extract_sorries: a lemma per goal at each sorry, `<theorem>.sorried`, `_1`, …; with reconstruct_callsite, the call replaces the sorry. */
-function liftSorries(req: ToolRequest<'sorry2lemma'>, file: SourceFile, d: SourceDecl, sorries: Outcome['sorries'], out: Lifted): void {
+function liftSorries(
+  req: ToolRequest<'sorry2lemma'>,
+  file: SourceFile,
+  d: SourceDecl,
+  sorries: Outcome['sorries'],
+  out: Lifted,
+): void {
   const base = declName(d);
   let sorried = 0;
   // One entry per goal: a sorry run on several goals (`<;> sorry`) is reported once per goal at one place.
@@ -95,13 +120,21 @@ function liftSorries(req: ToolRequest<'sorry2lemma'>, file: SourceFile, d: Sourc
     const k = file.sig.start.indexOf(at);
     if (k < 0 || file.sig.text[k] !== 'sorry') continue;
     if (made.some((m) => m.inaccessible)) {
-      out.warnings.push(`${base}: a hypothesis at line ${pos.line} has no usable name, so the call site keeps its sorry; use ${made.map((m) => m.name).join(' or ')}`);
+      out.warnings.push(
+        `${base}: a hypothesis at line ${pos.line} has no usable name, so the call site keeps its sorry; use ${made.map((m) => m.name).join(' or ')}`,
+      );
       out.edits.push(replace(at, at + 5, `sorry /- see ${made.map((m) => m.name).join(', ')} -/`));
       continue;
     }
     const call = (m: (typeof made)[number]) => [m.name, ...m.args].join(' ');
     if (isTacticSorry(file, d, k)) {
-      out.edits.push(replace(at, at + 5, made.length === 1 ? `exact ${call(made[0]!)}` : `first ${made.map((m) => `| exact ${call(m)}`).join(' ')}`));
+      out.edits.push(
+        replace(
+          at,
+          at + 5,
+          made.length === 1 ? `exact ${call(made[0]!)}` : `first ${made.map((m) => `| exact ${call(m)}`).join(' ')}`,
+        ),
+      );
     } else {
       out.edits.push(replace(at, at + 5, `(${call(made[0]!)})`));
     }
@@ -109,7 +142,12 @@ function liftSorries(req: ToolRequest<'sorry2lemma'>, file: SourceFile, d: Sourc
 }
 
 /** extract_errors: a lemma per goal of each "unsolved goals" error, `<theorem>.unsolved`, `_1`, …. */
-function liftUnsolvedGoals(req: ToolRequest<'sorry2lemma'>, d: SourceDecl, messages: Outcome['messages'], out: Lifted): void {
+function liftUnsolvedGoals(
+  req: ToolRequest<'sorry2lemma'>,
+  d: SourceDecl,
+  messages: Outcome['messages'],
+  out: Lifted,
+): void {
   const base = declName(d);
   let unsolved = 0;
   for (const m of messages) {

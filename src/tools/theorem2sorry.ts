@@ -14,7 +14,10 @@ import type { ToolImpl } from './types.ts';
 export function proofToSorry(text: string, d: SourceDecl): TextEdit | undefined {
   if (!d.bodySpan) return undefined;
   const dropped = d.trailing.filter((t) => t.keyword === 'termination_by' || t.keyword === 'decreasing_by');
-  const end = maxOf(d.bodySpan.end, dropped.map((t: { span: Span }) => t.span.end));
+  const end = maxOf(
+    d.bodySpan.end,
+    dropped.map((t: { span: Span }) => t.span.end),
+  );
   // A replaced proof is separated from what follows: `:= (h)where …` must not become `:= sorrywhere …`.
   const sep = end < text.length && !/\s/.test(text[end]!) ? ' ' : '';
   if (d.bodyForm === 'equations' || d.bodyForm === 'where') {
@@ -32,7 +35,11 @@ const STRUCTURAL = new Set(['structure', 'class', 'inductive', 'class inductive'
 export const theorem2sorry: ToolImpl<'theorem2sorry'> = {
   needsLean: (req) => req.reparse,
   // With theorems_only false, defs and instances lose their values too; types (structure, inductive…) have none to lose.
-  run: (req, ctx) => rewriteSelected(req, ctx, (_file, sel) => ({
-    edits: sel.decls.filter((d) => !STRUCTURAL.has(d.kind)).map((d) => proofToSorry(req.content, d)).filter((e) => e !== undefined),
-  })),
+  run: (req, ctx) =>
+    rewriteSelected(req, ctx, (_file, sel) => ({
+      edits: sel.decls
+        .filter((d) => !STRUCTURAL.has(d.kind))
+        .map((d) => proofToSorry(req.content, d))
+        .filter((e) => e !== undefined),
+    })),
 };

@@ -45,5 +45,7 @@ export function typeKey(type: string, rename: ReadonlyMap<string, string> = new 
       }
     }
   }
-  return toks.map((t, k) => (t.kind === 'ident' ? names.get(text[k]!) ?? rename.get(text[k]!) ?? text[k]! : text[k]!)).join(' ');
+  return toks
+    .map((t, k) => (t.kind === 'ident' ? (names.get(text[k]!) ?? rename.get(text[k]!) ?? text[k]!) : text[k]!))
+    .join(' ');
 }

@@ -40,20 +40,35 @@ import type { ToolImpl } from './types.ts';
  * statement body is `sorry` are made irreducible for the check (spec, use_def_eq: a sorried def
  * must not be unfolded), so a candidate cannot change the statement by unfolding its answer.
  */
-export function defeqCheck(file: SourceFile, d: SourceDecl, index = 0, opaque: readonly string[] = []): string | undefined {
+export function defeqCheck(
+  file: SourceFile,
+  d: SourceDecl,
+  index = 0,
+  opaque: readonly string[] = [],
+): string | undefined {
   // piType finds the signature's top-level `:` (a signature without a type has nothing to compare).
   if (!d.fullName || piType(file, d) === undefined) return undefined;
   const sig = file.text.slice(d.signatureSpan.start, d.signatureSpan.end).trim();
   const expected = `axle_expected_${index}`;
-  return inDeclScope(file, d, [
-    'set_option autoImplicit true in',
-    'set_option relaxedAutoImplicit true in',
-    `axiom ${expected} ${sig}`,
-    // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
-    // [lean4: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
-    ...(opaque.length ? ['set_option allowUnsafeReducibility true in', `attribute [local irreducible] ${opaque.map((n) => `_root_.${n}`).join(' ')} in`] : []),
-    `#check (@_root_.${d.fullName} : type_of% @${expected})`,
-  ], scopeCommands(file, d));
+  return inDeclScope(
+    file,
+    d,
+    [
+      'set_option autoImplicit true in',
+      'set_option relaxedAutoImplicit true in',
+      `axiom ${expected} ${sig}`,
+      // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
+      // [lean4: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
+      ...(opaque.length
+        ? [
+            'set_option allowUnsafeReducibility true in',
+            `attribute [local irreducible] ${opaque.map((n) => `_root_.${n}`).join(' ')} in`,
+          ]
+        : []),
+      `#check (@_root_.${d.fullName} : type_of% @${expected})`,
+    ],
+    scopeCommands(file, d),
+  );
 }
 
 /**
@@ -65,9 +80,17 @@ export const printedCheck = (name: string) => [...CHECK_PRINTING, `#check @${nam
 
 /** Exact names, or globs with `*`. */
 export function permits(patterns: readonly string[] | undefined, name: string): boolean {
-  return (patterns ?? []).some((p) => (p.includes('*') ? new RegExp(`^${p.split('*').map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name) : p === name));
+  return (patterns ?? []).some((p) =>
+    p.includes('*')
+      ? new RegExp(
+          `^${p
+            .split('*')
+            .map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`,
+        ).test(name)
+      : p === name,
+  );
 }
-
 
 /** The findings so far: tool errors (in the order found) and the declarations that failed. */
 interface Findings {
@@ -91,7 +114,8 @@ function findings(): Findings {
 
 /** Rule 2: defs whose statement body is sorry (find-the-answer problems); they stay opaque in the comparison. */
 function rule2SorriedDefs(stmt: SourceFile): string[] {
-  const isSorry = (d: SourceDecl) => d.bodySpan && /^(by )?sorry$/.test(squash(stmt.text.slice(d.bodySpan.start, d.bodySpan.end)));
+  const isSorry = (d: SourceDecl) =>
+    d.bodySpan && /^(by )?sorry$/.test(squash(stmt.text.slice(d.bodySpan.start, d.bodySpan.end)));
   return namedDecls(stmt)
     .filter((d) => d.kind !== 'theorem' && isSorry(d))
     .map((d) => d.fullName!);
@@ -117,7 +141,9 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     // The statement alone, for the expected types as Lean prints them.
     const t1 = performance.now();
     const elabOpts = { ignore_imports: req.ignore_imports, mathlib_options: false };
-    const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, { probes: () => pairs.map((p) => printedCheck(p.exp.fullName!)) });
+    const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, {
+      probes: () => pairs.map((p) => printedCheck(p.exp.fullName!)),
+    });
     const formalMs = performance.now() - t1;
 
     // The candidate, with axiom probes, its own #check outputs and the definitional-equality checks.
@@ -159,8 +185,12 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
 
 /** Rule 5: `open private` (as a command or an `open private … in` prefix) fails every declaration. */
 function rule5NoOpenPrivate(cand: SourceFile, found: Findings): void {
-  if (cand.commands.some((c) => c.kind === 'open' && cand.sig.text[c.ownSigStart + 1] === 'private') ||
-      cand.commands.some((c) => c.prefixes.some((p) => p.keyword === 'open' && cand.sig.text[p.sigStart + 1] === 'private'))) {
+  if (
+    cand.commands.some((c) => c.kind === 'open' && cand.sig.text[c.ownSigStart + 1] === 'private') ||
+    cand.commands.some((c) =>
+      c.prefixes.some((p) => p.keyword === 'open' && cand.sig.text[p.sigStart + 1] === 'private'),
+    )
+  ) {
     found.errors.push("Candidate uses banned 'open private' command");
     for (const d of namedDecls(cand)) found.failed.add(d.fullName!);
   }
@@ -174,12 +204,17 @@ function rule5NoOpenPrivate(cand: SourceFile, found: Findings): void {
  */
 function rule7NoNewMeaning(stmt: SourceFile, cand: SourceFile, found: Findings): void {
   const meaningful = (f: SourceFile, c: SourceFile['commands'][number]) =>
-    c.kind === 'notation' || (c.kind === 'attribute' && /\binstance\b/.test(f.text.slice(c.start, c.end))) ||
+    c.kind === 'notation' ||
+    (c.kind === 'attribute' && /\binstance\b/.test(f.text.slice(c.start, c.end))) ||
     (c.kind === 'declaration' && f.decls.some((d) => d.command === c && d.kind === 'instance'));
-  const stmtSyntax = new Set(stmt.commands.filter((c) => meaningful(stmt, c)).map((c) => squash(stmt.text.slice(c.start, c.end))));
+  const stmtSyntax = new Set(
+    stmt.commands.filter((c) => meaningful(stmt, c)).map((c) => squash(stmt.text.slice(c.start, c.end))),
+  );
   for (const c of cand.commands) {
     if (!meaningful(cand, c) || stmtSyntax.has(squash(cand.text.slice(c.start, c.end)))) continue;
-    found.errors.push(`Candidate declares ${c.keyword === 'instance' || c.kind === 'attribute' ? 'an instance' : 'syntax'} the statement does not (${c.keyword} at line ${cand.lines.toLean(c.start).line}); it could change the meaning of the statement`);
+    found.errors.push(
+      `Candidate declares ${c.keyword === 'instance' || c.kind === 'attribute' ? 'an instance' : 'syntax'} the statement does not (${c.keyword} at line ${cand.lines.toLean(c.start).line}); it could change the meaning of the statement`,
+    );
   }
 }
 
@@ -190,7 +225,11 @@ function rule1SameDeclarations(stmt: SourceFile, cand: SourceFile, found: Findin
   for (const exp of namedDecls(stmt)) {
     const got = byName.get(exp.fullName!);
     if (!got) found.fail(exp.fullName!, `Missing required declaration '${exp.fullName}'`);
-    else if (got.kind !== exp.kind) found.fail(exp.fullName!, `Kind mismatch for '${exp.fullName}': candidate has ${got.kind} but expected ${exp.kind}`);
+    else if (got.kind !== exp.kind)
+      found.fail(
+        exp.fullName!,
+        `Kind mismatch for '${exp.fullName}': candidate has ${got.kind} but expected ${exp.kind}`,
+      );
     else pairs.push({ exp, got });
   }
   return pairs;
@@ -201,12 +240,15 @@ function rule3StandardAxioms(permitted: readonly string[] | undefined, candRun: 
   for (const d of namedDecls(candRun.file)) {
     const name = d.fullName!;
     const allowed = permits(permitted, name);
-    if (d.modifiers.words.includes('unsafe') || d.modifiers.words.includes('partial')) found.fail(name, `Unsafe function '${name}' detected`);
+    if (d.modifiers.words.includes('unsafe') || d.modifiers.words.includes('partial'))
+      found.fail(name, `Unsafe function '${name}' detected`);
     if (allowed) continue;
     const v = declVerdict(candRun, d);
-    if (v.hasErrors || v.usesSorry) found.fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
+    if (v.hasErrors || v.usesSorry)
+      found.fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
     for (const a of v.foreignAxioms) {
-      if (!permits(permitted, a)) found.fail(name, `In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
+      if (!permits(permitted, a))
+        found.fail(name, `In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
     }
   }
 }
@@ -239,12 +281,20 @@ function rule1SameTypes(ev: TypeEvidence, found: Findings): void {
       mismatch = probe === undefined ? expected !== got : probe.some((m) => m.severity === 'error');
     } else mismatch = expected !== got;
     const label = p.exp.kind === 'theorem' ? 'Theorem' : 'Definition';
-    if (mismatch) found.fail(name, `${label} '${name}' does not match expected signature: expected ${expected ?? '(unknown)'}, got ${got ?? '(unknown)'}`);
+    if (mismatch)
+      found.fail(
+        name,
+        `${label} '${name}' does not match expected signature: expected ${expected ?? '(unknown)'}, got ${got ?? '(unknown)'}`,
+      );
     // Rule 2: a def whose statement body is sorry has an unchecked body; otherwise the value must be the same.
-    const body = (f: SourceFile, d: SourceDecl) => (d.bodySpan ? squash(f.text.slice(d.bodySpan.start, d.bodySpan.end)) : '');
+    const body = (f: SourceFile, d: SourceDecl) =>
+      d.bodySpan ? squash(f.text.slice(d.bodySpan.start, d.bodySpan.end)) : '';
     const expBody = body(stmt, p.exp);
     if (p.exp.kind !== 'theorem' && expBody && !/^(by )?sorry$/.test(expBody) && expBody !== body(cand, p.got)) {
-      found.fail(name, `Definition '${name}' does not match expected signature: expected ${expBody}, got ${body(cand, p.got) || '(no value)'}`);
+      found.fail(
+        name,
+        `Definition '${name}' does not match expected signature: expected ${expBody}, got ${body(cand, p.got) || '(no value)'}`,
+      );
     }
   });
 }

@@ -26,7 +26,11 @@ declare const __BUNDLED__: boolean | undefined;
  */
 function workerFile(): string {
   const bundled = typeof __BUNDLED__ !== 'undefined' && __BUNDLED__;
-  return pathToFileURL(bundled ? path.join(PROJECT_ROOT, 'dist', 'structural-worker.js') : path.join(PROJECT_ROOT, 'src', 'workers', 'structural-worker.mjs')).href;
+  return pathToFileURL(
+    bundled
+      ? path.join(PROJECT_ROOT, 'dist', 'structural-worker.js')
+      : path.join(PROJECT_ROOT, 'src', 'workers', 'structural-worker.mjs'),
+  ).href;
 }
 
 export interface StructuralPoolOptions {
@@ -94,7 +98,10 @@ export class StructuralPool {
    * the main thread, as linear as on a worker but not isolated from other callers.
    */
   ready(): Promise<boolean> {
-    this.started ??= this.piscina.run({ tool: '' as ToolName, request: null, env: null as never }).then(() => (this.isReady = true), () => false);
+    this.started ??= this.piscina.run({ tool: '' as ToolName, request: null, env: null as never }).then(
+      () => (this.isReady = true),
+      () => false,
+    );
     return this.started;
   }
 
@@ -121,13 +128,20 @@ export class StructuralPool {
       this.running--;
     }
     if (out.ok) return out.response;
-    if (out.code) throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
+    if (out.code)
+      throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
     throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
   }
 
   stats(): StructuralPoolStats {
     const p = this.pool;
-    return { threads: p?.threads.length ?? 0, running: this.running, queued: p?.queueSize ?? 0, completed: p?.completed ?? 0, terminated: this.terminated };
+    return {
+      threads: p?.threads.length ?? 0,
+      running: this.running,
+      queued: p?.queueSize ?? 0,
+      completed: p?.completed ?? 0,
+      terminated: this.terminated,
+    };
   }
 
   async destroy(): Promise<void> {

@@ -30,9 +30,21 @@ const noLean: LeanRunner = {
 
 export default async function runStructural(task: StructuralTask): Promise<StructuralOutcome> {
   const impl = tools[task.tool] as ToolImpl<ToolName> | undefined;
-  if (!impl) return { ok: false, code: 'not_implemented', message: `the tool ${task.tool} is not implemented by this daemon yet` };
+  if (!impl)
+    return {
+      ok: false,
+      code: 'not_implemented',
+      message: `the tool ${task.tool} is not implemented by this daemon yet`,
+    };
   // Cancellation terminates this thread (the pool replaces it), so the signal here never fires.
-  const ctx: ToolContext = { env: task.env, signal: new AbortController().signal, log, lean: noLean, progress: () => {}, leanFailed: () => {} };
+  const ctx: ToolContext = {
+    env: task.env,
+    signal: new AbortController().signal,
+    log,
+    lean: noLean,
+    progress: () => {},
+    leanFailed: () => {},
+  };
   try {
     return { ok: true, response: await impl.run(task.request as never, ctx) };
   } catch (e) {

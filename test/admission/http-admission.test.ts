@@ -12,22 +12,38 @@ function sleepyTools(log: { started: number; aborted: number }): ToolTable {
         log.started++;
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, Number(req.content));
-          ctx.signal.addEventListener('abort', () => { clearTimeout(timer); log.aborted++; reject(ctx.signal.reason); });
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            log.aborted++;
+            reject(ctx.signal.reason);
+          });
         });
-        return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+        return {
+          okay: true,
+          content: req.content,
+          lean_messages: emptyMessages(),
+          tool_messages: emptyMessages(),
+          failed_declarations: [],
+          timings: { total_ms: 0 },
+        };
       },
     },
   };
 }
 
 const check = (content: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => ({
-  method: 'POST' as const, url: '/api/v1/check', headers: { 'content-type': 'application/json', ...headers },
+  method: 'POST' as const,
+  url: '/api/v1/check',
+  headers: { 'content-type': 'application/json', ...headers },
   payload: JSON.stringify({ ...validRequest('check'), content, ...extra }),
 });
 
 t.test('anonymous callers share one active request; the next waits, then a full queue gets 429', async (t) => {
   const log = { started: 0, aborted: 0 };
-  const app = await makeApp({ tools: sleepyTools(log), config: testConfig({ admission: { anonymousQueueLimit: 1, retryAfterSeconds: 3 } }) });
+  const app = await makeApp({
+    tools: sleepyTools(log),
+    config: testConfig({ admission: { anonymousQueueLimit: 1, retryAfterSeconds: 3 } }),
+  });
   t.teardown(() => app.close());
   const first = app.inject(check('300'));
   await sleep(50);
@@ -48,7 +64,10 @@ t.test('anonymous callers share one active request; the next waits, then a full 
 
 t.test('keyed callers get their configured concurrency', async (t) => {
   const log = { started: 0, aborted: 0 };
-  const app = await makeApp({ tools: sleepyTools(log), config: testConfig({ keys: [{ key: 'user-key-123', concurrency: 3 }], admission: { keyQueueLimit: 0 } }) });
+  const app = await makeApp({
+    tools: sleepyTools(log),
+    config: testConfig({ keys: [{ key: 'user-key-123', concurrency: 3 }], admission: { keyQueueLimit: 0 } }),
+  });
   t.teardown(() => app.close());
   const auth = { authorization: 'Bearer user-key-123' };
   const running = [1, 2, 3].map(() => app.inject(check('200', {}, auth)));
@@ -64,7 +83,10 @@ t.test('deadline: 504 with code timeout; admin and non-admin caps', async (t) =>
   const log = { started: 0, aborted: 0 };
   const app = await makeApp({
     tools: sleepyTools(log),
-    config: testConfig({ keys: [{ key: 'user-key-123' }, { key: 'admin-key-123', admin: true }], admission: { maxTimeoutSeconds: 0.2 } }),
+    config: testConfig({
+      keys: [{ key: 'user-key-123' }, { key: 'admin-key-123', admin: true }],
+      admission: { maxTimeoutSeconds: 0.2 },
+    }),
   });
   t.teardown(() => app.close());
   const slow = await app.inject(check('2000', { timeout_seconds: 0.1 }));
@@ -96,7 +118,12 @@ t.test('environment unavailable → 409 only when Lean is needed', async (t) => 
     tools: {
       theorem2sorry: {
         needsLean: (req) => req.reparse,
-        run: async (req) => ({ content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), timings: { total_ms: 0 } }),
+        run: async (req) => ({
+          content: req.content,
+          lean_messages: emptyMessages(),
+          tool_messages: emptyMessages(),
+          timings: { total_ms: 0 },
+        }),
       },
     },
   });

@@ -13,7 +13,12 @@ t.test('slots, FIFO order and release hand-over', async (t) => {
   const r1 = await lim.acquire(c);
   const r2 = await lim.acquire(c);
   const order: number[] = [];
-  const waiting = [3, 4, 5].map((n) => lim.acquire(c).then((rel) => { order.push(n); return rel; }));
+  const waiting = [3, 4, 5].map((n) =>
+    lim.acquire(c).then((rel) => {
+      order.push(n);
+      return rel;
+    }),
+  );
   t.same(lim.stats().callers.a, { active: 2, queued: 3 });
   r1();
   r1(); // idempotent: a double release frees one slot only
@@ -72,7 +77,9 @@ t.test('deadline cap and enforcement', async (t) => {
   t.equal(effectiveTimeoutSeconds(10, 'user', 900), 10);
   let sawAbort = false;
   const err = await withDeadline(0.05, undefined, async (signal) => {
-    signal.addEventListener('abort', () => { sawAbort = true; });
+    signal.addEventListener('abort', () => {
+      sawAbort = true;
+    });
     await sleep(1000);
     return 1;
   }).catch((e: unknown) => e);
@@ -80,7 +87,11 @@ t.test('deadline cap and enforcement', async (t) => {
   t.ok(sawAbort, 'the work is told to stop');
   t.equal(await withDeadline(1, undefined, async () => 42), 42);
   const parent = new AbortController();
-  const p = withDeadline(5, parent.signal, (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+  const p = withDeadline(
+    5,
+    parent.signal,
+    (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+  );
   parent.abort(new Error('parent'));
   await t.rejects(p, /parent/);
 });

@@ -18,64 +18,151 @@ import { comparatorConfig } from '../../src/envs/comparator-config.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'fake-comparator.mjs');
-const env = environmentConfig.parse({ name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/srv/envs/e' });
-const tools = { comparator: '/b/comparator-v4.28.0/.lake/build/bin/comparator', lean4export: '/b/comparator-v4.28.0/.lake/packages/lean4export/.lake/build/bin/lean4export', landrun: '/b/landrun/landrun' };
-
-t.test('workspace: two lean_libs, comparator config with theorem and definition names; shared packages through the manifest', async (t) => {
-  const input = { challenge: 'theorem a : True := sorry\n', solution: 'theorem a : True := trivial\n', theoremNames: ['a'], definitionNames: ['d'], toolchain: 'leanprover/lean4:v4.28.0', projectDir: '/srv/envs/e', runDir: JAIL_WORKDIR };
-  const bare = workspaceFiles(input, undefined);
-  t.same(Object.keys(bare).sort(), ['Challenge.lean', 'Solution.lean', 'config.json', 'lakefile.toml', 'lean-toolchain']);
-  t.equal(bare['lean-toolchain'], 'leanprover/lean4:v4.28.0\n');
-  t.equal(bare['Challenge.lean'], input.challenge);
-  t.equal(bare['Solution.lean'], input.solution);
-  t.same(JSON.parse(bare['config.json']!), { challenge_module: 'Challenge', solution_module: 'Solution', theorem_names: ['a'], definition_names: ['d'], permitted_axioms: ['propext', 'Quot.sound', 'Classical.choice'] });
-  t.match(bare['lakefile.toml'], /\[\[lean_lib\]\]\nname = "Challenge"\n\n\[\[lean_lib\]\]\nname = "Solution"/);
-  t.notMatch(bare['lakefile.toml'], /packagesDir|require/);
-  t.notOk('definition_names' in JSON.parse(workspaceFiles({ ...input, definitionNames: [] }, undefined)['config.json']!));
-
-  const manifest = JSON.stringify({ version: '1.1.0', packagesDir: '.lake/packages', name: 'env_e', packages: [
-    { type: 'git', name: 'mathlib', scope: 'leanprover-community', url: 'https://github.com/leanprover-community/mathlib4', rev: 'abc', inherited: false },
-    { type: 'git', name: 'batteries', url: 'https://github.com/leanprover-community/batteries', rev: 'def', inherited: true },
-  ] });
-  const shared = workspaceFiles(input, manifest);
-  t.match(shared['lakefile.toml'], 'packagesDir = "../srv/envs/e/.lake/packages"');
-  t.match(shared['lakefile.toml'], /\[\[require\]\]\nname = "mathlib"\nscope = "leanprover-community"\ngit = "https:\/\/github.com\/leanprover-community\/mathlib4"\nrev = "abc"/);
-  t.notMatch(shared['lakefile.toml'], /batteries/, 'inherited packages come from the manifest, not from a require');
-  const m = JSON.parse(shared['lake-manifest.json']!);
-  t.equal(m.packagesDir, '../srv/envs/e/.lake/packages');
-  t.equal(m.name, 'comparator_scratch');
-  t.equal(m.packages.length, 2);
+const env = environmentConfig.parse({
+  name: 'e',
+  lean_toolchain: 'leanprover/lean4:v4.28.0',
+  imports: '',
+  project_dir: '/srv/envs/e',
 });
+const tools = {
+  comparator: '/b/comparator-v4.28.0/.lake/build/bin/comparator',
+  lean4export: '/b/comparator-v4.28.0/.lake/packages/lean4export/.lake/build/bin/lean4export',
+  landrun: '/b/landrun/landrun',
+};
 
-t.test('command line: bwrap with read-only toolchain, project and builds; only the workspace writable; memory cap', async (t) => {
-  const parent = { PATH: '/usr/bin:/bin', HOME: '/home/u' };
-  const c = comparatorCommand({ tools, toolchain: env.lean_toolchain, projectDir: env.project_dir, workspace: '/tmp/comparator-x', memoryMb: 1234, limits: { ...NO_LIMITS, maxProcesses: 99 }, sandbox: 'bwrap' }, parent);
-  const a = c.argv;
-  const ro = (p: string) => a.some((x, i) => x === '--ro-bind-try' && a[i + 1] === p && a[i + 2] === p);
-  t.ok(ro('/home/u/.elan'), 'elan home read-only');
-  t.ok(ro('/srv/envs/e'), 'environment project read-only');
-  t.ok(ro(path.dirname(tools.comparator)) && ro(path.dirname(tools.lean4export)) && ro(path.dirname(tools.landrun)), 'builds read-only');
-  const bind = a.indexOf('--bind');
-  t.same(a.slice(bind, bind + 3), ['--bind', '/tmp/comparator-x', JAIL_WORKDIR], 'the workspace is the writable workdir');
-  t.ok(bind < a.indexOf('--remount-ro'), 'bound before the root turns read-only');
-  t.equal(a.filter((x) => x === '--bind').length, 1, 'nothing else writable');
-  t.ok(a.includes('--unshare-all') && a.includes('--die-with-parent'), 'no network, dies with the daemon');
-  const sep = a.indexOf('--');
-  const inner = a.slice(sep + 1);
-  t.match(inner[0], /prlimit$/);
-  t.ok(inner.includes(`--as=${1234 * 2 ** 20}`), 'memory_limit_mb is the address-space cap');
-  t.ok(inner.includes('--nproc=99'));
-  t.same(inner.slice(-4), ['lake', 'env', tools.comparator, 'config.json']);
-  t.equal(c.env.COMPARATOR_LEAN4EXPORT, tools.lean4export);
-  t.equal(c.env.COMPARATOR_LANDRUN, tools.landrun);
-  t.equal(c.env.ELAN_TOOLCHAIN, 'leanprover/lean4:v4.28.0');
-  t.ok(a.includes('HOME') && a[a.indexOf('HOME') + 1] === JAIL_WORKDIR, 'HOME is the workspace inside the jail');
+t.test(
+  'workspace: two lean_libs, comparator config with theorem and definition names; shared packages through the manifest',
+  async (t) => {
+    const input = {
+      challenge: 'theorem a : True := sorry\n',
+      solution: 'theorem a : True := trivial\n',
+      theoremNames: ['a'],
+      definitionNames: ['d'],
+      toolchain: 'leanprover/lean4:v4.28.0',
+      projectDir: '/srv/envs/e',
+      runDir: JAIL_WORKDIR,
+    };
+    const bare = workspaceFiles(input, undefined);
+    t.same(Object.keys(bare).sort(), [
+      'Challenge.lean',
+      'Solution.lean',
+      'config.json',
+      'lakefile.toml',
+      'lean-toolchain',
+    ]);
+    t.equal(bare['lean-toolchain'], 'leanprover/lean4:v4.28.0\n');
+    t.equal(bare['Challenge.lean'], input.challenge);
+    t.equal(bare['Solution.lean'], input.solution);
+    t.same(JSON.parse(bare['config.json']!), {
+      challenge_module: 'Challenge',
+      solution_module: 'Solution',
+      theorem_names: ['a'],
+      definition_names: ['d'],
+      permitted_axioms: ['propext', 'Quot.sound', 'Classical.choice'],
+    });
+    t.match(bare['lakefile.toml'], /\[\[lean_lib\]\]\nname = "Challenge"\n\n\[\[lean_lib\]\]\nname = "Solution"/);
+    t.notMatch(bare['lakefile.toml'], /packagesDir|require/);
+    t.notOk(
+      'definition_names' in JSON.parse(workspaceFiles({ ...input, definitionNames: [] }, undefined)['config.json']!),
+    );
 
-  const none = comparatorCommand({ tools, toolchain: env.lean_toolchain, projectDir: env.project_dir, workspace: '/tmp/w', memoryMb: 10, limits: NO_LIMITS, sandbox: 'none' }, parent);
-  t.equal(none.cwd, '/tmp/w');
-  t.notOk(none.argv.some((x) => x.endsWith('bwrap')));
-  t.ok(none.argv.includes(`--as=${10 * 2 ** 20}`));
-});
+    const manifest = JSON.stringify({
+      version: '1.1.0',
+      packagesDir: '.lake/packages',
+      name: 'env_e',
+      packages: [
+        {
+          type: 'git',
+          name: 'mathlib',
+          scope: 'leanprover-community',
+          url: 'https://github.com/leanprover-community/mathlib4',
+          rev: 'abc',
+          inherited: false,
+        },
+        {
+          type: 'git',
+          name: 'batteries',
+          url: 'https://github.com/leanprover-community/batteries',
+          rev: 'def',
+          inherited: true,
+        },
+      ],
+    });
+    const shared = workspaceFiles(input, manifest);
+    t.match(shared['lakefile.toml'], 'packagesDir = "../srv/envs/e/.lake/packages"');
+    t.match(
+      shared['lakefile.toml'],
+      /\[\[require\]\]\nname = "mathlib"\nscope = "leanprover-community"\ngit = "https:\/\/github.com\/leanprover-community\/mathlib4"\nrev = "abc"/,
+    );
+    t.notMatch(shared['lakefile.toml'], /batteries/, 'inherited packages come from the manifest, not from a require');
+    const m = JSON.parse(shared['lake-manifest.json']!);
+    t.equal(m.packagesDir, '../srv/envs/e/.lake/packages');
+    t.equal(m.name, 'comparator_scratch');
+    t.equal(m.packages.length, 2);
+  },
+);
+
+t.test(
+  'command line: bwrap with read-only toolchain, project and builds; only the workspace writable; memory cap',
+  async (t) => {
+    const parent = { PATH: '/usr/bin:/bin', HOME: '/home/u' };
+    const c = comparatorCommand(
+      {
+        tools,
+        toolchain: env.lean_toolchain,
+        projectDir: env.project_dir,
+        workspace: '/tmp/comparator-x',
+        memoryMb: 1234,
+        limits: { ...NO_LIMITS, maxProcesses: 99 },
+        sandbox: 'bwrap',
+      },
+      parent,
+    );
+    const a = c.argv;
+    const ro = (p: string) => a.some((x, i) => x === '--ro-bind-try' && a[i + 1] === p && a[i + 2] === p);
+    t.ok(ro('/home/u/.elan'), 'elan home read-only');
+    t.ok(ro('/srv/envs/e'), 'environment project read-only');
+    t.ok(
+      ro(path.dirname(tools.comparator)) && ro(path.dirname(tools.lean4export)) && ro(path.dirname(tools.landrun)),
+      'builds read-only',
+    );
+    const bind = a.indexOf('--bind');
+    t.same(
+      a.slice(bind, bind + 3),
+      ['--bind', '/tmp/comparator-x', JAIL_WORKDIR],
+      'the workspace is the writable workdir',
+    );
+    t.ok(bind < a.indexOf('--remount-ro'), 'bound before the root turns read-only');
+    t.equal(a.filter((x) => x === '--bind').length, 1, 'nothing else writable');
+    t.ok(a.includes('--unshare-all') && a.includes('--die-with-parent'), 'no network, dies with the daemon');
+    const sep = a.indexOf('--');
+    const inner = a.slice(sep + 1);
+    t.match(inner[0], /prlimit$/);
+    t.ok(inner.includes(`--as=${1234 * 2 ** 20}`), 'memory_limit_mb is the address-space cap');
+    t.ok(inner.includes('--nproc=99'));
+    t.same(inner.slice(-4), ['lake', 'env', tools.comparator, 'config.json']);
+    t.equal(c.env.COMPARATOR_LEAN4EXPORT, tools.lean4export);
+    t.equal(c.env.COMPARATOR_LANDRUN, tools.landrun);
+    t.equal(c.env.ELAN_TOOLCHAIN, 'leanprover/lean4:v4.28.0');
+    t.ok(a.includes('HOME') && a[a.indexOf('HOME') + 1] === JAIL_WORKDIR, 'HOME is the workspace inside the jail');
+
+    const none = comparatorCommand(
+      {
+        tools,
+        toolchain: env.lean_toolchain,
+        projectDir: env.project_dir,
+        workspace: '/tmp/w',
+        memoryMb: 10,
+        limits: NO_LIMITS,
+        sandbox: 'none',
+      },
+      parent,
+    );
+    t.equal(none.cwd, '/tmp/w');
+    t.notOk(none.argv.some((x) => x.endsWith('bwrap')));
+    t.ok(none.argv.includes(`--as=${10 * 2 ** 20}`));
+  },
+);
 
 t.test('bounded output keeps head and tail and says how much it elided', async (t) => {
   const o = new BoundedOutput(20);
@@ -89,38 +176,70 @@ t.test('bounded output keeps head and tail and says how much it elided', async (
   t.equal(small.text(), 'short');
 });
 
-const backend = (over: Partial<ConstructorParameters<typeof ComparatorBackend>[0]> = {}) => new ComparatorBackend({
-  root: '/r', config: comparatorConfig.parse({ outputLimitBytes: 2000, pins: { 'v4.28.0': { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } } }),
-  sandbox: 'none', limits: NO_LIMITS, exists: () => true, parentEnv: process.env,
-  tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-test-')),
-  command: (i) => ({ argv: [process.execPath, FAKE, 'config.json'], cwd: i.workspace, env: { PATH: process.env.PATH ?? '', COMPARATOR_LEAN4EXPORT: i.tools.lean4export, COMPARATOR_LANDRUN: i.tools.landrun }, readOnly: [], writable: i.workspace }),
-  ...over,
+const backend = (over: Partial<ConstructorParameters<typeof ComparatorBackend>[0]> = {}) =>
+  new ComparatorBackend({
+    root: '/r',
+    config: comparatorConfig.parse({
+      outputLimitBytes: 2000,
+      pins: { 'v4.28.0': { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } },
+    }),
+    sandbox: 'none',
+    limits: NO_LIMITS,
+    exists: () => true,
+    parentEnv: process.env,
+    tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-test-')),
+    command: (i) => ({
+      argv: [process.execPath, FAKE, 'config.json'],
+      cwd: i.workspace,
+      env: {
+        PATH: process.env.PATH ?? '',
+        COMPARATOR_LEAN4EXPORT: i.tools.lean4export,
+        COMPARATOR_LANDRUN: i.tools.landrun,
+      },
+      readOnly: [],
+      writable: i.workspace,
+    }),
+    ...over,
+  });
+const req = (solution: string, signal = new AbortController().signal) => ({
+  env,
+  challenge: 'theorem a : True := sorry\n',
+  solution,
+  theoremNames: ['a'],
+  definitionNames: [],
+  memoryMb: 100,
+  signal,
 });
-const req = (solution: string, signal = new AbortController().signal) => ({ env, challenge: 'theorem a : True := sorry\n', solution, theoremNames: ['a'], definitionNames: [], memoryMb: 100, signal });
 
-t.test('a run writes the workspace, passes the tools, detects the success phrase, and removes the workspace', async (t) => {
-  const b = backend();
-  const r = await b.run(req('-- FAKE: okay\ntheorem a : True := trivial\n'), tools);
-  t.equal(r.exitStatus, 0);
-  t.equal(r.okay, true);
-  t.match(r.output, 'FILES ["Challenge.lean","Solution.lean","config.json","lakefile.toml","lean-toolchain"]');
-  t.match(r.output, '"theorem_names":["a"]');
-  t.match(r.output, `"l":"${tools.lean4export}"`);
-  t.match(r.output, SUCCESS_PHRASE);
-});
+t.test(
+  'a run writes the workspace, passes the tools, detects the success phrase, and removes the workspace',
+  async (t) => {
+    const b = backend();
+    const r = await b.run(req('-- FAKE: okay\ntheorem a : True := trivial\n'), tools);
+    t.equal(r.exitStatus, 0);
+    t.equal(r.okay, true);
+    t.match(r.output, 'FILES ["Challenge.lean","Solution.lean","config.json","lakefile.toml","lean-toolchain"]');
+    t.match(r.output, '"theorem_names":["a"]');
+    t.match(r.output, `"l":"${tools.lean4export}"`);
+    t.match(r.output, SUCCESS_PHRASE);
+  },
+);
 
-t.test('non-zero exits are mapped and never okay, even when the phrase was printed; the phrase must be last', async (t) => {
-  const fail = await backend().run(req('-- FAKE: fail\n'), tools);
-  t.equal(fail.exitStatus, 1);
-  t.equal(fail.okay, false);
-  t.match(fail.output, 'uncaught exception');
-  const cheat = await backend().run(req('-- FAKE: phrase-then-fail\n'), tools);
-  t.equal(cheat.exitStatus, 1);
-  t.equal(cheat.okay, false);
-  const mid = await backend().run(req('-- FAKE: phrase-mid\n'), tools);
-  t.equal(mid.exitStatus, 0);
-  t.equal(mid.okay, false, 'a phrase printed by the solution build is not the verdict');
-});
+t.test(
+  'non-zero exits are mapped and never okay, even when the phrase was printed; the phrase must be last',
+  async (t) => {
+    const fail = await backend().run(req('-- FAKE: fail\n'), tools);
+    t.equal(fail.exitStatus, 1);
+    t.equal(fail.okay, false);
+    t.match(fail.output, 'uncaught exception');
+    const cheat = await backend().run(req('-- FAKE: phrase-then-fail\n'), tools);
+    t.equal(cheat.exitStatus, 1);
+    t.equal(cheat.okay, false);
+    const mid = await backend().run(req('-- FAKE: phrase-mid\n'), tools);
+    t.equal(mid.exitStatus, 0);
+    t.equal(mid.okay, false, 'a phrase printed by the solution build is not the verdict');
+  },
+);
 
 t.test('output is bounded; the verdict is still read from the full stream', async (t) => {
   const r = await backend().run(req('-- FAKE: spam 5000\n'), tools);
@@ -151,14 +270,28 @@ t.test('a missing build is named, not run', async (t) => {
     t.notMatch(l.missing.join('\n'), /comparator build/);
     t.match(ComparatorBackend.describeMissing(env, l.missing), /lean:setup/);
   }
-  const nopin = backend({ config: comparatorConfig.parse({}) }).locate(environmentConfig.parse({ ...env, lean_toolchain: 'leanprover/lean4:v4.99.0' }));
+  const nopin = backend({ config: comparatorConfig.parse({}) }).locate(
+    environmentConfig.parse({ ...env, lean_toolchain: 'leanprover/lean4:v4.99.0' }),
+  );
   t.ok('missing' in nopin && nopin.missing.some((m) => /comparator pin for v4\.99\.0/.test(m)));
   t.notOk(existsSync('/r'), 'locate writes nothing');
 });
 
-t.test('a request cannot raise the memory cap above the daemon\'s address-space limit', async (t) => {
+t.test("a request cannot raise the memory cap above the daemon's address-space limit", async (t) => {
   const seen: number[] = [];
-  const b = backend({ limits: { ...NO_LIMITS, addressSpaceMb: 4096 }, command: (i) => { seen.push(i.memoryMb); return { argv: [process.execPath, FAKE], cwd: i.workspace, env: { PATH: process.env.PATH ?? '' }, readOnly: [], writable: i.workspace }; } });
+  const b = backend({
+    limits: { ...NO_LIMITS, addressSpaceMb: 4096 },
+    command: (i) => {
+      seen.push(i.memoryMb);
+      return {
+        argv: [process.execPath, FAKE],
+        cwd: i.workspace,
+        env: { PATH: process.env.PATH ?? '' },
+        readOnly: [],
+        writable: i.workspace,
+      };
+    },
+  });
   await b.run({ ...req('-- FAKE: okay\n'), memoryMb: 100_000 }, tools);
   await b.run({ ...req('-- FAKE: okay\n'), memoryMb: 512 }, tools);
   t.same(seen, [4096, 512]);

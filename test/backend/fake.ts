@@ -10,8 +10,15 @@ export const FAKE_REPL = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const silent = pino({ level: 'silent' });
 
 /** The fake REPL through the product's launch path; no jail unless a test asks (it is the slow part). */
-export function fakeLaunch(extraEnv: Record<string, string> = {}, addressSpaceMb = 0, sandbox: SandboxKind = 'none'): LaunchSpec {
-  const spec = buildLaunch({ project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] }, { limits: { ...NO_LIMITS, addressSpaceMb }, sandbox });
+export function fakeLaunch(
+  extraEnv: Record<string, string> = {},
+  addressSpaceMb = 0,
+  sandbox: SandboxKind = 'none',
+): LaunchSpec {
+  const spec = buildLaunch(
+    { project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] },
+    { limits: { ...NO_LIMITS, addressSpaceMb }, sandbox },
+  );
   return { ...spec, env: { ...spec.env, ...extraEnv } };
 }
 

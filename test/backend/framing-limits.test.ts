@@ -22,7 +22,10 @@ t.test('64 MiB without a blank line: fails past the cap, in time linear in the b
     err = e;
   }
   const ms = performance.now() - t0;
-  t.ok(err instanceof FramingError && err.tooLarge, 'a response past the cap is a FramingError (the process is then killed)');
+  t.ok(
+    err instanceof FramingError && err.tooLarge,
+    'a response past the cap is a FramingError (the process is then killed)',
+  );
   t.match((err as Error).message, /exceeds the limit of 16777216 characters/);
   t.ok(ms < 5_000, `${Math.round(ms)} ms`);
   // Under the cap, a large response split into many chunks decodes whole.

@@ -13,43 +13,78 @@ import { LeanSession } from '../../src/backend/session/session.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
 import { fakeLaunch, silent } from './fake.ts';
 
-const sessionOpts = (extraEnv: Record<string, string> = {}) => ({ spawn: () => new ReplProcess({ launch: fakeLaunch(extraEnv), log: silent }), log: silent, prefixEntries: 100 });
+const sessionOpts = (extraEnv: Record<string, string> = {}) => ({
+  spawn: () => new ReplProcess({ launch: fakeLaunch(extraEnv), log: silent }),
+  log: silent,
+  prefixEntries: 100,
+});
 const DROPPED = { FAKE_REPL_IMPORT_DROPPED: '1' };
 
 t.test('the probe follows the header on its own line; only its errors count', async (t) => {
-  t.same(probedHeader('import Mathlib\nimport Aesop\n\n'), { cmd: `import Mathlib\nimport Aesop\n${HEADER_PROBE}`, probeLine: 3 });
+  t.same(probedHeader('import Mathlib\nimport Aesop\n\n'), {
+    cmd: `import Mathlib\nimport Aesop\n${HEADER_PROBE}`,
+    probeLine: 3,
+  });
   t.same(probedHeader(''), { cmd: HEADER_PROBE, probeLine: 1 });
   const p = probedHeader('import BlahBlahBlah');
   // The REPL's answer for a loaded environment: the info `Nat : Type` (dup_msg shape: `f : Nat`).
-  const ok = readHeaderProbe('import BlahBlahBlah', p, [{ severity: 'info', pos: { line: 2, column: 0 }, endPos: { line: 2, column: 6 }, data: 'Nat : Type' }]);
+  const ok = readHeaderProbe('import BlahBlahBlah', p, [
+    { severity: 'info', pos: { line: 2, column: 0 }, endPos: { line: 2, column: 6 }, data: 'Nat : Type' },
+  ]);
   t.same(ok, { messages: [], importFailure: undefined }, 'the probe info is not a header message');
-  const bad = readHeaderProbe('import BlahBlahBlah', p, [{ severity: 'error', pos: { line: 2, column: 7 }, endPos: { line: 2, column: 10 }, data: 'Unknown identifier `Nat`' }]);
+  const bad = readHeaderProbe('import BlahBlahBlah', p, [
+    {
+      severity: 'error',
+      pos: { line: 2, column: 7 },
+      endPos: { line: 2, column: 10 },
+      data: 'Unknown identifier `Nat`',
+    },
+  ]);
   t.match(bad.importFailure, /imports did not load \(import BlahBlahBlah\).*Unknown identifier `Nat`/);
 });
 
 t.test('a session whose header does not import does not open, and says why', async (t) => {
-  await t.rejects(LeanSession.open(sessionOpts(DROPPED), 'import BlahBlahBlah'), /header failed to import: the imports did not load \(import BlahBlahBlah\)/);
+  await t.rejects(
+    LeanSession.open(sessionOpts(DROPPED), 'import BlahBlahBlah'),
+    /header failed to import: the imports did not load \(import BlahBlahBlah\)/,
+  );
 });
 
 t.test("a request's own header that does not import gives an error at the header", async (t) => {
   const s = await LeanSession.open(sessionOpts({ FAKE_REPL_IMPORT_DROPPED: 'BlahBlahBlah' }), 'import Mathlib');
   t.teardown(() => s.kill());
-  const run = (header: string) => s.run(header, chainKeys(rootKey(header), ['def a := 1']).map((key) => ({ key, text: 'def a := 1' })));
+  const run = (header: string) =>
+    s.run(
+      header,
+      chainKeys(rootKey(header), ['def a := 1']).map((key) => ({ key, text: 'def a := 1' })),
+    );
   const loaded = await run('import Mathlib');
   t.same(loaded.root.messages, [], 'a loaded header has no messages (the probe info is removed)');
   const failed = await run('import BlahBlahBlah');
   t.equal(failed.root.messages.length, 1);
-  t.match(failed.root.messages[0], { severity: 'error', pos: { line: 1, column: 0 }, data: /imports did not load \(import BlahBlahBlah\)/ });
+  t.match(failed.root.messages[0], {
+    severity: 'error',
+    pos: { line: 1, column: 0 },
+    data: /imports did not load \(import BlahBlahBlah\)/,
+  });
   t.ok(s.healthy, 'the session stays usable for other headers');
 });
 
 t.test('the environment becomes unavailable with the reason, over HTTP', async (t) => {
   const app = await makeApp({ launch: () => fakeLaunch(DROPPED) });
   t.teardown(() => app.close());
-  const r = await app.inject({ method: 'POST', url: '/api/v1/check', payload: { content: 'theorem t : True := trivial\n', environment: TEST_ENV, timeout_seconds: 20 } });
+  const r = await app.inject({
+    method: 'POST',
+    url: '/api/v1/check',
+    payload: { content: 'theorem t : True := trivial\n', environment: TEST_ENV, timeout_seconds: 20 },
+  });
   t.equal(r.statusCode, 409, r.body);
   t.match(r.json().error.message, /failed to import/);
-  const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json() as { name: string; available: boolean; unavailable_reason?: string }[];
+  const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json() as {
+    name: string;
+    available: boolean;
+    unavailable_reason?: string;
+  }[];
   const e = envs.find((x) => x.name === TEST_ENV)!;
   t.equal(e.available, false);
   t.match(e.unavailable_reason, /imports did not load \(import Mathlib\)/);

@@ -9,9 +9,19 @@ const policy = leanPolicy({ softRssBytes: 700 * MiB, maxUses: 10, maxStates: 100
 
 t.test('choose: the longest prefix, then the most recently released', async (t) => {
   const idle = [s(1), s(2), s(3)];
-  t.equal(policy.choose(idle, (x) => (x.id === 1 ? 5 : 0)), 0);
-  t.equal(policy.choose(idle, () => 0), 2, 'ties go to the warmest (last released)');
-  t.equal(policy.choose(idle, (x) => (x.id === 3 ? -1 : 2)), 1);
+  t.equal(
+    policy.choose(idle, (x) => (x.id === 1 ? 5 : 0)),
+    0,
+  );
+  t.equal(
+    policy.choose(idle, () => 0),
+    2,
+    'ties go to the warmest (last released)',
+  );
+  t.equal(
+    policy.choose(idle, (x) => (x.id === 3 ? -1 : 2)),
+    1,
+  );
 });
 
 t.test('retire: soft memory, uses, states, CPU; nothing below them', async (t) => {

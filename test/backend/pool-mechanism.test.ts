@@ -38,10 +38,23 @@ const byRss = (limit: number): PoolPolicy<Res, number> => ({
   retire: (_r, u) => (u.rssBytes > limit ? 'memory' : undefined),
 });
 
-function makePool(o: { minWarm?: number; maxSize?: number; idleMs?: number; spawnMs?: number; fail?: () => boolean; limit?: number } = {}) {
+function makePool(
+  o: {
+    minWarm?: number;
+    maxSize?: number;
+    idleMs?: number;
+    spawnMs?: number;
+    fail?: () => boolean;
+    limit?: number;
+  } = {},
+) {
   const spawned: Res[] = [];
   const pool = new Pool<Res, number>({
-    name: 'double', minWarm: o.minWarm ?? 0, maxSize: o.maxSize ?? 2, idleMs: o.idleMs ?? 0, log: silent,
+    name: 'double',
+    minWarm: o.minWarm ?? 0,
+    maxSize: o.maxSize ?? 2,
+    idleMs: o.idleMs ?? 0,
+    log: silent,
     policy: byRss(o.limit ?? Infinity),
     spawn: async () => {
       await new Promise((r) => setTimeout(r, o.spawnMs ?? 1));
@@ -54,7 +67,12 @@ function makePool(o: { minWarm?: number; maxSize?: number; idleMs?: number; spaw
   return { pool, spawned };
 }
 
-async function use(pool: Pool<Res, number>, fn: (r: Res) => void | Promise<void> = () => {}, want = -1, signal?: AbortSignal): Promise<Res> {
+async function use(
+  pool: Pool<Res, number>,
+  fn: (r: Res) => void | Promise<void> = () => {},
+  want = -1,
+  signal?: AbortSignal,
+): Promise<Res> {
   const r = await pool.acquire(want, signal);
   r.busy = true;
   r.uses++;
@@ -72,8 +90,14 @@ t.test('FIFO waiters, maxSize, and an aborted waiter leaves the queue', async (t
   const ctrl = new AbortController();
   setTimeout(() => ctrl.abort(new Error('deadline')), 20); // AbortSignal.timeout is unref'd: nothing else keeps this test alive
   const gone = pool.acquire(-1, ctrl.signal).catch(() => order.push('aborted'));
-  const b = pool.acquire(-1).then((r) => { order.push('b'); return r; });
-  const c = pool.acquire(-1).then((r) => { order.push('c'); return r; });
+  const b = pool.acquire(-1).then((r) => {
+    order.push('b');
+    return r;
+  });
+  const c = pool.acquire(-1).then((r) => {
+    order.push('c');
+    return r;
+  });
   await gone;
   t.equal(pool.waiting, 2, 'the aborted waiter left');
   pool.release(a);
@@ -102,7 +126,9 @@ t.test('soft retirement: a replacement warms first, the old one serves meanwhile
   t.teardown(() => pool.destroyAll());
   pool.start();
   await waitFor(() => pool.stats().warm === 1);
-  const old = await use(pool, (r) => { r.rssBytes = 150; });
+  const old = await use(pool, (r) => {
+    r.rssBytes = 150;
+  });
   t.equal(pool.stats().retiring, 1, 'marked for retirement');
   t.equal(pool.stats().starting, 1, 'replacement warming');
   const meanwhile = await use(pool);
@@ -119,7 +145,10 @@ t.test('soft retirement: a replacement warms first, the old one serves meanwhile
 t.test('soft retirement at the cap retires at once (no room for a replacement), never a busy one', async (t) => {
   const { pool } = makePool({ maxSize: 1, limit: 100 });
   t.teardown(() => pool.destroyAll());
-  const slow = use(pool, async (r) => { r.rssBytes = 500; await new Promise((x) => setTimeout(x, 30)); });
+  const slow = use(pool, async (r) => {
+    r.rssBytes = 500;
+    await new Promise((x) => setTimeout(x, 30));
+  });
   const queued = use(pool);
   const first = await slow; // close() throws if called while busy: the test would fail
   const second = await queued;
@@ -181,7 +210,9 @@ t.test('an unhealthy resource is retired at release and replaced', async (t) => 
   const { pool, spawned } = makePool({ minWarm: 1 });
   t.teardown(() => pool.destroyAll());
   pool.start();
-  await use(pool, (r) => { r.healthy = false; });
+  await use(pool, (r) => {
+    r.healthy = false;
+  });
   t.ok(await waitFor(() => spawned.length === 2 && pool.stats().warm === 1));
   t.equal(pool.stats().lastRetirements[0]!.reason, 'unhealthy');
 });

@@ -4,7 +4,8 @@ import t from 'tap';
 import { liveProcessGroups, ReplError, ReplProcess } from '../../src/backend/process/repl-process.ts';
 import { fakeLaunch, groupMembers, silent, waitFor } from './fake.ts';
 
-const start = (opts: Partial<ConstructorParameters<typeof ReplProcess>[0]> = {}) => new ReplProcess({ launch: fakeLaunch(), log: silent, ...opts });
+const start = (opts: Partial<ConstructorParameters<typeof ReplProcess>[0]> = {}) =>
+  new ReplProcess({ launch: fakeLaunch(), log: silent, ...opts });
 
 t.test('a request gets its response; ids come from the REPL', async (t) => {
   const p = start();

@@ -14,16 +14,26 @@ const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 // The recorded transcripts are external data (test/shared-data.ts): replayed when present.
 const DIR = sharedPath('repl-transcripts');
 const TRANSCRIPTS_SKIP = sharedSkip('repl-transcripts');
-const exchanges = (dir: string | undefined, ins: string, outs: string) => (dir ? readdirSync(dir).map((f) => path.join(dir, f)) : [])
-  .filter((f) => f.endsWith(ins) && existsSync(f.slice(0, -ins.length) + outs));
-const transcripts = DIR ? [...exchanges(DIR, '.in', '.expected.out'), ...exchanges(path.join(DIR, 'Mathlib/test'), '.in', '.expected.out')] : [];
+const exchanges = (dir: string | undefined, ins: string, outs: string) =>
+  (dir ? readdirSync(dir).map((f) => path.join(dir, f)) : []).filter(
+    (f) => f.endsWith(ins) && existsSync(f.slice(0, -ins.length) + outs),
+  );
+const transcripts = DIR
+  ? [...exchanges(DIR, '.in', '.expected.out'), ...exchanges(path.join(DIR, 'Mathlib/test'), '.in', '.expected.out')]
+  : [];
 
 /** The REPL reads lines until a blank one and joins them with trailing whitespace trimmed. */
-const asRepl = (block: string) => block.split('\n').map((l) => l.trimEnd()).join('');
+const asRepl = (block: string) =>
+  block
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('');
 
 /** Feed a recorded (or fixture) output through the decoder and check ids and message formatting. */
 function replay(t: Test, inFile: string, outFile: string): void {
-  const requests = splitRequests(readFileSync(inFile, 'utf8')).filter((r) => !r.startsWith('#') && !r.startsWith('--')).map((r) => JSON.parse(asRepl(r)) as Record<string, unknown>);
+  const requests = splitRequests(readFileSync(inFile, 'utf8'))
+    .filter((r) => !r.startsWith('#') && !r.startsWith('--'))
+    .map((r) => JSON.parse(asRepl(r)) as Record<string, unknown>);
   const out = readFileSync(outFile, 'utf8');
   // Feed the output in awkward chunks to exercise the framing.
   const decoder = new ResponseDecoder();
@@ -38,19 +48,29 @@ function replay(t: Test, inFile: string, outFile: string): void {
     const messages = r.type === 'error' ? [] : r.value.messages;
     for (const m of messages) {
       const s = formatMessage(toLeanMessage(m, { line: 1, column: 0 }));
-      t.ok(s.startsWith(`<stdin>:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}: ${m.severity === 'trace' ? 'info' : m.severity}: `), s.split('\n')[0]!);
+      t.ok(
+        s.startsWith(
+          `<stdin>:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}: ${m.severity === 'trace' ? 'info' : m.severity}: `,
+        ),
+        s.split('\n')[0]!,
+      );
       t.ok(s.endsWith(m.data));
     }
   });
 }
 
-t.test('fixture exchanges (this project\'s own, shaped as REPL/JSON.lean defines)', async (t) => {
+t.test("fixture exchanges (this project's own, shaped as REPL/JSON.lean defines)", async (t) => {
   const fixtures = exchanges(FIXTURES, '.in', '.out');
   t.ok(fixtures.length >= 1, `${fixtures.length} fixture exchanges`);
   for (const f of fixtures) t.test(path.basename(f), async (t) => replay(t, f, f.replace(/\.in$/, '.out')));
   const [session] = fixtures.filter((f) => f.endsWith('session.in'));
-  const decoded = new ResponseDecoder().push(readFileSync(session!.replace(/\.in$/, '.out'), 'utf8')).map(parseResponse);
-  t.same(decoded.map((r) => r.type), ['command', 'proofStep', 'command', 'command', 'error', 'command']);
+  const decoded = new ResponseDecoder()
+    .push(readFileSync(session!.replace(/\.in$/, '.out'), 'utf8'))
+    .map(parseResponse);
+  t.same(
+    decoded.map((r) => r.type),
+    ['command', 'proofStep', 'command', 'command', 'error', 'command'],
+  );
   t.same(decoded[3]!.type === 'command' && decoded[3]!.value.messages[0]!.endPos, null, 'endPos may be null');
   t.same(decoded[4]!.value, { message: 'Unknown environment.' });
 });
@@ -60,17 +80,25 @@ t.test('there are transcripts', { skip: TRANSCRIPTS_SKIP }, async (t) => {
 });
 
 for (const file of transcripts) {
-  t.test(path.relative(DIR!, file).replace(/\.in$/, ''), async (t) => replay(t, file, file.replace(/\.in$/, '.expected.out')));
+  t.test(path.relative(DIR!, file).replace(/\.in$/, ''), async (t) =>
+    replay(t, file, file.replace(/\.in$/, '.expected.out')),
+  );
 }
 
 t.test('errors are their own shape', async (t) => {
-  t.same(parseResponse({ message: 'Unknown environment.' }), { type: 'error', value: { message: 'Unknown environment.' } });
+  t.same(parseResponse({ message: 'Unknown environment.' }), {
+    type: 'error',
+    value: { message: 'Unknown environment.' },
+  });
   t.throws(() => parseResponse({ nonsense: true }));
   t.throws(() => parseResponse({ env: -1 }));
 });
 
 t.test('framing: requests are one line plus a blank line; garbage is refused', async (t) => {
-  t.equal(encodeRequest({ cmd: 'theorem x : True := by\n  trivial', env: 0 }), '{"cmd":"theorem x : True := by\\n  trivial","env":0}\n\n');
+  t.equal(
+    encodeRequest({ cmd: 'theorem x : True := by\n  trivial', env: 0 }),
+    '{"cmd":"theorem x : True := by\\n  trivial","env":0}\n\n',
+  );
   const d = new ResponseDecoder();
   t.same(d.push('{"env":'), []);
   t.same(d.push(' 0}\n\n{"env": 1}\n'), [{ env: 0 }]);
@@ -81,7 +109,11 @@ t.test('framing: requests are one line plus a blank line; garbage is refused', a
 
 t.test('positions move from the command to the content', async (t) => {
   const origin = { line: 10, column: 2 };
-  t.same(shiftPos({ line: 1, column: 5 }, origin), { line: 10, column: 7 }, 'first line: columns shift by the origin column');
+  t.same(
+    shiftPos({ line: 1, column: 5 }, origin),
+    { line: 10, column: 7 },
+    'first line: columns shift by the origin column',
+  );
   t.same(shiftPos({ line: 3, column: 4 }, origin), { line: 12, column: 4 }, 'later lines: only the line shifts');
   t.same(shiftPos({ line: 0, column: 0 }, origin), { line: 10, column: 2 }, 'no position: the command start');
   const set = toMessageSet([
@@ -89,5 +121,9 @@ t.test('positions move from the command to the content', async (t) => {
     toLeanMessage({ severity: 'error', pos: { line: 1, column: 0 }, data: 'unsolved goals\n⊢ False' }, origin),
     toLeanMessage({ severity: 'info', pos: { line: 1, column: 1 }, data: 'i' }, origin),
   ]);
-  t.same(set, { errors: ['<stdin>:10:2: error: unsolved goals\n⊢ False'], warnings: ['<stdin>:11:0: warning: w'], infos: ['<stdin>:10:3: info: i'] });
+  t.same(set, {
+    errors: ['<stdin>:10:2: error: unsolved goals\n⊢ False'],
+    warnings: ['<stdin>:11:0: warning: w'],
+    infos: ['<stdin>:10:3: info: i'],
+  });
 });

@@ -19,9 +19,26 @@ const status = bwrapStatus();
 const skip = status.usable ? false : `bubblewrap is not usable here: ${status.reason}`;
 if (skip) t.comment(`SKIP sandbox tests: ${skip}`);
 
-const limits: ProcessLimits = { ...NO_LIMITS, addressSpaceMb: 2048, cpuSeconds: 2, maxProcesses: 64, maxOpenFiles: 256, maxFileSizeMb: 8, tmpMb: 16 };
+const limits: ProcessLimits = {
+  ...NO_LIMITS,
+  addressSpaceMb: 2048,
+  cpuSeconds: 2,
+  maxProcesses: 64,
+  maxOpenFiles: 256,
+  maxFileSizeMb: 8,
+  tmpMb: 16,
+};
 const jailed = (opts: Partial<ConstructorParameters<typeof ReplProcess>[0]> = {}) =>
-  new ReplProcess({ launch: buildLaunch({ project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] }, { limits, sandbox: 'bwrap' }), log: silent, maxProcesses: 32, rssPollMs: 50, ...opts });
+  new ReplProcess({
+    launch: buildLaunch(
+      { project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] },
+      { limits, sandbox: 'bwrap' },
+    ),
+    log: silent,
+    maxProcesses: 32,
+    rssPollMs: 50,
+    ...opts,
+  });
 
 async function probe(p: ReplProcess, cmd: string): Promise<string> {
   const r = await p.send({ cmd });
@@ -32,15 +49,28 @@ async function probe(p: ReplProcess, cmd: string): Promise<string> {
 t.test('the file system: no writes outside tmp, no daemon config, private /tmp', { skip }, async (t) => {
   const p = jailed();
   t.teardown(() => p.kill());
-  t.match(await probe(p, `WRITE ${path.join(path.dirname(FAKE_REPL), 'pwned')}`), /^error (EROFS|EACCES)/, 'the project is read-only');
+  t.match(
+    await probe(p, `WRITE ${path.join(path.dirname(FAKE_REPL), 'pwned')}`),
+    /^error (EROFS|EACCES)/,
+    'the project is read-only',
+  );
   t.match(await probe(p, 'WRITE /etc/pwned'), /^error (EROFS|ENOENT|EACCES)/, '/etc is not writable');
   const pwned = path.join(PROJECT_ROOT, 'pwned');
   const wrote = await probe(p, `WRITE ${pwned}`);
   // A checkout under /tmp (a fresh clone in mktemp -d) lies inside the jail's own private /tmp, where writes are allowed.
-  if (PROJECT_ROOT.startsWith('/tmp/')) t.match(wrote, /^(ok|error (ENOENT|EROFS|EACCES))/, "the daemon's tree is not there (its path is in the jail's private /tmp)");
+  if (PROJECT_ROOT.startsWith('/tmp/'))
+    t.match(
+      wrote,
+      /^(ok|error (ENOENT|EROFS|EACCES))/,
+      "the daemon's tree is not there (its path is in the jail's private /tmp)",
+    );
   else t.match(wrote, /^error (ENOENT|EROFS|EACCES)/, "the daemon's tree is not there");
   t.notOk(existsSync(pwned), 'nothing reached the host');
-  t.match(await probe(p, `READ ${path.join(PROJECT_ROOT, 'config', 'default.json')}`), /^error ENOENT/, "the daemon's config is invisible");
+  t.match(
+    await probe(p, `READ ${path.join(PROJECT_ROOT, 'config', 'default.json')}`),
+    /^error ENOENT/,
+    "the daemon's config is invisible",
+  );
   t.match(await probe(p, 'READ /root/.bash_history'), /^error (ENOENT|EACCES)/, 'no home directory');
   t.match(await probe(p, 'WRITE /tmp/mine'), /^ok/, '/tmp is writable');
   t.match(await probe(p, 'WRITE /scratch/notes'), /^ok/, 'so is the working directory');
@@ -49,7 +79,10 @@ t.test('the file system: no writes outside tmp, no daemon config, private /tmp',
 t.test('the jail’s tmp is not shared between two sessions', { skip }, async (t) => {
   const a = jailed();
   const b = jailed();
-  t.teardown(() => { a.kill(); b.kill(); });
+  t.teardown(() => {
+    a.kill();
+    b.kill();
+  });
   t.match(await probe(a, 'WRITE /tmp/secret'), /^ok/);
   t.match(await probe(a, 'READ /tmp/secret'), /^ok/);
   t.match(await probe(b, 'READ /tmp/secret'), /^error ENOENT/);
@@ -73,13 +106,19 @@ t.test('a fork bomb is stopped, and nothing of it survives', { skip }, async (t)
   else t.match(JSON.stringify(res), /error|started/);
   p.kill();
   await p.exited;
-  t.ok(await waitFor(() => groupMembers(p.pid).length === 0), 'the whole group is gone (detached children die with the PID namespace)');
+  t.ok(
+    await waitFor(() => groupMembers(p.pid).length === 0),
+    'the whole group is gone (detached children die with the PID namespace)',
+  );
 });
 
 t.test('allocation past the address-space cap fails', { skip }, async (t) => {
   const p = jailed();
   t.teardown(() => p.kill());
-  const r = await p.send({ cmd: 'TRYGROW 3000' }).then((x) => (x.type === 'command' ? x.value.messages[0]?.data ?? '' : ''), (e: unknown) => (e as ReplError).fault);
+  const r = await p.send({ cmd: 'TRYGROW 3000' }).then(
+    (x) => (x.type === 'command' ? (x.value.messages[0]?.data ?? '') : ''),
+    (e: unknown) => (e as ReplError).fault,
+  );
   t.match(r, /^error|crashed/, `3000 MiB under a 2048 MiB cap: ${r}`);
 });
 
@@ -88,16 +127,28 @@ t.test('running past the CPU limit kills the process', { skip }, async (t) => {
   const err = await p.send({ cmd: 'BURN 10000' }).catch((e: unknown) => e);
   t.ok(err instanceof ReplError && err.fault === 'crashed', 'killed by RLIMIT_CPU (2 s)');
   const exit = await p.exited;
-  t.ok(exit.signal === 'SIGXCPU' || exit.signal === 'SIGKILL' || exit.code !== 0, `exit ${String(exit.code)} / ${String(exit.signal)}`);
+  t.ok(
+    exit.signal === 'SIGXCPU' || exit.signal === 'SIGKILL' || exit.code !== 0,
+    `exit ${String(exit.code)} / ${String(exit.signal)}`,
+  );
 });
 
 t.test('the daemon keeps serving while a jailed session is killed', { skip }, async (t) => {
   const app = await makeApp({
     config: testConfig({ lean: { minWarm: 0, maxSessions: 2, limits } }),
-    launch: (e) => buildLaunch({ ...e, project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] }, { limits, sandbox: 'bwrap' }),
+    launch: (e) =>
+      buildLaunch(
+        { ...e, project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] },
+        { limits, sandbox: 'bwrap' },
+      ),
   });
   t.teardown(() => app.close());
-  const post = (content: string) => app.inject({ method: 'POST', url: '/api/v1/check', payload: { content, environment: 'lean-test', timeout_seconds: 10 } });
+  const post = (content: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/check',
+      payload: { content, environment: 'lean-test', timeout_seconds: 10 },
+    });
   const [bomb, fine] = await Promise.all([post('BURN 10000\n'), post('def ok := 1\n')]);
   t.equal(fine.statusCode, 200);
   t.equal(fine.json().okay, true);

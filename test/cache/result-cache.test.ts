@@ -4,7 +4,10 @@ import { ENTRY_OVERHEAD_BYTES, ResultCache } from '../../src/cache/result-cache.
 
 t.test('keys ignore key order and timeout_seconds, not other fields', async (t) => {
   const c = new ResultCache(1 << 20);
-  t.equal(c.key('check', 'e', { a: 1, b: { y: 2, x: 1 } }), c.key('check', 'e', { b: { x: 1, y: 2 }, a: 1, timeout_seconds: 5 }));
+  t.equal(
+    c.key('check', 'e', { a: 1, b: { y: 2, x: 1 } }),
+    c.key('check', 'e', { b: { x: 1, y: 2 }, a: 1, timeout_seconds: 5 }),
+  );
   t.not(c.key('check', 'e', { a: 1 }), c.key('check', 'e', { a: 2 }));
   t.not(c.key('check', 'e', { a: 1 }), c.key('check', 'f', { a: 1 }));
   t.not(c.key('check', 'e', { a: 1 }), c.key('merge', 'e', { a: 1 }));
@@ -79,5 +82,9 @@ t.test('keys: strings are length-prefixed, so no two requests share a canonical 
   t.not(c.key('check', 'e', { a: 'x', b: 'y' }), c.key('check', 'e', { a: 'x","b":"y' }));
   t.not(c.key('check', 'e', { a: '1' }), c.key('check', 'e', { a: 1 }));
   t.not(c.key('check', 'e', { a: [1, 2] }), c.key('check', 'e', { a: [[1, 2]] }));
-  t.equal(c.key('check', 'e', { a: undefined, b: 1 }), c.key('check', 'e', { b: 1 }), 'an absent field is an absent field');
+  t.equal(
+    c.key('check', 'e', { a: undefined, b: 1 }),
+    c.key('check', 'e', { b: 1 }),
+    'an absent field is an absent field',
+  );
 });

@@ -13,7 +13,10 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 import { makeApp, UNAVAILABLE_ENV } from '../helpers.ts';
 
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
-const env = { ...process.env, PYTHONPATH: [process.env.AXLE_CLIENT_SRC, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) };
+const env = {
+  ...process.env,
+  PYTHONPATH: [process.env.AXLE_CLIENT_SRC, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
+};
 const probe = spawnSync(PYTHON, ['-c', 'import aiohttp, requests, tenacity; import axle'], { env, encoding: 'utf8' });
 const skip = probe.error
   ? `no Python at ${PYTHON} (${probe.error.message})`
@@ -28,14 +31,22 @@ t.test('AXLE client: structural request works; no Lean fails within 10 s naming 
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const started = performance.now();
-  const r = await execa(PYTHON, [path.join(PROJECT_ROOT, 'scripts', 'axle-client-check.py'), UNAVAILABLE_ENV], { env: { ...env, AXLE_API_URL: url }, reject: false, timeout: 60_000 });
+  const r = await execa(PYTHON, [path.join(PROJECT_ROOT, 'scripts', 'axle-client-check.py'), UNAVAILABLE_ENV], {
+    env: { ...env, AXLE_API_URL: url },
+    reject: false,
+    timeout: 60_000,
+  });
   const seconds = (performance.now() - started) / 1000;
   t.equal(r.exitCode, 0, String(r.stderr));
   const out = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
   t.equal(out.status, 'healthy');
   t.same(out.theorem2sorry.content, 'theorem a : 1 = 1 := sorry');
   t.equal(out.check.ok, false);
-  t.equal(out.check.exception, 'AxleConflictError', '409: not retried (AxleIsUnavailable / AxleRateLimitedError would be)');
+  t.equal(
+    out.check.exception,
+    'AxleConflictError',
+    '409: not retried (AxleIsUnavailable / AxleRateLimitedError would be)',
+  );
   t.match(out.check.message, /cannot run Lean: no Lean toolchain found/);
   t.ok(out.check.seconds < 10, `check failed after ${out.check.seconds} s (whole script ${seconds.toFixed(1)} s)`);
   t.notMatch(String(r.stderr), /Retrying|retry/i, 'the client logged no retries');

@@ -12,13 +12,37 @@ import { makeApp, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
 
 function io(env: NodeJS.ProcessEnv, stdin = '') {
   const out = { stdout: '', stderr: '' };
-  return { out, io: { stdin: () => stdin, stdout: (s: string) => { out.stdout += s; }, stderr: (s: string) => { out.stderr += s; }, env, isTTY: false } };
+  return {
+    out,
+    io: {
+      stdin: () => stdin,
+      stdout: (s: string) => {
+        out.stdout += s;
+      },
+      stderr: (s: string) => {
+        out.stderr += s;
+      },
+      env,
+      isTTY: false,
+    },
+  };
 }
 
 t.test('options come from the tool schema', async (t) => {
-  const p = parseArgs(['theorem2sorry', 'f.lean', '--names', 'a,b', '--no-reparse', '--timeout-seconds=30', '--global-options', '{"maxHeartbeats": 0}']);
+  const p = parseArgs([
+    'theorem2sorry',
+    'f.lean',
+    '--names',
+    'a,b',
+    '--no-reparse',
+    '--timeout-seconds=30',
+    '--global-options',
+    '{"maxHeartbeats": 0}',
+  ]);
   t.same(p.fields, { names: ['a', 'b'], reparse: false, timeout_seconds: 30, global_options: { maxHeartbeats: 0 } });
-  t.same(parseArgs(['rename', 'f', '--declarations', 'A.x=A.y,b=c']).fields, { declarations: { 'A.x': 'A.y', b: 'c' } });
+  t.same(parseArgs(['rename', 'f', '--declarations', 'A.x=A.y,b=c']).fields, {
+    declarations: { 'A.x': 'A.y', b: 'c' },
+  });
   t.same(parseArgs(['theorem2sorry', 'f', '--indices', '0,-1']).fields, { indices: [0, -1] });
 });
 
@@ -52,7 +76,11 @@ t.test('files, stdin, -o, --json; exit 0 whatever the verdict without --strict',
   t.equal(JSON.parse(c.out.stdout).content, 'lemma a : 1 = 1 := rfl\n\nlemma b : 2 = 2 := by rfl\n');
 
   const d = io(env);
-  t.equal(await main(['theorem2sorry', file, '--no-reparse', '--names', 'nope'], d.io), 0, 'not okay, but without --strict the command did its job');
+  t.equal(
+    await main(['theorem2sorry', file, '--no-reparse', '--names', 'nope'], d.io),
+    0,
+    'not okay, but without --strict the command did its job',
+  );
   t.match(d.out.stderr, /tool: Declaration 'nope' not found/);
 
   const envs = io(env);
@@ -68,13 +96,21 @@ t.test('exit codes: 1 general, 2 usage and output exists, 3 --strict', async (t)
   writeFileSync(file, 'theorem a : 1 = 1 := rfl\n');
 
   const strict = io(env);
-  t.equal(await main(['theorem2sorry', file, '--no-reparse', '--names', 'nope', '--strict'], strict.io), 3, '--strict and the result is not okay: 3');
+  t.equal(
+    await main(['theorem2sorry', file, '--no-reparse', '--names', 'nope', '--strict'], strict.io),
+    3,
+    '--strict and the result is not okay: 3',
+  );
   t.equal(await main(['theorem2sorry', file, '--no-reparse', '--strict'], io(env).io), 0, '--strict and okay: 0');
 
   const e = io(env);
   t.equal(await main(['theorem2sorry', file, '--bogus'], e.io), 2, 'usage');
   t.match(e.out.stderr, /theorem2sorry has no option --bogus/);
-  t.equal(await main(['theorem2sorry', file, '--names', 'a', '--indices', '0', '--no-reparse'], io(env).io), 1, 'a 400 from the daemon: general error');
+  t.equal(
+    await main(['theorem2sorry', file, '--names', 'a', '--indices', '0', '--no-reparse'], io(env).io),
+    1,
+    'a 400 from the daemon: general error',
+  );
   const noLean = io(env);
   const started = performance.now();
   t.equal(await main(['theorem2sorry', file], noLean.io), 1, 'no Lean (409, permanent): general error');
@@ -118,9 +154,25 @@ t.test("AXLE's command names, global options anywhere, --version, unknown comman
   t.equal(parseArgs(['repair_proofs', 'f.lean']).tool, 'repair_proofs', 'snake_case still works');
   t.equal(parseArgs(['extract-decls', 'f.lean']).tool, 'extract_decls');
   const g = parseArgs(['--url', 'http://h:1', '--json', 'theorem2sorry', 'f.lean', '--names', 'a']);
-  t.same([g.tool, g.url, g.json, g.positionals, g.fields], ['theorem2sorry', 'http://h:1', true, ['f.lean'], { names: ['a'] }], 'global options before the command');
-  const h = parseArgs(['--environment', 'lean-4.28.0', '--names', 'x,y', 'theorem2sorry', 'f.lean', '--url=http://h:2']);
-  t.same([h.tool, h.url, h.fields, h.positionals], ['theorem2sorry', 'http://h:2', { environment: 'lean-4.28.0', names: ['x', 'y'] }, ['f.lean']], 'tool options before the command too');
+  t.same(
+    [g.tool, g.url, g.json, g.positionals, g.fields],
+    ['theorem2sorry', 'http://h:1', true, ['f.lean'], { names: ['a'] }],
+    'global options before the command',
+  );
+  const h = parseArgs([
+    '--environment',
+    'lean-4.28.0',
+    '--names',
+    'x,y',
+    'theorem2sorry',
+    'f.lean',
+    '--url=http://h:2',
+  ]);
+  t.same(
+    [h.tool, h.url, h.fields, h.positionals],
+    ['theorem2sorry', 'http://h:2', { environment: 'lean-4.28.0', names: ['x', 'y'] }, ['f.lean']],
+    'tool options before the command too',
+  );
 
   const v = io({});
   t.equal(await main(['--version'], v.io), 0);
@@ -129,7 +181,10 @@ t.test("AXLE's command names, global options anywhere, --version, unknown comman
 
   const typo = io({});
   t.equal(await main(['theorem2sory', 'f.lean', '--environment', 'lean-4.28.0'], typo.io), 2);
-  t.match(typo.out.stderr, /unknown command 'theorem2sory'; the commands are: .*repair-proofs.*verify-proof.*theorem2sorry.*environments, status/);
+  t.match(
+    typo.out.stderr,
+    /unknown command 'theorem2sory'; the commands are: .*repair-proofs.*verify-proof.*theorem2sorry.*environments, status/,
+  );
   t.notMatch(typo.out.stderr, /has no option/, 'the command is what is wrong, not its options');
 
   const bare = io({});
@@ -137,7 +192,10 @@ t.test("AXLE's command names, global options anywhere, --version, unknown comman
   t.match(bare.out.stdout, /^usage: lean-tool/);
   const help = io({});
   t.equal(await main(['--help'], help.io), 0);
-  t.match(help.out.stdout, /exit codes: 0 done; 1 error; 2 usage, or output file exists without -f; 3 --strict and not okay; 130 interrupted/);
+  t.match(
+    help.out.stdout,
+    /exit codes: 0 done; 1 error; 2 usage, or output file exists without -f; 3 --strict and not okay; 130 interrupted/,
+  );
 });
 
 t.test('verify-proof STATEMENT PROOF, and --declarations-file', async (t) => {
@@ -150,19 +208,50 @@ t.test('verify-proof STATEMENT PROOF, and --declarations-file', async (t) => {
   const seen: Record<string, unknown>[] = [];
   const app = await makeApp({
     tools: {
-      verify_proof: { needsLean: () => false, run: async (req) => { seen.push(req); return { okay: false, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: ['x'], timings: { total_ms: 0 } }; } },
-      rename: { needsLean: () => false, run: async (req) => { seen.push(req); return { content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), timings: { total_ms: 0 } }; } },
+      verify_proof: {
+        needsLean: () => false,
+        run: async (req) => {
+          seen.push(req);
+          return {
+            okay: false,
+            content: req.content,
+            lean_messages: emptyMessages(),
+            tool_messages: emptyMessages(),
+            failed_declarations: ['x'],
+            timings: { total_ms: 0 },
+          };
+        },
+      },
+      rename: {
+        needsLean: () => false,
+        run: async (req) => {
+          seen.push(req);
+          return {
+            content: req.content,
+            lean_messages: emptyMessages(),
+            tool_messages: emptyMessages(),
+            timings: { total_ms: 0 },
+          };
+        },
+      },
     },
   });
   t.teardown(() => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const env = { SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SERVICE_ENVIRONMENT: TEST_ENV };
+  const env = {
+    SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    SERVICE_ENVIRONMENT: TEST_ENV,
+  };
   const v = io(env);
   t.equal(await main(['verify-proof', stmt, proof], v.io), 0, 'okay false without --strict: 0');
   t.same([seen[0]!.formal_statement, seen[0]!.content], ['theorem x : 1 = 1 := sorry\n', 'theorem x : 1 = 1 := rfl\n']);
   t.equal(JSON.parse(v.out.stdout).okay, false, 'a verdict tool prints the whole response as JSON (AXLE: json_stdout)');
   t.equal(await main(['verify-proof', stmt, proof, '--strict'], io(env).io), 3, 'okay false with --strict: 3');
-  t.equal(await main(['verify-proof', stmt, '-', '--strict'], io(env, 'theorem x : 1 = 1 := by simp\n').io), 3, 'PROOF from stdin');
+  t.equal(
+    await main(['verify-proof', stmt, '-', '--strict'], io(env, 'theorem x : 1 = 1 := by simp\n').io),
+    3,
+    'PROOF from stdin',
+  );
   t.equal(seen.at(-1)!.content, 'theorem x : 1 = 1 := by simp\n');
   t.equal(await main(['verify-proof', proof, '--formal-statement', stmt], io(env).io), 0, 'the flag form still works');
   t.equal(seen.at(-1)!.formal_statement, 'theorem x : 1 = 1 := sorry\n');
@@ -183,7 +272,10 @@ t.test('batch over a folder of Lean files: progress, outputs, summary', async (t
   const app = await makeApp();
   t.teardown(() => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const env = { SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV };
+  const env = {
+    SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    SERVICE_ENVIRONMENT: UNAVAILABLE_ENV,
+  };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'batch-'));
   const inputs = path.join(dir, 'in');
   mkdirSync(inputs);
@@ -191,20 +283,36 @@ t.test('batch over a folder of Lean files: progress, outputs, summary', async (t
   const n = picked.length;
   for (const f of picked) copyFileSync(f, path.join(inputs, path.basename(f)));
   const b = io(env);
-  const code = await main(['theorem2sorry', '--batch', inputs, '--no-reparse', '--out-dir', path.join(dir, 'out'), '--concurrency', '4'], b.io);
+  const code = await main(
+    ['theorem2sorry', '--batch', inputs, '--no-reparse', '--out-dir', path.join(dir, 'out'), '--concurrency', '4'],
+    b.io,
+  );
   t.equal(code, 0);
   t.ok(n >= 5, `${n} fixture files`);
   t.match(b.out.stderr, new RegExp(`\\[#{20}\\] ${n}/${n} done \\(${n} ok, 0 not okay, 0 failed\\), 0 queued`));
   t.match(b.out.stderr, new RegExp(`summary: ${n} inputs, ${n} ok`));
   t.equal(readdirSync(path.join(dir, 'out')).filter((f) => f.endsWith('.lean')).length, n);
-  const results = readFileSync(path.join(dir, 'out', 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const results = readFileSync(path.join(dir, 'out', 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   t.equal(results.length, n);
   t.ok(results.every((r) => r.status === 'ok'));
 
   const jsonl = path.join(dir, 'records.jsonl');
-  writeFileSync(jsonl, [JSON.stringify({ id: 'r1', content: 'theorem x : True := trivial' }), JSON.stringify({ id: 'r2', content: 'theorem y : True := trivial', names: ['zzz'] })].join('\n'));
+  writeFileSync(
+    jsonl,
+    [
+      JSON.stringify({ id: 'r1', content: 'theorem x : True := trivial' }),
+      JSON.stringify({ id: 'r2', content: 'theorem y : True := trivial', names: ['zzz'] }),
+    ].join('\n'),
+  );
   const j = io(env);
-  t.equal(await main(['theorem2sorry', '--batch', jsonl, '--no-reparse'], j.io), 0, 'one record not okay: 0 without --strict');
+  t.equal(
+    await main(['theorem2sorry', '--batch', jsonl, '--no-reparse'], j.io),
+    0,
+    'one record not okay: 0 without --strict',
+  );
   t.match(j.out.stderr, /summary: 2 inputs, 1 ok, 1 not okay/);
   t.equal(j.out.stdout.trim().split('\n').length, 2);
 });
@@ -214,10 +322,18 @@ t.test('the installed bin runs the same CLI (stdin to stdout)', async (t) => {
   t.teardown(() => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   // Asynchronously: the daemon under test lives in this process and must keep serving.
-  const r = await execa(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'lean-tool.js'), 'theorem2sorry', '-', '--no-reparse'], {
-    input: 'theorem a : 1 = 1 := rfl\n', reject: false,
-    env: { SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV },
-  });
+  const r = await execa(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bin', 'lean-tool.js'), 'theorem2sorry', '-', '--no-reparse'],
+    {
+      input: 'theorem a : 1 = 1 := rfl\n',
+      reject: false,
+      env: {
+        SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+        SERVICE_ENVIRONMENT: UNAVAILABLE_ENV,
+      },
+    },
+  );
   t.equal(r.exitCode, 0, String(r.stderr));
   t.equal(r.stdout, 'theorem a : 1 = 1 := sorry');
 });
@@ -225,16 +341,35 @@ t.test('the installed bin runs the same CLI (stdin to stdout)', async (t) => {
 t.test('the installed bin: Ctrl-C exits 130 saying so (AXLE)', async (t) => {
   let started = false;
   const app = await makeApp({
-    tools: { theorem2sorry: { needsLean: () => false, run: async (req) => { started = true; await new Promise((r) => setTimeout(r, 5000)); return { content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), timings: { total_ms: 0 } }; } } },
+    tools: {
+      theorem2sorry: {
+        needsLean: () => false,
+        run: async (req) => {
+          started = true;
+          await new Promise((r) => setTimeout(r, 5000));
+          return {
+            content: req.content,
+            lean_messages: emptyMessages(),
+            tool_messages: emptyMessages(),
+            timings: { total_ms: 0 },
+          };
+        },
+      },
+    },
   });
   t.teardown(() => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-'));
   const file = path.join(dir, 'sol.lean');
   writeFileSync(file, 'theorem a : 1 = 1 := rfl\n');
-  const child = execa(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'lean-tool.js'), 'theorem2sorry', file, '--environment', TEST_ENV], {
-    reject: false, env: { SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` },
-  });
+  const child = execa(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bin', 'lean-tool.js'), 'theorem2sorry', file, '--environment', TEST_ENV],
+    {
+      reject: false,
+      env: { SERVICE_API_URL: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` },
+    },
+  );
   // Interrupt once the request is in flight (the CLI is then waiting on the daemon).
   for (let i = 0; i < 600 && !started; i++) await new Promise((r) => setTimeout(r, 50));
   t.ok(started, 'the request reached the daemon');

@@ -18,7 +18,14 @@ function slowCheck(stats: { running: number; peak: number; calls: number }): Too
         stats.peak = Math.max(stats.peak, stats.running);
         await sleep(Number(req.content.split(' ')[0]));
         stats.running--;
-        return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+        return {
+          okay: true,
+          content: req.content,
+          lean_messages: emptyMessages(),
+          tool_messages: emptyMessages(),
+          failed_declarations: [],
+          timings: { total_ms: 0 },
+        };
       },
     },
   };
@@ -33,7 +40,10 @@ const fast = { initialMs: 50, maxMs: 200 };
 
 t.test('429 is retried (honouring Retry-After) until it succeeds', async (t) => {
   const stats = { running: 0, peak: 0, calls: 0 };
-  const app = await makeApp({ tools: slowCheck(stats), config: testConfig({ admission: { anonymousQueueLimit: 0, retryAfterSeconds: 1 } }) });
+  const app = await makeApp({
+    tools: slowCheck(stats),
+    config: testConfig({ admission: { anonymousQueueLimit: 0, retryAfterSeconds: 1 } }),
+  });
   t.teardown(() => app.close());
   const url = await listen(app);
   const retries: number[] = [];
@@ -54,14 +64,26 @@ t.test('503 (overloaded: clears by itself) is retried', async (t) => {
         needsLean: () => true,
         run: async (req) => {
           if (++calls <= 2) throw new ServiceError('overloaded', 'no Lean worker free (test)');
-          return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+          return {
+            okay: true,
+            content: req.content,
+            lean_messages: emptyMessages(),
+            tool_messages: emptyMessages(),
+            failed_declarations: [],
+            timings: { total_ms: 0 },
+          };
         },
       },
     },
   });
   t.teardown(() => app.close());
   const retries: number[] = [];
-  const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast, onRetry: (r) => retries.push(r.error.status) });
+  const client = new LeanToolClient({
+    url: await listen(app),
+    env: {},
+    backoff: fast,
+    onRetry: (r) => retries.push(r.error.status),
+  });
   const r = await client.check({ content: '1 x', environment: TEST_ENV });
   t.equal(r.okay, true);
   t.same(retries, [503, 503]);
@@ -73,14 +95,18 @@ t.test('an environment that cannot run Lean is permanent: 409 at once, not retri
   let retried = 0;
   const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast, onRetry: () => retried++ });
   const started = performance.now();
-  const err = await client.theorem2sorry({ content: 'theorem a : 1 = 1 := rfl', environment: UNAVAILABLE_ENV }).catch((e: unknown) => e) as ServiceRequestError;
+  const err = (await client
+    .theorem2sorry({ content: 'theorem a : 1 = 1 := rfl', environment: UNAVAILABLE_ENV })
+    .catch((e: unknown) => e)) as ServiceRequestError;
   t.ok(performance.now() - started < 2000, 'answered at once');
   t.equal(retried, 0);
   t.equal(err.status, 409);
   t.equal(err.code, 'environment_unavailable');
   t.match(err.message, /cannot run Lean: no Lean toolchain found/);
   t.match(err.message, /"reparse": false/, 'the tool has reparse: the message says so');
-  const chk = await client.check({ content: 'x', environment: UNAVAILABLE_ENV }).catch((e: unknown) => e) as ServiceRequestError;
+  const chk = (await client
+    .check({ content: 'x', environment: UNAVAILABLE_ENV })
+    .catch((e: unknown) => e)) as ServiceRequestError;
   t.equal(chk.status, 409);
   t.notMatch(chk.message, /reparse/, 'check has no reparse: not mentioned');
 });
@@ -91,16 +117,25 @@ t.test('connection refused: given up within the connect window, naming SERVICE_A
   const url = await listen(probe);
   await probe.close();
   const retries: string[] = [];
-  const client = new LeanToolClient({ url, env: {}, backoff: fast, connectWindowSeconds: 1, onRetry: (r) => retries.push(r.error.code) });
+  const client = new LeanToolClient({
+    url,
+    env: {},
+    backoff: fast,
+    connectWindowSeconds: 1,
+    onRetry: (r) => retries.push(r.error.code),
+  });
   const started = performance.now();
-  const err = await client.environments().catch((e: unknown) => e) as ServiceRequestError;
+  const err = (await client.environments().catch((e: unknown) => e)) as ServiceRequestError;
   const ms = performance.now() - started;
   t.ok(ms < 3000, `gave up after ${Math.round(ms)} ms (window 1 s, timeout window 1800 s)`);
   t.equal(err.code, 'connection_refused');
   t.match(err.message, url);
   t.match(err.message, /connection refused/);
   t.match(err.message, /SERVICE_API_URL/);
-  t.ok(retries.length >= 1 && retries.every((c) => c === 'connection_refused'), `retried ${retries.length}× within the window (a restarting daemon)`);
+  t.ok(
+    retries.length >= 1 && retries.every((c) => c === 'connection_refused'),
+    `retried ${retries.length}× within the window (a restarting daemon)`,
+  );
 });
 
 t.test('400 is not retried; the error carries code and fields', async (t) => {
@@ -108,20 +143,30 @@ t.test('400 is not retried; the error carries code and fields', async (t) => {
   t.teardown(() => app.close());
   let retried = 0;
   const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast, onRetry: () => retried++ });
-  const err = await client.theorem2sorry({ content: 'x', environment: TEST_ENV, names: ['a'], indices: [0] }).catch((e: unknown) => e);
+  const err = await client
+    .theorem2sorry({ content: 'x', environment: TEST_ENV, names: ['a'], indices: [0] })
+    .catch((e: unknown) => e);
   t.ok(err instanceof ServiceRequestError);
   t.equal((err as ServiceRequestError).status, 400);
   t.equal((err as ServiceRequestError).code, 'invalid_request');
-  t.same((err as ServiceRequestError).details?.map((d) => d.field), ['names', 'indices']);
+  t.same(
+    (err as ServiceRequestError).details?.map((d) => d.field),
+    ['names', 'indices'],
+  );
   t.equal(retried, 0);
 });
 
 t.test('never more than maxConcurrency requests in flight', async (t) => {
   const stats = { running: 0, peak: 0, calls: 0 };
-  const app = await makeApp({ tools: slowCheck(stats), config: testConfig({ keys: [{ key: 'client-key-1', concurrency: 100 }] }) });
+  const app = await makeApp({
+    tools: slowCheck(stats),
+    config: testConfig({ keys: [{ key: 'client-key-1', concurrency: 100 }] }),
+  });
   t.teardown(() => app.close());
   const client = new LeanToolClient({ url: await listen(app), apiKey: 'client-key-1', maxConcurrency: 3, env: {} });
-  const all = await Promise.all(Array.from({ length: 12 }, (_, i) => client.check({ content: `60 r${i}`, environment: TEST_ENV })));
+  const all = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => client.check({ content: `60 r${i}`, environment: TEST_ENV })),
+  );
   t.equal(all.length, 12);
   t.equal(stats.calls, 12);
   t.equal(stats.peak, 3, 'the daemon saw at most 3 at once');
@@ -129,7 +174,14 @@ t.test('never more than maxConcurrency requests in flight', async (t) => {
 });
 
 t.test('configuration from the spec’s variables', async (t) => {
-  const c = new LeanToolClient({ env: { SERVICE_API_URL: 'http://h:1/', SERVICE_TIMEOUT_SECONDS: '5', SERVICE_MAX_CONCURRENCY: '7', SERVICE_API_KEY: 'k' } });
+  const c = new LeanToolClient({
+    env: {
+      SERVICE_API_URL: 'http://h:1/',
+      SERVICE_TIMEOUT_SECONDS: '5',
+      SERVICE_MAX_CONCURRENCY: '7',
+      SERVICE_API_KEY: 'k',
+    },
+  });
   t.same([c.url, c.timeoutSeconds, c.maxConcurrency], ['http://h:1', 5, 7]);
   const d = new LeanToolClient({ env: {} });
   t.same([d.url, d.timeoutSeconds, d.maxConcurrency], ['http://127.0.0.1:8080', 1800, 20]);

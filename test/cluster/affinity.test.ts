@@ -17,23 +17,38 @@ if (!bin) {
   t.comment(`skipping the affinity test: ${NO_NATS_REASON}`);
   t.pass('skipped: nats-server absent');
 } else {
-  t.test('a header the worker\'s session pool holds warm is advertised before any job and routed to it', async (t) => {
+  t.test("a header the worker's session pool holds warm is advertised before any job and routed to it", async (t) => {
     const nats = await startNatsServer(bin);
     t.teardown(() => nats.stop());
     const prefix = 'pools';
     // The real backend and pools over the fake REPL process double (no Lean result is invented: check only relays what the double prints).
-    const worker = await makeApp({ config: testConfig({ cluster: { ...clusterSettings(nats.url, 'pw', 'worker'), prefix }, lean: { minWarm: 1 } }) });
+    const worker = await makeApp({
+      config: testConfig({ cluster: { ...clusterSettings(nats.url, 'pw', 'worker'), prefix }, lean: { minWarm: 1 } }),
+    });
     const front = await clusterApp(nats.url, 'pf', 'front', { prefix });
     t.teardown(async () => {
       await front.close();
       await worker.close();
     });
     const key = keyId(workKey(TEST_ENV, testConfig().environments.find((e) => e.name === TEST_ENV)!.imports));
-    await until(() => (front.cluster!.status().workers as { warm: string[] }[]).some((w) => w.warm.includes(key)), 30_000, 'the warm pool header to be advertised');
-    const r = await front.inject({ method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ content: 'def pooled := 1\n', environment: TEST_ENV }) });
+    await until(
+      () => (front.cluster!.status().workers as { warm: string[] }[]).some((w) => w.warm.includes(key)),
+      30_000,
+      'the warm pool header to be advertised',
+    );
+    const r = await front.inject({
+      method: 'POST',
+      url: '/api/v1/check',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ content: 'def pooled := 1\n', environment: TEST_ENV }),
+    });
     t.equal(r.statusCode, 200);
     t.equal(r.json().okay, true);
-    t.match((await front.inject({ method: 'GET', url: '/metrics' })).body, /lean_tool_cluster_jobs_total\{route="warm"\} 1/, 'routed to the warm header\'s subject, not the fallback');
+    t.match(
+      (await front.inject({ method: 'GET', url: '/metrics' })).body,
+      /lean_tool_cluster_jobs_total\{route="warm"\} 1/,
+      "routed to the warm header's subject, not the fallback",
+    );
   });
 
   t.test('requests for a warm header go to the worker that holds it', async (t) => {
@@ -58,18 +73,30 @@ if (!bin) {
     });
     const workers = () => front.cluster!.status().workers as { node: 'wa' | 'wb'; warm: string[] }[];
     await until(() => workers().length === 2, 10_000, 'two workers');
-    const check = (header: string, i: number | string) => front.inject({
-      method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ content: `${header}\n\ntheorem t${i} : True := trivial\n`, environment: TEST_ENV, ignore_imports: false }),
-    });
-    const ranHeader = (w: 'wa' | 'wb', header: string) => runners[w].jobs.filter((j) => j.header.trim() === header).length;
+    const check = (header: string, i: number | string) =>
+      front.inject({
+        method: 'POST',
+        url: '/api/v1/check',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          content: `${header}\n\ntheorem t${i} : True := trivial\n`,
+          environment: TEST_ENV,
+          ignore_imports: false,
+        }),
+      });
+    const ranHeader = (w: 'wa' | 'wb', header: string) =>
+      runners[w].jobs.filter((j) => j.header.trim() === header).length;
 
     // First sight of the header: the fallback subject, taken by whichever worker is free.
     t.equal((await check('import Foo', 0)).statusCode, 200);
     const holder = ranHeader('wa', 'import Foo') === 1 ? 'wa' : 'wb';
     const other = holder === 'wa' ? 'wb' : 'wa';
     t.equal(ranHeader(holder, 'import Foo'), 1, `the first request ran on ${holder}`);
-    await until(() => workers().some((w) => w.node === holder && w.warm.length === 1), 5000, 'the holder to advertise its warm header');
+    await until(
+      () => workers().some((w) => w.node === holder && w.warm.length === 1),
+      5000,
+      'the holder to advertise its warm header',
+    );
 
     for (let i = 1; i <= 6; i++) t.equal((await check('import Foo', i)).statusCode, 200);
     t.equal(ranHeader(holder, 'import Foo'), 7, 'every later request for the header ran on its holder');
@@ -79,17 +106,21 @@ if (!bin) {
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 1/, 'one to the fallback');
 
     await t.test('a new header warms on the free worker while the holder is busy', async (t) => {
-    // The holder's only slot is busy for 6 s with its own header.
-    const busy = check('import Foo', 'SLOW');
-    await until(() => workers().some((w) => w.node === holder && (w as { busy?: number }).busy === 1), 5000, 'the holder to be busy');
-    const t0 = Date.now();
-    t.equal((await check('import Bar', 101)).statusCode, 200);
-    t.equal(ranHeader(other, 'import Bar'), 1, 'a header nobody holds went to the free worker');
-    t.ok(Date.now() - t0 < 3000, 'without waiting for the busy one');
-    // Spill-over of a busy holder's header after stealAfterMs is implemented (worker.ts #pullOne, case 3),
-    // but its assertion proved flaky when test files run in parallel on this 2-core machine; left out.
-    t.equal((await busy).statusCode, 200);
-    t.equal(ranHeader(holder, 'import Foo'), 8);
+      // The holder's only slot is busy for 6 s with its own header.
+      const busy = check('import Foo', 'SLOW');
+      await until(
+        () => workers().some((w) => w.node === holder && (w as { busy?: number }).busy === 1),
+        5000,
+        'the holder to be busy',
+      );
+      const t0 = Date.now();
+      t.equal((await check('import Bar', 101)).statusCode, 200);
+      t.equal(ranHeader(other, 'import Bar'), 1, 'a header nobody holds went to the free worker');
+      t.ok(Date.now() - t0 < 3000, 'without waiting for the busy one');
+      // Spill-over of a busy holder's header after stealAfterMs is implemented (worker.ts #pullOne, case 3),
+      // but its assertion proved flaky when test files run in parallel on this 2-core machine; left out.
+      t.equal((await busy).statusCode, 200);
+      t.equal(ranHeader(holder, 'import Foo'), 8);
     });
   });
 }

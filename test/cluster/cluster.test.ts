@@ -24,16 +24,26 @@ if (!bin) {
   t.teardown(async () => nats?.stop());
 
   const body = (content: string) => JSON.stringify({ content, environment: TEST_ENV });
-  const post = (content: string) => ({ method: 'POST' as const, url: '/api/v1/check', payload: body(content), headers: { 'content-type': 'application/json' } });
+  const post = (content: string) => ({
+    method: 'POST' as const,
+    url: '/api/v1/check',
+    payload: body(content),
+    headers: { 'content-type': 'application/json' },
+  });
   const newRan = (): Ran => ({ count: 0, contents: [] });
 
   t.test('one front and two workers: the front answers through the workers and shows the cluster', async (t) => {
     const prefix = 'basic';
-    const ranA = newRan(), ranB = newRan();
+    const ranA = newRan(),
+      ranB = newRan();
     const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, check: reportingCheck('wa', ranA, 100) });
     const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, check: reportingCheck('wb', ranB, 100) });
     // The front has no Lean of its own: its probe finds none.
-    const front = await clusterApp(nats.url, 'f1', 'front', { prefix, check: reportingCheck('front', newRan()), probe: () => ({ available: false, reason: 'no Lean on the front (test)' }) });
+    const front = await clusterApp(nats.url, 'f1', 'front', {
+      prefix,
+      check: reportingCheck('front', newRan()),
+      probe: () => ({ available: false, reason: 'no Lean on the front (test)' }),
+    });
     t.teardown(async () => {
       await front.close();
       await a.close();
@@ -52,10 +62,23 @@ if (!bin) {
     const status = (await front.inject({ method: 'GET', url: '/v1/status' })).json();
     t.equal(status.cluster.role, 'front');
     t.same(status.cluster.workers.map((w: { node: string }) => w.node).sort(), ['wa', 'wb']);
-    t.ok(Array.isArray(status.cluster.queues) && status.cluster.queues.some((q: { subject: string }) => q.subject === 'basic.work.fallback'), 'queue depth per subject');
+    t.ok(
+      Array.isArray(status.cluster.queues) &&
+        status.cluster.queues.some((q: { subject: string }) => q.subject === 'basic.work.fallback'),
+      'queue depth per subject',
+    );
     // The workers' environments, as the front sees them (lean-test available on the workers, not on the front itself).
-    const envs = (await front.inject({ method: 'GET', url: '/v1/environments' })).json() as { name: string; available: boolean }[];
-    t.same(envs.map((e) => [e.name, e.available]), [['lean-test', true], ['lean-missing', false]]);
+    const envs = (await front.inject({ method: 'GET', url: '/v1/environments' })).json() as {
+      name: string;
+      available: boolean;
+    }[];
+    t.same(
+      envs.map((e) => [e.name, e.available]),
+      [
+        ['lean-test', true],
+        ['lean-missing', false],
+      ],
+    );
     const metrics = (await front.inject({ method: 'GET', url: '/metrics' })).body;
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 4/);
     t.match(metrics, /lean_tool_requests_total\{tool="check",status="200"\} 4/);
@@ -64,7 +87,19 @@ if (!bin) {
   t.test('a worker killed mid-job: the job is redelivered, finished elsewhere, answered exactly once', async (t) => {
     const prefix = 'kill';
     const front = await clusterApp(nats.url, 'f1', 'front', { prefix });
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts'), nats.url, 'doomed', '5000', prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts'),
+        nats.url,
+        'doomed',
+        '5000',
+        prefix,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout!.on('data', (d) => (out += String(d)));
     const later: { survivor?: Awaited<ReturnType<typeof clusterApp>> } = {};
@@ -82,7 +117,10 @@ if (!bin) {
     const answer = front.inject(post('theorem doomed : True := trivial\n'));
     await until(() => out.includes('started'), 10_000, 'the job to start on the child');
     const ranS = newRan();
-    const survivor = await clusterApp(nats.url, 'survivor', 'worker', { prefix, check: reportingCheck('survivor', ranS, 50) });
+    const survivor = await clusterApp(nats.url, 'survivor', 'worker', {
+      prefix,
+      check: reportingCheck('survivor', ranS, 50),
+    });
     later.survivor = survivor;
     child.kill('SIGKILL');
     const r = await answer;
@@ -91,7 +129,11 @@ if (!bin) {
     t.equal(ranS.count, 1);
     await new Promise((r) => setTimeout(r, 300));
     t.equal(outcomes.length, 1, 'exactly one outcome was published');
-    t.match((await survivor.inject({ method: 'GET', url: '/metrics' })).body, /lean_tool_cluster_redeliveries_total 1/, 'the survivor saw a redelivery');
+    t.match(
+      (await survivor.inject({ method: 'GET', url: '/metrics' })).body,
+      /lean_tool_cluster_redeliveries_total 1/,
+      'the survivor saw a redelivery',
+    );
   });
 
   t.test('a job every worker dies on is answered once maxDeliver is spent, not at the deadline', async (t) => {
@@ -100,11 +142,23 @@ if (!bin) {
     const front = await clusterApp(nats.url, 'f1', 'front', { prefix, cluster });
     t.teardown(() => front.close());
     let started = 0;
-    const doomed = async (id: string) => clusterApp(nats.url, id, 'worker', { prefix, cluster, check: reportingCheck(id, newRan(), 30_000, () => void started++) });
+    const doomed = async (id: string) =>
+      clusterApp(nats.url, id, 'worker', {
+        prefix,
+        cluster,
+        check: reportingCheck(id, newRan(), 30_000, () => void started++),
+      });
     await doomed('w1').then(async (w1) => {
       await until(() => workersSeen(front) === 1, 10_000, 'the first worker');
       const t0 = Date.now();
-      const answer = front.inject({ ...post('theorem poison : True := trivial\n'), payload: JSON.stringify({ content: 'theorem poison : True := trivial\n', environment: TEST_ENV, timeout_seconds: 60 }) });
+      const answer = front.inject({
+        ...post('theorem poison : True := trivial\n'),
+        payload: JSON.stringify({
+          content: 'theorem poison : True := trivial\n',
+          environment: TEST_ENV,
+          timeout_seconds: 60,
+        }),
+      });
       await until(() => started === 1, 10_000, 'the first delivery');
       await w1.cluster!.kill();
       await w1.close();
@@ -119,13 +173,24 @@ if (!bin) {
       t.equal(r.statusCode, 500);
       t.match(r.json().error.message, /delivered 2 times and no worker finished it/);
       t.ok(Date.now() - t0 < 30_000, 'long before the 60 s deadline');
-      await until(async () => ((await front.inject({ method: 'GET', url: '/v1/status' })).json().cluster.queues as { inProgress: number; pending: number }[]).every((q) => q.inProgress === 0 && q.pending === 0), 5000, 'the job to leave the stream');
+      await until(
+        async () =>
+          (
+            (await front.inject({ method: 'GET', url: '/v1/status' })).json().cluster.queues as {
+              inProgress: number;
+              pending: number;
+            }[]
+          ).every((q) => q.inProgress === 0 && q.pending === 0),
+        5000,
+        'the job to leave the stream',
+      );
     });
   });
 
   t.test('role both with NATS: front and worker in one process, joined by a plain worker', async (t) => {
     const prefix = 'both';
-    const ranSelf = newRan(), ranW = newRan();
+    const ranSelf = newRan(),
+      ranW = newRan();
     const self = await clusterApp(nats.url, 'self', 'both', { prefix, check: reportingCheck('self', ranSelf, 100) });
     const w = await clusterApp(nats.url, 'w1', 'worker', { prefix, check: reportingCheck('w1', ranW, 100) });
     t.teardown(async () => {
@@ -134,7 +199,10 @@ if (!bin) {
     });
     await until(() => workersSeen(self) === 2, 10_000, 'itself and the worker');
     const rs = await Promise.all([0, 1, 2, 3].map((i) => self.inject(post(`theorem b${i} : True := trivial\n`))));
-    t.same(rs.map((r) => r.statusCode), [200, 200, 200, 200]);
+    t.same(
+      rs.map((r) => r.statusCode),
+      [200, 200, 200, 200],
+    );
     t.equal(ranSelf.count + ranW.count, 4);
     t.ok(ranSelf.count > 0 && ranW.count > 0, `both took work (self ${ranSelf.count}, w1 ${ranW.count})`);
     const status = (await self.inject({ method: 'GET', url: '/v1/status' })).json();
@@ -163,12 +231,16 @@ if (!bin) {
     t.equal(ran.count, 1, 'computed once');
     const third = await f2.inject(post('theorem shared : True := trivial\n'));
     t.equal(third.headers['x-cache'], 'hit', 'now from f2 local cache');
-    t.match((await f2.inject({ method: 'GET', url: '/metrics' })).body, /lean_tool_shared_cache_lookups_total\{result="hit"\} 1/);
+    t.match(
+      (await f2.inject({ method: 'GET', url: '/metrics' })).body,
+      /lean_tool_shared_cache_lookups_total\{result="hit"\} 1/,
+    );
   });
 
   t.test('duplicate concurrent requests, on two fronts, are computed once', async (t) => {
     const prefix = 'dedupe';
-    const ranA = newRan(), ranB = newRan();
+    const ranA = newRan(),
+      ranB = newRan();
     const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, check: reportingCheck('wa', ranA, 400) });
     const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, check: reportingCheck('wb', ranB, 400) });
     const f1 = await clusterApp(nats.url, 'f1', 'front', { prefix });

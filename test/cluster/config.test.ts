@@ -21,7 +21,15 @@ t.test('the default is both roles and no NATS', async (t) => {
 });
 
 t.test('LEAN_TOOL_ROLE and NATS_URL override the file', async (t) => {
-  const c = loadConfig({ LEAN_TOOL_ROLE: 'worker', NATS_URL: 'nats://n1:4222,nats://n2:4222', LEAN_TOOL_NODE_ID: 'w-7', LEAN_TOOL_WORKER_SLOTS: '4' }, root({ role: 'front' }));
+  const c = loadConfig(
+    {
+      LEAN_TOOL_ROLE: 'worker',
+      NATS_URL: 'nats://n1:4222,nats://n2:4222',
+      LEAN_TOOL_NODE_ID: 'w-7',
+      LEAN_TOOL_WORKER_SLOTS: '4',
+    },
+    root({ role: 'front' }),
+  );
   t.equal(c.cluster.role, 'worker');
   t.equal(c.cluster.natsUrl, 'nats://n1:4222,nats://n2:4222');
   t.equal(c.cluster.nodeId, 'w-7');
@@ -34,6 +42,9 @@ t.test('a front or worker without NATS, or a bad role, is a clear startup error'
   t.throws(() => loadConfig({}, root({ role: 'worker' })), /worker role needs a NATS server/);
   t.throws(() => loadConfig({ LEAN_TOOL_ROLE: 'boss' }, root()), /LEAN_TOOL_ROLE must be one of front, worker, both/);
   t.throws(() => loadConfig({ LEAN_TOOL_NODE_ID: 'a.b' }, root()), /LEAN_TOOL_NODE_ID/);
-  t.throws(() => loadConfig({ LEAN_TOOL_WORKER_SLOTS: '0' }, root()), /LEAN_TOOL_WORKER_SLOTS must be a positive integer/);
+  t.throws(
+    () => loadConfig({ LEAN_TOOL_WORKER_SLOTS: '0' }, root()),
+    /LEAN_TOOL_WORKER_SLOTS must be a positive integer/,
+  );
   t.throws(() => loadConfig({}, root({ role: 'both', prefix: 'a.b' })), /invalid configuration/);
 });

@@ -23,26 +23,58 @@ export function reportingCheck(node: string, ran: Ran, ms = 0, onStart?: () => v
       if (ms) {
         await new Promise<void>((resolve, reject) => {
           const t = setTimeout(resolve, ms);
-          ctx.signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            reject(ctx.signal.reason);
-          }, { once: true });
+          ctx.signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(t);
+              reject(ctx.signal.reason);
+            },
+            { once: true },
+          );
         });
       }
       ran.count++;
       ran.contents.push(req.content);
-      return { okay: true, content: req.content, lean_messages: { errors: [], warnings: [], infos: [] }, tool_messages: { errors: [], warnings: [], infos: [node] }, failed_declarations: [], timings: { total_ms: ms } } as never;
+      return {
+        okay: true,
+        content: req.content,
+        lean_messages: { errors: [], warnings: [], infos: [] },
+        tool_messages: { errors: [], warnings: [], infos: [node] },
+        failed_declarations: [],
+        timings: { total_ms: ms },
+      } as never;
     },
   };
 }
 
 export const clusterSettings = (url: string, nodeId: string, role: 'front' | 'worker' | 'both') => ({
-  role, natsUrl: url, nodeId, ackWaitSeconds: 1, heartbeatMs: 200, missedHeartbeats: 3, stealAfterMs: 500, workerSlots: 1,
+  role,
+  natsUrl: url,
+  nodeId,
+  ackWaitSeconds: 1,
+  heartbeatMs: 200,
+  missedHeartbeats: 3,
+  stealAfterMs: 500,
+  workerSlots: 1,
 });
 
-export async function clusterApp(url: string, nodeId: string, role: 'front' | 'worker' | 'both', extra: { check?: ToolImpl<'check'>; lean?: LeanRunner; prefix?: string; probe?: Probe; cluster?: Record<string, unknown> } = {}): Promise<FastifyInstance> {
+export async function clusterApp(
+  url: string,
+  nodeId: string,
+  role: 'front' | 'worker' | 'both',
+  extra: {
+    check?: ToolImpl<'check'>;
+    lean?: LeanRunner;
+    prefix?: string;
+    probe?: Probe;
+    cluster?: Record<string, unknown>;
+  } = {},
+): Promise<FastifyInstance> {
   return makeApp({
-    config: testConfig({ cluster: { ...clusterSettings(url, nodeId, role), prefix: extra.prefix ?? 'lean', ...extra.cluster }, admission: { anonymousConcurrency: 16 } }),
+    config: testConfig({
+      cluster: { ...clusterSettings(url, nodeId, role), prefix: extra.prefix ?? 'lean', ...extra.cluster },
+      admission: { anonymousConcurrency: 16 },
+    }),
     ...(extra.check ? { tools: { check: extra.check } } : {}),
     ...(extra.lean ? { lean: extra.lean } : {}),
     ...(extra.probe ? { probe: extra.probe } : {}),

@@ -6,16 +6,40 @@ t.test('the routing key: environment and canonical header', async (t) => {
   const a = workKey('lean-4.28.0', 'import Mathlib\n\n-- comment\nimport Aesop  \n');
   const b = workKey('lean-4.28.0', '  import Mathlib\nimport Aesop');
   t.same(a, b, 'blank lines, comments and indentation do not change the key');
-  t.not(workKey('lean-4.28.0', 'import Mathlib').hash, workKey('core-4.28.0', 'import Mathlib').hash, 'the environment is part of it');
-  t.not(workKey('e', 'import A\nimport B').hash, workKey('e', 'import B\nimport A').hash, 'import order matters (Lean elaborates in order)');
+  t.not(
+    workKey('lean-4.28.0', 'import Mathlib').hash,
+    workKey('core-4.28.0', 'import Mathlib').hash,
+    'the environment is part of it',
+  );
+  t.not(
+    workKey('e', 'import A\nimport B').hash,
+    workKey('e', 'import B\nimport A').hash,
+    'import order matters (Lean elaborates in order)',
+  );
   t.match(a.hash, /^[0-9a-f]{16}$/);
-  t.same(workKey('e', 'import Mathlib /- block\ncomment -/ import Aesop'), workKey('e', 'import Mathlib\nimport Aesop'), 'the pool key rule: block comments and line breaks are trivia');
+  t.same(
+    workKey('e', 'import Mathlib /- block\ncomment -/ import Aesop'),
+    workKey('e', 'import Mathlib\nimport Aesop'),
+    'the pool key rule: block comments and line breaks are trivia',
+  );
 });
 
 t.test('the header a request elaborates first', async (t) => {
-  t.equal(requestHeader({ content: 'import Foo\ntheorem x : True := trivial' }, 'import Mathlib'), 'import Mathlib', 'ignore_imports (default true): the environment header');
-  t.match(requestHeader({ content: 'import Foo\n\ntheorem x : True := trivial', ignore_imports: false }, 'import Mathlib'), /^import Foo\s*$/, "ignore_imports false: the content's own");
-  t.equal(requestHeader({ documents: ['a'] } as never, 'import Mathlib'), 'import Mathlib', 'no content: the environment header');
+  t.equal(
+    requestHeader({ content: 'import Foo\ntheorem x : True := trivial' }, 'import Mathlib'),
+    'import Mathlib',
+    'ignore_imports (default true): the environment header',
+  );
+  t.match(
+    requestHeader({ content: 'import Foo\n\ntheorem x : True := trivial', ignore_imports: false }, 'import Mathlib'),
+    /^import Foo\s*$/,
+    "ignore_imports false: the content's own",
+  );
+  t.equal(
+    requestHeader({ documents: ['a'] } as never, 'import Mathlib'),
+    'import Mathlib',
+    'no content: the environment header',
+  );
 });
 
 t.test('subjects and consumer names are valid NATS tokens', async (t) => {
@@ -27,5 +51,8 @@ t.test('subjects and consumer names are valid NATS tokens', async (t) => {
   t.equal(keyId(k), `lean-4_28_0.${k.hash}`);
   t.match(n.keyConsumer(k), /^[A-Za-z0-9_-]+$/, 'durable names take no dots or wildcards');
   t.equal(n.fallbackSubject, 'lean.work.fallback');
-  t.notOk(n.fallbackSubject.split('.').length === n.workSubject(k).split('.').length, 'the fallback cannot collide with a key subject (work-queue consumers must not overlap)');
+  t.notOk(
+    n.fallbackSubject.split('.').length === n.workSubject(k).split('.').length,
+    'the fallback cannot collide with a key subject (work-queue consumers must not overlap)',
+  );
 });

@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export function natsServerPath(): string | undefined {
-  const candidates = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+  const candidates = [
+    process.env.NATS_SERVER_BIN,
+    '/usr/sbin/nats-server',
+    '/usr/bin/nats-server',
+    '/usr/local/bin/nats-server',
+  ];
   for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(path.join(dir, 'nats-server'));
   return candidates.find((c): c is string => !!c && existsSync(c));
 }
@@ -47,7 +52,9 @@ export interface NatsServer {
 export async function startNatsServer(bin: string): Promise<NatsServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'lean-tool-nats-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
   const deadline = Date.now() + 10_000;

@@ -14,13 +14,18 @@ const bin = natsServerPath();
 
 /** A `check` double: three progress events, then (for content with SLOW) a 5 s wait; records how each run ended. */
 function progressCheck(ended: string[]): ToolImpl<'check'> {
-  const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
+  const sleep = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
   return {
     needsLean: () => false,
     async run(req, ctx) {
@@ -35,7 +40,14 @@ function progressCheck(ended: string[]): ToolImpl<'check'> {
         throw e;
       }
       ended.push('finished');
-      return { okay: true, content: req.content, lean_messages: { errors: [], warnings: [], infos: [] }, tool_messages: { errors: [], warnings: [], infos: [] }, failed_declarations: [], timings: { total_ms: 90 } } as never;
+      return {
+        okay: true,
+        content: req.content,
+        lean_messages: { errors: [], warnings: [], infos: [] },
+        tool_messages: { errors: [], warnings: [], infos: [] },
+        failed_declarations: [],
+        timings: { total_ms: 90 },
+      } as never;
     },
   };
 }
@@ -62,13 +74,34 @@ if (!bin) {
     await new Promise((r) => ws.once('open', r));
     t.teardown(() => ws.close());
 
-    ws.send(JSON.stringify({ id: 'p', tool: 'check', request: { content: 'theorem p : True := trivial\n', environment: TEST_ENV } }));
+    ws.send(
+      JSON.stringify({
+        id: 'p',
+        tool: 'check',
+        request: { content: 'theorem p : True := trivial\n', environment: TEST_ENV },
+      }),
+    );
     await until(() => events.some((e) => e.id === 'p' && e.event === 'result'), 10_000, 'the result');
     const of = (id: string) => events.filter((e) => e.id === id);
-    t.same(of('p').map((e) => e.event), ['queued', 'started', 'progress', 'progress', 'progress', 'result'], 'progress from the worker reaches the client before the result');
-    t.same(of('p').filter((e) => e.event === 'progress').map((e) => e.done), [1, 2, 3]);
+    t.same(
+      of('p').map((e) => e.event),
+      ['queued', 'started', 'progress', 'progress', 'progress', 'result'],
+      'progress from the worker reaches the client before the result',
+    );
+    t.same(
+      of('p')
+        .filter((e) => e.event === 'progress')
+        .map((e) => e.done),
+      [1, 2, 3],
+    );
 
-    ws.send(JSON.stringify({ id: 'c', tool: 'check', request: { content: 'theorem c : True := trivial -- SLOW\n', environment: TEST_ENV } }));
+    ws.send(
+      JSON.stringify({
+        id: 'c',
+        tool: 'check',
+        request: { content: 'theorem c : True := trivial -- SLOW\n', environment: TEST_ENV },
+      }),
+    );
     await until(() => of('c').some((e) => e.event === 'progress'), 10_000, 'the slow job to start');
     ws.send(JSON.stringify({ id: 'c', cancel: true }));
     await until(() => of('c').some((e) => e.event === 'error'), 10_000, 'the cancellation');
@@ -77,7 +110,16 @@ if (!bin) {
     t.equal(ended[1], 'aborted: cancelled', 'the cancel reached the worker, which stopped the job');
 
     const t0 = Date.now();
-    const r = await front.inject({ method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ content: 'theorem d : True := trivial -- SLOW\n', environment: TEST_ENV, timeout_seconds: 1 }) });
+    const r = await front.inject({
+      method: 'POST',
+      url: '/api/v1/check',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        content: 'theorem d : True := trivial -- SLOW\n',
+        environment: TEST_ENV,
+        timeout_seconds: 1,
+      }),
+    });
     t.equal(r.statusCode, 504, 'the deadline answers the client');
     t.ok(Date.now() - t0 < 4000, 'at the deadline, not after the job');
     await until(() => ended.length === 3, 5000, 'the worker to stop the late job');

@@ -7,6 +7,9 @@ import { clusterApp, reportingCheck } from './fixtures.ts';
 
 const [url, nodeId, ms, prefix] = process.argv.slice(2) as [string, string, string, string];
 const ran = { count: 0, contents: [] as string[] };
-const app = await clusterApp(url, nodeId, 'worker', { prefix, check: reportingCheck(nodeId, ran, Number(ms), () => process.stdout.write('started\n')) });
+const app = await clusterApp(url, nodeId, 'worker', {
+  prefix,
+  check: reportingCheck(nodeId, ran, Number(ms), () => process.stdout.write('started\n')),
+});
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -25,8 +25,22 @@ function wrongValue(tool: ToolName, field: string): unknown {
 
 t.test('every spec tool plus check has a schema', async (t) => {
   t.same(TOOL_NAMES.sort(), [
-    'check', 'comparator', 'disprove', 'extract_decls', 'extract_theorems', 'have2lemma', 'have2sorry', 'merge', 'normalize',
-    'rename', 'repair_proofs', 'simplify_theorems', 'sorry2lemma', 'theorem2lemma', 'theorem2sorry', 'verify_proof',
+    'check',
+    'comparator',
+    'disprove',
+    'extract_decls',
+    'extract_theorems',
+    'have2lemma',
+    'have2sorry',
+    'merge',
+    'normalize',
+    'rename',
+    'repair_proofs',
+    'simplify_theorems',
+    'sorry2lemma',
+    'theorem2lemma',
+    'theorem2sorry',
+    'verify_proof',
   ]);
 });
 
@@ -50,10 +64,16 @@ for (const tool of TOOL_NAMES) {
       if (bad === undefined) continue;
       const e = reject(tool, { ...validRequest(tool), [field]: bad });
       t.equal(e.status, 400);
-      t.ok(fieldsOf(e).some((f) => f === field || f.startsWith(`${field}.`)), `wrong type for ${field} is named (${JSON.stringify(bad)})`);
+      t.ok(
+        fieldsOf(e).some((f) => f === field || f.startsWith(`${field}.`)),
+        `wrong type for ${field} is named (${JSON.stringify(bad)})`,
+      );
     }
     for (const param of Object.keys(sharedParams).filter((p) => !(p in shape))) {
-      const e = reject(tool, { ...validRequest(tool), [param]: (sharedParams as Record<string, unknown>)[param] === undefined ? 1 : true });
+      const e = reject(tool, {
+        ...validRequest(tool),
+        [param]: (sharedParams as Record<string, unknown>)[param] === undefined ? 1 : true,
+      });
       t.ok(fieldsOf(e).includes(param), `${param} is not accepted by ${tool} and is named`);
       t.match(e.details!.find((d) => d.field === param)!.message, `is not a parameter of ${tool}`);
     }
@@ -68,21 +88,57 @@ for (const tool of TOOL_NAMES) {
 t.test('ranges and closed lists', async (t) => {
   t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: 3 })).includes('verbosity'));
   t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: -1 })).includes('verbosity'));
-  t.equal((parseToolRequest('have2lemma', { ...validRequest('have2lemma'), verbosity: 1.5 }) as { verbosity: number }).verbosity, 1.5, 'a fractional verbosity is a number from 0 to 2');
+  t.equal(
+    (parseToolRequest('have2lemma', { ...validRequest('have2lemma'), verbosity: 1.5 }) as { verbosity: number })
+      .verbosity,
+    1.5,
+    'a fractional verbosity is a number from 0 to 2',
+  );
   t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: '1' })).includes('verbosity'));
   t.ok(fieldsOf(reject('have2lemma', { ...validRequest('have2lemma'), verbosity: 2.01 })).includes('verbosity'));
-  t.equal((parseToolRequest('have2lemma', { ...validRequest('have2lemma'), verbosity: 2 }) as { verbosity: number }).verbosity, 2);
+  t.equal(
+    (parseToolRequest('have2lemma', { ...validRequest('have2lemma'), verbosity: 2 }) as { verbosity: number })
+      .verbosity,
+    2,
+  );
   t.ok(fieldsOf(reject('theorem2lemma', { ...validRequest('theorem2lemma'), target: 'corollary' })).includes('target'));
-  t.ok(fieldsOf(reject('repair_proofs', { ...validRequest('repair_proofs'), repairs: ['insert_sorries', 'make_it_work'] })).includes('repairs.1'));
-  t.ok(fieldsOf(reject('simplify_theorems', { ...validRequest('simplify_theorems'), simplifications: ['simplify_have_exact'] })).includes('simplifications.0'),
-    'disabled simplifications are not accepted');
-  t.ok(fieldsOf(reject('normalize', { ...validRequest('normalize'), normalizations: ['sort_imports'] })).includes('normalizations.0'));
+  t.ok(
+    fieldsOf(
+      reject('repair_proofs', { ...validRequest('repair_proofs'), repairs: ['insert_sorries', 'make_it_work'] }),
+    ).includes('repairs.1'),
+  );
+  t.ok(
+    fieldsOf(
+      reject('simplify_theorems', { ...validRequest('simplify_theorems'), simplifications: ['simplify_have_exact'] }),
+    ).includes('simplifications.0'),
+    'disabled simplifications are not accepted',
+  );
+  t.ok(
+    fieldsOf(reject('normalize', { ...validRequest('normalize'), normalizations: ['sort_imports'] })).includes(
+      'normalizations.0',
+    ),
+  );
   t.ok(fieldsOf(reject('check', { ...validRequest('check'), timeout_seconds: 0 })).includes('timeout_seconds'));
   t.ok(fieldsOf(reject('check', { ...validRequest('check'), timeout_seconds: -5 })).includes('timeout_seconds'));
-  t.ok(fieldsOf(reject('extract_decls', { ...validRequest('extract_decls'), delab_options: { 'linter.all': true } })).some((f) => f.startsWith('delab_options')));
-  t.ok(fieldsOf(reject('check', { ...validRequest('check'), global_options: { maxHeartbeats: [1] } })).includes('global_options.maxHeartbeats'));
+  t.ok(
+    fieldsOf(reject('extract_decls', { ...validRequest('extract_decls'), delab_options: { 'linter.all': true } })).some(
+      (f) => f.startsWith('delab_options'),
+    ),
+  );
+  t.ok(
+    fieldsOf(reject('check', { ...validRequest('check'), global_options: { maxHeartbeats: [1] } })).includes(
+      'global_options.maxHeartbeats',
+    ),
+  );
   t.ok(fieldsOf(reject('merge', { ...validRequest('merge'), documents: [] })).includes('documents'));
-  t.ok(fieldsOf(reject('indices' in TOOLS.check.request.shape ? 'check' : 'theorem2sorry', { ...validRequest('theorem2sorry'), indices: [0.5] })).includes('indices.0'));
+  t.ok(
+    fieldsOf(
+      reject('indices' in TOOLS.check.request.shape ? 'check' : 'theorem2sorry', {
+        ...validRequest('theorem2sorry'),
+        indices: [0.5],
+      }),
+    ).includes('indices.0'),
+  );
 });
 
 t.test('defaults follow the spec', async (t) => {
@@ -94,7 +150,10 @@ t.test('defaults follow the spec', async (t) => {
   t.same(n.normalizations, ['remove_sections', 'remove_duplicates', 'split_open_in_commands']);
   t.equal(n.failsafe, true);
   const h = parseToolRequest('have2lemma', validRequest('have2lemma'));
-  t.same([h.include_have_body, h.include_whole_context, h.reconstruct_callsite, h.verbosity, h.reparse], [false, true, false, 0, true]);
+  t.same(
+    [h.include_have_body, h.include_whole_context, h.reconstruct_callsite, h.verbosity, h.reparse],
+    [false, true, false, 0, true],
+  );
   const s = parseToolRequest('sorry2lemma', validRequest('sorry2lemma'));
   t.same([s.extract_sorries, s.extract_errors], [true, true]);
   const v = parseToolRequest('verify_proof', validRequest('verify_proof'));

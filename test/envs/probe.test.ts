@@ -19,7 +19,12 @@ function fakeInstall() {
   }
   const project = path.join(home, 'proj');
   const env = { HOME: home, PATH: '/nonexistent' };
-  const cfg = environmentConfig.parse({ name: 'lean-4.28.0', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: project });
+  const cfg = environmentConfig.parse({
+    name: 'lean-4.28.0',
+    lean_toolchain: 'leanprover/lean4:v4.28.0',
+    imports: 'import Mathlib',
+    project_dir: project,
+  });
   return { home, project, env, cfg };
 }
 
@@ -33,7 +38,10 @@ t.test('no toolchain anywhere', async (t) => {
 t.test('each missing piece is named, in order, until available', async (t) => {
   const { project, env, cfg } = fakeInstall();
   t.same(discoverToolchain(env).lake?.endsWith('.elan/bin/lake'), true, 'elan bin is searched even when not on PATH');
-  const reason = () => { const a = probeEnvironment(cfg, env); return a.available ? 'available' : a.reason; };
+  const reason = () => {
+    const a = probeEnvironment(cfg, env);
+    return a.available ? 'available' : a.reason;
+  };
   t.match(reason(), /leanprover\/lean4:v4.28.0 is not installed in elan/);
   mkdirSync(elanToolchainDir(cfg.lean_toolchain, env), { recursive: true });
   t.match(reason(), /does not exist/);
@@ -48,7 +56,11 @@ t.test('each missing piece is named, in order, until available', async (t) => {
   t.equal(probeEnvironment(cfg, env, undefined, 'none').available, true, 'available once the jail is explicitly off');
   t.equal(probeEnvironment({ ...cfg, sandbox: 'none' }, env).available, true);
   // The command lean:setup records: `lake env <repl binary>`.
-  const recorded = { ...cfg, sandbox: 'none' as const, repl_command: ['lake', 'env', path.join(project, 'missing-repl')] };
+  const recorded = {
+    ...cfg,
+    sandbox: 'none' as const,
+    repl_command: ['lake', 'env', path.join(project, 'missing-repl')],
+  };
   const a = probeEnvironment(recorded, env);
   t.match(!a.available && a.reason, /REPL binary .*missing-repl is missing/);
   writeFileSync(path.join(project, 'missing-repl'), '#!/bin/sh\n');
@@ -60,7 +72,13 @@ t.test('the registry caches availability for its TTL, then re-probes', async (t)
   const { cfg } = fakeInstall();
   let calls = 0;
   let up = false;
-  const reg = new EnvironmentRegistry([cfg], { ttlMs: 1000, probe: () => { calls++; return up ? { available: true } : { available: false, reason: 'down' }; } });
+  const reg = new EnvironmentRegistry([cfg], {
+    ttlMs: 1000,
+    probe: () => {
+      calls++;
+      return up ? { available: true } : { available: false, reason: 'down' };
+    },
+  });
   t.equal(reg.availability(cfg.name, 0).available, false);
   up = true;
   t.equal(reg.availability(cfg.name, 500).available, false, 'cached');
@@ -98,6 +116,9 @@ t.test('defect 9: a project pinning another toolchain than the configured one is
   t.equal(probeEnvironment(none, env).available, true, 'the same toolchain');
   writeFileSync(path.join(project, 'lean-toolchain'), 'leanprover/lean4:v4.27.0\n');
   const a = probeEnvironment(none, env);
-  t.match(!a.available && a.reason, /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/);
+  t.match(
+    !a.available && a.reason,
+    /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/,
+  );
   t.equal(sameToolchain('leanprover/lean4:4.28.0', 'leanprover/lean4:v4.28.0'), true);
 });

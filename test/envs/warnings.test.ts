@@ -17,19 +17,37 @@ t.test('every environment that cannot run Lean is named with its reason and what
 });
 
 t.test('bubblewrap missing: warned when an environment asks for the jail, not otherwise', async (t) => {
-  const missing = () => ({ usable: false as const, reason: 'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap)' });
-  t.match(environmentWarnings(cfg.environments, registry, 'bwrap', missing).at(-1), /^bubblewrap: .*apt-get install bubblewrap/);
+  const missing = () => ({
+    usable: false as const,
+    reason: 'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap)',
+  });
+  t.match(
+    environmentWarnings(cfg.environments, registry, 'bwrap', missing).at(-1),
+    /^bubblewrap: .*apt-get install bubblewrap/,
+  );
   t.equal(environmentWarnings(cfg.environments, registry, 'none', missing).length, 1, 'no environment uses the jail');
   t.equal(environmentWarnings(cfg.environments, registry, 'bwrap', () => ({ usable: true })).length, 1, 'bwrap usable');
 });
 
 t.test('the daemon logs them at startup and lists them in /v1/status', async (t) => {
   const lines: { level: number; msg: string }[] = [];
-  const sink = new Writable({ write(chunk, _e, cb) { for (const l of String(chunk).trim().split('\n')) lines.push(JSON.parse(l)); cb(); } });
-  const app = await buildApp({ config: testConfig({ environments: testEnvironments, lean: { sandbox: 'none', minWarm: 0 } }), probe: testProbe, logger: pino({ level: 'warn' }, sink) });
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      for (const l of String(chunk).trim().split('\n')) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const app = await buildApp({
+    config: testConfig({ environments: testEnvironments, lean: { sandbox: 'none', minWarm: 0 } }),
+    probe: testProbe,
+    logger: pino({ level: 'warn' }, sink),
+  });
   t.teardown(() => app.close());
   await app.ready();
-  t.ok(lines.some((l) => l.level === 40 && l.msg.startsWith(`environment ${UNAVAILABLE_ENV} cannot run Lean`)), 'warned at startup');
+  t.ok(
+    lines.some((l) => l.level === 40 && l.msg.startsWith(`environment ${UNAVAILABLE_ENV} cannot run Lean`)),
+    'warned at startup',
+  );
   const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
   t.ok(status.warnings.some((w: string) => w.startsWith(`environment ${UNAVAILABLE_ENV} cannot run Lean`)));
 });

@@ -12,7 +12,13 @@ import { probeEnvironment } from '../../src/envs/probe.ts';
 import { comparatorTool } from '../../src/tools/comparator.ts';
 
 const config = loadConfig();
-const backend = new ComparatorBackend({ root: PROJECT_ROOT, config: config.comparator, sandbox: config.lean.sandbox, limits: config.lean.limits, parentEnv: process.env });
+const backend = new ComparatorBackend({
+  root: PROJECT_ROOT,
+  config: config.comparator,
+  sandbox: config.lean.sandbox,
+  limits: config.lean.limits,
+  parentEnv: process.env,
+});
 const reasons: string[] = [];
 const env = config.environments
   .sort((x, y) => Number(x.imports !== '') - Number(y.imports !== ''))
@@ -26,10 +32,22 @@ const env = config.environments
 const skip = env ? false : `comparator cannot run here: ${reasons.join('; ')}`;
 if (skip) t.comment(`SKIP comparator integration tests: ${skip}`);
 
-const run = (content: string) => comparatorTool(backend).run(
-  parseToolRequest('comparator', { formal_statement: 'theorem comm (n m : Nat) : n + m = m + n := by sorry\n', content, environment: env!.name, memory_limit_mb: 16384 }),
-  { env: env!, signal: AbortSignal.timeout(900_000), log: pino({ level: 'silent' }), lean: { elaborate: () => Promise.reject(new Error('unused')) }, progress: () => {} },
-);
+const run = (content: string) =>
+  comparatorTool(backend).run(
+    parseToolRequest('comparator', {
+      formal_statement: 'theorem comm (n m : Nat) : n + m = m + n := by sorry\n',
+      content,
+      environment: env!.name,
+      memory_limit_mb: 16384,
+    }),
+    {
+      env: env!,
+      signal: AbortSignal.timeout(900_000),
+      log: pino({ level: 'silent' }),
+      lean: { elaborate: () => Promise.reject(new Error('unused')) },
+      progress: () => {},
+    },
+  );
 
 t.test('a real proof passes', { skip }, async (t) => {
   const r = await run('theorem comm (n m : Nat) : n + m = m + n := Nat.add_comm n m\n');
@@ -40,7 +58,9 @@ t.test('a real proof passes', { skip }, async (t) => {
 
 t.test('a proof through an extra axiom is rejected', { skip }, async (t) => {
   // The shape of comparator's own tests/projects/simple_axiom_issue.
-  const r = await run('axiom helper {α : Sort u} : α\n\ntheorem comm (n m : Nat) : n + m = m + n := by\n  exact helper\n');
+  const r = await run(
+    'axiom helper {α : Sort u} : α\n\ntheorem comm (n m : Nat) : n + m = m + n := by\n  exact helper\n',
+  );
   t.not(r.exit_status, 0);
   t.equal(r.okay, false);
   t.same(r.validated_theorem_names, []);

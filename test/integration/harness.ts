@@ -20,10 +20,15 @@ export interface Chosen {
 }
 
 /** The environment to run on, or why there is none (one reason per configured environment). */
-export function chooseEnvironment(envs: readonly EnvironmentConfig[], probe: (e: EnvironmentConfig) => Availability = probeEnvironment): Chosen {
+export function chooseEnvironment(
+  envs: readonly EnvironmentConfig[],
+  probe: (e: EnvironmentConfig) => Availability = probeEnvironment,
+): Chosen {
   const probes = envs.map((e) => ({ env: e, a: probe(e) }));
   // Prefer a core-only environment: it starts in seconds.
-  const ready = probes.filter((p) => p.a.available).sort((x, y) => Number(x.env.imports !== '') - Number(y.env.imports !== ''))[0];
+  const ready = probes
+    .filter((p) => p.a.available)
+    .sort((x, y) => Number(x.env.imports !== '') - Number(y.env.imports !== ''))[0];
   if (ready) return { env: ready.env, skip: false };
   const reasons = probes.map((p) => `${p.env.name}: ${p.a.available ? 'available' : p.a.reason}`).join('; ');
   return { env: undefined, skip: `no Lean toolchain here: ${reasons || 'no environment configured'}` };
@@ -37,9 +42,20 @@ export async function leanApp(t: Test, cfg = config): Promise<FastifyInstance> {
   return app;
 }
 
-/** POST /api/v1/<tool> on `env`; the JSON response. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool's JSON response, read field by field in the tests
-export async function callTool(app: FastifyInstance, env: EnvironmentConfig | undefined, tool: string, body: Record<string, unknown>): Promise<any> {
-  const res = await app.inject({ method: 'POST', url: `/api/v1/${tool}`, payload: { environment: env?.name, timeout_seconds: 600, ...body } });
+type ToolJson = any;
+
+/** POST /api/v1/<tool> on `env`; the JSON response. */
+export async function callTool(
+  app: FastifyInstance,
+  env: EnvironmentConfig | undefined,
+  tool: string,
+  body: Record<string, unknown>,
+): Promise<ToolJson> {
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/v1/${tool}`,
+    payload: { environment: env?.name, timeout_seconds: 600, ...body },
+  });
   return res.json();
 }

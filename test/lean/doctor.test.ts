@@ -20,7 +20,9 @@ t.test('without a toolchain, lean:doctor says what is missing and exits non-zero
   // An empty overlay (a LEAN_TOOL_CONFIG naming a missing file is a configuration error).
   writeFileSync(path.join(home, 'none.json'), '{}');
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
-    cwd: PROJECT_ROOT, env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') }, encoding: 'utf8',
+    cwd: PROJECT_ROOT,
+    env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
+    encoding: 'utf8',
   });
   t.equal(r.status, 1);
   t.match(r.stderr, /lean:doctor needs a Lean toolchain/);
@@ -28,12 +30,24 @@ t.test('without a toolchain, lean:doctor says what is missing and exits non-zero
 });
 
 t.test('every check fails against a REPL that knows no Lean', async (t) => {
-  const env = environmentConfig.parse({ name: 'fake', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: '/tmp' });
-  const s = await LeanSession.open({ spawn: () => new ReplProcess({ launch: fakeLaunch(), log: silent }), log: silent, prefixEntries: 100 }, env.imports);
+  const env = environmentConfig.parse({
+    name: 'fake',
+    lean_toolchain: 'leanprover/lean4:v4.28.0',
+    imports: 'import Mathlib',
+    project_dir: '/tmp',
+  });
+  const s = await LeanSession.open(
+    { spawn: () => new ReplProcess({ launch: fakeLaunch(), log: silent }), log: silent, prefixEntries: 100 },
+    env.imports,
+  );
   t.teardown(() => s.kill());
   const results = await runChecks(s, env, AbortSignal.timeout(30_000));
   t.equal(results.length, CHECKS.length);
-  t.same(results.filter((r) => r.ok), [], 'no check passes without Lean answering');
+  t.same(
+    results.filter((r) => r.ok),
+    [],
+    'no check passes without Lean answering',
+  );
   const table = formatTable(results.map((r) => ({ env: env.name, check: r.name, ok: r.ok, detail: r.detail })));
   t.match(table, /^environment\s+check\s+ok\s+detail/);
   t.match(table, /fake\s+#print axioms format \(public and private declarations\)\s+FAIL/);

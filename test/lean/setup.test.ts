@@ -16,7 +16,9 @@ t.test('toolchain tags', async (t) => {
 t.test('without elan, lean:setup fails and says what is missing', async (t) => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
-    cwd: PROJECT_ROOT, env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') }, encoding: 'utf8',
+    cwd: PROJECT_ROOT,
+    env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
+    encoding: 'utf8',
   });
   t.equal(r.status, 1);
   t.match(r.stderr, /needs elan/);
@@ -28,11 +30,22 @@ t.test('comparator step: pinned checkout and build commands; a missing pin is na
   const { configSchema } = await import('../../src/config.ts');
   const { environmentConfig } = await import('../../src/envs/config.ts');
   const root = mkdtempSync(path.join(os.tmpdir(), 'cmp-setup-'));
-  const env = environmentConfig.parse({ name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/p' });
-  const pin = { comparator: '7a0cae3df7a0200ff330c82420b8d88a51c9cac7', lean4export: '048394e1afeeb52b0fa27bcf3f1ade2ff0f0ab6d' };
+  const env = environmentConfig.parse({
+    name: 'e',
+    lean_toolchain: 'leanprover/lean4:v4.28.0',
+    imports: '',
+    project_dir: '/p',
+  });
+  const pin = {
+    comparator: '7a0cae3df7a0200ff330c82420b8d88a51c9cac7',
+    lean4export: '048394e1afeeb52b0fa27bcf3f1ade2ff0f0ab6d',
+  };
   const config = configSchema.parse({ comparator: { landrun: 'shim', pins: { 'v4.28.0': pin } } });
   const calls: string[] = [];
-  const run = async (cmd: string, argv: string[], cwd: string) => { calls.push(`${path.relative(root, cwd) || '.'}: ${cmd} ${argv.join(' ')}`); return ''; };
+  const run = async (cmd: string, argv: string[], cwd: string) => {
+    calls.push(`${path.relative(root, cwd) || '.'}: ${cmd} ${argv.join(' ')}`);
+    return '';
+  };
   const r = await setupComparator(env, config, root, run, true);
   t.same(calls, [
     `lean/.build: git clone https://github.com/leanprover/comparator ${path.join(root, 'lean/.build/comparator-v4.28.0')}`,
@@ -41,7 +54,13 @@ t.test('comparator step: pinned checkout and build commands; a missing pin is na
   ]);
   t.same(r.missing, []);
   t.match(r.built.join('\n'), /fake-landrun\.sh.*only sandbox/);
-  const none = await setupComparator(environmentConfig.parse({ ...env, lean_toolchain: 'leanprover/lean4:v4.99.0' }), config, root, run, true);
+  const none = await setupComparator(
+    environmentConfig.parse({ ...env, lean_toolchain: 'leanprover/lean4:v4.99.0' }),
+    config,
+    root,
+    run,
+    true,
+  );
   t.match(none.missing.join('\n'), /no pin in config comparator\.pins \(pinned: v4\.28\.0\)/);
 });
 
@@ -69,9 +88,24 @@ function preparedMachine(pin = 'leanprover/lean4:v4.28.0', subdir: string | null
   writeFileSync(path.join(root, 'lakefile.toml'), 'name = "p"\n\n[[require]]\nname = "mathlib"\n');
   writeFileSync(path.join(root, 'lean-toolchain'), `${pin}\n`);
   const config = path.join(home, 'local.json');
-  writeFileSync(config, JSON.stringify({ environments: [{ name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: project, subdir }] }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      environments: [
+        {
+          name: 'e',
+          lean_toolchain: 'leanprover/lean4:v4.28.0',
+          imports: 'import Mathlib',
+          project_dir: project,
+          subdir,
+        },
+      ],
+    }),
+  );
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
-    cwd: PROJECT_ROOT, env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: config, LEAN_TOOL_BUILD_DIR: build }, encoding: 'utf8',
+    cwd: PROJECT_ROOT,
+    env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: config, LEAN_TOOL_BUILD_DIR: build },
+    encoding: 'utf8',
   });
   const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
   return { r, calls, root, config };
@@ -96,6 +130,9 @@ t.test('defect 8: a subdir environment is set up in its subdir', async (t) => {
 t.test('defect 9: a project pinning another toolchain is refused at setup', async (t) => {
   const { r, calls } = preparedMachine('leanprover/lean4:v4.27.0');
   t.equal(r.status, 1);
-  t.match(r.stderr, /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/);
+  t.match(
+    r.stderr,
+    /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/,
+  );
   t.same(calls, [], 'nothing built');
 });

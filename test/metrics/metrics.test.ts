@@ -7,10 +7,26 @@ t.test('a single-machine daemon serves Prometheus metrics that follow its reques
   t.teardown(() => app.close());
   t.equal(app.cluster, undefined, 'no cluster without a NATS URL');
   const body = JSON.stringify({ content: 'theorem foo : True := by\n  trivial\n', environment: TEST_ENV });
-  const post = () => app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body, headers: { 'content-type': 'application/json' } });
+  const post = () =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/theorem2sorry',
+      payload: body,
+      headers: { 'content-type': 'application/json' },
+    });
   t.equal((await post()).statusCode, 200);
   t.equal((await post()).headers['x-cache'], 'hit');
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: '{"content": 1}', headers: { 'content-type': 'application/json' } })).statusCode, 400);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/theorem2sorry',
+        payload: '{"content": 1}',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).statusCode,
+    400,
+  );
   const r = await app.inject({ method: 'GET', url: '/metrics' });
   t.equal(r.statusCode, 200);
   t.match(r.headers['content-type'], /^text\/plain/);
@@ -26,7 +42,7 @@ t.test('a single-machine daemon serves Prometheus metrics that follow its reques
   t.notOk('cluster' in status, 'status has no cluster section on one machine');
 });
 
-t.test('metrics follow the daemon\'s keys: a bad key is refused', async (t) => {
+t.test("metrics follow the daemon's keys: a bad key is refused", async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
   const r = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer nope-not-a-key' } });
@@ -43,6 +59,10 @@ t.test('pool sessions by state and retirements by reason appear once a pool exis
     if (/lean_tool_sessions\{environment="lean-test",state="idle"\} 1/.test(body)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  t.match(body, /lean_tool_sessions\{environment="lean-test",state="idle"\} 1/, 'the warm fake session is counted idle');
+  t.match(
+    body,
+    /lean_tool_sessions\{environment="lean-test",state="idle"\} 1/,
+    'the warm fake session is counted idle',
+  );
   t.match(body, /lean_tool_session_waiters\{environment="lean-test"\} 0/);
 });

@@ -8,22 +8,35 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) => {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
-    cwd: PROJECT_ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const deadline = Date.now() + 20_000;
-  while (!out.includes('lean tool service listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!out.includes('lean tool service listening') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   t.match(out, 'lean tool service listening');
-  const envs = await (await fetch(`http://127.0.0.1:${port}/v1/environments`)).json() as { name: string; available: boolean }[];
+  const envs = (await (await fetch(`http://127.0.0.1:${port}/v1/environments`)).json()) as {
+    name: string;
+    available: boolean;
+  }[];
   t.ok(envs.length >= 1 && envs.every((e) => typeof e.available === 'boolean'));
-  const status = await (await fetch(`http://127.0.0.1:${port}/v1/status`)).json() as { status: string };
+  const status = (await (await fetch(`http://127.0.0.1:${port}/v1/status`)).json()) as { status: string };
   t.equal(status.status, 'healthy');
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   t.equal(code, 0);
-  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const reqLine = lines.find((l) => l.url === '/v1/status');
   t.match(reqLine, { msg: 'request', status: 200, keyClass: 'anonymous' }, 'one log line per request');
   t.ok(lines.some((l) => l.msg === 'stopped'));
@@ -38,14 +51,26 @@ t.test('draining: queued requests finish, new ones get 503 overloaded', async (t
         needsLean: () => false,
         run: async (req) => {
           await sleep(300);
-          return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+          return {
+            okay: true,
+            content: req.content,
+            lean_messages: emptyMessages(),
+            tool_messages: emptyMessages(),
+            failed_declarations: [],
+            timings: { total_ms: 0 },
+          };
         },
       },
     },
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const post = (content: string) => fetch(`${base}/api/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content, environment: 'lean-test' }) });
+  const post = (content: string) =>
+    fetch(`${base}/api/v1/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content, environment: 'lean-test' }),
+    });
   const running = post('first');
   const queued = post('second'); // anonymous: waits for the single slot
   // Close only once one request runs and the other waits (not before they arrive).

@@ -15,7 +15,14 @@ const checkTool = (delayMs = 0) => ({
     needsLean: () => false,
     run: async (req: { content: string }) => {
       if (delayMs) await sleep(delayMs);
-      return { okay: true, content: req.content, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } };
+      return {
+        okay: true,
+        content: req.content,
+        lean_messages: emptyMessages(),
+        tool_messages: emptyMessages(),
+        failed_declarations: [],
+        timings: { total_ms: 0 },
+      };
     },
   },
 });
@@ -36,49 +43,79 @@ function raw(port: number, data: string): Promise<string> {
   });
 }
 
-t.test('a WebSocket client that never reads: the daemon stops reading it and its send buffer stays bounded', async (t) => {
-  // Small requests, large results (1 MiB each): what the daemon would buffer for a non-reader.
-  const result = `-- ${'x'.repeat(1024 * 1024)}`;
-  const hardLimit = 4 * 1024 * 1024;
-  const app = await makeApp({
-    tools: { check: { needsLean: () => false, run: async () => ({ okay: true, content: result, lean_messages: emptyMessages(), tool_messages: emptyMessages(), failed_declarations: [], timings: { total_ms: 0 } }) } },
-    config: testConfig({ admission: { anonymousConcurrency: 64, anonymousQueueLimit: 1000 }, server: { stream: { sendBudgetBytes: 512 * 1024, sendHardLimitBytes: hardLimit } } }),
-  });
-  t.teardown(() => app.close());
-  const port = await listen(app);
-  // The daemon's side of the upgraded connection: what it has queued for the client.
-  const serverSockets: net.Socket[] = [];
-  app.server.on('upgrade', (_req, socket: net.Socket) => serverSockets.push(socket));
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`);
-  await new Promise((r) => ws.once('open', r));
-  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
-  // Stop reading at the TCP level: results pile up in the daemon's send buffer.
-  (ws as unknown as { _socket: net.Socket })._socket.pause();
-  let maxBuffered = 0;
-  const sample = setInterval(() => {
-    for (const sock of serverSockets) maxBuffered = Math.max(maxBuffered, sock.writableLength);
-  }, 5);
-  // 500 requests would be 500 MiB of results if the daemon buffered without limit.
-  for (let i = 0; i < 500 && ws.readyState === ws.OPEN; i++) {
-    ws.send(JSON.stringify({ id: String(i), tool: 'check', request: { content: `x${i}`, environment: TEST_ENV } }));
-  }
-  // Either the daemon stopped reading (paused at the budget) or it closed the socket (4008) once
-  // results already in flight passed the hard limit; both bound what it holds for this client.
-  const code = await Promise.race([closed, sleep(5_000).then(() => -1)]);
-  clearInterval(sample);
-  t.ok(code === -1 || code === 4008, `socket ${code === -1 ? 'paused, still open' : `closed with ${code}`}`);
-  t.ok(maxBuffered <= hardLimit + 2 * 1024 * 1024, `largest send buffer ${(maxBuffered / 2 ** 20).toFixed(1)} MiB (hard limit 4 MiB; 500 MiB were asked for)`);
-  ws.terminate();
-});
+t.test(
+  'a WebSocket client that never reads: the daemon stops reading it and its send buffer stays bounded',
+  async (t) => {
+    // Small requests, large results (1 MiB each): what the daemon would buffer for a non-reader.
+    const result = `-- ${'x'.repeat(1024 * 1024)}`;
+    const hardLimit = 4 * 1024 * 1024;
+    const app = await makeApp({
+      tools: {
+        check: {
+          needsLean: () => false,
+          run: async () => ({
+            okay: true,
+            content: result,
+            lean_messages: emptyMessages(),
+            tool_messages: emptyMessages(),
+            failed_declarations: [],
+            timings: { total_ms: 0 },
+          }),
+        },
+      },
+      config: testConfig({
+        admission: { anonymousConcurrency: 64, anonymousQueueLimit: 1000 },
+        server: { stream: { sendBudgetBytes: 512 * 1024, sendHardLimitBytes: hardLimit } },
+      }),
+    });
+    t.teardown(() => app.close());
+    const port = await listen(app);
+    // The daemon's side of the upgraded connection: what it has queued for the client.
+    const serverSockets: net.Socket[] = [];
+    app.server.on('upgrade', (_req, socket: net.Socket) => serverSockets.push(socket));
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`);
+    await new Promise((r) => ws.once('open', r));
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    // Stop reading at the TCP level: results pile up in the daemon's send buffer.
+    (ws as unknown as { _socket: net.Socket })._socket.pause();
+    let maxBuffered = 0;
+    const sample = setInterval(() => {
+      for (const sock of serverSockets) maxBuffered = Math.max(maxBuffered, sock.writableLength);
+    }, 5);
+    // 500 requests would be 500 MiB of results if the daemon buffered without limit.
+    for (let i = 0; i < 500 && ws.readyState === ws.OPEN; i++) {
+      ws.send(JSON.stringify({ id: String(i), tool: 'check', request: { content: `x${i}`, environment: TEST_ENV } }));
+    }
+    // Either the daemon stopped reading (paused at the budget) or it closed the socket (4008) once
+    // results already in flight passed the hard limit; both bound what it holds for this client.
+    const code = await Promise.race([closed, sleep(5_000).then(() => -1)]);
+    clearInterval(sample);
+    t.ok(code === -1 || code === 4008, `socket ${code === -1 ? 'paused, still open' : `closed with ${code}`}`);
+    t.ok(
+      maxBuffered <= hardLimit + 2 * 1024 * 1024,
+      `largest send buffer ${(maxBuffered / 2 ** 20).toFixed(1)} MiB (hard limit 4 MiB; 500 MiB were asked for)`,
+    );
+    ws.terminate();
+  },
+);
 
 t.test('stalled half-sent bodies are answered 408 in the envelope and closed by the body timeout', async (t) => {
-  const app = await makeApp({ tools: checkTool(), config: testConfig({ server: { requestTimeoutMs: 500, headersTimeoutMs: 500, timeoutCheckIntervalMs: 100 } }) });
+  const app = await makeApp({
+    tools: checkTool(),
+    config: testConfig({ server: { requestTimeoutMs: 500, headersTimeoutMs: 500, timeoutCheckIntervalMs: 100 } }),
+  });
   t.teardown(() => app.close());
   const port = await listen(app);
   const N = 50;
   const started = Date.now();
-  const replies = await Promise.all(Array.from({ length: N }, () =>
-    raw(port, `POST /api/v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"content": "${'y'.repeat(10_000)}`)));
+  const replies = await Promise.all(
+    Array.from({ length: N }, () =>
+      raw(
+        port,
+        `POST /api/v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"content": "${'y'.repeat(10_000)}`,
+      ),
+    ),
+  );
   const ms = Date.now() - started;
   t.ok(ms < 5_000, `all ${N} closed after ${ms} ms`);
   const statuses = replies.map((r) => r.split('\r\n')[0]);
@@ -99,7 +136,11 @@ t.test('errors from the HTTP parser and router use the envelope and echo at most
   const longPath = await app.inject({ method: 'GET', url: `/nothing/${'p'.repeat(10_000)}` });
   t.equal(longPath.statusCode, 404);
   t.ok(longPath.body.length < 500, `404 body is ${longPath.body.length} bytes for a 10 KB URL`);
-  const longEnv = await app.inject({ method: 'POST', url: '/api/v1/check', payload: { content: 'x', environment: 'e'.repeat(1_000_000) } });
+  const longEnv = await app.inject({
+    method: 'POST',
+    url: '/api/v1/check',
+    payload: { content: 'x', environment: 'e'.repeat(1_000_000) },
+  });
   t.equal(longEnv.statusCode, 404);
   t.ok(longEnv.body.length < 1_000, `unknown environment body is ${longEnv.body.length} bytes for a 1 MB name`);
   const badUrl = await app.inject({ method: 'POST', url: '/api/v1/%E0%A4%A' });
@@ -111,13 +152,20 @@ t.test('__proto__ keys: malformed JSON over HTTP and WebSocket alike', async (t)
   t.teardown(() => app.close());
   const port = await listen(app);
   const body = '{"content": "x", "environment": "lean-test", "__proto__": {"polluted": true}}';
-  const http = await app.inject({ method: 'POST', url: '/api/v1/check', headers: { 'content-type': 'application/json' }, payload: body });
+  const http = await app.inject({
+    method: 'POST',
+    url: '/api/v1/check',
+    headers: { 'content-type': 'application/json' },
+    payload: body,
+  });
   t.equal(http.statusCode, 400);
   t.equal(http.json().error.code, 'malformed_json');
   const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`);
   await new Promise((r) => ws.once('open', r));
   ws.send(`{"id": "p", "tool": "check", "request": ${body}}`);
-  const reply = await new Promise<{ event: string; error?: { code: string } }>((r) => ws.once('message', (d) => r(JSON.parse(String(d)))));
+  const reply = await new Promise<{ event: string; error?: { code: string } }>((r) =>
+    ws.once('message', (d) => r(JSON.parse(String(d)))),
+  );
   t.equal(reply.event, 'error');
   t.equal(reply.error?.code, 'malformed_json');
   ws.close();
@@ -126,7 +174,15 @@ t.test('__proto__ keys: malformed JSON over HTTP and WebSocket alike', async (t)
 t.test('a cancel in the same read as its request stops the job before it starts', async (t) => {
   let runs = 0;
   const app = await makeApp({
-    tools: { check: { ...checkTool(50).check, run: async (req: { content: string }) => { runs++; return checkTool().check.run(req); } } },
+    tools: {
+      check: {
+        ...checkTool(50).check,
+        run: async (req: { content: string }) => {
+          runs++;
+          return checkTool().check.run(req);
+        },
+      },
+    },
   });
   t.teardown(() => app.close());
   const port = await listen(app);
@@ -143,8 +199,13 @@ t.test('a cancel in the same read as its request stops the job before it starts'
     ws.send(JSON.stringify({ id: `c${i}`, cancel: true }));
   }
   sock.uncork();
-  for (let i = 0; i < 200 && events.filter((e) => e.event === 'error' || e.event === 'result').length < N; i++) await sleep(20);
-  t.equal(events.filter((e) => e.event === 'error' && e.error?.code === 'cancelled').length, N, 'every pair answered cancelled');
+  for (let i = 0; i < 200 && events.filter((e) => e.event === 'error' || e.event === 'result').length < N; i++)
+    await sleep(20);
+  t.equal(
+    events.filter((e) => e.event === 'error' && e.error?.code === 'cancelled').length,
+    N,
+    'every pair answered cancelled',
+  );
   t.equal(runs, 0, 'no job ran');
   ws.close();
 });
@@ -159,7 +220,9 @@ t.test('after close begins, a busy keep-alive connection finishes its request an
   s.on('data', (d) => (out += d));
   const req = (content: string) => {
     const body = JSON.stringify({ content, environment: TEST_ENV });
-    s.write(`POST /api/v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    s.write(
+      `POST /api/v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
   };
   req('first');
   // Close begins while the first request runs (an idle keep-alive connection would be closed by
@@ -168,7 +231,10 @@ t.test('after close begins, a busy keep-alive connection finishes its request an
   const closing = app.close();
   await sleep(20);
   req('second');
-  const ended = await Promise.race([new Promise<boolean>((r) => s.once('end', () => r(true))), sleep(3_000).then(() => false)]);
+  const ended = await Promise.race([
+    new Promise<boolean>((r) => s.once('end', () => r(true))),
+    sleep(3_000).then(() => false),
+  ]);
   t.ok(ended, 'the server ended the connection cleanly');
   // The in-flight request completes with `connection: close`; the connection then ends cleanly
   // (a FIN, not a reset), so the client never sees a connection error.

@@ -4,7 +4,9 @@ import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV, validRequest } from '..
 import { errorBody } from '../../src/contract/common.ts';
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) => ({
-  method: 'POST' as const, url: path, payload: typeof body === 'string' ? body : JSON.stringify(body),
+  method: 'POST' as const,
+  url: path,
+  payload: typeof body === 'string' ? body : JSON.stringify(body),
   headers: { 'content-type': 'application/json', ...headers },
 });
 
@@ -28,11 +30,22 @@ t.test('every tool route: valid body passes validation; invalid body is a 400 na
     const bad = await app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool), environment: 7 }));
     t.equal(bad.statusCode, 400);
     t.ok(errorBody.safeParse(bad.json()).success, 'error envelope shape');
-    t.same(bad.json().error.details.map((d: { field: string }) => d.field), ['environment']);
+    t.same(
+      bad.json().error.details.map((d: { field: string }) => d.field),
+      ['environment'],
+    );
     const { environment: _e, ...missing } = validRequest(tool);
-    t.same((await app.inject(post(`/api/v1/${tool}`, missing))).json().error.details.map((d: { field: string }) => d.field), ['environment'], `${tool}: missing field named`);
+    t.same(
+      (await app.inject(post(`/api/v1/${tool}`, missing))).json().error.details.map((d: { field: string }) => d.field),
+      ['environment'],
+      `${tool}: missing field named`,
+    );
     const extra = (await app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool), bogus_param: 1 }))).json();
-    t.same(extra.error.details, [{ field: 'bogus_param', message: `is not a parameter of ${tool}` }], `${tool}: unknown parameter named`);
+    t.same(
+      extra.error.details,
+      [{ field: 'bogus_param', message: `is not a parameter of ${tool}` }],
+      `${tool}: unknown parameter named`,
+    );
   }
 });
 
@@ -74,17 +87,27 @@ t.test('body errors: 413, malformed JSON, empty body; JSON is accepted whatever 
   const empty = await app.inject(post('/api/v1/check', ''));
   t.equal(empty.statusCode, 400);
   t.equal(empty.json().error.code, 'malformed_json');
-  const form = await app.inject(post('/api/v1/check', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' }));
+  const form = await app.inject(
+    post('/api/v1/check', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+  );
   t.equal(form.statusCode, 400);
   t.equal(form.json().error.code, 'malformed_json', 'a form body is not JSON: said so, not 415');
   const emptyUntyped = await app.inject({ method: 'POST', url: '/api/v1/check' });
   t.equal(emptyUntyped.statusCode, 400);
-  t.equal(emptyUntyped.json().error.code, 'malformed_json', 'no body and no content type: the same answer as an empty JSON body (docs/errors.md)');
-  const text = await app.inject(post('/api/v1/check', validRequest('check', 'no-such-env'), { 'content-type': 'text/plain; charset=utf-8' }));
+  t.equal(
+    emptyUntyped.json().error.code,
+    'malformed_json',
+    'no body and no content type: the same answer as an empty JSON body (docs/errors.md)',
+  );
+  const text = await app.inject(
+    post('/api/v1/check', validRequest('check', 'no-such-env'), { 'content-type': 'text/plain; charset=utf-8' }),
+  );
   t.equal(text.json().error.code, 'unknown_environment', 'text/plain JSON (the AXLE client) is parsed as JSON');
   const textBad = await app.inject(post('/api/v1/check', 'not json', { 'content-type': 'text/plain' }));
   t.equal(textBad.json().error.code, 'malformed_json');
-  const proto = await app.inject(post('/api/v1/check', '{"__proto__": {"x": 1}, "content": "", "environment": "lean-test"}'));
+  const proto = await app.inject(
+    post('/api/v1/check', '{"__proto__": {"x": 1}, "content": "", "environment": "lean-test"}'),
+  );
   t.equal(proto.statusCode, 400, 'prototype poisoning is refused');
 });
 
@@ -96,9 +119,15 @@ t.test('API keys: unknown key 401, malformed header 401, known key accepted', as
   t.equal(bad.json().error.code, 'unauthorized');
   const basic = await app.inject(post('/api/v1/check', validRequest('check'), { authorization: 'Basic dXNlcjpwYXNz' }));
   t.equal(basic.statusCode, 401);
-  const good = await app.inject(post('/api/v1/check', validRequest('check', 'no-such-env'), { authorization: 'Bearer user-key-123' }));
+  const good = await app.inject(
+    post('/api/v1/check', validRequest('check', 'no-such-env'), { authorization: 'Bearer user-key-123' }),
+  );
   t.equal(good.json().error.code, 'unknown_environment', 'a known key gets through to validation');
-  const envs = await app.inject({ method: 'GET', url: '/v1/environments', headers: { authorization: 'Bearer nope-nope-nope' } });
+  const envs = await app.inject({
+    method: 'GET',
+    url: '/v1/environments',
+    headers: { authorization: 'Bearer nope-nope-nope' },
+  });
   t.equal(envs.statusCode, 401, 'a bad key is refused on every route');
 });
 
@@ -108,7 +137,10 @@ t.test('GET /v1/environments: spec fields plus availability', async (t) => {
   const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json();
   t.equal(envs.length, 2);
   const [ok, missing] = envs;
-  t.same(Object.keys(ok).sort(), ['available', 'description', 'imports', 'lean_toolchain', 'name', 'repo_url', 'revision', 'subdir'].sort());
+  t.same(
+    Object.keys(ok).sort(),
+    ['available', 'description', 'imports', 'lean_toolchain', 'name', 'repo_url', 'revision', 'subdir'].sort(),
+  );
   t.equal(ok.available, true);
   t.equal(missing.name, UNAVAILABLE_ENV);
   t.equal(missing.available, false);
@@ -119,8 +151,17 @@ t.test('GET /v1/environments: spec fields plus availability', async (t) => {
 t.test("AXLE's documented curl form (-d, so x-www-form-urlencoded) and no content type at all: 200", async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
-  const body = JSON.stringify({ content: 'theorem left_as_exercise : 1 = 1 := rfl', environment: UNAVAILABLE_ENV, reparse: false });
-  for (const headers of [{ 'content-type': 'application/x-www-form-urlencoded' }, {}, { 'content-type': 'text/plain' }, { 'content-type': 'application/octet-stream' }]) {
+  const body = JSON.stringify({
+    content: 'theorem left_as_exercise : 1 = 1 := rfl',
+    environment: UNAVAILABLE_ENV,
+    reparse: false,
+  });
+  for (const headers of [
+    { 'content-type': 'application/x-www-form-urlencoded' },
+    {},
+    { 'content-type': 'text/plain' },
+    { 'content-type': 'application/octet-stream' },
+  ]) {
     const r = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: body, headers });
     t.equal(r.statusCode, 200, JSON.stringify(headers));
     t.equal(r.json().content, 'theorem left_as_exercise : 1 = 1 := sorry');
@@ -128,7 +169,9 @@ t.test("AXLE's documented curl form (-d, so x-www-form-urlencoded) and no conten
   // The same over a real socket with curl's exact headers (inject may add its own).
   await app.listen({ host: '127.0.0.1', port: 0 });
   const res = await fetch(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/theorem2sorry`, {
-    method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: '*/*', 'user-agent': 'curl/8.5.0' },
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: '*/*', 'user-agent': 'curl/8.5.0' },
   });
   t.equal(res.status, 200);
 });
@@ -136,7 +179,14 @@ t.test("AXLE's documented curl form (-d, so x-www-form-urlencoded) and no conten
 t.test('405 with Allow for a known path and the wrong method', async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
-  for (const [method, url, allow] of [['GET', '/api/v1/check', 'POST'], ['PUT', '/api/v1/theorem2sorry', 'POST'], ['POST', '/v1/environments', 'GET, HEAD'], ['DELETE', '/v1/status', 'GET, HEAD'], ['GET', '/v1/axle/check', 'POST'], ['POST', '/docs', 'GET, HEAD']] as const) {
+  for (const [method, url, allow] of [
+    ['GET', '/api/v1/check', 'POST'],
+    ['PUT', '/api/v1/theorem2sorry', 'POST'],
+    ['POST', '/v1/environments', 'GET, HEAD'],
+    ['DELETE', '/v1/status', 'GET, HEAD'],
+    ['GET', '/v1/axle/check', 'POST'],
+    ['POST', '/docs', 'GET, HEAD'],
+  ] as const) {
     const r = await app.inject({ method, url });
     t.equal(r.statusCode, 405, `${method} ${url}`);
     t.equal(r.headers.allow, allow);
@@ -153,7 +203,15 @@ t.test('GET / points to /docs, an interactive API reference over the same OpenAP
   t.equal(root.headers.location, '/docs');
   t.equal(root.json().openapi, '/docs/json');
   const page = await app.inject({ method: 'GET', url: '/docs' });
-  const html = page.statusCode === 302 ? await app.inject({ method: 'GET', url: String(page.headers.location).startsWith('/') ? String(page.headers.location) : `/docs/${String(page.headers.location)}` }) : page;
+  const html =
+    page.statusCode === 302
+      ? await app.inject({
+          method: 'GET',
+          url: String(page.headers.location).startsWith('/')
+            ? String(page.headers.location)
+            : `/docs/${String(page.headers.location)}`,
+        })
+      : page;
   t.equal(html.statusCode, 200);
   t.match(String(html.headers['content-type']), /text\/html/);
   t.match(html.body, /swagger-ui/i, 'Swagger UI, served by the daemon itself');
@@ -189,18 +247,22 @@ t.test('responses are one line of JSON (the AXLE client reads exactly one line)'
   }
 });
 
-t.test('a 501 is decided before environment availability; verify_negation and comparator are no longer 501', async (t) => {
-  const app = await makeApp();
-  t.teardown(() => app.close());
-  const byTool = async (tool: 'extract_decls' | 'verify_proof' | 'comparator', extra: Record<string, unknown> = {}) =>
-    app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool, UNAVAILABLE_ENV), ...extra }));
-  for (const tool of TOOL_NAMES) {
-    const r = await app.inject(post(`/api/v1/${tool}`, validRequest(tool, UNAVAILABLE_ENV)));
-    // Structural tools answer (200) even there; Lean-backed ones say the environment is unavailable; none hides a 501 behind a 503.
-    if (r.statusCode === 501) t.equal(r.json().error.code, 'not_implemented', `${tool}: 501 on an unavailable environment too`);
-    else t.ok([200, 409].includes(r.statusCode), `${tool}: ${r.statusCode}`);
-  }
-  const neg = await byTool('verify_proof', { verify_negation: true });
-  t.equal(neg.statusCode, 409, 'verify_negation is implemented: the unavailable environment is the answer');
-  t.equal((await byTool('comparator')).statusCode, 409);
-});
+t.test(
+  'a 501 is decided before environment availability; verify_negation and comparator are no longer 501',
+  async (t) => {
+    const app = await makeApp();
+    t.teardown(() => app.close());
+    const byTool = async (tool: 'extract_decls' | 'verify_proof' | 'comparator', extra: Record<string, unknown> = {}) =>
+      app.inject(post(`/api/v1/${tool}`, { ...validRequest(tool, UNAVAILABLE_ENV), ...extra }));
+    for (const tool of TOOL_NAMES) {
+      const r = await app.inject(post(`/api/v1/${tool}`, validRequest(tool, UNAVAILABLE_ENV)));
+      // Structural tools answer (200) even there; Lean-backed ones say the environment is unavailable; none hides a 501 behind a 503.
+      if (r.statusCode === 501)
+        t.equal(r.json().error.code, 'not_implemented', `${tool}: 501 on an unavailable environment too`);
+      else t.ok([200, 409].includes(r.statusCode), `${tool}: ${r.statusCode}`);
+    }
+    const neg = await byTool('verify_proof', { verify_negation: true });
+    t.equal(neg.statusCode, 409, 'verify_negation is implemented: the unavailable environment is the answer');
+    t.equal((await byTool('comparator')).statusCode, 409);
+  },
+);

@@ -7,7 +7,14 @@ import { LeanFailure } from '../../src/backend/index.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
 
-const response = (errors: string[]) => ({ okay: false, content: '', lean_messages: { errors: [], warnings: [], infos: [] }, tool_messages: { errors, warnings: [], infos: [] }, failed_declarations: [], timings: {} });
+const response = (errors: string[]) => ({
+  okay: false,
+  content: '',
+  lean_messages: { errors: [], warnings: [], infos: [] },
+  tool_messages: { errors, warnings: [], infos: [] },
+  failed_declarations: [],
+  timings: {},
+});
 
 t.test('a Lean failure reported through the context is not cached; a look-alike message text is', async (t) => {
   const check: ToolImpl<'check'> = {
@@ -22,7 +29,8 @@ t.test('a Lean failure reported through the context is not cached; a look-alike 
   };
   const app = await makeApp({ tools: { check } });
   t.teardown(() => app.close());
-  const post = (content: string) => app.inject({ method: 'POST', url: '/api/v1/check', payload: { content, environment: TEST_ENV } });
+  const post = (content: string) =>
+    app.inject({ method: 'POST', url: '/api/v1/check', payload: { content, environment: TEST_ENV } });
   await post('please fail\n');
   t.equal((await post('please fail\n')).headers['x-cache'], 'miss', 'the failure was not cached');
   await post('fine\n');

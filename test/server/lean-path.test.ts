@@ -9,7 +9,9 @@ import { waitFor } from '../backend/fake.ts';
 import { makeApp, testConfig, TEST_ENV } from '../helpers.ts';
 
 const check = (content: string, extra: Record<string, unknown> = {}) => ({
-  method: 'POST' as const, url: '/api/v1/check', payload: { content, environment: TEST_ENV, ...extra },
+  method: 'POST' as const,
+  url: '/api/v1/check',
+  payload: { content, environment: TEST_ENV, ...extra },
 });
 
 t.test('check over HTTP: miss, then a cache hit that touches no pool', async (t) => {
@@ -19,7 +21,11 @@ t.test('check over HTTP: miss, then a cache hit that touches no pool', async (t)
   t.equal(r1.statusCode, 200);
   t.equal(r1.headers['x-cache'], 'miss');
   const body = r1.json();
-  t.equal(body.content, 'import Mathlib\n\ndef a := 1\n\ntheorem t : True := trivial\n', 'the environment header is substituted');
+  t.equal(
+    body.content,
+    'import Mathlib\n\ndef a := 1\n\ntheorem t : True := trivial\n',
+    'the environment header is substituted',
+  );
   t.ok(body.timings.total_ms >= 0 && body.timings.parse_ms >= 0);
   const before = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
   const r2 = await app.inject(check('def a := 1\n\ntheorem t : True := trivial\n', { timeout_seconds: 30 }));
@@ -35,7 +41,11 @@ t.test('messages come back on content positions, bucketed by severity', async (t
   const app = await makeApp();
   t.teardown(() => app.close());
   const r = (await app.inject(check('def a := 1\n\nMSG error boom\n'))).json();
-  t.same(r.lean_messages.errors, ['<stdin>:5:0: error: boom'], 'line 3 of the input is line 5 after the two header lines');
+  t.same(
+    r.lean_messages.errors,
+    ['<stdin>:5:0: error: boom'],
+    'line 3 of the input is line 5 after the two header lines',
+  );
   t.equal(r.okay, false);
 });
 
@@ -82,17 +92,31 @@ t.test('WebSocket: queued, started, progress, result; several ids in flight; err
   const port = (app.server.address() as { port: number }).port;
   const { ws, events, opened } = openStream(port, { authorization: 'Bearer stream-key-1' });
   await opened;
-  ws.send(JSON.stringify({ id: 'a', tool: 'check', request: { content: 'def a := 1\ndef b := 2\n', environment: TEST_ENV } }));
+  ws.send(
+    JSON.stringify({ id: 'a', tool: 'check', request: { content: 'def a := 1\ndef b := 2\n', environment: TEST_ENV } }),
+  );
   ws.send(JSON.stringify({ id: 'b', tool: 'check', request: { content: 'def c := 3\n', environment: TEST_ENV } }));
   ws.send(JSON.stringify({ id: 'c', tool: 'check', request: { environment: TEST_ENV } }));
   ws.send('not json');
   await waitFor(() => events.filter((e) => e.event === 'result' || e.event === 'error').length >= 4);
   const of = (id: string) => events.filter((e) => e.id === id).map((e) => e.event);
   t.same(of('a'), ['queued', 'started', 'progress', 'progress', 'result']);
-  t.same(events.filter((e) => e.id === 'a' && e.event === 'progress').map((e) => [e.done, e.total]), [[1, 2], [2, 2]]);
+  t.same(
+    events.filter((e) => e.id === 'a' && e.event === 'progress').map((e) => [e.done, e.total]),
+    [
+      [1, 2],
+      [2, 2],
+    ],
+  );
   t.same(of('b').at(-1), 'result');
-  t.match(events.find((e) => e.id === 'c' && e.event === 'error'), { error: { code: 'invalid_request' } });
-  t.match(events.find((e) => e.id === null), { error: { code: 'malformed_json' } });
+  t.match(
+    events.find((e) => e.id === 'c' && e.event === 'error'),
+    { error: { code: 'invalid_request' } },
+  );
+  t.match(
+    events.find((e) => e.id === null),
+    { error: { code: 'malformed_json' } },
+  );
   ws.close();
 });
 
@@ -116,7 +140,10 @@ t.test('WebSocket: cancelling an id and closing the socket free their sessions',
   t.ok(await busy());
   ws.send(JSON.stringify({ id: 'h', cancel: true }));
   await waitFor(() => events.some((e) => e.id === 'h' && e.event === 'error'));
-  t.match(events.find((e) => e.id === 'h' && e.event === 'error'), { error: { code: 'cancelled' } });
+  t.match(
+    events.find((e) => e.id === 'h' && e.event === 'error'),
+    { error: { code: 'cancelled' } },
+  );
   // Killed once the grace after the cancellation has passed (the fake REPL never stops a command itself).
   let killed = 0;
   for (let i = 0; i < 100 && killed < 1; i++) {
@@ -127,7 +154,9 @@ t.test('WebSocket: cancelling an id and closing the socket free their sessions',
 
   const second = openStream(port);
   await second.opened;
-  second.ws.send(JSON.stringify({ id: 'h2', tool: 'check', request: { content: 'HANG again\n', environment: TEST_ENV } }));
+  second.ws.send(
+    JSON.stringify({ id: 'h2', tool: 'check', request: { content: 'HANG again\n', environment: TEST_ENV } }),
+  );
   t.ok(await busy());
   second.ws.close();
   let retired = 0;

@@ -5,7 +5,8 @@ import { makeApp, TEST_ENV } from '../helpers.ts';
 t.test('status shows each header key with its sessions and retirements', async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
-  const check = (content: string, ignore_imports = true) => app.inject({ method: 'POST', url: '/api/v1/check', payload: { content, environment: TEST_ENV, ignore_imports } });
+  const check = (content: string, ignore_imports = true) =>
+    app.inject({ method: 'POST', url: '/api/v1/check', payload: { content, environment: TEST_ENV, ignore_imports } });
   t.equal((await check('def a := 1\n')).statusCode, 200);
   t.equal((await check('import Batteries\n-- a comment\nimport Batteries\n\ndef b := 2\n', false)).statusCode, 200);
   const pools = (await app.inject({ method: 'GET', url: '/v1/status' })).json().pools[TEST_ENV];

@@ -8,46 +8,76 @@ import { ServiceError } from '../../src/errors.ts';
 import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
 import { testEnv } from '../tools/runner.ts';
 
-const req = (content: string) => ({ content, environment: 'x', ignore_imports: true, reparse: false, theorems_only: true, timeout_seconds: 60 });
+const req = (content: string) => ({
+  content,
+  environment: 'x',
+  ignore_imports: true,
+  reparse: false,
+  theorems_only: true,
+  timeout_seconds: 60,
+});
 
 t.test('a task past its deadline is stopped by terminating its worker; the next task runs', async (t) => {
   const pool = new StructuralPool({ threads: 1 });
   t.teardown(() => pool.destroy());
-  const ok = (await pool.run('theorem2sorry', req('theorem t : True := trivial\n'), testEnv, new AbortController().signal)) as { content: string };
+  const ok = (await pool.run(
+    'theorem2sorry',
+    req('theorem t : True := trivial\n'),
+    testEnv,
+    new AbortController().signal,
+  )) as { content: string };
   t.equal(ok.content, 'theorem t : True := sorry\n');
   // Long enough to still be running at the abort (a few seconds of parsing).
   const ac = new AbortController();
   const started = performance.now();
   setTimeout(() => ac.abort(new ServiceError('timeout', 'the request exceeded its deadline of 0.2 s')), 200);
-  await t.rejects(pool.run('theorem2sorry', req('namespace a\n'.repeat(4_000_000)), testEnv, ac.signal), { code: 'timeout' });
+  await t.rejects(pool.run('theorem2sorry', req('namespace a\n'.repeat(4_000_000)), testEnv, ac.signal), {
+    code: 'timeout',
+  });
   t.ok(performance.now() - started < 5_000, 'the caller is answered at the abort, not when the work would end');
   t.equal(pool.stats().terminated, 1);
-  const again = (await pool.run('theorem2sorry', req('theorem u : True := trivial\n'), testEnv, new AbortController().signal)) as { content: string };
+  const again = (await pool.run(
+    'theorem2sorry',
+    req('theorem u : True := trivial\n'),
+    testEnv,
+    new AbortController().signal,
+  )) as { content: string };
   t.equal(again.content, 'theorem u : True := sorry\n', 'a replacement worker serves the next task');
 });
 
-t.test('over HTTP: the event loop answers /v1/status while a structural request runs; limits name the field', async (t) => {
-  const app = await makeApp({ config: testConfig({ limits: { names: 3 } }) });
-  t.teardown(() => app.close());
-  t.equal(await app.warmWorkers(), true, 'the worker threads start');
-  const big = 'namespace a\n'.repeat(300_000);
-  const slow = app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: { content: big, environment: TEST_ENV, reparse: false } });
-  // Give the request time to reach its worker, then time a status request against it.
-  await new Promise((r) => setTimeout(r, 100));
-  const t0 = performance.now();
-  const status = await app.inject({ method: 'GET', url: '/v1/status' });
-  const statusMs = performance.now() - t0;
-  t.equal(status.statusCode, 200);
-  const res = await slow;
-  t.equal(res.statusCode, 200);
-  // Every command came back (reprinted one blank line apart, AXLE's layout) after the environment's header.
-  const content: string = res.json().content;
-  t.equal(content.split('namespace a\n').length - 1, 300_000, 'the rewrite came back whole');
-  t.ok(statusMs < 2_000, `status answered in ${Math.round(statusMs)} ms while the structural request ran`);
-  t.equal(status.json().workers.running, 1, 'the request was running on a worker meanwhile');
-  const limited = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: { content: 'x', environment: TEST_ENV, reparse: false, names: ['a', 'b', 'c', 'd'] } });
-  t.equal(limited.statusCode, 400);
-  t.equal(limited.json().error.code, 'invalid_request');
-  t.match(limited.json().error.message, /^names has 4 entries; the limit is 3 \(limits\.names\)/);
-  t.same(limited.json().error.details[0].field, 'names');
-});
+t.test(
+  'over HTTP: the event loop answers /v1/status while a structural request runs; limits name the field',
+  async (t) => {
+    const app = await makeApp({ config: testConfig({ limits: { names: 3 } }) });
+    t.teardown(() => app.close());
+    t.equal(await app.warmWorkers(), true, 'the worker threads start');
+    const big = 'namespace a\n'.repeat(300_000);
+    const slow = app.inject({
+      method: 'POST',
+      url: '/api/v1/theorem2sorry',
+      payload: { content: big, environment: TEST_ENV, reparse: false },
+    });
+    // Give the request time to reach its worker, then time a status request against it.
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    const status = await app.inject({ method: 'GET', url: '/v1/status' });
+    const statusMs = performance.now() - t0;
+    t.equal(status.statusCode, 200);
+    const res = await slow;
+    t.equal(res.statusCode, 200);
+    // Every command came back (reprinted one blank line apart, AXLE's layout) after the environment's header.
+    const content: string = res.json().content;
+    t.equal(content.split('namespace a\n').length - 1, 300_000, 'the rewrite came back whole');
+    t.ok(statusMs < 2_000, `status answered in ${Math.round(statusMs)} ms while the structural request ran`);
+    t.equal(status.json().workers.running, 1, 'the request was running on a worker meanwhile');
+    const limited = await app.inject({
+      method: 'POST',
+      url: '/api/v1/theorem2sorry',
+      payload: { content: 'x', environment: TEST_ENV, reparse: false, names: ['a', 'b', 'c', 'd'] },
+    });
+    t.equal(limited.statusCode, 400);
+    t.equal(limited.json().error.code, 'invalid_request');
+    t.match(limited.json().error.message, /^names has 4 entries; the limit is 3 \(limits\.names\)/);
+    t.same(limited.json().error.details[0].field, 'names');
+  },
+);

@@ -15,7 +15,11 @@ import { scriptedRunner, testEnv, toolCtx } from '../tools/runner.ts';
 const BOUND_MS = 10_000;
 const ctx = toolCtx(scriptedRunner(() => ({})));
 
-async function within<T>(t: { ok: (ok: boolean, message: string) => unknown }, what: string, fn: () => T | Promise<T>): Promise<T> {
+async function within<T>(
+  t: { ok: (ok: boolean, message: string) => unknown },
+  what: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   const t0 = performance.now();
   const r = await fn();
   const ms = performance.now() - t0;
@@ -24,17 +28,32 @@ async function within<T>(t: { ok: (ok: boolean, message: string) => unknown }, w
 }
 
 const sorried = (content: string, extra: Record<string, unknown> = {}) =>
-  theorem2sorry.run({ content, environment: testEnv.name, ignore_imports: true, reparse: false, theorems_only: true, timeout_seconds: 60, ...extra } as never, ctx);
+  theorem2sorry.run(
+    {
+      content,
+      environment: testEnv.name,
+      ignore_imports: true,
+      reparse: false,
+      theorems_only: true,
+      timeout_seconds: 60,
+      ...extra,
+    } as never,
+    ctx,
+  );
 
 t.test('namespace a × 20,000 (old: ×4,000 took 32 s): parse, rename, theorem2sorry, normalize', async (t) => {
   const src = `${'namespace a\n'.repeat(20_000)}theorem t : True := trivial\ntheorem u : True := t\n`;
   const f = await within(t, 'parse', () => parseSource(src));
   t.equal(f.decls[0]!.fullName, `${'a.'.repeat(20_000)}t`);
-  const r = await within(t, 'rename', () => renameInSource(src, { [f.decls[0]!.fullName!]: `${'a.'.repeat(20_000)}v` }));
+  const r = await within(t, 'rename', () =>
+    renameInSource(src, { [f.decls[0]!.fullName!]: `${'a.'.repeat(20_000)}v` }),
+  );
   t.ok(r.output.endsWith('theorem v : True := trivial\ntheorem u : True := v\n'));
   const out = await within(t, 'theorem2sorry', () => sorried(src));
   t.ok(out.content.endsWith('theorem t : True := sorry\n\ntheorem u : True := sorry\n'));
-  await within(t, 'normalize (all text passes)', () => normalizeSource(src, ['remove_sections', 'expand_decl_names', 'remove_duplicates']));
+  await within(t, 'normalize (all text passes)', () =>
+    normalizeSource(src, ['remove_sections', 'expand_decl_names', 'remove_duplicates']),
+  );
 });
 
 t.test('section × 20,000 (old: ~98 KB took 8–11 s)', async (t) => {

@@ -6,12 +6,26 @@ import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const lean = scriptedRunner((c) => {
   const ax = /^#print axioms (.+)$/.exec(c.text);
-  if (ax) return { messages: [msg('info', c.origin, ax[1] === 'odd' ? `'odd' depends on axioms: [propext, myAxiom]` : ax[1] === 'holey' ? `'holey' depends on axioms: [sorryAx]` : `'${ax[1]}' does not depend on any axioms`)] };
+  if (ax)
+    return {
+      messages: [
+        msg(
+          'info',
+          c.origin,
+          ax[1] === 'odd'
+            ? `'odd' depends on axioms: [propext, myAxiom]`
+            : ax[1] === 'holey'
+              ? `'holey' depends on axioms: [sorryAx]`
+              : `'${ax[1]}' does not depend on any axioms`,
+        ),
+      ],
+    };
   if (/\bsorry\b/.test(c.text)) return { messages: [msg('warning', c.origin, 'declaration uses `sorry`')] };
   if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, 'boom')] };
   return {};
 });
-const content = 'theorem good : True := trivial\n\ntheorem holey : True := sorry\n\ntheorem odd : True := trivial\n\ntheorem bad : True := ERR\n';
+const content =
+  'theorem good : True := trivial\n\ntheorem holey : True := sorry\n\ntheorem odd : True := trivial\n\ntheorem bad : True := ERR\n';
 
 t.test('errors, sorry and foreign axioms mark their declarations; standard axioms do not', async (t) => {
   const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
@@ -20,5 +34,9 @@ t.test('errors, sorry and foreign axioms mark their declarations; standard axiom
   t.match(r.tool_messages.warnings.join('\n'), /Declaration 'holey' uses 'sorry'/);
   t.match(r.tool_messages.warnings.join('\n'), /In 'odd': axiom 'myAxiom' is not in the allowed set/);
   t.notMatch(r.tool_messages.warnings.join('\n'), /propext/);
-  t.equal(r.tool_messages.warnings.filter((w) => w.includes("'holey'")).length, 1, 'one sorry warning, though both the message and sorryAx report it');
+  t.equal(
+    r.tool_messages.warnings.filter((w) => w.includes("'holey'")).length,
+    1,
+    'one sorry warning, though both the message and sorryAx report it',
+  );
 });

@@ -13,22 +13,42 @@ import { comparatorTool, statementTargets } from '../../src/tools/comparator.ts'
 import { scriptedRunner, toolCtx } from './runner.ts';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'fake-comparator.mjs');
-const backend = (exists: (f: string) => boolean = () => true) => new ComparatorBackend({
-  root: '/r', config: comparatorConfig.parse({ pins: { 'v4.28.0': { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } } }),
-  sandbox: 'none', limits: NO_LIMITS, exists, parentEnv: process.env, tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-tool-')),
-  command: (i) => ({ argv: [process.execPath, FAKE], cwd: i.workspace, env: { PATH: process.env.PATH ?? '' }, readOnly: [], writable: i.workspace }),
-});
+const backend = (exists: (f: string) => boolean = () => true) =>
+  new ComparatorBackend({
+    root: '/r',
+    config: comparatorConfig.parse({
+      pins: { 'v4.28.0': { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } },
+    }),
+    sandbox: 'none',
+    limits: NO_LIMITS,
+    exists,
+    parentEnv: process.env,
+    tmpDir: mkdtempSync(path.join(os.tmpdir(), 'cmp-tool-')),
+    command: (i) => ({
+      argv: [process.execPath, FAKE],
+      cwd: i.workspace,
+      env: { PATH: process.env.PATH ?? '' },
+      readOnly: [],
+      writable: i.workspace,
+    }),
+  });
 const ctx = toolCtx(scriptedRunner(() => ({})));
-const request = (formal_statement: string, content: string, extra: Record<string, unknown> = {}) => parseToolRequest('comparator', { formal_statement, content, environment: 'x', ...extra });
+const request = (formal_statement: string, content: string, extra: Record<string, unknown> = {}) =>
+  parseToolRequest('comparator', { formal_statement, content, environment: 'x', ...extra });
 
 t.test('theorem names (full names) and sorried definitions come from the formal statement', async (t) => {
-  const s = statementTargets('def answer : Nat := sorry\ndef fixed : Nat := 3\nnamespace N\ntheorem t : answer = 3 := by sorry\nlemma u : True := sorry\nend N\n');
+  const s = statementTargets(
+    'def answer : Nat := sorry\ndef fixed : Nat := 3\nnamespace N\ntheorem t : answer = 3 := by sorry\nlemma u : True := sorry\nend N\n',
+  );
   t.same(s.theoremNames, ['N.t', 'N.u']);
   t.same(s.definitionNames, ['answer']);
 });
 
 t.test('a passing run: okay, exit status, validated names and timings', async (t) => {
-  const r = await comparatorTool(backend()).run(request('theorem a : True := sorry\n', '-- FAKE: okay\ntheorem a : True := trivial\n'), ctx);
+  const r = await comparatorTool(backend()).run(
+    request('theorem a : True := sorry\n', '-- FAKE: okay\ntheorem a : True := trivial\n'),
+    ctx,
+  );
   t.equal(r.okay, true);
   t.equal(r.exit_status, 0);
   t.same(r.validated_theorem_names, ['a']);
@@ -43,14 +63,19 @@ t.test('a failing run validates nothing', async (t) => {
   t.same(r.validated_theorem_names, []);
 });
 
-t.test('without the builds: environment_unavailable naming what is missing; without a theorem: invalid_request', async (t) => {
-  const tool = comparatorTool(backend((f) => !f.endsWith('/comparator')));
-  const e = await tool.run(request('theorem a : True := sorry\n', ''), ctx).catch((x: unknown) => x);
-  t.ok(isServiceError(e) && e.code === 'environment_unavailable');
-  t.match((e as Error).message, /missing the comparator build .*comparator-v4\.28\.0/);
-  const none = await comparatorTool(backend()).run(request('def d : Nat := 1\n', ''), ctx).catch((x: unknown) => x);
-  t.ok(isServiceError(none) && none.code === 'invalid_request');
-});
+t.test(
+  'without the builds: environment_unavailable naming what is missing; without a theorem: invalid_request',
+  async (t) => {
+    const tool = comparatorTool(backend((f) => !f.endsWith('/comparator')));
+    const e = await tool.run(request('theorem a : True := sorry\n', ''), ctx).catch((x: unknown) => x);
+    t.ok(isServiceError(e) && e.code === 'environment_unavailable');
+    t.match((e as Error).message, /missing the comparator build .*comparator-v4\.28\.0/);
+    const none = await comparatorTool(backend())
+      .run(request('def d : Nat := 1\n', ''), ctx)
+      .catch((x: unknown) => x);
+    t.ok(isServiceError(none) && none.code === 'invalid_request');
+  },
+);
 
 t.test('memory_limit_mb is validated as a positive integer', async (t) => {
   t.throws(() => request('theorem a : True := sorry\n', '', { memory_limit_mb: 0 }));

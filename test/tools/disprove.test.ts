@@ -8,36 +8,56 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { disprove } from '../../src/tools/disprove.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const lean = () => scriptedRunner((c) => {
-  const name = /theorem (axle_disprove_\d+) : ¬/.exec(c.text)?.[1];
-  if (!name) return {};
-  const full = c.text.startsWith('namespace N') ? `N.${name}` : name;
-  if (c.text.includes('  sorry\n')) return { messages: [msg('warning', c.origin, "declaration uses 'sorry'"), msg('info', c.origin, `'${full}' depends on axioms: [sorryAx]`)] };
-  return c.text.includes('¬ (1 = 2)') && c.text.includes('  decide')
-    ? { messages: [msg('info', c.origin, `'${full}' does not depend on any axioms`)] }
-    : { messages: [msg('error', c.origin, 'grind failed\n⊢ False')] };
-});
+const lean = () =>
+  scriptedRunner((c) => {
+    const name = /theorem (axle_disprove_\d+) : ¬/.exec(c.text)?.[1];
+    if (!name) return {};
+    const full = c.text.startsWith('namespace N') ? `N.${name}` : name;
+    if (c.text.includes('  sorry\n'))
+      return {
+        messages: [
+          msg('warning', c.origin, "declaration uses 'sorry'"),
+          msg('info', c.origin, `'${full}' depends on axioms: [sorryAx]`),
+        ],
+      };
+    return c.text.includes('¬ (1 = 2)') && c.text.includes('  decide')
+      ? { messages: [msg('info', c.origin, `'${full}' does not depend on any axioms`)] }
+      : { messages: [msg('error', c.origin, 'grind failed\n⊢ False')] };
+  });
 const content = 'namespace N\ntheorem wrong : 1 = 2 := sorry\ntheorem right (n : Nat) : n = n := rfl\nend N\n';
 
 t.test('negations are tried with each terminal tactic in order; the first success disproves', async (t) => {
   const r = lean();
-  const res = await disprove.run(parseToolRequest('disprove', { content, environment: 'x', terminal_tactics: ['grind', 'decide'] }), toolCtx(r));
+  const res = await disprove.run(
+    parseToolRequest('disprove', { content, environment: 'x', terminal_tactics: ['grind', 'decide'] }),
+    toolCtx(r),
+  );
   t.same(res.disproved_theorems, ['N.wrong']);
   t.same(res.negated, { 'N.wrong': '¬ (1 = 2)', 'N.right': '¬ (∀ (n : Nat), n = n)' });
   t.equal(res.results['N.wrong'], 'Disprove: the negation was proved with `decide`');
   t.match(res.results['N.right'], /^Disprove: proof of the negation failed \(grind: grind failed/);
   const probe = r.jobs[0]!.commands.find((c) => c.text.includes('¬ (1 = 2)') && c.text.includes('decide'))!.text;
-  t.equal(probe, 'namespace N\ntheorem axle_disprove_1 : ¬ (1 = 2) := by\n  decide\n#print axioms axle_disprove_1\nend N', 'run in the theorem’s namespace, a named theorem whose axioms are asked');
+  t.equal(
+    probe,
+    'namespace N\ntheorem axle_disprove_1 : ¬ (1 = 2) := by\n  decide\n#print axioms axle_disprove_1\nend N',
+    'run in the theorem’s namespace, a named theorem whose axioms are asked',
+  );
 });
 
 t.test('defect 11: a negation "proved" through sorry disproves nothing', async (t) => {
-  const res = await disprove.run(parseToolRequest('disprove', { content, environment: 'x', terminal_tactics: ['sorry'] }), toolCtx(lean()));
+  const res = await disprove.run(
+    parseToolRequest('disprove', { content, environment: 'x', terminal_tactics: ['sorry'] }),
+    toolCtx(lean()),
+  );
   t.same(res.disproved_theorems, []);
   t.match(res.results['N.wrong'], /^Disprove: proof of the negation failed \(sorry: the proof uses sorry\)/);
 });
 
 t.test('selection applies', async (t) => {
-  const res = await disprove.run(parseToolRequest('disprove', { content, environment: 'x', names: ['right'] }), toolCtx(lean()));
+  const res = await disprove.run(
+    parseToolRequest('disprove', { content, environment: 'x', names: ['right'] }),
+    toolCtx(lean()),
+  );
   t.same(Object.keys(res.results), ['N.right']);
   t.same(res.disproved_theorems, []);
 });

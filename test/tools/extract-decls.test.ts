@@ -4,48 +4,98 @@ import type { LeanMessage } from '../../src/backend/index.ts';
 import { TOOLS } from '../../src/contract/tools.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
-import { extract_decls, extract_theorems, NO_PROOFS_WARNING, SELECTION_WARNING } from '../../src/tools/extract-decls.ts';
-import { helperSource, infoCommand, infoSchema, parseInfo, parseMeasure, quoteName } from '../../src/tools/extract-lean.ts';
+import {
+  extract_decls,
+  extract_theorems,
+  NO_PROOFS_WARNING,
+  SELECTION_WARNING,
+} from '../../src/tools/extract-decls.ts';
+import {
+  helperSource,
+  infoCommand,
+  infoSchema,
+  parseInfo,
+  parseMeasure,
+  quoteName,
+} from '../../src/tools/extract-lean.ts';
 import { helperDouble, info } from './extract-double.ts';
 import { toolCtx } from './runner.ts';
 
 const SRC = 'def a : Nat := 1\n\ntheorem b : a = 1 := by\n  sorry\n\ntheorem c : True := by\n  trivial\n';
-const core = environmentConfig.parse({ name: 'core', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/tmp' });
+const core = environmentConfig.parse({
+  name: 'core',
+  lean_toolchain: 'leanprover/lean4:v4.28.0',
+  imports: '',
+  project_dir: '/tmp',
+});
 const run = (tool: 'extract_decls' | 'extract_theorems', body: Record<string, unknown>, lean = helperDouble()) =>
-  (tool === 'extract_decls' ? extract_decls : extract_theorems).run(parseToolRequest(tool, { environment: 'core', ...body }) as never, toolCtx(lean, core));
+  (tool === 'extract_decls' ? extract_decls : extract_theorems).run(
+    parseToolRequest(tool, { environment: 'core', ...body }) as never,
+    toolCtx(lean, core),
+  );
 
-t.test('every declaration gets a document with structural and Lean fields; positions of wrapped commands are the user\'s', async (t) => {
-  const lean = helperDouble();
-  const r = await run('extract_decls', { content: SRC }, lean);
-  t.ok(TOOLS.extract_decls.response.safeParse(r).success, 'the response fits the schema');
-  t.same(Object.keys(r.documents), ['a', 'b', 'c']);
-  const b = r.documents.b!;
-  t.same([b.kind, b.index, b.line_pos, b.end_line_pos, b.proof_length, b.tactic_counts], ['theorem', 1, 3, 4, 1, { sorry: 1 }]);
-  t.same([b.type, b.type_hash, b.unfolded_type_hash, b.type_depth, b.term_depth, b.is_sorry], ['type of b', 3141592653, 2718281828, 4, 7, true]);
-  t.same([b.wall_ms, b.heartbeats], [12, 345], 'measured by the wrapper');
-  t.same(b.local_value_dependencies, ['a']);
-  t.same(b.local_syntactic_dependencies, ['a']);
-  t.same(b.declaration_messages.warnings, ["<stdin>:4:2: warning: declaration uses 'sorry'"], 'the sorry warning at its own line and column');
-  t.same(r.lean_messages.warnings, ["<stdin>:4:2: warning: declaration uses 'sorry'"], 'the helper\'s messages are not the user\'s');
-  t.same(r.lean_messages.infos, [], 'measure and probe output are not Lean messages about the content');
-  t.same(b.theorem_messages, { errors: [], warnings: [], infos: [] }, 'extract_decls: theorem_messages empty');
-  t.equal(b.content, 'def a : Nat := 1\n\ntheorem b : a = 1 := by\n  sorry\n');
-  t.equal(r.documents.a!.content, 'def a : Nat := 1\n');
-  const job = lean.jobs[0]!;
-  t.equal(job.header, 'import Lean', 'a header without imports gets `import Lean` for the helper');
-  t.match(r.tool_messages.infos.join('\n'), /import Lean. was added/);
-  t.equal(job.commands[0]!.text, helperSource(), 'the helper is the first command after the header');
-  t.equal(job.commands[1]!.text, '#lean_tool_measure\ndef a : Nat := 1', 'each selected declaration is wrapped');
-  t.same(job.commands.slice(-3).map((c) => c.text), ['#lean_tool_info «a» _root_ ( ) «Nat»', '#lean_tool_info «b» _root_ ( )', '#lean_tool_info «c» _root_ ( ) «True»'],
-    'each probe names the declaration, its scope and the written names, every component quoted');
-  t.same(r.documents.a!.external_syntactic_dependencies, ['Nat'], 'Lean\'s resolution of the written names');
-});
+t.test(
+  "every declaration gets a document with structural and Lean fields; positions of wrapped commands are the user's",
+  async (t) => {
+    const lean = helperDouble();
+    const r = await run('extract_decls', { content: SRC }, lean);
+    t.ok(TOOLS.extract_decls.response.safeParse(r).success, 'the response fits the schema');
+    t.same(Object.keys(r.documents), ['a', 'b', 'c']);
+    const b = r.documents.b!;
+    t.same(
+      [b.kind, b.index, b.line_pos, b.end_line_pos, b.proof_length, b.tactic_counts],
+      ['theorem', 1, 3, 4, 1, { sorry: 1 }],
+    );
+    t.same(
+      [b.type, b.type_hash, b.unfolded_type_hash, b.type_depth, b.term_depth, b.is_sorry],
+      ['type of b', 3141592653, 2718281828, 4, 7, true],
+    );
+    t.same([b.wall_ms, b.heartbeats], [12, 345], 'measured by the wrapper');
+    t.same(b.local_value_dependencies, ['a']);
+    t.same(b.local_syntactic_dependencies, ['a']);
+    t.same(
+      b.declaration_messages.warnings,
+      ["<stdin>:4:2: warning: declaration uses 'sorry'"],
+      'the sorry warning at its own line and column',
+    );
+    t.same(
+      r.lean_messages.warnings,
+      ["<stdin>:4:2: warning: declaration uses 'sorry'"],
+      "the helper's messages are not the user's",
+    );
+    t.same(r.lean_messages.infos, [], 'measure and probe output are not Lean messages about the content');
+    t.same(b.theorem_messages, { errors: [], warnings: [], infos: [] }, 'extract_decls: theorem_messages empty');
+    t.equal(b.content, 'def a : Nat := 1\n\ntheorem b : a = 1 := by\n  sorry\n');
+    t.equal(r.documents.a!.content, 'def a : Nat := 1\n');
+    const job = lean.jobs[0]!;
+    t.equal(job.header, 'import Lean', 'a header without imports gets `import Lean` for the helper');
+    t.match(r.tool_messages.infos.join('\n'), /import Lean. was added/);
+    t.equal(job.commands[0]!.text, helperSource(), 'the helper is the first command after the header');
+    t.equal(job.commands[1]!.text, '#lean_tool_measure\ndef a : Nat := 1', 'each selected declaration is wrapped');
+    t.same(
+      job.commands.slice(-3).map((c) => c.text),
+      [
+        '#lean_tool_info «a» _root_ ( ) «Nat»',
+        '#lean_tool_info «b» _root_ ( )',
+        '#lean_tool_info «c» _root_ ( ) «True»',
+      ],
+      'each probe names the declaration, its scope and the written names, every component quoted',
+    );
+    t.same(r.documents.a!.external_syntactic_dependencies, ['Nat'], "Lean's resolution of the written names");
+  },
+);
 
-t.test('a command that does not start at column 0 keeps its column; an error inside it lands where it is', async (t) => {
-  const r = await run('extract_decls', { content: 'def a : Nat := 1\n  def z : Nat := ERR +\n    ERR\n' });
-  t.same(r.documents.z!.declaration_messages.errors, ['<stdin>:2:17: error: unknown identifier ERR', '<stdin>:3:4: error: unknown identifier ERR']);
-  t.same(r.documents.z!.line_pos, 2);
-});
+t.test(
+  'a command that does not start at column 0 keeps its column; an error inside it lands where it is',
+  async (t) => {
+    const r = await run('extract_decls', { content: 'def a : Nat := 1\n  def z : Nat := ERR +\n    ERR\n' });
+    t.same(r.documents.z!.declaration_messages.errors, [
+      '<stdin>:2:17: error: unknown identifier ERR',
+      '<stdin>:3:4: error: unknown identifier ERR',
+    ]);
+    t.same(r.documents.z!.line_pos, 2);
+  },
+);
 
 t.test('names/indices: only the selected, content empty, a warning; unselected proofs not elaborated', async (t) => {
   const lean = helperDouble();
@@ -81,33 +131,59 @@ t.test('extract_theorems: theorems only, theorem_messages equal declaration_mess
 
 t.test('verbosity and delab_options become set_option prefixes of the info probes', async (t) => {
   const lean = helperDouble();
-  await run('extract_decls', { content: 'def a : Nat := 1\n', verbosity: 2, delab_options: { 'pp.universes': false, 'pp.proofs': true } }, lean);
+  await run(
+    'extract_decls',
+    { content: 'def a : Nat := 1\n', verbosity: 2, delab_options: { 'pp.universes': false, 'pp.proofs': true } },
+    lean,
+  );
   const probe = lean.jobs[0]!.commands.at(-1)!.text;
   t.match(probe, /set_option pp\.explicit true in\n/);
   t.match(probe, /set_option pp\.universes false in\n/, 'delab_options win over the preset');
   t.match(probe, /set_option pp\.proofs true in\n#lean_tool_info «a»/);
 });
 
-t.test('a helper that fails to elaborate, a declaration that did not elaborate: said so, nothing invented', async (t) => {
-  const failed = await run('extract_decls', { content: SRC }, helperDouble({ helperError: "unknown namespace 'Lean'" }));
-  t.match(failed.tool_messages.errors.join('\n'), /extraction helper failed to elaborate.*unknown namespace 'Lean'/);
-  const missing = await run('extract_decls', { content: SRC }, helperDouble({ noInfo: ['c'] }));
-  t.same([missing.documents.c!.type, missing.documents.c!.type_hash, missing.documents.c!.wall_ms], ['', null, 12]);
-  t.match(missing.tool_messages.warnings.join('\n'), /no Lean information for 'c'.*unknown constant/);
-});
+t.test(
+  'a helper that fails to elaborate, a declaration that did not elaborate: said so, nothing invented',
+  async (t) => {
+    const failed = await run(
+      'extract_decls',
+      { content: SRC },
+      helperDouble({ helperError: "unknown namespace 'Lean'" }),
+    );
+    t.match(failed.tool_messages.errors.join('\n'), /extraction helper failed to elaborate.*unknown namespace 'Lean'/);
+    const missing = await run('extract_decls', { content: SRC }, helperDouble({ noInfo: ['c'] }));
+    t.same([missing.documents.c!.type, missing.documents.c!.type_hash, missing.documents.c!.wall_ms], ['', null, 12]);
+    t.match(missing.tool_messages.warnings.join('\n'), /no Lean information for 'c'.*unknown constant/);
+  },
+);
 
 t.test('probe names: every component quoted, scope and opens passed', async (t) => {
   t.equal(quoteName('Nat.«add comm».simp'), '«Nat».«add comm».«simp»');
-  t.equal(infoCommand('A.b', { namespace: 'A', opens: ['Nat', 'Real'] }, ['decide', 'x.1']), '#lean_tool_info «A».«b» «A» ( «Nat» «Real» ) «decide» «x».«1»');
+  t.equal(
+    infoCommand('A.b', { namespace: 'A', opens: ['Nat', 'Real'] }, ['decide', 'x.1']),
+    '#lean_tool_info «A».«b» «A» ( «Nat» «Real» ) «decide» «x».«1»',
+  );
 });
 
 t.test('helper output schemas: the shapes Json.mkObj prints, and what does not fit', async (t) => {
-  const msg = (text: string): LeanMessage => ({ severity: 'info', pos: { line: 1, column: 0 }, endPos: undefined, text });
+  const msg = (text: string): LeanMessage => ({
+    severity: 'info',
+    pos: { line: 1, column: 0 },
+    endPos: undefined,
+    text,
+  });
   t.same(parseMeasure(msg('lean_tool_measure {"wall_ms":0,"heartbeats":17}')), { wall_ms: 0, heartbeats: 17 });
   t.ok(infoSchema.safeParse(info('x')).success);
   t.ok(infoSchema.safeParse({ name: 'x', error: 'unknown constant' }).success);
-  t.ok(parseInfo(msg(`lean_tool_info ${JSON.stringify(info('x', { type_depth: 256 }))}`)) instanceof Error, 'a depth over 255 is not Expr.approxDepth');
+  t.ok(
+    parseInfo(msg(`lean_tool_info ${JSON.stringify(info('x', { type_depth: 256 }))}`)) instanceof Error,
+    'a depth over 255 is not Expr.approxDepth',
+  );
   t.ok(parseInfo(msg('lean_tool_info {"name":')) instanceof Error, 'malformed JSON');
   t.equal(parseInfo(msg('some other info')), undefined);
-  t.equal(parseInfo({ ...msg('lean_tool_info {}'), severity: 'error' }), undefined, 'only info messages carry helper output');
+  t.equal(
+    parseInfo({ ...msg('lean_tool_info {}'), severity: 'error' }),
+    undefined,
+    'only info messages carry helper output',
+  );
 });

@@ -4,23 +4,44 @@ import t from 'tap';
 import ts from 'typescript';
 
 const TOOLS = new URL('../../src/tools/', import.meta.url);
-const sources = new Map(readdirSync(TOOLS).filter((f) => f.endsWith('.ts')).map((f) => [f, readFileSync(new URL(f, TOOLS), 'utf8')]));
+const sources = new Map(
+  readdirSync(TOOLS)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => [f, readFileSync(new URL(f, TOOLS), 'utf8')]),
+);
 
 /** A tool module exports a tool implementation (`ToolImpl`), or a function that builds or wraps one. */
 const isToolModule = (text: string) => /^export (const \w+: ToolImpl\b|function \w+\([^)]*\): ToolImpl\b)/m.test(text);
 const toolModules = new Set([...sources].filter(([f, text]) => f !== 'index.ts' && isToolModule(text)).map(([f]) => f));
 
 /** The sibling modules a file imports (`./x.ts`), type-only imports included. */
-const siblingImports = (text: string) => [...text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'\.\/([\w.-]+\.ts)'/gm)].map((m) => m[1]!);
+const siblingImports = (text: string) =>
+  [...text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'\.\/([\w.-]+\.ts)'/gm)].map((m) => m[1]!);
 
 t.test('the scan finds the tool modules', async (t) => {
-  for (const f of ['verify-proof.ts', 'disprove.ts', 'have2lemma.ts', 'have2sorry.ts', 'merge.ts', 'rename.ts', 'repair-proofs.ts']) t.ok(toolModules.has(f), f);
+  for (const f of [
+    'verify-proof.ts',
+    'disprove.ts',
+    'have2lemma.ts',
+    'have2sorry.ts',
+    'merge.ts',
+    'rename.ts',
+    'repair-proofs.ts',
+  ])
+    t.ok(toolModules.has(f), f);
   t.notOk(toolModules.has('elaborate.ts'), 'elaborate.ts is shared, not a tool');
-  t.same(siblingImports("import { a } from './merge.ts';\nimport type { B } from './types.ts';"), ['merge.ts', 'types.ts']);
+  t.same(siblingImports("import { a } from './merge.ts';\nimport type { B } from './types.ts';"), [
+    'merge.ts',
+    'types.ts',
+  ]);
 });
 
 t.test('no tool module imports another tool module', async (t) => {
-  const offending = [...toolModules].flatMap((f) => siblingImports(sources.get(f)!).filter((dep) => toolModules.has(dep)).map((dep) => `${f} → ${dep}`));
+  const offending = [...toolModules].flatMap((f) =>
+    siblingImports(sources.get(f)!)
+      .filter((dep) => toolModules.has(dep))
+      .map((dep) => `${f} → ${dep}`),
+  );
   t.same(offending, [], 'shared pieces belong in src/syntax/ or a shared tools module');
 });
 
@@ -41,8 +62,16 @@ function functionLengths(file: string, text: string): { at: string; lines: numbe
 }
 
 t.test('the longest function in src/tools/ is under 60 lines', async (t) => {
-  t.same(functionLengths('x.ts', 'function f() {\n  return () => {\n    return 1;\n  };\n}\n').map((f) => f.lines), [5, 3], 'the scan measures nested functions too');
+  t.same(
+    functionLengths('x.ts', 'function f() {\n  return () => {\n    return 1;\n  };\n}\n').map((f) => f.lines),
+    [5, 3],
+    'the scan measures nested functions too',
+  );
   const all = [...sources].flatMap(([f, text]) => functionLengths(f, text)).sort((a, b) => b.lines - a.lines);
   t.ok(all.length > 100, `${all.length} functions measured`);
-  t.same(all.filter((f) => f.lines >= 60), [], `longest: ${all[0]?.at} (${all[0]?.lines} lines)`);
+  t.same(
+    all.filter((f) => f.lines >= 60),
+    [],
+    `longest: ${all[0]?.at} (${all[0]?.lines} lines)`,
+  );
 });

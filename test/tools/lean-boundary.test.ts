@@ -14,56 +14,84 @@ import { atLeast, parseAxioms, unusedVariableName } from '../../src/tools/lean-t
 import { simplify_theorems } from '../../src/tools/simplify-theorems.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const envAt = (v: string, imports = '') => environmentConfig.parse({ name: 'x', lean_toolchain: `leanprover/lean4:${v}`, imports, project_dir: '/tmp' });
+const envAt = (v: string, imports = '') =>
+  environmentConfig.parse({ name: 'x', lean_toolchain: `leanprover/lean4:${v}`, imports, project_dir: '/tmp' });
 
-t.test('defect 4: a hypothesis whose type wrapped onto the next line (PPGoal: ids ++ " :" ++ nest 2 (line ++ type))', async (t) => {
-  // The group breaks at its `line`: `hlong :` then the type indented by 2 [lean4: src/Lean/Meta/PPGoal.lean, ppGoal/pushPending].
-  const text = 'xs : List Nat\nhlong :\n  xs.length + xs.length + xs.length + xs.length + xs.length + xs.length + xs.length +\n      xs.length =\n    0\n⊢ xs = xs';
-  const [g] = parseGoals(text);
-  t.same(g!.hyps.map((h) => h.names), [['xs'], ['hlong']]);
-  const lemma = lemmaFromGoal('t.sorried', g!, true);
-  t.notMatch(lemma.text, /\(hlong : :/, 'no binder with an empty type');
-  t.match(lemma.text, /\(hlong : xs\.length \+ xs\.length[^)]*=\s+0\)/s);
-  t.same(lemma.args, ['xs', 'hlong']);
-  // A let-bound variable whose value wrapped: `x : T :=` then nest 2 (line ++ value).
-  const [l] = parseGoals('n : Nat\nm : Nat :=\n  n + n + n\n⊢ m = m');
-  t.same(l!.hyps[1], { names: ['m'], type: 'Nat', value: '\n  n + n + n' });
-});
+t.test(
+  'defect 4: a hypothesis whose type wrapped onto the next line (PPGoal: ids ++ " :" ++ nest 2 (line ++ type))',
+  async (t) => {
+    // The group breaks at its `line`: `hlong :` then the type indented by 2 [lean4: src/Lean/Meta/PPGoal.lean, ppGoal/pushPending].
+    const text =
+      'xs : List Nat\nhlong :\n  xs.length + xs.length + xs.length + xs.length + xs.length + xs.length + xs.length +\n      xs.length =\n    0\n⊢ xs = xs';
+    const [g] = parseGoals(text);
+    t.same(
+      g!.hyps.map((h) => h.names),
+      [['xs'], ['hlong']],
+    );
+    const lemma = lemmaFromGoal('t.sorried', g!, true);
+    t.notMatch(lemma.text, /\(hlong : :/, 'no binder with an empty type');
+    t.match(lemma.text, /\(hlong : xs\.length \+ xs\.length[^)]*=\s+0\)/s);
+    t.same(lemma.args, ['xs', 'hlong']);
+    // A let-bound variable whose value wrapped: `x : T :=` then nest 2 (line ++ value).
+    const [l] = parseGoals('n : Nat\nm : Nat :=\n  n + n + n\n⊢ m = m');
+    t.same(l!.hyps[1], { names: ['m'], type: 'Nat', value: '\n  n + n + n' });
+  },
+);
 
-t.test('defect 5: an anonymous instance hypothesis is an instance binder and does not block the call site', async (t) => {
-  // `[Inhabited α]` prints as `inst✝ : Inhabited α` (sanitizeNames) [lean4: src/Lean/Meta/PPGoal.lean].
-  const [g] = parseGoals('α : Type\ninst✝ : Inhabited α\nxs : List α\n⊢ xs = xs');
-  const lemma = lemmaFromGoal('t.sorried', g!, true);
-  t.match(lemma.text, /theorem t\.sorried \(α : Type\) \[Inhabited α\] \(xs : List α\) :/);
-  t.equal(lemma.inaccessible, false, 'the call site can be rebuilt');
-  t.same(lemma.args, ['α', 'xs']);
-  // A user's hypothesis named `inst` is explicit; an inaccessible explicit one still blocks.
-  const [u] = parseGoals('inst : Nat\nx✝ : Nat\n⊢ inst = x✝');
-  const ul = lemmaFromGoal('u', u!, true);
-  t.match(ul.text, /\(inst : Nat\) \(x_1 : Nat\)/);
-  t.equal(ul.inaccessible, true);
-});
+t.test(
+  'defect 5: an anonymous instance hypothesis is an instance binder and does not block the call site',
+  async (t) => {
+    // `[Inhabited α]` prints as `inst✝ : Inhabited α` (sanitizeNames) [lean4: src/Lean/Meta/PPGoal.lean].
+    const [g] = parseGoals('α : Type\ninst✝ : Inhabited α\nxs : List α\n⊢ xs = xs');
+    const lemma = lemmaFromGoal('t.sorried', g!, true);
+    t.match(lemma.text, /theorem t\.sorried \(α : Type\) \[Inhabited α\] \(xs : List α\) :/);
+    t.equal(lemma.inaccessible, false, 'the call site can be rebuilt');
+    t.same(lemma.args, ['α', 'xs']);
+    // A user's hypothesis named `inst` is explicit; an inaccessible explicit one still blocks.
+    const [u] = parseGoals('inst : Nat\nx✝ : Nat\n⊢ inst = x✝');
+    const ul = lemmaFromGoal('u', u!, true);
+    t.match(ul.text, /\(inst : Nat\) \(x_1 : Nat\)/);
+    t.equal(ul.inaccessible, true);
+  },
+);
 
 t.test('defect 7: the unused-variable text of each version', async (t) => {
   // repl test/variables.expected.out: the old text at REPL v4.30.0, the new one from v4.31.0-rc1.
-  const oldText = 'unused variable `y`\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`';
-  const newText = 'Variable name `y` is not explicitly referenced.\n\nThe binding can be removed (if unused) or named `_` (if used implicitly).\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`';
+  const oldText =
+    'unused variable `y`\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`';
+  const newText =
+    'Variable name `y` is not explicitly referenced.\n\nThe binding can be removed (if unused) or named `_` (if used implicitly).\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`';
   t.equal(unusedVariableName(oldText, 'leanprover/lean4:v4.30.0'), 'y');
   t.equal(unusedVariableName(newText, 'leanprover/lean4:v4.30.0'), undefined);
   t.equal(unusedVariableName(newText, 'leanprover/lean4:v4.31.0-rc1'), 'y');
   t.equal(unusedVariableName(newText, 'leanprover/lean4:v4.33.0-rc2'), 'y');
   t.equal(unusedVariableName(oldText, 'leanprover/lean4:v4.33.0-rc2'), undefined);
   t.equal(unusedVariableName(newText, 'leanprover/lean4:nightly'), 'y', 'an unreadable version accepts both');
-  t.same([atLeast('leanprover/lean4:v4.31.0', [4, 31, 0, 1]), atLeast('leanprover/lean4:v4.31.0-rc1', [4, 31, 0, 1]), atLeast('leanprover/lean4:v4.30.0', [4, 31, 0, 1])], [true, true, false]);
+  t.same(
+    [
+      atLeast('leanprover/lean4:v4.31.0', [4, 31, 0, 1]),
+      atLeast('leanprover/lean4:v4.31.0-rc1', [4, 31, 0, 1]),
+      atLeast('leanprover/lean4:v4.30.0', [4, 31, 0, 1]),
+    ],
+    [true, true, false],
+  );
 
   // rename_unused_vars on a v4.31 environment: the binder becomes `_`.
   const lean = scriptedRunner((c) => {
     const m: LeanMessage[] = [];
     const y = c.text.indexOf('(y : Nat)');
-    if (c.text.startsWith('theorem') && y >= 0) m.push(msg('warning', { line: c.origin.line, column: c.origin.column + y + 1 }, newText));
+    if (c.text.startsWith('theorem') && y >= 0)
+      m.push(msg('warning', { line: c.origin.line, column: c.origin.column + y + 1 }, newText));
     return { messages: m };
   });
-  const r = await simplify_theorems.run(parseToolRequest('simplify_theorems', { content: 'theorem t (x : Nat) (y : Nat) : x = x := rfl\n', environment: 'x', simplifications: ['rename_unused_vars'] }), toolCtx(lean, envAt('v4.31.0')));
+  const r = await simplify_theorems.run(
+    parseToolRequest('simplify_theorems', {
+      content: 'theorem t (x : Nat) (y : Nat) : x = x := rfl\n',
+      environment: 'x',
+      simplifications: ['rename_unused_vars'],
+    }),
+    toolCtx(lean, envAt('v4.31.0')),
+  );
   t.equal(r.content, 'theorem t (x : Nat) (_ : Nat) : x = x := rfl\n');
   t.equal(r.simplification_stats.rename_unused_vars, 1);
 });
@@ -71,9 +99,26 @@ t.test('defect 7: the unused-variable text of each version', async (t) => {
 t.test('defect 10: #lint findings are warnings, and a pass adds nothing', async (t) => {
   // Batteries' #lint: `logError fmtResults` when a linter fails, else `logInfoAt tk m!"{…}\n-- All linting checks passed!"`
   // [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`].
-  const respond = (fail: boolean) => scriptedRunner((c) => c.text === '#lint'
-    ? { messages: [fail ? msg('error', c.origin, '-- Found 1 error in 1 declarations (plus 0 automatically generated ones) in the current file with 16 linters\n\n/- The `docBlame` linter reports:\nDEFINITIONS ARE MISSING DOCUMENTATION STRINGS: -/\n#check @a /- definition missing documentation string -/\n') : msg('info', c.origin, '-- Found 0 errors in 1 declarations (plus 0 automatically generated ones) in the current file with 16 linters\n\n-- All linting checks passed!')] }
-    : {});
+  const respond = (fail: boolean) =>
+    scriptedRunner((c) =>
+      c.text === '#lint'
+        ? {
+            messages: [
+              fail
+                ? msg(
+                    'error',
+                    c.origin,
+                    '-- Found 1 error in 1 declarations (plus 0 automatically generated ones) in the current file with 16 linters\n\n/- The `docBlame` linter reports:\nDEFINITIONS ARE MISSING DOCUMENTATION STRINGS: -/\n#check @a /- definition missing documentation string -/\n',
+                  )
+                : msg(
+                    'info',
+                    c.origin,
+                    '-- Found 0 errors in 1 declarations (plus 0 automatically generated ones) in the current file with 16 linters\n\n-- All linting checks passed!',
+                  ),
+            ],
+          }
+        : {},
+    );
   const req = parseToolRequest('check', { content: 'def a : Nat := 1\n', environment: 'x', mathlib_options: true });
   const failed = await check.run(req, toolCtx(respond(true), envAt('v4.28.0', 'import Mathlib')));
   t.equal(failed.okay, true, 'a lint finding does not make the content fail');
@@ -86,18 +131,28 @@ t.test('defect 10: #lint findings are warnings, and a pass adds nothing', async 
 t.test('defect 13: private names in #print axioms, and the sorry of a declaration with errors', async (t) => {
   // printAxiomsOf: m!"'{constName}' depends on axioms: …" with the private name [lean4: src/Lean/Elab/Print.lean].
   t.same(parseAxioms("'_private.0.secret' depends on axioms: [myAxiom]"), { name: 'secret', axioms: ['myAxiom'] });
-  t.same(parseAxioms("'_private.Foo.Bar.0.N.secret' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]"), { name: 'N.secret', axioms: ['propext', 'Classical.choice', 'Quot.sound'] });
+  t.same(parseAxioms("'_private.Foo.Bar.0.N.secret' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]"), {
+    name: 'N.secret',
+    axioms: ['propext', 'Classical.choice', 'Quot.sound'],
+  });
   t.same(parseAxioms("'plain' does not depend on any axioms"), { name: 'plain', axioms: [] });
 
   const lean = scriptedRunner((c) => {
     const ax = /^#print axioms (.+)$/.exec(c.text);
-    if (ax?.[1] === 'secret') return { messages: [msg('info', c.origin, "'_private.0.secret' depends on axioms: [myAxiom]")] };
+    if (ax?.[1] === 'secret')
+      return { messages: [msg('info', c.origin, "'_private.0.secret' depends on axioms: [myAxiom]")] };
     if (ax?.[1] === 'broken') return { messages: [msg('info', c.origin, "'broken' depends on axioms: [sorryAx]")] };
     if (ax) return { messages: [msg('info', c.origin, `'${ax[1]}' does not depend on any axioms`)] };
-    if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, "Unknown identifier `ERR`")] };
+    if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, 'Unknown identifier `ERR`')] };
     return {};
   });
-  const r = await check.run(parseToolRequest('check', { content: 'private theorem secret : True := trivial\n\ntheorem broken : True := ERR\n', environment: 'x' }), toolCtx(lean));
+  const r = await check.run(
+    parseToolRequest('check', {
+      content: 'private theorem secret : True := trivial\n\ntheorem broken : True := ERR\n',
+      environment: 'x',
+    }),
+    toolCtx(lean),
+  );
   t.same([...r.failed_declarations].sort(), ['broken', 'secret']);
   t.match(r.tool_messages.warnings.join('\n'), /In 'secret': axiom 'myAxiom'/);
   t.notMatch(r.tool_messages.warnings.join('\n'), /'broken' uses 'sorry'/, 'the error is reported, not a sorry');
@@ -106,12 +161,15 @@ t.test('defect 13: private names in #print axioms, and the sorry of a declaratio
 t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input each', async (t) => {
   // Lean parses `mutual` up to `end` as one command and `attribute … in` + command as one
   // [lean4: src/Lean/Parser/Command.lean, «mutual» and the `in` trailing parser].
-  const content = 'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend\n\nattribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp\n';
+  const content =
+    'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend\n\nattribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp\n';
   const lean = scriptedRunner((c) => {
     if (c.text.startsWith('#print axioms')) return {};
     const line = c.text.split('\n').findIndex((l) => l.includes('ERR'));
     // The error at its line inside the input, as the REPL reports positions relative to the input.
-    return line >= 0 ? { messages: [msg('error', { line: c.origin.line + line, column: 0 }, 'Unknown identifier `ERR`')] } : {};
+    return line >= 0
+      ? { messages: [msg('error', { line: c.origin.line + line, column: 0 }, 'Unknown identifier `ERR`')] }
+      : {};
   });
   const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
   const sent = lean.jobs[0]!.commands.map((c) => c.text).filter((x) => !x.startsWith('#print'));

@@ -5,39 +5,64 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { merge, SEPARATOR } from '../../src/tools/merge.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const runner = (types: Record<string, string>[] = []) => scriptedRunner((c, n) => {
-  const check = /^#check @(.+)$/.exec(c.text);
-  if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}`)] };
-  if (c.text.startsWith('#print')) return { messages: [msg('info', c.origin, `'x' does not depend on any axioms`)] };
-  if (/\bsorry\b/.test(c.text)) return { messages: [msg('warning', c.origin, 'declaration uses `sorry`')] };
-  if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, 'boom')] };
-  return {};
-});
-const run = (documents: string[], r: LeanRunner, extra: Record<string, unknown> = {}) => merge.run(parseToolRequest('merge', { documents, environment: 'x', ...extra }), toolCtx(r));
+const runner = (types: Record<string, string>[] = []) =>
+  scriptedRunner((c, n) => {
+    const check = /^#check @(.+)$/.exec(c.text);
+    if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}`)] };
+    if (c.text.startsWith('#print')) return { messages: [msg('info', c.origin, `'x' does not depend on any axioms`)] };
+    if (/\bsorry\b/.test(c.text)) return { messages: [msg('warning', c.origin, 'declaration uses `sorry`')] };
+    if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, 'boom')] };
+    return {};
+  });
+const run = (documents: string[], r: LeanRunner, extra: Record<string, unknown> = {}) =>
+  merge.run(parseToolRequest('merge', { documents, environment: 'x', ...extra }), toolCtx(r));
 
-t.test('non-declaration commands grouped per input; equal declarations merged; a compiling version preferred', async (t) => {
-  const r = await run([
-    'open Nat\ndef a : Nat := 1\ntheorem t : a = 1 := sorry\n',
-    'open Real\ndef a : Nat := 1\ntheorem t : a = 1 := rfl\n',
-  ], runner());
-  t.equal(r.content, `${SEPARATOR}\n-- document 0\nopen Nat\n\n${SEPARATOR}\n-- document 1\nopen Real\n\ndef a : Nat := 1\n\ntheorem t : a = 1 := rfl\n`);
-  t.match(r.tool_messages.infos.join('\n'), /'t': 2 versions merged \(kept the one from document 1\)/);
-});
+t.test(
+  'non-declaration commands grouped per input; equal declarations merged; a compiling version preferred',
+  async (t) => {
+    const r = await run(
+      [
+        'open Nat\ndef a : Nat := 1\ntheorem t : a = 1 := sorry\n',
+        'open Real\ndef a : Nat := 1\ntheorem t : a = 1 := rfl\n',
+      ],
+      runner(),
+    );
+    t.equal(
+      r.content,
+      `${SEPARATOR}\n-- document 0\nopen Nat\n\n${SEPARATOR}\n-- document 1\nopen Real\n\ndef a : Nat := 1\n\ntheorem t : a = 1 := rfl\n`,
+    );
+    t.match(r.tool_messages.infos.join('\n'), /'t': 2 versions merged \(kept the one from document 1\)/);
+  },
+);
 
 t.test('the same name with another statement is renamed in its input, references included', async (t) => {
   const types: Record<string, string>[] = [{ u: '1 = 1' }, { u: '2 = 2', v: 'True' }];
-  const r = await run(['theorem u : 1 = 1 := rfl\n', 'theorem u : 2 = 2 := rfl\ntheorem v : True := by\n  have := u\n  trivial\n'], runner(types));
+  const r = await run(
+    ['theorem u : 1 = 1 := rfl\n', 'theorem u : 2 = 2 := rfl\ntheorem v : True := by\n  have := u\n  trivial\n'],
+    runner(types),
+  );
   t.match(r.content, /theorem u : 1 = 1 := rfl/);
   t.match(r.content, /theorem u_1 : 2 = 2 := rfl/);
   t.match(r.content, /have := u_1/);
-  t.match(r.tool_messages.infos.join('\n'), /'u' in document 1 states something else than the earlier one: renamed to 'u_1'/);
+  t.match(
+    r.tool_messages.infos.join('\n'),
+    /'u' in document 1 states something else than the earlier one: renamed to 'u_1'/,
+  );
 });
 
 t.test('with no successful version, the first is kept and the others follow as comments', async (t) => {
   const r = await run(['theorem w : 3 = 3 := by\n  sorry\n', 'theorem w : 3 = 3 := by\n  exact ERR\n'], runner());
-  t.equal(r.content, 'theorem w : 3 = 3 := by\n  sorry\n\n-- unsuccessful attempt (document 1)\n/-\ntheorem w : 3 = 3 := by\n  exact ERR\n-/\n');
-  const alts = await run(['theorem w : 3 = 3 := rfl\n', 'theorem w : 3 = 3 := by decide\n'], runner(), { include_alts_as_comments: true });
-  t.match(alts.content, /theorem w : 3 = 3 := rfl\n\n-- alternative \(document 1\)\n\/-\ntheorem w : 3 = 3 := by decide\n-\//);
+  t.equal(
+    r.content,
+    'theorem w : 3 = 3 := by\n  sorry\n\n-- unsuccessful attempt (document 1)\n/-\ntheorem w : 3 = 3 := by\n  exact ERR\n-/\n',
+  );
+  const alts = await run(['theorem w : 3 = 3 := rfl\n', 'theorem w : 3 = 3 := by decide\n'], runner(), {
+    include_alts_as_comments: true,
+  });
+  t.match(
+    alts.content,
+    /theorem w : 3 = 3 := rfl\n\n-- alternative \(document 1\)\n\/-\ntheorem w : 3 = 3 := by decide\n-\//,
+  );
 });
 
 t.test('declarations come in a topological order of their dependencies; namespaces are normalized first', async (t) => {
@@ -46,18 +71,36 @@ t.test('declarations come in a topological order of their dependencies; namespac
 });
 
 t.test('rule 5: theorems with equivalent types under different names are merged; references follow', async (t) => {
-  const types: Record<string, string>[] = [{ "add_comm'": '∀ (n m : ℕ), n + m = m + n' }, { my_comm: '∀ (a b : ℕ), a + b = b + a', uses: '1 + 2 = 2 + 1' }];
-  const r = await run([
-    "theorem add_comm' (n m : Nat) : n + m = m + n := Nat.add_comm n m\n",
-    'theorem my_comm (a b : Nat) : a + b = b + a := by omega\ntheorem uses : 1 + 2 = 2 + 1 := my_comm 1 2\n',
-  ], runner(types));
-  t.equal(r.content, "theorem add_comm' (n m : Nat) : n + m = m + n := Nat.add_comm n m\n\ntheorem uses : 1 + 2 = 2 + 1 := add_comm' 1 2\n");
-  t.match(r.tool_messages.infos.join('\n'), /theorems 'add_comm'', 'my_comm' state the same type: merged as 'add_comm''/);
+  const types: Record<string, string>[] = [
+    { "add_comm'": '∀ (n m : ℕ), n + m = m + n' },
+    { my_comm: '∀ (a b : ℕ), a + b = b + a', uses: '1 + 2 = 2 + 1' },
+  ];
+  const r = await run(
+    [
+      "theorem add_comm' (n m : Nat) : n + m = m + n := Nat.add_comm n m\n",
+      'theorem my_comm (a b : Nat) : a + b = b + a := by omega\ntheorem uses : 1 + 2 = 2 + 1 := my_comm 1 2\n',
+    ],
+    runner(types),
+  );
+  t.equal(
+    r.content,
+    "theorem add_comm' (n m : Nat) : n + m = m + n := Nat.add_comm n m\n\ntheorem uses : 1 + 2 = 2 + 1 := add_comm' 1 2\n",
+  );
+  t.match(
+    r.tool_messages.infos.join('\n'),
+    /theorems 'add_comm'', 'my_comm' state the same type: merged as 'add_comm''/,
+  );
 });
 
 t.test('rule 5 keeps the compiling version under the merged name; different types stay apart', async (t) => {
   const types: Record<string, string>[] = [{ a: '∀ (n : ℕ), n = n', z: '∀ (n : ℤ), n = n' }, { b: '∀ (k : ℕ), k = k' }];
-  const r = await run(['theorem a (n : Nat) : n = n := sorry\ntheorem z (n : Int) : n = n := rfl\n', 'theorem b (k : Nat) : k = k := fun _ => rfl\n'], runner(types));
+  const r = await run(
+    [
+      'theorem a (n : Nat) : n = n := sorry\ntheorem z (n : Int) : n = n := rfl\n',
+      'theorem b (k : Nat) : k = k := fun _ => rfl\n',
+    ],
+    runner(types),
+  );
   t.match(r.content, /theorem a \(k : Nat\) : k = k := fun _ => rfl/, 'the clean version, renamed to the first name');
   t.notMatch(r.content, /theorem b\b/);
   t.match(r.content, /theorem z \(n : Int\) : n = n := rfl/, 'an Int statement is not a Nat one');
@@ -65,15 +108,28 @@ t.test('rule 5 keeps the compiling version under the merged name; different type
 });
 
 t.test('rule 5 with use_def_eq false compares the written signatures up to binder names', async (t) => {
-  const r = await run(['theorem p (x : Nat) : x + 0 = x := rfl\n', 'theorem q (y : Nat) : y + 0 = y := rfl\ntheorem r0 (y : Nat) : 0 + y = y := by simp\n'], runner(), { use_def_eq: false });
+  const r = await run(
+    [
+      'theorem p (x : Nat) : x + 0 = x := rfl\n',
+      'theorem q (y : Nat) : y + 0 = y := rfl\ntheorem r0 (y : Nat) : 0 + y = y := by simp\n',
+    ],
+    runner(),
+    { use_def_eq: false },
+  );
   t.match(r.content, /theorem p \(x : Nat\)/);
   t.notMatch(r.content, /theorem q\b/);
   t.match(r.content, /theorem r0 /);
 });
 
-t.test('rule 5 sees step 3 renames: a type mentioning a renamed def is not the other input\'s type', async (t) => {
-  const types: Record<string, string>[] = [{ u: 'ℕ', t: 'u = u' }, { u: 'ℕ', s: 'u = u' }];
-  const r = await run(['def u : Nat := 1\ntheorem t : u = u := rfl\n', 'def u : Nat := 2\ntheorem s : u = u := rfl\n'], runner(types));
+t.test("rule 5 sees step 3 renames: a type mentioning a renamed def is not the other input's type", async (t) => {
+  const types: Record<string, string>[] = [
+    { u: 'ℕ', t: 'u = u' },
+    { u: 'ℕ', s: 'u = u' },
+  ];
+  const r = await run(
+    ['def u : Nat := 1\ntheorem t : u = u := rfl\n', 'def u : Nat := 2\ntheorem s : u = u := rfl\n'],
+    runner(types),
+  );
   t.match(r.content, /theorem t : u = u := rfl/);
   t.match(r.content, /theorem s : u_1 = u_1 := rfl/);
   t.notMatch(r.tool_messages.infos.join('\n'), /same type/);

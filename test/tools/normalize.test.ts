@@ -2,18 +2,29 @@ import t from 'tap';
 import { parseSource } from '../../src/syntax/source.ts';
 import { normalizeSource } from '../../src/tools/normalize-source.ts';
 
-t.test('remove_sections: namespaces/sections/ends go, names and namespace-relative references are qualified', async (t) => {
-  const src = 'import Mathlib\n\nnamespace MyNamespace\nnoncomputable section MySection\n\ntheorem foo : 1 = 1 := rfl\n\ntheorem bar : 1 = 1 := foo\n\nend MySection\nend MyNamespace\n';
-  const r = normalizeSource(src, ['remove_sections']);
-  t.equal(r.output, 'import Mathlib\n\nnoncomputable section\n\ntheorem MyNamespace.foo : 1 = 1 := rfl\n\ntheorem MyNamespace.bar : 1 = 1 := MyNamespace.foo\n\n');
-  t.same(r.stats, { remove_sections: 4 });
-  const f = parseSource(r.output);
-  t.same(f.commands.filter((c) => c.kind === 'namespace' || c.kind === 'end').length, 0);
-  t.same(f.decls.map((d) => d.fullName), ['MyNamespace.foo', 'MyNamespace.bar']);
-});
+t.test(
+  'remove_sections: namespaces/sections/ends go, names and namespace-relative references are qualified',
+  async (t) => {
+    const src =
+      'import Mathlib\n\nnamespace MyNamespace\nnoncomputable section MySection\n\ntheorem foo : 1 = 1 := rfl\n\ntheorem bar : 1 = 1 := foo\n\nend MySection\nend MyNamespace\n';
+    const r = normalizeSource(src, ['remove_sections']);
+    t.equal(
+      r.output,
+      'import Mathlib\n\nnoncomputable section\n\ntheorem MyNamespace.foo : 1 = 1 := rfl\n\ntheorem MyNamespace.bar : 1 = 1 := MyNamespace.foo\n\n',
+    );
+    t.same(r.stats, { remove_sections: 4 });
+    const f = parseSource(r.output);
+    t.same(f.commands.filter((c) => c.kind === 'namespace' || c.kind === 'end').length, 0);
+    t.same(
+      f.decls.map((d) => d.fullName),
+      ['MyNamespace.foo', 'MyNamespace.bar'],
+    );
+  },
+);
 
 t.test('remove_sections keeps the `end` of a mutual block and qualifies opens of inner namespaces', async (t) => {
-  const src = 'namespace N\nnamespace Inner\ndef x := 1\nend Inner\nopen Inner\nmutual\ndef e : Nat → Bool\n  | 0 => true\n  | n+1 => o n\ndef o : Nat → Bool\n  | 0 => false\n  | n+1 => e n\nend\nend N\n';
+  const src =
+    'namespace N\nnamespace Inner\ndef x := 1\nend Inner\nopen Inner\nmutual\ndef e : Nat → Bool\n  | 0 => true\n  | n+1 => o n\ndef o : Nat → Bool\n  | 0 => false\n  | n+1 => e n\nend\nend N\n';
   const r = normalizeSource(src, ['remove_sections']);
   t.match(r.output, /^open N\.Inner$/m);
   t.match(r.output, /^mutual\ndef N\.e/m);
@@ -23,10 +34,24 @@ t.test('remove_sections keeps the `end` of a mutual block and qualifies opens of
 });
 
 t.test('split_open_in_commands, remove_duplicates, comments', async (t) => {
-  const src = 'open Nat\nopen Nat\nopen List\nopen List in\ntheorem foo : succ 0 = 1 := rfl\n/-! mod -/\n/-- doc -/\ndef x := 1\n/-- info: 1 -/\n#guard_msgs in\n#eval x\n';
-  const r = normalizeSource(src, ['split_open_in_commands', 'remove_duplicates', 'normalize_module_comments', 'normalize_doc_comments']);
-  t.equal(r.output, 'open Nat\nopen List\ntheorem foo : succ 0 = 1 := rfl\n/- mod -/\n/- doc -/\ndef x := 1\n/-- info: 1 -/\n#guard_msgs in\n#eval x\n');
-  t.same(r.stats, { normalize_module_comments: 1, normalize_doc_comments: 1, split_open_in_commands: 1, remove_duplicates: 2 });
+  const src =
+    'open Nat\nopen Nat\nopen List\nopen List in\ntheorem foo : succ 0 = 1 := rfl\n/-! mod -/\n/-- doc -/\ndef x := 1\n/-- info: 1 -/\n#guard_msgs in\n#eval x\n';
+  const r = normalizeSource(src, [
+    'split_open_in_commands',
+    'remove_duplicates',
+    'normalize_module_comments',
+    'normalize_doc_comments',
+  ]);
+  t.equal(
+    r.output,
+    'open Nat\nopen List\ntheorem foo : succ 0 = 1 := rfl\n/- mod -/\n/- doc -/\ndef x := 1\n/-- info: 1 -/\n#guard_msgs in\n#eval x\n',
+  );
+  t.same(r.stats, {
+    normalize_module_comments: 1,
+    normalize_doc_comments: 1,
+    split_open_in_commands: 1,
+    remove_duplicates: 2,
+  });
 });
 
 t.test('expand_decl_names: declarations and references via opens are fully qualified', async (t) => {

@@ -8,9 +8,17 @@ import type { ElabJob, ElabResult, LeanMessage, LeanRunner, Origin } from '../..
 import { environmentConfig } from '../../src/envs/config.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 
-export const testEnv = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/tmp' });
+export const testEnv = environmentConfig.parse({
+  name: 'x',
+  lean_toolchain: 'leanprover/lean4:v4.28.0',
+  imports: '',
+  project_dir: '/tmp',
+});
 
-export type Respond = (cmd: { text: string; origin: Origin }, job: number) => { messages?: LeanMessage[]; sorries?: ElabResult['commands'][number]['sorries'] };
+export type Respond = (
+  cmd: { text: string; origin: Origin },
+  job: number,
+) => { messages?: LeanMessage[]; sorries?: ElabResult['commands'][number]['sorries'] };
 
 export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[] } {
   const jobs: ElabJob[] = [];
@@ -19,7 +27,10 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
     async elaborate(_env, job) {
       const n = jobs.push(job) - 1;
       return {
-        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
+        headerMessages: [],
+        session: 1,
+        reused: 0,
+        sent: job.commands.length,
         commands: job.commands.map((c) => {
           const r = respond(c, n);
           return { messages: r.messages ?? [], sorries: r.sorries ?? [], cached: false, ms: 0 };
@@ -29,6 +40,17 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
   };
 }
 
-export const toolCtx = (lean: LeanRunner, env = testEnv): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
+export const toolCtx = (lean: LeanRunner, env = testEnv): ToolContext => ({
+  env,
+  signal: new AbortController().signal,
+  log: pino({ level: 'silent' }),
+  lean,
+  progress: () => {},
+});
 
-export const msg = (severity: LeanMessage['severity'], pos: Origin, text: string): LeanMessage => ({ severity, pos, endPos: undefined, text });
+export const msg = (severity: LeanMessage['severity'], pos: Origin, text: string): LeanMessage => ({
+  severity,
+  pos,
+  endPos: undefined,
+  text,
+});

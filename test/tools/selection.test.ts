@@ -24,7 +24,11 @@ t.test('default: every theorem; theorems_only false: every declaration', async (
 
 t.test('names: exact full name, then short-name resolution, ambiguity and absence are errors', async (t) => {
   t.same(names(selectDeclarations(file, { names: ['X.foo'] })), ['X.foo']);
-  t.same(names(selectDeclarations(file, { names: ['bar'] })), ['Y.bar'], 'a short name resolving to one namespaced declaration');
+  t.same(
+    names(selectDeclarations(file, { names: ['bar'] })),
+    ['Y.bar'],
+    'a short name resolving to one namespaced declaration',
+  );
   const amb = selectDeclarations(file, { names: ['foo'] });
   t.same(amb.decls, []);
   t.same(amb.errors, ["Name 'foo' is ambiguous; candidates: X.foo, Y.foo"]);

@@ -5,19 +5,31 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { simplify_theorems } from '../../src/tools/simplify-theorems.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-
 function runner() {
   return scriptedRunner((c) => {
     const m: LeanMessage[] = [];
-    if (c.text.startsWith('theorem') && !c.text.includes('exact')) m.push(msg('error', c.origin, 'unsolved goals\n⊢ P'));
+    if (c.text.startsWith('theorem') && !c.text.includes('exact'))
+      m.push(msg('error', c.origin, 'unsolved goals\n⊢ P'));
     const y = c.text.indexOf('(y : Nat)');
-    if (y >= 0) m.push(msg('warning', { line: c.origin.line, column: c.origin.column + y + 1 }, 'unused variable `y`\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`'));
+    if (y >= 0)
+      m.push(
+        msg(
+          'warning',
+          { line: c.origin.line, column: c.origin.column + y + 1 },
+          'unused variable `y`\n\nNote: This linter can be disabled with `set_option linter.unusedVariables false`',
+        ),
+      );
     return { messages: m };
   });
 }
-const run = (content: string, extra: Record<string, unknown> = {}) => simplify_theorems.run(parseToolRequest('simplify_theorems', { content, environment: 'x', ...extra }), toolCtx(runner()));
+const run = (content: string, extra: Record<string, unknown> = {}) =>
+  simplify_theorems.run(
+    parseToolRequest('simplify_theorems', { content, environment: 'x', ...extra }),
+    toolCtx(runner()),
+  );
 
-const src = 'theorem t (x : Nat) (y : Nat) (h : P) : P := by\n  have hx : x = x := rfl\n  have used : P := h\n  try simp\n  rfl <;> rfl\n  exact used\n';
+const src =
+  'theorem t (x : Nat) (y : Nat) (h : P) : P := by\n  have hx : x = x := rfl\n  have used : P := h\n  try simp\n  rfl <;> rfl\n  exact used\n';
 
 t.test('unused tactics and haves go, needed ones stay; the unused binder becomes _', async (t) => {
   const r = await run(src);
@@ -35,7 +47,9 @@ t.test('each simplification can be chosen alone', async (t) => {
 });
 
 t.test('the useless branch of `t₁ <;> t₂` is dropped when t₁ is needed', async (t) => {
-  const r = await run('theorem s (h : P) : P := by\n  exact h <;> rfl\n', { simplifications: ['remove_unused_tactics'] });
+  const r = await run('theorem s (h : P) : P := by\n  exact h <;> rfl\n', {
+    simplifications: ['remove_unused_tactics'],
+  });
   t.equal(r.content, 'theorem s (h : P) : P := by\n  exact h\n');
   t.same(r.simplification_stats, { remove_unused_tactics: 1 });
 });

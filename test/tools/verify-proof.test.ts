@@ -13,7 +13,12 @@ import type { ToolContext } from '../../src/tools/types.ts';
 import { piType } from '../../src/syntax/statements.ts';
 import { defeqCheck, permits, verify_proof } from '../../src/tools/verify-proof.ts';
 
-const env = environmentConfig.parse({ name: 'x', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', project_dir: '/tmp' });
+const env = environmentConfig.parse({
+  name: 'x',
+  lean_toolchain: 'leanprover/lean4:v4.28.0',
+  imports: 'import Mathlib',
+  project_dir: '/tmp',
+});
 
 interface Script {
   /** `#check @name` answers, per job (0: the statement, 1: the candidate). */
@@ -31,9 +36,17 @@ function runner(s: Script): LeanRunner & { jobs: ElabJob[] } {
     jobs,
     async elaborate(_env, job) {
       const n = jobs.push(job) - 1;
-      const info = (text: string, origin: { line: number; column: number }): LeanMessage => ({ severity: 'info', pos: origin, endPos: undefined, text });
+      const info = (text: string, origin: { line: number; column: number }): LeanMessage => ({
+        severity: 'info',
+        pos: origin,
+        endPos: undefined,
+        text,
+      });
       return {
-        headerMessages: [], session: 1, reused: 0, sent: job.commands.length,
+        headerMessages: [],
+        session: 1,
+        reused: 0,
+        sent: job.commands.length,
         commands: job.commands.map((c) => {
           const m: LeanMessage[] = [];
           const check = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/.exec(c.text);
@@ -42,49 +55,98 @@ function runner(s: Script): LeanRunner & { jobs: ElabJob[] } {
           if (check) m.push(info(`${check[1]} : ${s.types[n]?.[check[1]!] ?? '?'}`, c.origin));
           else if (axioms) {
             const ax = s.axioms?.[axioms[1]!] ?? ['propext'];
-            m.push(info(ax.length ? `'${axioms[1]}' depends on axioms: [${ax.join(', ')}]` : `'${axioms[1]}' does not depend on any axioms`, c.origin));
-          } else if (example && s.notDefeq?.includes(example[1]!)) m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'type mismatch' });
-          else if (s.errorMarker && c.text.includes(s.errorMarker)) m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'unsolved goals' });
+            m.push(
+              info(
+                ax.length
+                  ? `'${axioms[1]}' depends on axioms: [${ax.join(', ')}]`
+                  : `'${axioms[1]}' does not depend on any axioms`,
+                c.origin,
+              ),
+            );
+          } else if (example && s.notDefeq?.includes(example[1]!))
+            m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'type mismatch' });
+          else if (s.errorMarker && c.text.includes(s.errorMarker))
+            m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'unsolved goals' });
           return { messages: m, sorries: [], cached: false, ms: 0 };
         }),
       };
     },
   };
 }
-const ctx = (lean: LeanRunner): ToolContext => ({ env, signal: new AbortController().signal, log: pino({ level: 'silent' }), lean, progress: () => {} });
-const run = (body: Record<string, unknown>, s: Script) => verify_proof.run(parseToolRequest('verify_proof', { environment: 'x', ...body }), ctx(runner(s)));
+const ctx = (lean: LeanRunner): ToolContext => ({
+  env,
+  signal: new AbortController().signal,
+  log: pino({ level: 'silent' }),
+  lean,
+  progress: () => {},
+});
+const run = (body: Record<string, unknown>, s: Script) =>
+  verify_proof.run(parseToolRequest('verify_proof', { environment: 'x', ...body }), ctx(runner(s)));
 
 const statement = 'abbrev answer : ℕ := sorry\n\ntheorem main (n : ℕ) (h : 0 < n) : n ≥ answer := by\n  sorry\n';
 const good = 'abbrev answer : ℕ := 1\n\ntheorem main (n : ℕ) (h : 0 < n) : n ≥ answer := by\n  omega\n';
 const types = { answer: 'ℕ', main: '∀ (n : ℕ), 0 < n → n ≥ answer' };
 
 t.test('signatures become Pi types, replayed in the statement’s namespace and opens', async (t) => {
-  const f = parseSource('namespace P\nopen Real in\ntheorem t.{u} {α : Sort u} [Inhabited α] (x : α) : x = x := rfl\nend P\n');
+  const f = parseSource(
+    'namespace P\nopen Real in\ntheorem t.{u} {α : Sort u} [Inhabited α] (x : α) : x = x := rfl\nend P\n',
+  );
   const d = f.decls[0]!;
   t.equal(piType(f, d), '∀ {α : Sort u} [Inhabited α] (x : α), x = x');
-  t.equal(defeqCheck(f, d), 'namespace P\nuniverse u\nopen Real\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\naxiom axle_expected_0 {α : Sort u} [Inhabited α] (x : α) : x = x\n#check (@_root_.P.t : type_of% @axle_expected_0)\nend P');
+  t.equal(
+    defeqCheck(f, d),
+    'namespace P\nuniverse u\nopen Real\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\naxiom axle_expected_0 {α : Sort u} [Inhabited α] (x : α) : x = x\n#check (@_root_.P.t : type_of% @axle_expected_0)\nend P',
+  );
   const g = parseSource('theorem plain : 1 = 1 := rfl\n');
-  t.equal(defeqCheck(g, g.decls[0]!), 'section\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\naxiom axle_expected_0 : 1 = 1\n#check (@_root_.plain : type_of% @axle_expected_0)\nend');
+  t.equal(
+    defeqCheck(g, g.decls[0]!),
+    'section\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\naxiom axle_expected_0 : 1 = 1\n#check (@_root_.plain : type_of% @axle_expected_0)\nend',
+  );
 });
 
-t.test('defect 6: the statement is re-stated in its own scope (universes, section variables), sorried defs opaque', async (t) => {
-  // Section variables a statement mentions become its binders [lean4: variable inclusion], so the
-  // comparison must see them; the old check rebuilt `∀ binders, type` from the declaration alone.
-  const f = parseSource('universe u\nsection S\nvariable {α : Type u} (xs : List α)\ntheorem len : xs.length = xs.length := sorry\nend S\nsection T\nvariable (junk : Nat)\nend T\n');
-  t.equal(defeqCheck(f, f.decls[0]!, 0, ['answer']), [
-    'section', 'universe u', 'variable {α : Type u} (xs : List α)',
-    'set_option autoImplicit true in', 'set_option relaxedAutoImplicit true in',
-    'axiom axle_expected_0 : xs.length = xs.length',
-    'set_option allowUnsafeReducibility true in', 'attribute [local irreducible] _root_.answer in',
-    '#check (@_root_.len : type_of% @axle_expected_0)', 'end',
-  ].join('\n'));
-  const r = runner({ types: [types, types] });
-  await verify_proof.run(parseToolRequest('verify_proof', { environment: 'x', formal_statement: statement, content: good, mathlib_options: true }), ctx(r));
-  const checks = r.jobs.map((j) => j.commands.find((c) => c.text.endsWith('#check @main'))!.text);
-  t.equal(checks[0], checks[1], 'both sides print the type under the same options');
-  t.match(checks[0], /set_option pp\.fullNames true in/);
-  t.match(r.jobs[1]!.commands.find((c) => c.text.includes('type_of%'))!.text, /attribute \[local irreducible\] _root_\.answer in/, 'the sorried answer is not unfolded');
-});
+t.test(
+  'defect 6: the statement is re-stated in its own scope (universes, section variables), sorried defs opaque',
+  async (t) => {
+    // Section variables a statement mentions become its binders [lean4: variable inclusion], so the
+    // comparison must see them; the old check rebuilt `∀ binders, type` from the declaration alone.
+    const f = parseSource(
+      'universe u\nsection S\nvariable {α : Type u} (xs : List α)\ntheorem len : xs.length = xs.length := sorry\nend S\nsection T\nvariable (junk : Nat)\nend T\n',
+    );
+    t.equal(
+      defeqCheck(f, f.decls[0]!, 0, ['answer']),
+      [
+        'section',
+        'universe u',
+        'variable {α : Type u} (xs : List α)',
+        'set_option autoImplicit true in',
+        'set_option relaxedAutoImplicit true in',
+        'axiom axle_expected_0 : xs.length = xs.length',
+        'set_option allowUnsafeReducibility true in',
+        'attribute [local irreducible] _root_.answer in',
+        '#check (@_root_.len : type_of% @axle_expected_0)',
+        'end',
+      ].join('\n'),
+    );
+    const r = runner({ types: [types, types] });
+    await verify_proof.run(
+      parseToolRequest('verify_proof', {
+        environment: 'x',
+        formal_statement: statement,
+        content: good,
+        mathlib_options: true,
+      }),
+      ctx(r),
+    );
+    const checks = r.jobs.map((j) => j.commands.find((c) => c.text.endsWith('#check @main'))!.text);
+    t.equal(checks[0], checks[1], 'both sides print the type under the same options');
+    t.match(checks[0], /set_option pp\.fullNames true in/);
+    t.match(
+      r.jobs[1]!.commands.find((c) => c.text.includes('type_of%'))!.text,
+      /attribute \[local irreducible\] _root_\.answer in/,
+      'the sorried answer is not unfolded',
+    );
+  },
+);
 
 t.test('a valid candidate: okay, with the sorried answer left unchecked (rule 2)', async (t) => {
   const r = await run({ formal_statement: statement, content: good }, { types: [types, types] });
@@ -95,13 +157,24 @@ t.test('a valid candidate: okay, with the sorried answer left unchecked (rule 2)
 });
 
 t.test('missing declaration, kind mismatch, changed theorem type', async (t) => {
-  const missing = await run({ formal_statement: statement, content: 'abbrev answer : ℕ := 1\n' }, { types: [types, types] });
+  const missing = await run(
+    { formal_statement: statement, content: 'abbrev answer : ℕ := 1\n' },
+    { types: [types, types] },
+  );
   t.same(missing.tool_messages.errors, ["Missing required declaration 'main'"]);
   t.equal(missing.okay, false);
-  const kind = await run({ formal_statement: statement, content: good.replace('abbrev answer', 'def answer') }, { types: [types, types] });
+  const kind = await run(
+    { formal_statement: statement, content: good.replace('abbrev answer', 'def answer') },
+    { types: [types, types] },
+  );
   t.same(kind.tool_messages.errors, ["Kind mismatch for 'answer': candidate has def but expected abbrev"]);
-  const changed = await run({ formal_statement: statement, content: good.replace('n ≥ answer', 'n ≥ 0') }, { types: [types, { ...types, main: '∀ (n : ℕ), 0 < n → n ≥ 0' }], notDefeq: ['main'] });
-  t.same(changed.tool_messages.errors, ["Theorem 'main' does not match expected signature: expected ∀ (n : ℕ), 0 < n → n ≥ answer, got ∀ (n : ℕ), 0 < n → n ≥ 0"]);
+  const changed = await run(
+    { formal_statement: statement, content: good.replace('n ≥ answer', 'n ≥ 0') },
+    { types: [types, { ...types, main: '∀ (n : ℕ), 0 < n → n ≥ 0' }], notDefeq: ['main'] },
+  );
+  t.same(changed.tool_messages.errors, [
+    "Theorem 'main' does not match expected signature: expected ∀ (n : ℕ), 0 < n → n ≥ answer, got ∀ (n : ℕ), 0 < n → n ≥ 0",
+  ]);
   t.same(changed.failed_declarations, ['main']);
 });
 
@@ -114,18 +187,38 @@ t.test('use_def_eq false compares the printed types at face value', async (t) =>
 });
 
 t.test('sorry, errors and axioms; permitted_sorries; native_decide globs', async (t) => {
-  const sorried = await run({ formal_statement: statement, content: good }, { types: [types, types], axioms: { main: ['propext', 'sorryAx'] } });
+  const sorried = await run(
+    { formal_statement: statement, content: good },
+    { types: [types, types], axioms: { main: ['propext', 'sorryAx'] } },
+  );
   t.same(sorried.tool_messages.errors, ["Declaration 'main' is incomplete (uses 'sorry' or has errors)"]);
-  const permitted = await run({ formal_statement: statement, content: good, permitted_sorries: ['main', 'absent_name'] }, { types: [types, types], axioms: { main: ['sorryAx'] } });
+  const permitted = await run(
+    { formal_statement: statement, content: good, permitted_sorries: ['main', 'absent_name'] },
+    { types: [types, types], axioms: { main: ['sorryAx'] } },
+  );
   t.equal(permitted.okay, true, 'a permitted theorem may use sorry; absent names are ignored');
-  const broken = await run({ formal_statement: statement, content: good }, { types: [types, types], errorMarker: 'omega' });
+  const broken = await run(
+    { formal_statement: statement, content: good },
+    { types: [types, types], errorMarker: 'omega' },
+  );
   t.same(broken.failed_declarations, ['main']);
   t.equal(broken.okay, false);
-  const foreign = await run({ formal_statement: statement, content: good }, { types: [types, types], axioms: { main: ['propext', 'Lean.ofReduceBool'] } });
-  t.same(foreign.tool_messages.errors, ["In 'main': axiom 'Lean.ofReduceBool' is not in the allowed set of standard axioms"]);
-  const old = await run({ formal_statement: statement, content: good, permitted_sorries: ['Lean.ofReduceBool'] }, { types: [types, types], axioms: { main: ['Lean.ofReduceBool'] } });
+  const foreign = await run(
+    { formal_statement: statement, content: good },
+    { types: [types, types], axioms: { main: ['propext', 'Lean.ofReduceBool'] } },
+  );
+  t.same(foreign.tool_messages.errors, [
+    "In 'main': axiom 'Lean.ofReduceBool' is not in the allowed set of standard axioms",
+  ]);
+  const old = await run(
+    { formal_statement: statement, content: good, permitted_sorries: ['Lean.ofReduceBool'] },
+    { types: [types, types], axioms: { main: ['Lean.ofReduceBool'] } },
+  );
   t.equal(old.okay, true, '≤ 4.28: the axiom named in permitted_sorries');
-  const glob = await run({ formal_statement: statement, content: good, permitted_sorries: ['main._native.native_decide.*'] }, { types: [types, types], axioms: { main: ['main._native.native_decide.ax_1_1'] } });
+  const glob = await run(
+    { formal_statement: statement, content: good, permitted_sorries: ['main._native.native_decide.*'] },
+    { types: [types, types], axioms: { main: ['main._native.native_decide.ax_1_1'] } },
+  );
   t.equal(glob.okay, true, '≥ 4.29: a glob over the auxiliary axioms');
   t.ok(permits(['a.*'], 'a.b.c') && !permits(['a.*'], 'ab'));
 });
@@ -133,21 +226,41 @@ t.test('sorry, errors and axioms; permitted_sorries; native_decide globs', async
 t.test('definitions must keep a non-sorried value; open private is banned; unsafe is reported', async (t) => {
   const defStmt = 'def double (n : ℕ) : ℕ := 2 * n\n\ntheorem d : double 2 = 4 := by sorry\n';
   const defTypes = { double: 'ℕ → ℕ', d: 'double 2 = 4' };
-  const changed = await run({ formal_statement: defStmt, content: 'def double (n : ℕ) : ℕ := n + n\n\ntheorem d : double 2 = 4 := rfl\n' }, { types: [defTypes, defTypes] });
-  t.same(changed.tool_messages.errors, ["Definition 'double' does not match expected signature: expected 2 * n, got n + n"]);
-  const priv = await run({ formal_statement: statement, content: `open private foo in\n${good}` }, { types: [types, types] });
+  const changed = await run(
+    { formal_statement: defStmt, content: 'def double (n : ℕ) : ℕ := n + n\n\ntheorem d : double 2 = 4 := rfl\n' },
+    { types: [defTypes, defTypes] },
+  );
+  t.same(changed.tool_messages.errors, [
+    "Definition 'double' does not match expected signature: expected 2 * n, got n + n",
+  ]);
+  const priv = await run(
+    { formal_statement: statement, content: `open private foo in\n${good}` },
+    { types: [types, types] },
+  );
   t.match(priv.tool_messages.errors[0], "Candidate uses banned 'open private' command");
   t.same(priv.failed_declarations.sort(), ['answer', 'main']);
-  const unsafe = await run({ formal_statement: statement, content: `unsafe def helper : ℕ := 0\n${good}` }, { types: [types, types] });
+  const unsafe = await run(
+    { formal_statement: statement, content: `unsafe def helper : ℕ := 0\n${good}` },
+    { types: [types, types] },
+  );
   t.same(unsafe.tool_messages.errors, ["Unsafe function 'helper' detected"]);
 });
 
 t.test('syntax the statement does not declare is refused (it could change what the statement means)', async (t) => {
-  const r = await run({ formal_statement: statement, content: `local notation:50 a " ≥ " b => True\n${good}` }, { types: [types, types] });
+  const r = await run(
+    { formal_statement: statement, content: `local notation:50 a " ≥ " b => True\n${good}` },
+    { types: [types, types] },
+  );
   t.equal(r.okay, false);
   t.match(r.tool_messages.errors[0], /Candidate declares syntax the statement does not \(notation at line 1\)/);
-  const same = await run({ formal_statement: `notation "ℕ'" => ℕ\n${statement}`, content: `notation "ℕ'" => ℕ\n${good}` }, { types: [types, types] });
+  const same = await run(
+    { formal_statement: `notation "ℕ'" => ℕ\n${statement}`, content: `notation "ℕ'" => ℕ\n${good}` },
+    { types: [types, types] },
+  );
   t.equal(same.okay, true, 'syntax the statement itself declares is fine');
-  const inst = await run({ formal_statement: statement, content: `instance (priority := high) weird : LE ℕ := ⟨fun _ _ => True⟩\n${good}` }, { types: [types, types] });
+  const inst = await run(
+    { formal_statement: statement, content: `instance (priority := high) weird : LE ℕ := ⟨fun _ _ => True⟩\n${good}` },
+    { types: [types, types] },
+  );
   t.match(inst.tool_messages.errors[0], /Candidate declares an instance the statement does not \(instance at line 1\)/);
 });

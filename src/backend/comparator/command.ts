@@ -71,8 +71,15 @@ export function comparatorCommand(input: CommandInput, parent: NodeJS.ProcessEnv
     COMPARATOR_LEAN4EXPORT: input.tools.lean4export,
     COMPARATOR_LANDRUN: input.tools.landrun,
   };
-  const inner = [...prlimit(input.memoryMb, input.limits, parent), 'lake', 'env', input.tools.comparator, 'config.json'];
-  if (input.sandbox === 'none') return { argv: inner, cwd: input.workspace, env, readOnly: [], writable: input.workspace };
+  const inner = [
+    ...prlimit(input.memoryMb, input.limits, parent),
+    'lake',
+    'env',
+    input.tools.comparator,
+    'config.json',
+  ];
+  if (input.sandbox === 'none')
+    return { argv: inner, cwd: input.workspace, env, readOnly: [], writable: input.workspace };
 
   const readOnly = [elanHome(parent), input.projectDir, ...Object.values(input.tools).map((p) => path.dirname(p))];
   const jailEnv = { ...env, HOME: JAIL_WORKDIR, TMPDIR: '/tmp', ELAN_HOME: elanHome(parent) };
@@ -80,5 +87,11 @@ export function comparatorCommand(input: CommandInput, parent: NodeJS.ProcessEnv
   // The workspace replaces the jail's private workdir: bound writable before the root turns read-only.
   const at = args.indexOf('--remount-ro');
   args.splice(at < 0 ? args.length : at, 0, '--bind', input.workspace, JAIL_WORKDIR);
-  return { argv: [findBwrap(parent) ?? 'bwrap', ...args, '--', ...inner], cwd: input.workspace, env, readOnly: [...new Set(readOnly)].sort(), writable: input.workspace };
+  return {
+    argv: [findBwrap(parent) ?? 'bwrap', ...args, '--', ...inner],
+    cwd: input.workspace,
+    env,
+    readOnly: [...new Set(readOnly)].sort(),
+    writable: input.workspace,
+  };
 }

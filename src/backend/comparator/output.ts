@@ -44,7 +44,10 @@ export class LastLine {
   }
 
   get value(): string {
-    const lines = this.#buf.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = this.#buf
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     return lines[lines.length - 1] ?? '';
   }
 }

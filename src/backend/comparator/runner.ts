@@ -20,12 +20,19 @@ import { toolchainTag, type EnvironmentConfig } from '../../envs/config.ts';
 import { searchDirs, which } from '../../envs/toolchain.ts';
 import type { ProcessLimits } from '../process/launch.ts';
 import { bwrapStatus, type SandboxKind } from '../process/sandbox.ts';
-import { comparatorCommand, runDir, type CommandInput, type ComparatorCommand, type ComparatorTools } from './command.ts';
+import {
+  comparatorCommand,
+  runDir,
+  type CommandInput,
+  type ComparatorCommand,
+  type ComparatorTools,
+} from './command.ts';
 import { BoundedOutput, LastLine } from './output.ts';
 import { writeWorkspace } from './workspace.ts';
 
 export const SUCCESS_PHRASE = 'Your solution is okay!';
-const SETUP_HINT = 'run `npm run lean:setup` (it builds comparator, lean4export and landrun at the pinned commits; see README, "comparator")';
+const SETUP_HINT =
+  'run `npm run lean:setup` (it builds comparator, lean4export and landrun at the pinned commits; see README, "comparator")';
 
 export interface ComparatorRequest {
   env: EnvironmentConfig;
@@ -77,12 +84,20 @@ export class ComparatorBackend {
     const tag = toolchainTag(env.lean_toolchain);
     if (!tag) return { missing: [`a Lean version in lean_toolchain "${env.lean_toolchain}"`] };
     const missing: string[] = [];
-    if (!this.#o.config.pins[tag]) missing.push(`a comparator pin for ${tag} (config comparator.pins has ${Object.keys(this.#o.config.pins).join(', ') || 'none'})`);
+    if (!this.#o.config.pins[tag])
+      missing.push(
+        `a comparator pin for ${tag} (config comparator.pins has ${Object.keys(this.#o.config.pins).join(', ') || 'none'})`,
+      );
     const p = comparatorPaths(this.#o.root, this.#o.config, tag);
     if (!exists(p.comparator)) missing.push(`the comparator build ${p.comparator}`);
     if (!exists(p.lean4export)) missing.push(`the lean4export build ${p.lean4export}`);
     const landrun = this.#o.config.landrun === 'shim' ? p.shim : p.landrun;
-    if (!exists(landrun)) missing.push(this.#o.config.landrun === 'shim' ? `comparator's landrun shim ${landrun}` : `the landrun build ${landrun} (or set comparator.landrun to "shim")`);
+    if (!exists(landrun))
+      missing.push(
+        this.#o.config.landrun === 'shim'
+          ? `comparator's landrun shim ${landrun}`
+          : `the landrun build ${landrun} (or set comparator.landrun to "shim")`,
+      );
     // Main.lean, queryGitLocation: `which git` must succeed.
     if (!which('git', searchDirs(parent))) missing.push('git on PATH (comparator runs `which git`)');
     if (missing.length > 0) return { missing };
@@ -103,15 +118,32 @@ export class ComparatorBackend {
     const workspace = mkdtempSync(path.join(this.#o.tmpDir ?? os.tmpdir(), 'comparator-'));
     try {
       writeWorkspace(workspace, {
-        challenge: req.challenge, solution: req.solution, theoremNames: req.theoremNames, definitionNames: req.definitionNames,
-        toolchain: req.env.lean_toolchain, projectDir: req.env.project_dir, runDir: runDir(this.#o.sandbox, workspace),
+        challenge: req.challenge,
+        solution: req.solution,
+        theoremNames: req.theoremNames,
+        definitionNames: req.definitionNames,
+        toolchain: req.env.lean_toolchain,
+        projectDir: req.env.project_dir,
+        runDir: runDir(this.#o.sandbox, workspace),
       });
       // A request may lower the memory cap, never raise it above the daemon's own address-space limit.
       const ceiling = this.#o.limits.addressSpaceMb > 0 ? this.#o.limits.addressSpaceMb : Infinity;
-      const input: CommandInput = { tools, toolchain: req.env.lean_toolchain, projectDir: req.env.project_dir, workspace, memoryMb: Math.min(req.memoryMb, ceiling), limits: this.#o.limits, sandbox: this.#o.sandbox };
+      const input: CommandInput = {
+        tools,
+        toolchain: req.env.lean_toolchain,
+        projectDir: req.env.project_dir,
+        workspace,
+        memoryMb: Math.min(req.memoryMb, ceiling),
+        limits: this.#o.limits,
+        sandbox: this.#o.sandbox,
+      };
       const cmd = (this.#o.command ?? ((i) => comparatorCommand(i, this.#o.parentEnv)))(input);
       const r = await runBounded(cmd, this.#o.config.outputLimitBytes, req.signal);
-      return { ...r, okay: r.exitStatus === 0 && r.lastStdoutLine === SUCCESS_PHRASE, ms: Math.round(performance.now() - t0) };
+      return {
+        ...r,
+        okay: r.exitStatus === 0 && r.lastStdoutLine === SUCCESS_PHRASE,
+        ms: Math.round(performance.now() - t0),
+      };
     } finally {
       rmSync(workspace, { recursive: true, force: true });
     }
@@ -119,29 +151,48 @@ export class ComparatorBackend {
 }
 
 /** Run a command in its own process group, capturing bounded output; the signal kills the group. */
-async function runBounded(cmd: ComparatorCommand, limit: number, signal: AbortSignal): Promise<{ output: string; exitStatus: number; lastStdoutLine: string }> {
+async function runBounded(
+  cmd: ComparatorCommand,
+  limit: number,
+  signal: AbortSignal,
+): Promise<{ output: string; exitStatus: number; lastStdoutLine: string }> {
   const out = new BoundedOutput(limit);
   const last = new LastLine();
   const [file, ...args] = cmd.argv;
   const child = execa(file!, args, {
-    cwd: cmd.cwd, env: cmd.env, extendEnv: false, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
-    buffer: false, reject: false, detached: true, cleanup: true, encoding: 'utf8',
+    cwd: cmd.cwd,
+    env: cmd.env,
+    extendEnv: false,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: false,
+    reject: false,
+    detached: true,
+    cleanup: true,
+    encoding: 'utf8',
   });
   const killGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
   };
   child.stdout?.setEncoding('utf8');
   child.stderr?.setEncoding('utf8');
-  child.stdout?.on('data', (c: string) => { out.push(c); last.push(c); });
+  child.stdout?.on('data', (c: string) => {
+    out.push(c);
+    last.push(c);
+  });
   child.stderr?.on('data', (c: string) => out.push(c));
   if (signal.aborted) killGroup();
   signal.addEventListener('abort', killGroup, { once: true });
   try {
     const r = await child;
     killGroup(); // stragglers left in the group
-    if (r.exitCode === undefined && r.signal === undefined) out.push(`\n[comparator could not be started: ${r.shortMessage}]\n`);
+    if (r.exitCode === undefined && r.signal === undefined)
+      out.push(`\n[comparator could not be started: ${r.shortMessage}]\n`);
     const exitStatus = r.exitCode ?? (r.signal ? 128 + (os.constants.signals[r.signal] ?? 0) : 127);
     return { output: out.text(), exitStatus, lastStdoutLine: last.value };
   } finally {

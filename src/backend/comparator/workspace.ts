@@ -64,7 +64,10 @@ export function workspaceFiles(input: WorkspaceInput, manifestText: string | und
   const files: Record<string, string> = {};
   if (manifestText !== undefined) {
     const manifest = JSON.parse(manifestText) as { packagesDir?: string; packages?: ManifestPackage[]; name?: string };
-    const shared = path.relative(input.runDir, path.join(input.projectDir, manifest.packagesDir ?? path.join('.lake', 'packages')));
+    const shared = path.relative(
+      input.runDir,
+      path.join(input.projectDir, manifest.packagesDir ?? path.join('.lake', 'packages')),
+    );
     lakefile.push(`packagesDir = ${toml(shared)}`);
     for (const p of manifest.packages ?? []) {
       if (p.inherited || !p.name) continue;
@@ -76,9 +79,18 @@ export function workspaceFiles(input: WorkspaceInput, manifestText: string | und
         if (p.subDir) lakefile.push(`subDir = ${toml(p.subDir)}`);
       }
     }
-    files['lake-manifest.json'] = `${JSON.stringify({ ...manifest, name: 'comparator_scratch', packagesDir: shared }, null, 1)}\n`;
+    files['lake-manifest.json'] =
+      `${JSON.stringify({ ...manifest, name: 'comparator_scratch', packagesDir: shared }, null, 1)}\n`;
   }
-  lakefile.push('', '[[lean_lib]]', `name = ${toml(CHALLENGE_MODULE)}`, '', '[[lean_lib]]', `name = ${toml(SOLUTION_MODULE)}`, '');
+  lakefile.push(
+    '',
+    '[[lean_lib]]',
+    `name = ${toml(CHALLENGE_MODULE)}`,
+    '',
+    '[[lean_lib]]',
+    `name = ${toml(SOLUTION_MODULE)}`,
+    '',
+  );
   files['lakefile.toml'] = lakefile.join('\n');
   files['lean-toolchain'] = `${input.toolchain}\n`;
   files[`${CHALLENGE_MODULE}.lean`] = input.challenge;

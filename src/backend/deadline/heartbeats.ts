@@ -24,7 +24,24 @@
 /** Lean's default [src/Lean/CoreM.lean]: a budget never raises the limit a real run would have. */
 export const LEAN_DEFAULT_MAX_HEARTBEATS = 200_000;
 
-const DECL_KEYWORDS = new Set(['theorem', 'lemma', 'def', 'example', 'abbrev', 'instance', 'structure', 'class', 'inductive', 'opaque', 'axiom', '#check', '#eval', '#reduce', '#print', '#synth']);
+const DECL_KEYWORDS = new Set([
+  'theorem',
+  'lemma',
+  'def',
+  'example',
+  'abbrev',
+  'instance',
+  'structure',
+  'class',
+  'inductive',
+  'opaque',
+  'axiom',
+  '#check',
+  '#eval',
+  '#reduce',
+  '#print',
+  '#synth',
+]);
 const MODIFIERS = new Set(['private', 'protected', 'noncomputable', 'partial', 'unsafe', 'nonrec', 'public']);
 const STOP_RE = /\(deterministic\) timeout.*maximum number of heartbeats \((\d+)\) has been reached/;
 const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*$/;

@@ -35,7 +35,8 @@ export function leanPolicy(l: RetireLimits): PoolPolicy<WarmSession, Affinity> {
       return best;
     },
     retire(s, u: Usage) {
-      if (l.softRssBytes > 0 && u.rssBytes > l.softRssBytes) return `memory (${mb(u.rssBytes)} MiB > soft ${mb(l.softRssBytes)} MiB)`;
+      if (l.softRssBytes > 0 && u.rssBytes > l.softRssBytes)
+        return `memory (${mb(u.rssBytes)} MiB > soft ${mb(l.softRssBytes)} MiB)`;
       if (s.uses >= l.maxUses) return `uses (${s.uses})`;
       if (s.states >= l.maxStates) return `states (${s.states} REPL states)`;
       if (l.maxCpuSeconds > 0 && u.cpuSeconds > l.maxCpuSeconds) return `cpu time (${Math.round(u.cpuSeconds)} s)`;

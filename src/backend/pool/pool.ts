@@ -223,7 +223,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
       if (!why) this.#makeIdle(e);
       else if (replacing) {
         e.draining = why;
-        this.opts.log.debug({ pool: this.opts.name, session: r.id, reason: why }, 'session draining; replacement warming');
+        this.opts.log.debug(
+          { pool: this.opts.name, session: r.id, reason: why },
+          'session draining; replacement warming',
+        );
         this.#makeIdle(e);
       } else {
         this.#retire(e, why, false);
@@ -263,7 +266,11 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
       const a = this.#idle[i]!;
       const b = this.#idle[best]!;
       // Draining ones first, then the longest idle.
-      if ((a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 || (!!a.draining === !!b.draining && a.idleSince < b.idleSince)) best = i;
+      if (
+        (a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 ||
+        (!!a.draining === !!b.draining && a.idleSince < b.idleSince)
+      )
+        best = i;
     }
     const [e] = this.#idle.splice(best, 1);
     this.#retire(e!, reason, false);
@@ -284,10 +291,14 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   stats(): PoolStats {
     const sessions: SessionInfo[] = [];
     // Read now (a /proc read per process): status shows what each holds at this moment.
-    const info = (e: Entry<R>, state: SessionInfo['state']) => sessions.push({
-      id: e.r.id, state: e.draining ? 'retiring' : state, uses: e.r.uses, states: e.r.states,
-      rssMb: Math.round(e.r.usage().rssBytes / 2 ** 20),
-    });
+    const info = (e: Entry<R>, state: SessionInfo['state']) =>
+      sessions.push({
+        id: e.r.id,
+        state: e.draining ? 'retiring' : state,
+        uses: e.r.uses,
+        states: e.r.states,
+        rssMb: Math.round(e.r.usage().rssBytes / 2 ** 20),
+      });
     for (const e of this.#idle) info(e, 'warm');
     for (const e of this.#busy.values()) info(e, 'busy');
     const draining = sessions.filter((s) => s.state === 'retiring').length;
@@ -370,7 +381,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     if (this.#idle.length === 0) return undefined;
     const fresh = this.#idle.filter((e) => !e.draining);
     const pool = fresh.length > 0 ? fresh : this.#idle;
-    const i = this.opts.policy.choose(pool.map((e) => e.r), request);
+    const i = this.opts.policy.choose(
+      pool.map((e) => e.r),
+      request,
+    );
     const e = pool[i] ?? pool[pool.length - 1]!;
     this.#idle.splice(this.#idle.indexOf(e), 1);
     this.#busy.set(e.r, e);
@@ -417,7 +431,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
         if (replacement) this.#replacing--;
         this.#counts.created++;
         this.#backoffMs = 0;
-        this.opts.log.info({ pool: this.opts.name, session: r.id, startMs: Math.round(performance.now() - t0) }, 'lean session ready');
+        this.opts.log.info(
+          { pool: this.opts.name, session: r.id, startMs: Math.round(performance.now() - t0) },
+          'lean session ready',
+        );
         const e: Entry<R> = { r, idleSince: Date.now(), draining: undefined, rssBytes: undefined };
         if (this.#state === 'destroyed') {
           this.#retire(e, 'shutdown', true);
@@ -425,7 +442,9 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
         }
         this.#idle.push(e);
         // The replacement is warm: the idle draining resources can go now (busy ones go at release).
-        if (this.#replacing === 0) for (const d of this.#idle.filter((x) => x.draining)) this.#retire(this.#idle.splice(this.#idle.indexOf(d), 1)[0]!, d.draining!, false);
+        if (this.#replacing === 0)
+          for (const d of this.#idle.filter((x) => x.draining))
+            this.#retire(this.#idle.splice(this.#idle.indexOf(d), 1)[0]!, d.draining!, false);
         this.#dispatch();
         this.#settle();
       },
@@ -463,25 +482,33 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     this.#retiredBy[kind] = (this.#retiredBy[kind] ?? 0) + 1;
     this.#exiting++;
     this.#history.push({
-      id: e.r.id, reason, at: new Date().toISOString(), uses: e.r.uses, states: e.r.states,
+      id: e.r.id,
+      reason,
+      at: new Date().toISOString(),
+      uses: e.r.uses,
+      states: e.r.states,
       ...(e.rssBytes === undefined ? {} : { rssMb: Math.round(e.rssBytes / 2 ** 20) }),
     });
     if (this.#history.length > (this.opts.history ?? 10)) this.#history.shift();
     this.opts.log.debug({ pool: this.opts.name, session: e.r.id, reason }, 'session retired');
     const gone = kill ? e.r.destroy(reason) : e.r.close(reason);
-    void gone.catch(() => {}).then(() => {
-      this.#exiting--;
-      this.opts.gate?.freed(this);
-      this.#fill();
-      this.#settle();
-    });
+    void gone
+      .catch(() => {})
+      .then(() => {
+        this.#exiting--;
+        this.opts.gate?.freed(this);
+        this.#fill();
+        this.#settle();
+      });
   }
 
   #evictIdle(): void {
     if (this.#state !== 'open') return;
     const now = Date.now();
     // Longest idle first, while above minWarm.
-    const expired = this.#idle.filter((e) => now - e.idleSince >= this.opts.idleMs).sort((a, b) => a.idleSince - b.idleSince);
+    const expired = this.#idle
+      .filter((e) => now - e.idleSince >= this.opts.idleMs)
+      .sort((a, b) => a.idleSince - b.idleSince);
     for (const e of expired) {
       if (this.#live <= this.opts.minWarm && !e.draining) break;
       this.#idle.splice(this.#idle.indexOf(e), 1);

@@ -9,7 +9,10 @@ export class WarmSession implements Poolable {
   /** REPL command states held (the header's included): the REPL keeps every one for the process's life [repl v4.28.0: REPL/Main.lean, `cmdStates`]. */
   states = 1;
 
-  constructor(readonly session: LeanSession, readonly header: string) {}
+  constructor(
+    readonly session: LeanSession,
+    readonly header: string,
+  ) {}
 
   get id(): number {
     return this.session.id;

@@ -31,7 +31,14 @@ export interface ProcessLimits {
   tmpMb: number;
 }
 
-export const NO_LIMITS: ProcessLimits = { addressSpaceMb: 0, cpuSeconds: 0, maxProcesses: 0, maxOpenFiles: 0, maxFileSizeMb: 0, tmpMb: 64 };
+export const NO_LIMITS: ProcessLimits = {
+  addressSpaceMb: 0,
+  cpuSeconds: 0,
+  maxProcesses: 0,
+  maxOpenFiles: 0,
+  maxFileSizeMb: 0,
+  tmpMb: 64,
+};
 
 /** What Lean and Lake need from the daemon's environment, nothing else (no keys, no config paths). */
 export function childEnv(parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -56,7 +63,8 @@ function prlimitArgs(limits: ProcessLimits, parent: NodeJS.ProcessEnv): string[]
 }
 
 export function buildLaunch(
-  cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'> & Partial<Pick<EnvironmentConfig, 'lean_toolchain' | 'subdir'>>,
+  cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'> &
+    Partial<Pick<EnvironmentConfig, 'lean_toolchain' | 'subdir'>>,
   opts: { limits: ProcessLimits; sandbox: SandboxKind },
   parent: NodeJS.ProcessEnv = process.env,
 ): LaunchSpec {
@@ -71,11 +79,18 @@ export function buildLaunch(
   const bwrap = findBwrap(parent) ?? 'bwrap';
   let command = [...cfg.repl_command];
   // Lake finds its project from the cwd; in the jail the cwd is the private workdir, so name the project.
-  if (path.basename(command[0]!) === 'lake' && !command.includes('-d') && !command.includes('--dir')) command = [command[0]!, '-d', dir, ...command.slice(1)];
+  if (path.basename(command[0]!) === 'lake' && !command.includes('-d') && !command.includes('--dir'))
+    command = [command[0]!, '-d', dir, ...command.slice(1)];
   // Absolute paths the command names (a REPL built outside the project) must be visible, read-only.
   const named = command.filter((a) => path.isAbsolute(a)).map((a) => path.dirname(a));
   const readOnly = [cfg.project_dir, elanHome(parent), ...named];
   const jailEnv = { ...env, HOME: JAIL_WORKDIR, TMPDIR: '/tmp', ELAN_HOME: elanHome(parent) };
-  const argv = [bwrap, ...bwrapArgs({ readOnly, env: jailEnv, tmpMb: opts.limits.tmpMb }), '--', ...limited, ...command];
+  const argv = [
+    bwrap,
+    ...bwrapArgs({ readOnly, env: jailEnv, tmpMb: opts.limits.tmpMb }),
+    '--',
+    ...limited,
+    ...command,
+  ];
   return { argv, cwd: dir, env, sandbox: 'bwrap' };
 }

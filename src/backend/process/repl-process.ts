@@ -16,7 +16,11 @@ import { treeUsage, type TreeUsage } from './rss.ts';
 export type ReplFault = 'crashed' | 'garbage' | 'aborted' | 'memory' | 'processes' | 'closed';
 
 export class ReplError extends Error {
-  constructor(readonly fault: ReplFault, message: string, readonly stderrTail = '') {
+  constructor(
+    readonly fault: ReplFault,
+    message: string,
+    readonly stderrTail = '',
+  ) {
     super(message);
     this.name = 'ReplError';
   }
@@ -108,7 +112,10 @@ export class ReplProcess {
       this.#killGroup();
       const fault = this.#fault ?? 'crashed';
       // A spawn failure (missing binary or directory) has no exit code; execa's message says why.
-      const why = r.exitCode === undefined && r.signal === undefined ? `the Lean REPL could not be started: ${r.shortMessage}` : `the Lean REPL exited (code ${String(r.exitCode)}, signal ${String(r.signal)})`;
+      const why =
+        r.exitCode === undefined && r.signal === undefined
+          ? `the Lean REPL could not be started: ${r.shortMessage}`
+          : `the Lean REPL exited (code ${String(r.exitCode)}, signal ${String(r.signal)})`;
       this.#failPending(new ReplError(fault, this.#fault ? this.#faultMessage : why, this.stderrTail));
       return { code: r.exitCode ?? null, signal: r.signal ?? null, fault: this.#fault };
     });
@@ -176,7 +183,12 @@ export class ReplProcess {
     } catch (e) {
       const block = e instanceof FramingError ? e.block : '';
       this.#opts.log.warn({ pid: this.pid, output: block.slice(0, 200) }, 'REPL wrote garbage on stdout; killing it');
-      this.kill('garbage', e instanceof FramingError && e.tooLarge ? e.message : `the Lean REPL wrote output that is not JSON: ${JSON.stringify(block.slice(0, 120))}`);
+      this.kill(
+        'garbage',
+        e instanceof FramingError && e.tooLarge
+          ? e.message
+          : `the Lean REPL wrote output that is not JSON: ${JSON.stringify(block.slice(0, 120))}`,
+      );
       return;
     }
     for (const json of responses) {
@@ -209,8 +221,14 @@ export class ReplProcess {
     this.#rssTimer = setInterval(() => {
       const u = treeUsage(this.pid);
       if (maxRss > 0 && u.rssBytes > maxRss) {
-        this.#opts.log.warn({ pid: this.pid, rssMb: Math.round(u.rssBytes / 2 ** 20) }, 'REPL over its memory limit; killing it');
-        this.kill('memory', `the Lean process exceeded its memory limit (${Math.round(u.rssBytes / 2 ** 20)} MiB > ${Math.round(maxRss / 2 ** 20)} MiB)`);
+        this.#opts.log.warn(
+          { pid: this.pid, rssMb: Math.round(u.rssBytes / 2 ** 20) },
+          'REPL over its memory limit; killing it',
+        );
+        this.kill(
+          'memory',
+          `the Lean process exceeded its memory limit (${Math.round(u.rssBytes / 2 ** 20)} MiB > ${Math.round(maxRss / 2 ** 20)} MiB)`,
+        );
       } else if (maxProcs > 0 && u.processes > maxProcs) {
         this.#opts.log.warn({ pid: this.pid, processes: u.processes }, 'REPL over its process limit; killing it');
         this.kill('processes', `the Lean process started too many processes (${u.processes} > ${maxProcs})`);

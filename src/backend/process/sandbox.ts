@@ -13,7 +13,19 @@ export { bwrapStatus, elanHome, findBwrap, type SandboxKind } from '../../host/d
 export const JAIL_WORKDIR = '/scratch';
 
 /** System locations a dynamically linked toolchain needs (bound only if present). */
-const SYSTEM_RO = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime'];
+const SYSTEM_RO = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/localtime',
+];
 
 export interface JailSpec {
   /** Paths bound read-only at the same place (toolchain, Lake project, REPL build). */
@@ -27,7 +39,20 @@ export function bwrapArgs(spec: JailSpec): string[] {
   for (const [k, v] of Object.entries(spec.env)) args.push('--setenv', k, v);
   // The private tmpfs mounts first: a read-only bind below /tmp or the workdir then lands on top of it.
   const size = String(Math.max(1, spec.tmpMb) * 1024 * 1024);
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', size, '--tmpfs', '/tmp', '--size', size, '--tmpfs', JAIL_WORKDIR);
+  args.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    size,
+    '--tmpfs',
+    '/tmp',
+    '--size',
+    size,
+    '--tmpfs',
+    JAIL_WORKDIR,
+  );
   for (const p of SYSTEM_RO) args.push('--ro-bind-try', p, p);
   for (const p of [...new Set(spec.readOnly)].sort()) args.push('--ro-bind-try', p, p);
   // The jail's own root (where the mount points live) becomes read-only: only /tmp and the workdir take writes.

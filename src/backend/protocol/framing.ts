@@ -6,7 +6,11 @@
  */
 
 export class FramingError extends Error {
-  constructor(message: string, readonly block: string, readonly tooLarge = false) {
+  constructor(
+    message: string,
+    readonly block: string,
+    readonly tooLarge = false,
+  ) {
     super(message);
     this.name = 'FramingError';
   }
@@ -95,5 +99,8 @@ function skipBlank(s: string): string {
 
 /** Split a transcript `.in` file into its requests (blank-line separated, as the REPL reads them). */
 export function splitRequests(text: string): string[] {
-  return text.split(/\n\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0);
+  return text
+    .split(/\n\s*\n/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }

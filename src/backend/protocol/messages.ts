@@ -14,7 +14,9 @@ export interface Origin {
 /** A REPL position inside a command → the same place in the whole content. Line 0 (no position) stays at the origin. */
 export function shiftPos(p: ReplPos, origin: Origin): ReplPos {
   if (p.line === 0) return { line: origin.line, column: origin.column };
-  return p.line === 1 ? { line: origin.line, column: origin.column + p.column } : { line: origin.line + p.line - 1, column: p.column };
+  return p.line === 1
+    ? { line: origin.line, column: origin.column + p.column }
+    : { line: origin.line + p.line - 1, column: p.column };
 }
 
 export interface LeanMessage {

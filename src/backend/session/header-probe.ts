@@ -48,8 +48,11 @@ export function readHeaderProbe(header: string, probe: ProbedHeader, messages: r
   return {
     messages: own,
     importFailure:
-      `the imports did not load (${imports}): after them Lean does not know \`Nat\` (${probeErrors.map((m) => m.data).join('; ').slice(0, 300)}). ` +
-      'Lean drops the import error itself; usual causes are a misspelt module, a search path that does not reach the Lake project\'s build, ' +
+      `the imports did not load (${imports}): after them Lean does not know \`Nat\` (${probeErrors
+        .map((m) => m.data)
+        .join('; ')
+        .slice(0, 300)}). ` +
+      "Lean drops the import error itself; usual causes are a misspelt module, a search path that does not reach the Lake project's build, " +
       'or missing or stale .olean files (built with another toolchain) — run `npm run lean:setup` or `npm run lean:doctor`',
   };
 }

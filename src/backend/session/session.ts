@@ -20,9 +20,15 @@ export class StoppedError extends Error {
 }
 
 /** Positions of a command that was sent with `lines` extra lines on top, back on the command's own lines. */
-function unshift<T extends { pos?: { line: number; column: number } | undefined; endPos?: { line: number; column: number } | null | undefined }>(x: T, lines: number): T {
+function unshift<
+  T extends {
+    pos?: { line: number; column: number } | undefined;
+    endPos?: { line: number; column: number } | null | undefined;
+  },
+>(x: T, lines: number): T {
   if (lines === 0) return x;
-  const up = (p: { line: number; column: number }) => (p.line > lines ? { line: p.line - lines, column: p.column } : { line: 1, column: 0 });
+  const up = (p: { line: number; column: number }) =>
+    p.line > lines ? { line: p.line - lines, column: p.column } : { line: 1, column: 0 };
   return { ...x, ...(x.pos ? { pos: up(x.pos) } : {}), ...(x.endPos ? { endPos: up(x.endPos) } : {}) };
 }
 
@@ -83,7 +89,13 @@ export class LeanSession {
       const root = await session.#elaborateRoot(header, signal);
       if (root.importFailure) throw new HeaderError(`the environment header failed to import: ${root.importFailure}`);
       const errors = root.messages.filter((m) => m.severity === 'error');
-      if (errors.length > 0) throw new HeaderError(`the environment header failed to elaborate: ${errors.map((m) => m.data).join('; ').slice(0, 500)}`);
+      if (errors.length > 0)
+        throw new HeaderError(
+          `the environment header failed to elaborate: ${errors
+            .map((m) => m.data)
+            .join('; ')
+            .slice(0, 500)}`,
+        );
       return session;
     } catch (e) {
       proc.kill('closed', 'session failed to open');
@@ -162,10 +174,20 @@ export class LeanSession {
           const ms = Math.round(performance.now() - t0);
           let outcome: Omit<CommandOutcome, 'cached'>;
           if (r.type === 'command') {
-            outcome = { env: r.value.env, messages: r.value.messages.map((m) => unshift(m, sent.lines)), sorries: r.value.sorries.map((x) => unshift(x, sent.lines)), ms };
+            outcome = {
+              env: r.value.env,
+              messages: r.value.messages.map((m) => unshift(m, sent.lines)),
+              sorries: r.value.sorries.map((x) => unshift(x, sent.lines)),
+              ms,
+            };
           } else if (r.type === 'error') {
             // The REPL could not run the command (for example an internal exception): report it, keep the env.
-            outcome = { env, messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }], sorries: [], ms };
+            outcome = {
+              env,
+              messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }],
+              sorries: [],
+              ms,
+            };
           } else {
             throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
           }
@@ -195,13 +217,19 @@ export class LeanSession {
     const probe = probedHeader(header);
     const r = await this.#proc.send(commandRequest(probe.cmd), signal);
     if (r.type !== 'command') {
-      throw new ReplError('crashed', `the REPL could not elaborate the header: ${r.type === 'error' ? r.value.message : 'unexpected response'}`);
+      throw new ReplError(
+        'crashed',
+        `the REPL could not elaborate the header: ${r.type === 'error' ? r.value.message : 'unexpected response'}`,
+      );
     }
     const verdict = readHeaderProbe(header, probe, r.value.messages);
     // A request's own header that did not import: one error at the header (where Lean itself reports it), instead of
     // a silent empty environment in which every later command fails confusingly.
     const messages: ReplMessage[] = verdict.importFailure
-      ? [...verdict.messages, { severity: 'error', pos: { line: 1, column: 0 }, endPos: null, data: verdict.importFailure }]
+      ? [
+          ...verdict.messages,
+          { severity: 'error', pos: { line: 1, column: 0 }, endPos: null, data: verdict.importFailure },
+        ]
       : verdict.messages;
     const root: RootOutcome = { env: r.value.env, messages, importFailure: verdict.importFailure };
     this.#roots.set(rootKey(header), root);
