@@ -13,7 +13,7 @@ import type { ToolRequest } from '../contract/tools.ts';
 import type { LeanMessage } from '../backend/index.ts';
 import type { SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType } from '../syntax/statements.ts';
-import { elaborateContent, type Elaborated } from './elaborate.ts';
+import { elaborateContent, type Elaborated, type Probe } from './elaborate.ts';
 import { parseAxioms } from './lean-texts.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
@@ -27,10 +27,10 @@ interface Attempt {
 }
 
 /** One probe per (theorem, terminal tactic): a named theorem of the negation, then `#print axioms` of it. */
-function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: MessageSet, attempts: Attempt[]): string[] {
+function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: MessageSet): Probe<Attempt>[] {
   const sel = selectDeclarations(file, req);
   pushAll(tool.errors, sel.errors);
-  const out: string[] = [];
+  const out: Probe<Attempt>[] = [];
   for (const d of sel.decls) {
     const type = d.kind === 'theorem' ? piType(file, d) : undefined;
     if (!type) {
@@ -39,9 +39,13 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
     }
     const negated = `¬ (${type})`;
     for (const tactic of req.terminal_tactics) {
-      const lemma = `axle_disprove_${attempts.length}`;
-      attempts.push({ name: declName(d), negated, tactic });
-      out.push(inDeclScope(file, d, [`theorem ${lemma} : ${negated} := by`, `  ${tactic}`, `#print axioms ${lemma}`]));
+      const lemma = `axle_disprove_${out.length}`;
+      const text = inDeclScope(file, d, [
+        `theorem ${lemma} : ${negated} := by`,
+        `  ${tactic}`,
+        `#print axioms ${lemma}`,
+      ]);
+      out.push({ key: { name: declName(d), negated, tactic }, text });
     }
   }
   return out;
@@ -55,15 +59,15 @@ function failureReason(probe: LeanMessage[] | undefined, errs: LeanMessage[], ax
 }
 
 /** Reads the attempts in order: the first tactic that proves a negation without sorry disproves the theorem. */
-function readAttempts(attempts: Attempt[], r: Elaborated) {
+function readAttempts(attempts: readonly Attempt[], r: Elaborated<Attempt>) {
   const results: Record<string, string> = {};
   const negated: Record<string, string> = {};
   const disproved = new Set<string>();
   const failures = new Map<string, string[]>();
-  attempts.forEach((a, i) => {
+  for (const a of attempts) {
     negated[a.name] = a.negated;
-    if (disproved.has(a.name) || r.failure) return;
-    const probe = r.probes[i];
+    if (disproved.has(a.name) || r.failure) continue;
+    const probe = r.probes.get(a);
     const errs = (probe ?? []).filter((m) => m.severity === 'error');
     const axioms = (probe ?? [])
       .flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : []))
@@ -74,7 +78,7 @@ function readAttempts(attempts: Attempt[], r: Elaborated) {
     } else {
       failures.set(a.name, [...(failures.get(a.name) ?? []), `${a.tactic}: ${failureReason(probe, errs, axioms)}`]);
     }
-  });
+  }
   for (const [name, why] of failures)
     if (!disproved.has(name)) results[name] = `Disprove: proof of the negation failed (${why.join('; ')})`;
   return { results, negated, disproved: [...disproved] };
@@ -86,13 +90,16 @@ export const disprove: ToolImpl<'disprove'> = {
     const startedAt = performance.now();
     const tool = emptyMessages();
     // The probes are planned on the content as the backend will see it (header substituted).
-    const attempts: Attempt[] = [];
+    let planned: Probe<Attempt>[] = [];
     const r = await elaborateContent(req.content, withPrinting(req), ctx, {
-      probes: (file) => planAttempts(file, req, tool, attempts),
+      probes: (file) => (planned = planAttempts(file, req, tool)),
     });
     pushAll(tool.errors, r.toolErrors);
     pushAll(tool.warnings, r.toolWarnings);
-    const { results, negated, disproved } = readAttempts(attempts, r);
+    const { results, negated, disproved } = readAttempts(
+      planned.map((p) => p.key),
+      r,
+    );
     return {
       content: r.content,
       lean_messages: toMessageSet(r.messages),

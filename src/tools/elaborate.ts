@@ -90,7 +90,17 @@ export interface CommandOutcome {
   sorries: { pos: { line: number; column: number } | undefined; goal: string }[];
 }
 
-export interface Elaborated {
+/**
+ * A question asked of Lean after the content. Its answer comes back under its `key` (the
+ * declaration, attempt or pair it is about), so a reader looks up what it asked about instead of
+ * counting positions.
+ */
+export interface Probe<K> {
+  key: K;
+  text: string;
+}
+
+export interface Elaborated<K = unknown> {
   content: string;
   file: SourceFile;
   /** Every Lean message about the content, on content positions. */
@@ -98,8 +108,8 @@ export interface Elaborated {
   commands: CommandOutcome[];
   /** `fullName → axioms` for the declarations asked about (absent: the name did not elaborate). */
   axioms: Map<string, string[]>;
-  /** Messages of each probe command, in order. */
-  probes: LeanMessage[][];
+  /** Messages of each probe, under its key (absent: the probe was not run, e.g. Lean failed first). */
+  probes: Map<K, LeanMessage[]>;
   /** Messages of each preamble command, in order. */
   preamble: LeanMessage[][];
   toolErrors: string[];
@@ -111,11 +121,11 @@ export interface Elaborated {
   sent: number;
 }
 
-export interface ElaborateExtras {
+export interface ElaborateExtras<K = unknown> {
   /** Ask Lean which axioms these declarations (of the elaborated file) depend on (`#print axioms`). */
   axiomsOf?: (file: SourceFile) => readonly SourceDecl[];
   /** Extra commands run after the content (and after any axiom probes); their messages come back in `probes`, never in `messages`. */
-  probes?: (file: SourceFile) => readonly string[];
+  probes?: (file: SourceFile) => readonly Probe<K>[];
   /** Replace a command's text for elaboration (same origin), e.g. an unselected proof by `sorry`; `silent` drops its messages. */
   transform?: (
     cmd: Command,
@@ -136,15 +146,16 @@ type Role =
   | { kind: 'body'; pieces: Piece[] }
   | { kind: 'lint' }
   | { kind: 'axioms' }
-  | { kind: 'probe' | 'preamble'; index: number };
+  | { kind: 'probe'; key: unknown }
+  | { kind: 'preamble'; index: number };
 type Prepared = ReturnType<typeof prepareContent>;
 
-export async function elaborateContent(
+export async function elaborateContent<K = unknown>(
   text: string,
   opts: ElabOptions,
   ctx: ToolContext,
-  extras: ElaborateExtras = {},
-): Promise<Elaborated> {
+  extras: ElaborateExtras<K> = {},
+): Promise<Elaborated<K>> {
   const t0 = performance.now();
   // One parse per request: the header boundary comes from a prefix scan, the parse is of what Lean gets.
   const prepared = prepareContent(text, ctx.env, opts.ignore_imports);
@@ -152,13 +163,13 @@ export async function elaborateContent(
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 
-  const out: Elaborated = {
+  const out: Elaborated<K> = {
     content: prepared.content,
     file,
     messages: [],
     commands: [],
     axioms: new Map(),
-    probes: [],
+    probes: new Map(),
     preamble: [],
     toolErrors: [],
     toolWarnings: [...prepared.warnings],
@@ -242,10 +253,10 @@ function planCommands(
     roles.push({ kind: 'axioms' });
     commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
   }
-  (extras.probes?.(file) ?? []).forEach((text, index) => {
-    roles.push({ kind: 'probe', index });
+  for (const { key, text } of extras.probes?.(file) ?? []) {
+    roles.push({ kind: 'probe', key });
     commands.push({ text, origin: end });
-  });
+  }
   return { roles, commands };
 }
 
@@ -312,7 +323,7 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
     // findings are style warnings about the content, never errors; a pass says nothing.
     for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
   } else if (role.kind === 'probe') {
-    out.probes[role.index] = r.messages;
+    out.probes.set(role.key, r.messages);
   } else if (role.kind === 'preamble') {
     out.preamble[role.index] = r.messages;
   } else {

@@ -153,7 +153,7 @@ async function elaborateWithHelper(
   ctx: ToolContext,
   plan: ExtractionPlan,
   tool: MessageSet,
-): Promise<Elaborated> {
+): Promise<Elaborated<SourceDecl>> {
   let addedImport = false;
   const r = await elaborateContent(content, req, ctx, {
     preamble: [helperSource()],
@@ -163,7 +163,7 @@ async function elaborateWithHelper(
       return 'import Lean';
     },
     transform: (cmd: Command, text: string) => transformCommand(plan.st, cmd, text),
-    probes: () => plan.probed.map((d) => infoProbe(plan.pp, plan.st.file, plan.fs, d)),
+    probes: () => plan.probed.map((d) => ({ key: d, text: infoProbe(plan.pp, plan.st.file, plan.fs, d) })),
   });
   tool.errors.push(...r.toolErrors);
   tool.warnings.push(...r.toolWarnings.filter((w) => !(addedImport && w.startsWith('the imports differ'))));
@@ -307,20 +307,20 @@ function readCommands(
 /** The helper's answer about each probed declaration. */
 function readInfos(
   probed: SourceDecl[],
-  r: Elaborated,
+  r: Elaborated<SourceDecl>,
   helperFailed: boolean,
   tool: MessageSet,
 ): Map<SourceDecl, Info> {
   const infos = new Map<SourceDecl, Info>();
-  probed.forEach((d, i) => {
-    for (const m of r.probes[i] ?? []) {
+  for (const d of probed) {
+    for (const m of r.probes.get(d) ?? []) {
       const parsed = parseInfo(m);
       if (parsed instanceof Error) tool.errors.push(`extraction helper: ${parsed.message}`);
       else if (parsed) infos.set(d, parsed);
       else if (m.severity === 'error' && !helperFailed)
         tool.errors.push(`extraction helper, asking about '${d.fullName}': ${m.text}`);
     }
-  });
+  }
   return infos;
 }
 

@@ -49,7 +49,10 @@ interface MergeState {
   req: ToolRequest<'merge'>;
   texts: string[];
   files: SourceFile[];
-  runs: Elaborated[];
+  /** Per input, the first elaboration: its `#check` probes are keyed by that elaboration's declarations. */
+  runs: Elaborated<SourceDecl>[];
+  /** Per input, a declaration of the current (renamed) text → the one of the first elaboration it comes from. */
+  origins: Map<SourceDecl, SourceDecl>[];
   infos: string[];
   errors: string[];
 }
@@ -95,19 +98,25 @@ async function elaborateInputs(
   const errors: string[] = [];
   let parseMs = 0;
   const normalized = req.documents.map((d) => normalizeSource(d, ['remove_sections']).output);
-  const runs: Elaborated[] = [];
+  const runs: Elaborated<SourceDecl>[] = [];
   for (let i = 0; i < normalized.length; i++) {
     const r = await elaborateContent(normalized[i]!, { ignore_imports: req.ignore_imports }, ctx, {
       axiomsOf: namedDecls,
-      probes: (f) => namedDecls(f).map((d) => `#check @${d.fullName}`),
+      probes: (f) => namedDecls(f).map((d) => ({ key: d, text: `#check @${d.fullName}` })),
     });
     parseMs += r.parseMs;
     errors.push(...r.toolErrors.map((e) => `document ${i}: ${e}`));
     runs.push(r);
   }
-  // Work on the header-substituted texts Lean saw.
+  // Work on the header-substituted texts Lean saw, starting from the very declarations it was asked about.
   const texts = runs.map((r) => r.content);
-  return { state: { req, texts, files: texts.map((t) => parseSource(t)), runs, infos: [], errors }, parseMs };
+  const files = runs.map((r) => r.file);
+  return { state: { req, texts, files, runs, origins: runs.map(() => new Map()), infos: [], errors }, parseMs };
+}
+
+/** The declaration of input `i`'s first elaboration that `d` (of its current text) comes from. */
+function originOf(state: MergeState, i: number, d: SourceDecl): SourceDecl {
+  return state.origins[i]!.get(d) ?? d;
 }
 
 /**
@@ -116,7 +125,9 @@ async function elaborateInputs(
  */
 function typeOf(state: MergeState, i: number, f: SourceFile, d: SourceDecl): string {
   if (!state.req.use_def_eq) return squash(f.text.slice(d.signatureSpan.start, d.signatureSpan.end));
-  return checkedType(state.runs[i]!.probes[namedDecls(f).indexOf(d)], d.fullName!) ?? '';
+  // Lean printed it under the name it had then (`name : type`), before any rename.
+  const origin = originOf(state, i, d);
+  return checkedType(state.runs[i]!.probes.get(origin), origin.fullName!) ?? '';
 }
 
 /** Rule 3, its renaming half: the same name stating something else is renamed `<name>_n` in its input (references follow). */
@@ -157,8 +168,15 @@ function renameConflicts(state: MergeState): Map<string, string>[] {
 }
 
 function renameIn(state: MergeState, i: number, mapping: Record<string, string>): void {
+  const before = state.files[i]!.decls.map((d) => originOf(state, i, d));
   state.texts[i] = renameInSource(state.texts[i]!, mapping).output;
   state.files[i] = parseSource(state.texts[i]!);
+  // A rename rewrites names, never adds or removes a declaration: each keeps its place in the list.
+  const origins = new Map<SourceDecl, SourceDecl>();
+  state.files[i]!.decls.forEach((d, k) => {
+    if (before[k]) origins.set(d, before[k]);
+  });
+  state.origins[i] = origins;
 }
 
 /** Rule 5: theorems with equivalent types under different names take the first name (references follow). */
@@ -202,8 +220,9 @@ interface Chosen {
 
 /**
  * Rule 3, its merging half: the versions of each name, one kept (a successful one first). Success
- * is the shared declaration verdict of the input's elaboration, found by the declaration's line
- * (a rename keeps the layout of lines), its axioms under the name it had there.
+ * is the shared declaration verdict of the input's elaboration: its messages found by the
+ * declaration's lines (a rename keeps the layout of lines), its axioms under the name it had there
+ * (`originOf`).
  */
 function chooseVersions(state: MergeState): Chosen[] {
   const versions = new Map<string, Version[]>();
@@ -211,11 +230,9 @@ function chooseVersions(state: MergeState): Chosen[] {
   state.files.forEach((f, i) => {
     const r = state.runs[i]!;
     for (const d of f.decls) {
-      const from = f.lines.toLean(d.command.start).line;
-      const original = r.file.decls.find((x) => r.file.lines.toLean(x.command.start).line === from);
       const verdict = declVerdict(
         { file: f, messages: r.messages, axioms: r.axioms },
-        { ...d, fullName: original?.fullName },
+        { ...d, fullName: originOf(state, i, d).fullName },
       );
       const ok = !r.failure && !verdict.hasErrors && !verdict.usesSorry;
       const v: Version = { doc: i, decl: d, file: f, text: f.text.slice(d.command.start, d.command.end), ok };

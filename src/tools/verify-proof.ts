@@ -28,7 +28,8 @@ import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.
 import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
 import { checkedType, declVerdict, elaborateContent, squash, type Elaborated } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
-import type { ToolImpl } from './types.ts';
+import type { ToolContext, ToolImpl } from './types.ts';
+import type { ToolRequest } from '../contract/tools.ts';
 
 /**
  * The definitional-equality check of rule 1, run in the candidate's environment. The statement's
@@ -126,6 +127,21 @@ interface Pair {
   got: SourceDecl;
 }
 
+/** A pair's definitional-equality check (rule 1 with `use_def_eq`); its answer is keyed by this object. */
+interface DefeqCheck {
+  text: string;
+}
+
+/** The check for each pair whose statement has a type to compare (`defeqCheck`). */
+function defeqChecks(stmt: SourceFile, pairs: readonly Pair[], sorried: readonly string[]): Map<Pair, DefeqCheck> {
+  const out = new Map<Pair, DefeqCheck>();
+  pairs.forEach((p, i) => {
+    const text = defeqCheck(stmt, p.exp, i, sorried);
+    if (text !== undefined) out.set(p, { text });
+  });
+  return out;
+}
+
 export const verify_proof: ToolImpl<'verify_proof'> = {
   needsLean: () => true,
   async run(req, ctx) {
@@ -142,18 +158,12 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     const t1 = performance.now();
     const elabOpts = { ignore_imports: req.ignore_imports, mathlib_options: false };
     const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, {
-      probes: () => pairs.map((p) => printedCheck(p.exp.fullName!)),
+      probes: () => pairs.map((p) => ({ key: p, text: printedCheck(p.exp.fullName!) })),
     });
     const formalMs = performance.now() - t1;
 
-    // The candidate, with axiom probes, its own #check outputs and the definitional-equality checks.
     const t2 = performance.now();
-    const sorried = rule2SorriedDefs(stmt);
-    const defeq = req.use_def_eq ? pairs.map((p, i) => defeqCheck(stmt, p.exp, i, sorried)) : [];
-    const candRun = await elaborateContent(req.content, { ...elabOpts, mathlib_options: req.mathlib_options }, ctx, {
-      axiomsOf: namedDecls,
-      probes: () => [...pairs.map((p) => printedCheck(p.got.fullName!)), ...defeq.flatMap((c) => (c ? [c] : []))],
-    });
+    const { candRun, defeq } = await elaborateCandidate(req, ctx, stmt, pairs);
     const candidateMs = performance.now() - t2;
     const t3 = performance.now();
     errors.push(...candRun.toolErrors, ...stmtRun.toolErrors.map((e) => `formal_statement: ${e}`));
@@ -182,6 +192,25 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     };
   },
 };
+
+/** The candidate, with axiom probes, its own `#check` outputs and (with `use_def_eq`) the definitional-equality checks. */
+async function elaborateCandidate(
+  req: ToolRequest<'verify_proof'>,
+  ctx: ToolContext,
+  stmt: SourceFile,
+  pairs: readonly Pair[],
+): Promise<{ candRun: Elaborated<Pair | DefeqCheck>; defeq: Map<Pair, DefeqCheck> }> {
+  const defeq = req.use_def_eq ? defeqChecks(stmt, pairs, rule2SorriedDefs(stmt)) : new Map<Pair, DefeqCheck>();
+  const opts = { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options };
+  const candRun = await elaborateContent<Pair | DefeqCheck>(req.content, opts, ctx, {
+    axiomsOf: namedDecls,
+    probes: () => [
+      ...pairs.map((p) => ({ key: p, text: printedCheck(p.got.fullName!) })),
+      ...[...defeq.values()].map((c) => ({ key: c, text: c.text })),
+    ],
+  });
+  return { candRun, defeq };
+}
 
 /** Rule 5: `open private` (as a command or an `open private … in` prefix) fails every declaration. */
 function rule5NoOpenPrivate(cand: SourceFile, found: Findings): void {
@@ -258,26 +287,26 @@ interface TypeEvidence {
   stmt: SourceFile;
   cand: SourceFile;
   pairs: Pair[];
-  /** The definitional-equality check planned for each pair (in pair order), when there is one. */
-  defeq: (string | undefined)[];
-  stmtRun: Elaborated;
-  candRun: Elaborated;
+  /** The definitional-equality check planned for a pair, when there is one. */
+  defeq: Map<Pair, DefeqCheck>;
+  stmtRun: Elaborated<Pair>;
+  candRun: Elaborated<Pair | DefeqCheck>;
 }
 
 /**
- * Rules 1 and 2, types and values. Each pair's `#check` probe sits at its pair's index in both
- * runs; the defeq checks follow in the candidate's run, one per pair that has one.
+ * Rules 1 and 2, types and values. Each pair's `#check` probe is keyed by the pair in both runs;
+ * its defeq check, in the candidate's run, by the check.
  */
 function rule1SameTypes(ev: TypeEvidence, found: Findings): void {
   const { stmt, cand, stmtRun, candRun } = ev;
-  let next = ev.pairs.length;
-  ev.pairs.forEach((p, i) => {
+  for (const p of ev.pairs) {
     const name = p.exp.fullName!;
-    const expected = checkedType(stmtRun.probes[i], name);
-    const got = checkedType(candRun.probes[i], name);
+    const expected = checkedType(stmtRun.probes.get(p), name);
+    const got = checkedType(candRun.probes.get(p), name);
     let mismatch: boolean;
     if (ev.useDefEq) {
-      const probe = ev.defeq[i] ? candRun.probes[next++] : undefined;
+      const check = ev.defeq.get(p);
+      const probe = check && candRun.probes.get(check);
       mismatch = probe === undefined ? expected !== got : probe.some((m) => m.severity === 'error');
     } else mismatch = expected !== got;
     const label = p.exp.kind === 'theorem' ? 'Theorem' : 'Definition';
@@ -296,5 +325,5 @@ function rule1SameTypes(ev: TypeEvidence, found: Findings): void {
         `Definition '${name}' does not match expected signature: expected ${expBody}, got ${body(cand, p.got) || '(no value)'}`,
       );
     }
-  });
+  }
 }
