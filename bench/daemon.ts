@@ -13,11 +13,12 @@ import { loadConfig } from '../src/config.ts';
 const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/fake-repl.mjs');
 
 // LEAN_TOOL_CONFIG names the bench's overlay: the same loading path as `npm start`.
-const config = loadConfig();
+const config = loadConfig(process.env);
 const app = await buildApp({
   config,
   probe: () => ({ available: true }),
-  launch: (e) => buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }),
+  launch: (e) =>
+    buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }, process.env),
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.stderr.write(`BENCH_READY ${(app.server.address() as { port: number }).port}\n`);

@@ -115,7 +115,7 @@ export async function setupComparator(
     return out;
   }
   if (existsSync(p.landrun)) return out;
-  const go = which('go', searchDirs());
+  const go = which('go', searchDirs(process.env));
   if (!go) {
     out.missing.push(
       `landrun: Go is not installed (landrun is a Go program; install Go ≥ 1.24, or set comparator.landrun to "shim")`,

@@ -27,7 +27,7 @@ const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const log = pino({ level: 'silent' });
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(process.env);
   const envs = config.environments.filter((e) => only.length === 0 || only.includes(e.name));
   if (envs.length === 0) {
     console.error(
@@ -63,7 +63,7 @@ async function main(): Promise<number> {
     const limits = effectiveLimits(config.lean, env);
     const spawn = () =>
       new ReplProcess({
-        launch: buildLaunch(env, { limits, sandbox: env.sandbox ?? config.lean.sandbox }),
+        launch: buildLaunch(env, { limits, sandbox: env.sandbox ?? config.lean.sandbox }, process.env),
         log,
         maxRssBytes: config.lean.maxRssMb * 2 ** 20,
       });

@@ -189,7 +189,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const tc = discoverToolchain();
+  const tc = discoverToolchain(process.env);
   if (!tc.elan) {
     console.error(
       [
@@ -209,7 +209,7 @@ async function main(): Promise<number> {
   for (const env of envs) {
     console.log(`\n== ${env.name} (${env.lean_toolchain})`);
     try {
-      if (existsSync(elanToolchainDir(env.lean_toolchain)))
+      if (existsSync(elanToolchainDir(env.lean_toolchain, process.env)))
         console.log(`  toolchain ${env.lean_toolchain} already installed`);
       else
         await run(

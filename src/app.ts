@@ -119,7 +119,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const backend = new LeanBackend({
     limits: config.lean,
     log: logger,
-    ...(opts.launch ? { launch: opts.launch } : {}),
+    ...(opts.launch ? { launch: opts.launch } : { hostEnv }),
   });
   const cache = new ResultCache(config.cache.maxBytes);
   const comparator = new ComparatorBackend({

@@ -229,11 +229,7 @@ export interface LoadOptions {
   overlayMayBeMissing?: boolean;
 }
 
-export function loadConfigFiles(
-  env: NodeJS.ProcessEnv = process.env,
-  root = PROJECT_ROOT,
-  opts: LoadOptions = {},
-): LoadedConfig {
+export function loadConfigFiles(env: NodeJS.ProcessEnv, root = PROJECT_ROOT, opts: LoadOptions = {}): LoadedConfig {
   const defaults = path.join(root, 'config', 'default.json');
   const files = [defaults];
   let raw = readJson(defaults, 'config/default.json') as Record<string, unknown>;
@@ -280,6 +276,6 @@ function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.Proce
   return { config, files };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT, opts: LoadOptions = {}): Config {
+export function loadConfig(env: NodeJS.ProcessEnv, root = PROJECT_ROOT, opts: LoadOptions = {}): Config {
   return loadConfigFiles(env, root, opts).config;
 }

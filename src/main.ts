@@ -4,7 +4,7 @@ import { ConfigError, loadConfigFiles, type LoadedConfig } from './config.ts';
 
 let loaded: LoadedConfig;
 try {
-  loaded = loadConfigFiles();
+  loaded = loadConfigFiles(process.env);
 } catch (e) {
   // One line naming the setting, not a stack: the operator's mistake, not the daemon's.
   if (!(e instanceof ConfigError)) throw e;
@@ -12,7 +12,7 @@ try {
   process.exit(1);
 }
 const { config, files } = loaded;
-const app = await buildApp({ config });
+const app = await buildApp({ config, hostEnv: process.env });
 app.log.info({ configFiles: files }, `configuration from ${files.join(', ')}`);
 
 let stopping = false;

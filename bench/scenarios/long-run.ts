@@ -46,6 +46,7 @@ async function longRun(softRssPercent: number, commands: number, growMb: number,
   const launch = buildLaunch(
     { project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] },
     { limits: NO_LIMITS, sandbox: 'none' },
+    process.env,
   );
   const b = new LeanBackend({
     limits: {

@@ -37,7 +37,11 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
     logger: false,
     probe: () => ({ available: true }),
     launch: (e) =>
-      buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }),
+      buildLaunch(
+        { ...e, repl_command: [process.execPath, FAKE] },
+        { limits: NO_LIMITS, sandbox: 'none' },
+        process.env,
+      ),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { post, close } = poster(

@@ -29,6 +29,7 @@ async function startOnce(sandbox: 'bwrap' | 'none'): Promise<number> {
     launch: buildLaunch(
       { project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] },
       { limits, sandbox },
+      process.env,
     ),
     log,
   });
@@ -40,7 +41,7 @@ async function startOnce(sandbox: 'bwrap' | 'none'): Promise<number> {
 }
 
 export async function sandboxScenario(runs = 20): Promise<ScenarioResult> {
-  const s = bwrapStatus();
+  const s = bwrapStatus(process.env);
   if (!s.usable)
     return {
       name: 'sandbox',

@@ -109,12 +109,16 @@ export interface LeanRunner {
   ): Promise<ElabResult>;
 }
 
-export interface BackendOptions {
-  limits: BackendLimits;
-  log: Log;
-  /** How to start a REPL for an environment (tests substitute the fake REPL's launch). */
-  launch?: (env: EnvironmentConfig) => LaunchSpec;
-}
+export type BackendOptions = { limits: BackendLimits; log: Log } & (
+  | {
+      /** How to start a REPL for an environment (tests substitute the fake REPL's launch). */
+      launch: (env: EnvironmentConfig) => LaunchSpec;
+    }
+  | {
+      /** The daemon's environment, which the REPL's own is taken from (`childEnv`: PATH, HOME, ELAN_HOME…). */
+      hostEnv: NodeJS.ProcessEnv;
+    }
+);
 
 /** What happened at deadlines: Lean stopped a command itself (heartbeats), answered within the grace, or was killed. */
 export interface DeadlineCounts {
@@ -169,8 +173,11 @@ export class LeanBackend implements LeanRunner {
         const l = this.#l;
         const log = this.#opts.log.child({ env: env.name });
         const limits = effectiveLimits(l, env);
+        const opts = this.#opts;
         const launch =
-          this.#opts.launch ?? ((e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }));
+          'launch' in opts
+            ? opts.launch
+            : (e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }, opts.hostEnv);
         const hardRss = l.maxRssMb * 2 ** 20;
         return new Pool<WarmSession, Affinity>({
           name: own ? env.name : `${env.name} [${canonical.replace(/\n/g, '; ') || 'no imports'}]`,

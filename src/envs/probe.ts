@@ -30,7 +30,7 @@ export function replBinaryCandidates(projectDir: string): string[] {
 
 export function probeEnvironment(
   cfg: EnvironmentConfig,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
   tc: Toolchain = discoverToolchain(env),
   sandbox: SandboxKind = cfg.sandbox ?? 'bwrap',
 ): Availability {

@@ -3,7 +3,7 @@
  * the reason, which names the fix) and a missing or unusable bubblewrap when some
  * environment asks for the jail. Logged as warnings and listed in GET /v1/status.
  */
-import { bwrapStatus } from '../host/discovery.ts';
+import type { bwrapStatus } from '../host/discovery.ts';
 import type { EnvironmentConfig } from './config.ts';
 import type { EnvironmentRegistry } from './registry.ts';
 
@@ -11,7 +11,7 @@ export function environmentWarnings(
   envs: readonly EnvironmentConfig[],
   registry: Pick<EnvironmentRegistry, 'availability'>,
   defaultSandbox: 'bwrap' | 'none',
-  bwrap: () => ReturnType<typeof bwrapStatus> = bwrapStatus,
+  bwrap: () => ReturnType<typeof bwrapStatus>,
 ): string[] {
   const out: string[] = [];
   for (const e of envs) {

@@ -25,17 +25,17 @@ function isExecutable(file: string): boolean {
 }
 
 /** The elan home a toolchain comes from. */
-export function elanHome(env: NodeJS.ProcessEnv = process.env): string {
+export function elanHome(env: NodeJS.ProcessEnv): string {
   return env.ELAN_HOME ?? path.join(env.HOME ?? os.homedir(), '.elan');
 }
 
 /** elan stores `leanprover/lean4:v4.28.0` as `leanprover--lean4---v4.28.0`. */
-export function elanToolchainDir(toolchain: string, env: NodeJS.ProcessEnv = process.env): string {
+export function elanToolchainDir(toolchain: string, env: NodeJS.ProcessEnv): string {
   return path.join(elanHome(env), 'toolchains', toolchain.replace(/\//g, '--').replace(/:/g, '---'));
 }
 
 /** Search PATH, then elan's default bin folder (often not on a daemon's PATH). */
-export function searchDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+export function searchDirs(env: NodeJS.ProcessEnv): string[] {
   const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
   dirs.push(path.join(elanHome(env), 'bin'));
   return dirs;
@@ -50,7 +50,7 @@ export function which(cmd: string, dirs: string[]): string | undefined {
   return undefined;
 }
 
-export function discoverToolchain(env: NodeJS.ProcessEnv = process.env): Toolchain {
+export function discoverToolchain(env: NodeJS.ProcessEnv): Toolchain {
   const dirs = searchDirs(env);
   return { elan: which('elan', dirs), lake: which('lake', dirs), lean: which('lean', dirs) };
 }
@@ -68,7 +68,7 @@ export const JAIL_NAMESPACE_ARGS = [
   '--clearenv',
 ];
 
-export function findBwrap(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function findBwrap(env: NodeJS.ProcessEnv): string | undefined {
   return which('bwrap', searchDirs(env));
 }
 
@@ -78,7 +78,7 @@ export type BwrapStatus = { usable: true } | { usable: false; reason: string };
 const selfTests = new Map<string, BwrapStatus>();
 
 /** Whether bwrap is installed and can create the jail's namespaces and mounts here. */
-export function bwrapStatus(env: NodeJS.ProcessEnv = process.env): BwrapStatus {
+export function bwrapStatus(env: NodeJS.ProcessEnv): BwrapStatus {
   const bwrap = findBwrap(env);
   if (!bwrap) {
     return {

@@ -18,6 +18,7 @@ export function fakeLaunch(
   const spec = buildLaunch(
     { project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] },
     { limits: { ...NO_LIMITS, addressSpaceMb }, sandbox },
+    process.env,
   );
   return { ...spec, env: { ...spec.env, ...extraEnv } };
 }

@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 import { FAKE_REPL, groupMembers, silent, waitFor } from './fake.ts';
 import { makeApp, testConfig } from '../helpers.ts';
 
-const status = bwrapStatus();
+const status = bwrapStatus(process.env);
 const skip = status.usable ? false : `bubblewrap is not usable here: ${status.reason}`;
 if (skip) t.comment(`SKIP sandbox tests: ${skip}`);
 
@@ -33,6 +33,7 @@ const jailed = (opts: Partial<ConstructorParameters<typeof ReplProcess>[0]> = {}
     launch: buildLaunch(
       { project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] },
       { limits, sandbox: 'bwrap' },
+      process.env,
     ),
     log: silent,
     maxProcesses: 32,
@@ -140,6 +141,7 @@ t.test('the daemon keeps serving while a jailed session is killed', { skip }, as
       buildLaunch(
         { ...e, project_dir: path.dirname(FAKE_REPL), repl_command: [process.execPath, FAKE_REPL] },
         { limits, sandbox: 'bwrap' },
+        process.env,
       ),
   });
   t.teardown(() => app.close());

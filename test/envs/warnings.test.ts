@@ -10,7 +10,7 @@ const cfg = testConfig();
 const registry = { availability: (name: string) => testProbe(cfg.environments.find((e) => e.name === name)!) };
 
 t.test('every environment that cannot run Lean is named with its reason and what that means', async (t) => {
-  const w = environmentWarnings(cfg.environments, registry, 'none');
+  const w = environmentWarnings(cfg.environments, registry, 'none', () => ({ usable: true }));
   t.equal(w.length, 1);
   t.match(w[0], `environment ${UNAVAILABLE_ENV} cannot run Lean: no Lean toolchain found (test)`);
   t.match(w[0], /409 environment_unavailable/);

@@ -30,5 +30,5 @@ t.test('host/ imports nothing of the daemon; envs/ never imports backend/', asyn
 t.test("which: PATH, then elan's bin; absolute paths checked as given", async (t) => {
   t.ok(searchDirs({ PATH: '/a:/b', HOME: '/h' }).at(-1)!.endsWith(path.join('.elan', 'bin')));
   t.equal(which(process.execPath, []), process.execPath);
-  t.equal(which('definitely-not-a-command-xyz', searchDirs()), undefined);
+  t.equal(which('definitely-not-a-command-xyz', searchDirs(process.env)), undefined);
 });

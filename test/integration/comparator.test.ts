@@ -11,7 +11,7 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { probeEnvironment } from '../../src/envs/probe.ts';
 import { comparatorTool } from '../../src/tools/comparator.ts';
 
-const config = loadConfig();
+const config = loadConfig(process.env);
 const backend = new ComparatorBackend({
   root: PROJECT_ROOT,
   config: config.comparator,

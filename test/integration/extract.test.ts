@@ -9,8 +9,8 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { probeEnvironment } from '../../src/envs/probe.ts';
 
-const config = loadConfig();
-const probes = config.environments.map((e) => ({ env: e, a: probeEnvironment(e) }));
+const config = loadConfig(process.env);
+const probes = config.environments.map((e) => ({ env: e, a: probeEnvironment(e, process.env) }));
 // Prefer a core-only environment: it starts in seconds.
 const ready = probes
   .filter((p) => p.a.available)

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { EnvironmentConfig } from '../../src/envs/config.ts';
 import { probeEnvironment, type Availability } from '../../src/envs/probe.ts';
 
-export const config = loadConfig();
+export const config = loadConfig(process.env);
 
 export interface Chosen {
   env: EnvironmentConfig | undefined;
@@ -22,7 +22,7 @@ export interface Chosen {
 /** The environment to run on, or why there is none (one reason per configured environment). */
 export function chooseEnvironment(
   envs: readonly EnvironmentConfig[],
-  probe: (e: EnvironmentConfig) => Availability = probeEnvironment,
+  probe: (e: EnvironmentConfig) => Availability = (e) => probeEnvironment(e, process.env),
 ): Chosen {
   const probes = envs.map((e) => ({ env: e, a: probe(e) }));
   // Prefer a core-only environment: it starts in seconds.

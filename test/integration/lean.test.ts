@@ -56,7 +56,11 @@ t.test('a header that fails to import is refused with a clear reason (defect 1)'
 });
 
 t.test('prefix reuse: the second of two requests sharing a preamble sends fewer commands', { skip }, async (t) => {
-  const b = new LeanBackend({ limits: { ...config.lean, minWarm: 0, maxSessions: 1 }, log: pino({ level: 'silent' }) });
+  const b = new LeanBackend({
+    limits: { ...config.lean, minWarm: 0, maxSessions: 1 },
+    log: pino({ level: 'silent' }),
+    hostEnv: process.env,
+  });
   t.teardown(() => b.destroy());
   const o = { line: 1, column: 0 };
   const job = (last: string) => ({

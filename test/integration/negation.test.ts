@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { probeEnvironment } from '../../src/envs/probe.ts';
 
-const config = loadConfig();
+const config = loadConfig(process.env);
 const probes = config.environments.map((e) => ({
   env: e,
   a: probeEnvironment(e, process.env, undefined, e.sandbox ?? config.lean.sandbox),

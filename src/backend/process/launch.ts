@@ -41,7 +41,7 @@ export const NO_LIMITS: ProcessLimits = {
 };
 
 /** What Lean and Lake need from the daemon's environment, nothing else (no keys, no config paths). */
-export function childEnv(parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function childEnv(parent: NodeJS.ProcessEnv): Record<string, string> {
   const keep = ['PATH', 'HOME', 'ELAN_HOME', 'LEAN_PATH', 'LEAN_SRC_PATH', 'LAKE_HOME', 'TMPDIR', 'LANG', 'LC_ALL'];
   const env: Record<string, string> = {};
   for (const k of keep) if (parent[k] !== undefined) env[k] = parent[k]!;
@@ -66,7 +66,7 @@ export function buildLaunch(
   cfg: Pick<EnvironmentConfig, 'project_dir' | 'repl_command'> &
     Partial<Pick<EnvironmentConfig, 'lean_toolchain' | 'subdir'>>,
   opts: { limits: ProcessLimits; sandbox: SandboxKind },
-  parent: NodeJS.ProcessEnv = process.env,
+  parent: NodeJS.ProcessEnv,
 ): LaunchSpec {
   const env = childEnv(parent);
   // The Lake project (project_dir or its subdir), resolved in one place for setup, probe and launch.
