@@ -7,13 +7,13 @@ and Batteries bring it; for a header without imports the tool adds `import Lean`
 Two commands, both printing one info message `<marker> <json>` that the TypeScript side
 parses with a zod schema (src/tools/extract-lean.ts):
 * `#lean_tool_measure <command>` elaborates the command exactly as Lean would (like
-  Mathlib's `count_heartbeats in`, Mathlib/Util/CountHeartbeats.lean: `IO.getNumHeartbeats`
+  Mathlib's `#count_heartbeats in`, [mathlib v4.28.0: Mathlib/Util/CountHeartbeats.lean]: `IO.getNumHeartbeats`
   around `elabCommand`) and prints `lean_tool_measure {"wall_ms":…,"heartbeats":…}`.
 * `#lean_tool_info <name> <namespace> (<opens>…) <written names>…` prints `lean_tool_info {…}`:
   the constant's pretty-printed type, hashes, depths, sorry flag, immediate dependencies, and
   the imported constants its written names denote from the declaration's scope.
 
-Every API used is long-stable core API; where each is defined in leanprover/lean4:
+Every API used is long-stable core API; where each is defined in leanprover/lean4 (paths at tag v4.28.0):
   Expr.hash, Expr.approxDepth (255 cap)  src/Lean/Expr.lean (hash ignores binder names and
                                           binder info: `.forallE _ t b _ => mixHash d (mixHash t.hash b.hash)`)
   Expr.instantiateLevelParams            src/Lean/Util/InstantiateLevelParams.lean
@@ -23,7 +23,7 @@ Every API used is long-stable core API; where each is defined in leanprover/lean
   Core.transform, TransformStep.done     src/Lean/Meta/Transform.lean
   isMatcherCore                          src/Lean/Meta/Match/MatcherInfo.lean
   Name.isInternal, isPrivateName, privateToUserName?, mkPrivateName
-                                          src/Init/Meta.lean, src/Lean/Modifiers.lean
+                                          src/Lean/Data/Name.lean, src/Lean/PrivateName.lean, src/Lean/Modifiers.lean
   Environment.getModuleIdxFor?, find?    src/Lean/Environment.lean
   ResolveName.resolveGlobalName, OpenDecl.simple
                                           src/Lean/ResolveName.lean, src/Lean/Data/OpenDecl.lean

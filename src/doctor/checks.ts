@@ -152,7 +152,8 @@ export const CHECKS: {
       if (!/\bimport\s+(Mathlib|Batteries)\b/.test(env.imports))
         return { ok: true, detail: 'not applicable: no Batteries in the header' };
       // formatLinterResults prints "The `docBlame` linter reports:" and #lint logs it with logError
-      // [batteries: Batteries/Tactic/Lint/Frontend.lean]; the daemon turns such errors into warnings.
+      // [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `formatLinterResults`, `elab "#lint"`]; the daemon
+      // turns such errors into warnings.
       const outs = await run(['def doctor_nodoc : Nat := 1', '#lint only docBlame']);
       const e = outs[1]?.messages.find((m) => m.severity === 'error' && /docBlame/.test(m.data));
       return { ok: e !== undefined, detail: e ? e.data.split('\n')[0]! : show(outs[1]) };

@@ -1,5 +1,5 @@
 /**
- * Lean 4's identifier character classes [lean4: src/Init/Meta/Defs.lean, isLetterLike,
+ * Lean 4's identifier character classes [lean4 v4.28.0: src/Init/Meta/Defs.lean, isLetterLike,
  * isSubScriptAlnum, isIdFirst, isIdRest], on code points.
  */
 
@@ -11,7 +11,7 @@ export function isLetterLike(c: number): boolean {
     (c >= 0x1f00 && c <= 0x1ffe) || // Greek extended
     (c >= 0x2100 && c <= 0x214f) || // Letterlike symbols (ℕ ℝ ℤ …)
     (c >= 0x1d49c && c <= 0x1d59f) || // Mathematical alphanumerics (astral)
-    (c >= 0xc0 && c <= 0xff && c !== 0xd7 && c !== 0xf7) || // Latin-1 letters (lean4 #9035)
+    (c >= 0xc0 && c <= 0xff && c !== 0xd7 && c !== 0xf7) || // Latin-1 letters (lean4 PR #9035, before v4.24.0)
     (c >= 0x100 && c <= 0x17f) // Latin Extended-A
   );
 }

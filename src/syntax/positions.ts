@@ -1,6 +1,6 @@
 /**
  * JS offsets (UTF-16 units) ↔ Lean positions (1-based line, 0-based column counted in
- * code points [lean4: src/Lean/Data/Position.lean, FileMap.toPosition]) ↔ UTF-8 byte
+ * code points [lean4 v4.28.0: src/Lean/Data/Position.lean, `FileMap.toPosition`]) ↔ UTF-8 byte
  * offsets (Lean's String.Pos).
  */
 

@@ -319,7 +319,7 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
     for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
   } else if (role.kind === 'lint') {
     // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
-    // "All linting checks passed!" [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
+    // "All linting checks passed!" [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
     // findings are style warnings about the content, never errors; a pass says nothing.
     for (const m of r.messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
   } else if (role.kind === 'probe') {
@@ -336,11 +336,11 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
 
 /**
  * The commands that must reach Lean as one input. Lean's parser reads `mutual` up to its
- * `end` as one command [lean4: src/Lean/Parser/Command.lean, `def «mutual» := leading_parser
+ * `end` as one command [lean4 v4.28.0: src/Lean/Parser/Command.lean, `def «mutual» := leading_parser
  * "mutual" >> many1 (…) >> "end"`], and `<cmd> in <cmd>` (`attribute [simp] x in theorem …`,
- * `open Foo in`, `set_option … in`) as one command [lean4: src/Lean/Parser/Command.lean,
- * `in` trailing parser]; sent in pieces, `mutual` alone is a parse error and `end` closes no
- * scope. The source model keeps each declaration a command of its own (tools select and edit
+ * `open Foo in`, `set_option … in`) as one command [lean4 v4.28.0:
+ * src/Lean/Parser/Command.lean, `in` trailing parser]; sent in pieces, `mutual` alone is a parse
+ * error and `end` closes no scope. The source model keeps each declaration a command of its own (tools select and edit
  * them one by one); this groups them again for elaboration.
  */
 export function elaborationUnits(file: SourceFile): Command[][] {

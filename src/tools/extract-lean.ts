@@ -3,7 +3,7 @@
  * once after the header, the command texts that use it, and zod schemas for the JSON it
  * prints. The shapes follow the Lean code that prints them (`Json.mkObj` in
  * `elabMeasure` / `elabInfo`): naturals for hashes (`UInt64.toNat` of a 32-bit
- * `Expr.hash`, lean4 src/Lean/Expr.lean `Expr.Data.hash`), depths (`UInt32.toNat` of
+ * `Expr.hash` [lean4 v4.28.0: src/Lean/Expr.lean, `Expr.Data.hash`]), depths (`UInt32.toNat` of
  * `Expr.approxDepth`, ≤ 255), wall time (`IO.monoNanosNow` difference / 10⁶) and
  * heartbeats (`IO.getNumHeartbeats` difference / 1000, the unit of `maxHeartbeats`).
  */

@@ -9,7 +9,7 @@
  *     P (n✝ + 1) ∧ …
  *   ⊢ P (n✝ + 1)         ← target (continuation lines indented)
  *
- * Lean's goal printer [lean4: src/Lean/Meta/PPGoal.lean, `ppGoal`, v4.24.0..v4.33.0]: a
+ * Lean's goal printer [lean4 v4.28.0: src/Lean/Meta/PPGoal.lean, `ppGoal`; v4.24.0 … v4.33.0]: a
  * hypothesis is the group `ids ++ " :" ++ nest 2 (line ++ type)`, so past the width the
  * `line` breaks and the type moves to the next line, indented by 2; a let-bound one is
  * `x : T :=` with `nest 2 (line ++ value)`, and its value may likewise move down. Several
@@ -85,7 +85,7 @@ export const isInaccessible = (name: string) => name.includes('✝');
 /**
  * An anonymous instance binder `[Foo α]` is named `inst✝` (with a superscript when several):
  * Lean's `mkFreshBinderName`-style `inst` base with a macro scope, printed with `✝` by
- * `sanitizeNames` [lean4: src/Lean/Meta/PPGoal.lean `lctx.sanitizeNames`]. Such a hypothesis
+ * `sanitizeNames` [lean4 v4.28.0: src/Lean/Meta/PPGoal.lean, `ppGoal`: `lctx.sanitizeNames`]. Such a hypothesis
  * becomes an instance binder of the lemma, found by instance search: it needs no name and no
  * argument, so it never blocks the call site. A user's `inst : T` (no `✝`) stays explicit.
  */

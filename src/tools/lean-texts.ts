@@ -20,7 +20,7 @@ export function atLeast(toolchain: string, want: [number, number, number, number
 }
 
 /**
- * The unused-variable linter's warning [lean4: src/Lean/Linter/UnusedVariables.lean,
+ * The unused-variable linter's warning [lean4 v4.24.0 … v4.30.0: src/Lean/Linter/UnusedVariables.lean,
  * `logLint linter.unusedVariables declStx m!"unused variable \`{userName}\`"`]. From Lean
  * v4.31.0-rc1 it reads "Variable name `y` is not explicitly referenced." — the REPL's own
  * test/variables.expected.out has the old text at REPL tags v4.24.0..v4.30.0 and the new one
@@ -42,7 +42,7 @@ export function unusedVariableName(text: string, toolchain: string): string | un
 }
 
 /**
- * `#print axioms` [lean4: src/Lean/Elab/Print.lean `printAxiomsOf`]:
+ * `#print axioms` [lean4 v4.28.0: src/Lean/Elab/Print.lean, `printAxiomsOf`]:
  * `'{constName}' depends on axioms: [a, b]` or `'{constName}' does not depend on any axioms`;
  * the list is a formatted `List Name` and may wrap onto several lines (`[propext,\n Classical.choice]`).
  */
@@ -50,8 +50,9 @@ export const AXIOMS_RE = /^'(.+)' (?:depends on axioms: \[(.*)\]|does not depend
 
 /**
  * `constName` is printed with `MessageData.ofName`, so a private declaration shows its real
- * name `_private.<module>.0.<name>` [lean4: src/Lean/Modifiers.lean `mkPrivateName`: the
- * private prefix, the module name, then the numeric component 0]; the declaration's own name
+ * name `_private.<module>.0.<name>` [lean4 v4.28.0: src/Lean/Modifiers.lean, `mkPrivateName`,
+ * through src/Lean/PrivateName.lean, `mkPrivateNameCore`: the private prefix, the module name, then the
+ * numeric component 0]; the declaration's own name
  * is what follows that `0`. The REPL's module name may be anonymous (`_private.0.x`).
  */
 export function userConstName(printed: string): string {
@@ -77,7 +78,7 @@ export function parseAxioms(text: string): { name: string; axioms: string[] } | 
 /**
  * Options under which goals print as statements that elaborate again: `pp.proofs` (else
  * proofs inside types print as `⋯`) and `pp.numericTypes` (else `(2 : ℝ)` prints as `2` and
- * re-elaborates as a `Nat`) [lean4: src/Lean/PrettyPrinter/Delaborator/Options.lean,
+ * re-elaborates as a `Nat`) [lean4 v4.28.0: src/Lean/PrettyPrinter/Delaborator/Options.lean,
  * `register_builtin_option pp.proofs` / `pp.numericTypes`].
  */
 export const GOAL_PRINTING_OPTIONS: Record<string, boolean> = { 'pp.proofs': true, 'pp.numericTypes': true };

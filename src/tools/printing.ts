@@ -4,10 +4,10 @@
  * (0 standard, 1 robust, 2 extra robust) with `delab_options` on top. The options are set with
  * `set_option` before the content, so the commands' info trees carry them, and the REPL prints
  * each sorry's goal through `ContextInfo.runMetaM`, which runs under the info's options
- * (lean4: src/Lean/Elab/InfoTree/Main.lean, `ContextInfo.runCoreM` uses
- * `withOptions (fun _ => info.options)`; repl: REPL/Main.lean `sorries`, REPL/Snapshots.lean
- * `ProofSnapshot.create`/`ppGoals`). The option names and defaults are Lean's
- * (lean4: src/Lean/PrettyPrinter/Delaborator/Options.lean, `register_builtin_option pp.*`).
+ * [lean4 v4.28.0: src/Lean/Elab/InfoTree/Main.lean, `ContextInfo.runCoreM` uses
+ * `withOptions (fun _ => info.options)`; repl v4.28.0: REPL/Main.lean, `sorries`; REPL/Snapshots.lean,
+ * `ProofSnapshot.create`/`ppGoals`]. The option names and defaults are Lean's
+ * [lean4 v4.28.0: src/Lean/PrettyPrinter/Delaborator/Options.lean, `register_builtin_option pp.*`].
  * The README lists the table.
  */
 type OptionValue = boolean | number | string;

@@ -36,8 +36,8 @@ import type { ToolRequest } from '../contract/tools.ts';
  * declaration is stated again as an axiom under a fresh name, in the statement's own scope
  * (namespace, opens, universes, section variables; auto-bound implicits on, as in the statement's
  * own elaboration), so its type is exactly the statement's; then the candidate's constant must
- * have that type: `#check (@_root_.name : type_of% @axle_expected_i)` [lean4:
- * src/Lean/Elab/BuiltinNotation.lean `elabTypeOf`; a failed ascription is an error]. Defs whose
+ * have that type: `#check (@_root_.name : type_of% @axle_expected_i)` [lean4 v4.28.0:
+ * src/Lean/Elab/BuiltinNotation.lean, `elabTypeOf`; a failed ascription is an error]. Defs whose
  * statement body is `sorry` are made irreducible for the check (spec, use_def_eq: a sorried def
  * must not be unfolded), so a candidate cannot change the statement by unfolding its answer.
  */
@@ -59,7 +59,7 @@ export function defeqCheck(
       'set_option relaxedAutoImplicit true in',
       `axiom ${expected} ${sig}`,
       // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
-      // [lean4: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
+      // [lean4 v4.28.0: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
       ...(opaque.length
         ? [
             'set_option allowUnsafeReducibility true in',

@@ -1,7 +1,7 @@
 /**
- * Defect 1: a failed `import` is silent in the REPL. Lean's processHeader [lean4:
- * src/Lean/Elab/Import.lean] returns an empty environment and the REPL's processInput
- * [repl: REPL/Frontend.lean, v4.24.0..v4.33.0-rc2] drops its error, answering `{"env": 0}`.
+ * Defect 1: a failed `import` is silent in the REPL. Lean's processHeader [lean4 v4.28.0:
+ * src/Lean/Elab/Import.lean, `processHeader`] returns an empty environment and the REPL's processInput
+ * [repl v4.24.0 … v4.33.0-rc2: REPL/Frontend.lean, `processInput`] drops its error, answering `{"env": 0}`.
  * The session sends `#check Nat` after the header and reads its answer; the error shape is
  * that of repl-transcripts/dup_msg.expected.out (an unknown identifier at column 7 of `#check g`).
  */

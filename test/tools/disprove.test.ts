@@ -1,7 +1,7 @@
 /**
  * disprove with a scripted runner double: `decide` proves `¬ (1 = 2)`; `sorry` "proves" anything with a
  * warning and `sorryAx` (what Lean answers: a warning, not an error); everything else fails. The
- * `#print axioms` answers have the shape of printAxiomsOf [lean4: src/Lean/Elab/Print.lean].
+ * `#print axioms` answers have the shape of printAxiomsOf [lean4 v4.28.0: src/Lean/Elab/Print.lean, `printAxiomsOf`].
  */
 import t from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';

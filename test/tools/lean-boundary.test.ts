@@ -20,7 +20,8 @@ const envAt = (v: string, imports = '') =>
 t.test(
   'defect 4: a hypothesis whose type wrapped onto the next line (PPGoal: ids ++ " :" ++ nest 2 (line ++ type))',
   async (t) => {
-    // The group breaks at its `line`: `hlong :` then the type indented by 2 [lean4: src/Lean/Meta/PPGoal.lean, ppGoal/pushPending].
+    // The group breaks at its `line`: `hlong :` then the type indented by 2
+    // [lean4 v4.28.0: src/Lean/Meta/PPGoal.lean, `ppGoal`/`pushPending`].
     const text =
       'xs : List Nat\nhlong :\n  xs.length + xs.length + xs.length + xs.length + xs.length + xs.length + xs.length +\n      xs.length =\n    0\n⊢ xs = xs';
     const [g] = parseGoals(text);
@@ -41,7 +42,8 @@ t.test(
 t.test(
   'defect 5: an anonymous instance hypothesis is an instance binder and does not block the call site',
   async (t) => {
-    // `[Inhabited α]` prints as `inst✝ : Inhabited α` (sanitizeNames) [lean4: src/Lean/Meta/PPGoal.lean].
+    // `[Inhabited α]` prints as `inst✝ : Inhabited α` (sanitizeNames)
+    // [lean4 v4.28.0: src/Lean/Meta/PPGoal.lean, `ppGoal`].
     const [g] = parseGoals('α : Type\ninst✝ : Inhabited α\nxs : List α\n⊢ xs = xs');
     const lemma = lemmaFromGoal('t.sorried', g!, true);
     t.match(lemma.text, /theorem t\.sorried \(α : Type\) \[Inhabited α\] \(xs : List α\) :/);
@@ -98,7 +100,7 @@ t.test('defect 7: the unused-variable text of each version', async (t) => {
 
 t.test('defect 10: #lint findings are warnings, and a pass adds nothing', async (t) => {
   // Batteries' #lint: `logError fmtResults` when a linter fails, else `logInfoAt tk m!"{…}\n-- All linting checks passed!"`
-  // [batteries: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`].
+  // [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`].
   const respond = (fail: boolean) =>
     scriptedRunner((c) =>
       c.text === '#lint'
@@ -129,7 +131,8 @@ t.test('defect 10: #lint findings are warnings, and a pass adds nothing', async 
 });
 
 t.test('defect 13: private names in #print axioms, and the sorry of a declaration with errors', async (t) => {
-  // printAxiomsOf: m!"'{constName}' depends on axioms: …" with the private name [lean4: src/Lean/Elab/Print.lean].
+  // printAxiomsOf: m!"'{constName}' depends on axioms: …" with the private name
+  // [lean4 v4.28.0: src/Lean/Elab/Print.lean, `printAxiomsOf`].
   t.same(parseAxioms("'_private.0.secret' depends on axioms: [myAxiom]"), { name: 'secret', axioms: ['myAxiom'] });
   t.same(parseAxioms("'_private.Foo.Bar.0.N.secret' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]"), {
     name: 'N.secret',
@@ -160,7 +163,7 @@ t.test('defect 13: private names in #print axioms, and the sorry of a declaratio
 
 t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input each', async (t) => {
   // Lean parses `mutual` up to `end` as one command and `attribute … in` + command as one
-  // [lean4: src/Lean/Parser/Command.lean, «mutual» and the `in` trailing parser].
+  // [lean4 v4.28.0: src/Lean/Parser/Command.lean, «mutual» and the `in` trailing parser].
   const content =
     'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend\n\nattribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp\n';
   const lean = scriptedRunner((c) => {

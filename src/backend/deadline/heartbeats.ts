@@ -2,26 +2,29 @@
  * Lean-side deadlines. No REPL tag in the supported range accepts a timeout: the Command
  * request is `{cmd, env?, allTactics?, rootGoals?, infotree?}` at every tag v4.24.0 ..
  * v4.33.0-rc2 [repl v4.28.0: REPL/JSON.lean, `structure Command extends CommandOptions`], and
- * `runCommand` runs it with no cancellation token (`cancelTk? := none`) [repl:
- * REPL/Main.lean]. What Lean does offer is `maxHeartbeats`, checked by the elaborator
+ * `runCommand` runs it with no cancellation token (`cancelTk? := none`) [repl v4.28.0:
+ * REPL/Main.lean, `runCommand`]. What Lean does offer is `maxHeartbeats`, checked by the elaborator
  * itself; so each command goes out as `set_option maxHeartbeats N in <command>`, with N
  * derived from the time the request has left, and a command that runs out stops with
  * Lean's own error while the process lives on.
  *
  * Facts relied on (lean4 source):
  * - `maxHeartbeats` is in thousands of heartbeats, default 200000, 0 = no limit
- *   [src/Lean/CoreM.lean, `register_builtin_option maxHeartbeats`].
+ *   [lean4 v4.28.0: src/Lean/CoreM.lean, `register_builtin_option maxHeartbeats`].
  * - `set_option o v in cmd` expands to `section set_option o v cmd end`
  *   [src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so it is sent only before commands
  *   whose effect outlives that section: declarations, not `namespace`/`open`/`variable`/
  *   `local …`/`@[local …]`, whose effect the `end` would undo.
  * - The stop message: "(deterministic) timeout at `m`, maximum number of heartbeats (N)
  *   has been reached\nUse `set_option maxHeartbeats <num>` to set the limit."
- *   [src/Lean/CoreM.lean, `throwMaxHeartbeat`; older tags phrase the tail differently,
+ *   [lean4 v4.28.0: src/Lean/CoreM.lean, `throwMaxHeartbeat`; older tags phrase the tail differently,
  *   the part matched below is common to all].
  */
 
-/** Lean's default [src/Lean/CoreM.lean]: a budget never raises the limit a real run would have. */
+/**
+ * Lean's default [lean4 v4.28.0: src/Lean/CoreM.lean, `maxHeartbeats`]: a budget never raises the limit a real run
+ * would have.
+ */
 export const LEAN_DEFAULT_MAX_HEARTBEATS = 200_000;
 
 const DECL_KEYWORDS = new Set([

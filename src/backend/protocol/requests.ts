@@ -1,6 +1,6 @@
 /**
- * Every request this daemon sends to the REPL, as one typed value [repl: REPL/Main.lean
- * `inductive Input` and `parse`, REPL/JSON.lean `Command`/`ProofStep`, tags v4.24.0..v4.33.0-rc2].
+ * Every request this daemon sends to the REPL, as one typed value [repl v4.24.0 … v4.33.0-rc2:
+ * REPL/Main.lean, `inductive Input` and `parse`; REPL/JSON.lean, `Command`/`ProofStep`].
  * The REPL tries the shapes in order (ProofStep, pickles, Command, File), so a request must
  * carry exactly the fields of its shape; building them here, and only here, keeps that true.
  */

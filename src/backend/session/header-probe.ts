@@ -1,11 +1,11 @@
 /**
  * A header's imports can fail without the REPL saying so. Lean's `processHeader`
- * [lean4: src/Lean/Elab/Import.lean, v4.24.0..v4.33.0] catches the exception of
+ * [lean4 v4.28.0: src/Lean/Elab/Import.lean, `processHeader`; v4.24.0 … v4.33.0] catches the exception of
  * `importModules` and returns `mkEmptyEnvironment` (no `Init`) with the error added to the
  * message log it is given; the REPL passes that log to `Command.mkState` and runs the rest
- * through `IO.processCommands` [repl: REPL/Frontend.lean `processInput`, identical at v4.24.0
- * and v4.28.0..v4.33.0-rc2], which is `IO.processCommandsIncrementally` [lean4:
- * src/Lean/Elab/Frontend.lean] and collects messages from the command snapshots only: the
+ * through `IO.processCommands` [repl v4.28.0: REPL/Frontend.lean, `processInput`, identical at
+ * every tag v4.24.0 … v4.33.0-rc2], which is `IO.processCommandsIncrementally` [lean4 v4.28.0:
+ * src/Lean/Elab/Frontend.lean, `IO.processCommands`] and collects messages from the command snapshots only: the
  * header's error is dropped and the answer is a bare `{"env": 0}`.
  *
  * So the header is sent with one probe command after it: `#check Nat`. `importModules`

@@ -24,7 +24,7 @@ const IMPORT_PARTS = new Set(['public', 'meta', 'private', 'import', 'all', 'run
  * The header's statements in order, with comments (`--`, nested `/- -/`), whitespace and
  * repeated imports removed, so headers that differ only in trivia share a pool and a root
  * (Kimina keys by raw text and misses on trivia: its issue #73). Header grammar: Lean's
- * `Parser/Module.lean` (`header := optional "module" >> optional "prelude" >> many import`,
+ * [lean4 v4.28.0: src/Lean/Parser/Module.lean] (`header := optional "module" >> optional "prelude" >> many import`,
  * `import := optional "public" >> optional "meta" >> "import " >> optional "all" >> ident`).
  * One linear pass; names in «» may hold spaces.
  */
