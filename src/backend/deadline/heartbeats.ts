@@ -11,10 +11,13 @@
  * Facts relied on (lean4 source):
  * - `maxHeartbeats` is in thousands of heartbeats, default 200000, 0 = no limit
  *   [lean4 v4.28.0: src/Lean/CoreM.lean, `register_builtin_option maxHeartbeats`].
- * - `set_option o v in cmd` expands to `section set_option o v cmd end`
- *   [src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so it is sent only before commands
- *   whose effect outlives that section: declarations, not `namespace`/`open`/`variable`/
- *   `local …`/`@[local …]`, whose effect the `end` would undo.
+ * - `set_option o v in cmd` runs `cmd` in a scope of its own [lean4 v4.28.0:
+ *   src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`]. How that scope treats `cmd`'s local
+ *   effects has changed across versions (a plain `section … end` before lean4 PR #9968, then
+ *   `section cmd₁ endLocalScope cmd₂ end`, later `push_scope%` with scope restrictions), so the
+ *   wrap is sent only before commands whose effect does not depend on it: declarations, not
+ *   `namespace`/`open`/`variable`/`local …`/`@[local …]`. Conservative on purpose: such a
+ *   command runs without a Lean-side budget and relies on the kill deadline alone.
  * - The stop message: "(deterministic) timeout at `m`, maximum number of heartbeats (N)
  *   has been reached\nUse `set_option maxHeartbeats <num>` to set the limit."
  *   [lean4 v4.28.0: src/Lean/CoreM.lean, `throwMaxHeartbeat`; older tags phrase the tail differently,
