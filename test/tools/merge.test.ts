@@ -134,3 +134,18 @@ t.test("rule 5 sees step 3 renames: a type mentioning a renamed def is not the o
   t.match(r.content, /theorem s : u_1 = u_1 := rfl/);
   t.notMatch(r.tool_messages.infos.join('\n'), /same type/);
 });
+
+t.test("a renamed theorem's type is the one Lean printed under its first name (rule 5 after rule 3)", async (t) => {
+  // Document 1's `u` states something else than document 0's, so rule 3 renames it `u_1`; Lean printed
+  // its type as `u : 2 = 2`, which must read as `2 = 2` to match `w` under rule 5.
+  const types: Record<string, string>[] = [{ u: '1 = 1', w: '2 = 2' }, { u: '2 = 2' }];
+  const r = await run(
+    ['theorem u : 1 = 1 := rfl\ntheorem w : 2 = 2 := rfl\n', 'theorem u : 2 = 2 := rfl\n'],
+    runner(types),
+  );
+  t.match(
+    r.tool_messages.infos.join('\n'),
+    /'u' in document 1 states something else than the earlier one: renamed to 'u_1'/,
+  );
+  t.match(r.tool_messages.infos.join('\n'), /theorems 'w', 'u_1' state the same type: merged as 'w'/);
+});

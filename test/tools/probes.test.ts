@@ -1,0 +1,49 @@
+/** elaborateContent's probes: each answer comes back under the key it was asked with, never by position. */
+import t from 'tap';
+import { LeanFailure, type LeanRunner } from '../../src/backend/index.ts';
+import { elaborateContent } from '../../src/tools/elaborate.ts';
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
+
+const opts = { ignore_imports: false };
+
+t.test('answers are keyed by what was asked, even for the same text asked twice', async (t) => {
+  const a = { name: 'a' };
+  const b = { name: 'b' };
+  const c = { name: 'c' };
+  let n = 0;
+  const runner = scriptedRunner((cmd) =>
+    cmd.text.startsWith('#check') ? { messages: [msg('info', cmd.origin, `answer ${n++} to ${cmd.text}`)] } : {},
+  );
+  const r = await elaborateContent('theorem x : True := trivial\n', opts, toolCtx(runner), {
+    probes: () => [
+      { key: a, text: '#check x' },
+      { key: b, text: '#check Nat' },
+      { key: c, text: '#check x' },
+    ],
+  });
+  t.equal(r.probes.size, 3);
+  t.same(
+    [a, b, c].map((k) => r.probes.get(k)?.[0]?.text),
+    ['answer 0 to #check x', 'answer 1 to #check Nat', 'answer 2 to #check x'],
+  );
+  t.equal(r.probes.get({ name: 'a' }), undefined, 'an equal-looking key is another question');
+  t.same(
+    r.messages.map((m) => m.text),
+    [],
+    'probe answers never mix with the content messages',
+  );
+});
+
+t.test('when Lean fails, no probe has an answer (a reader sees "not run")', async (t) => {
+  const failing: LeanRunner = {
+    async elaborate() {
+      throw new LeanFailure('crashed', 'the REPL exited', '');
+    },
+  };
+  const key = {};
+  const r = await elaborateContent('theorem x : True := trivial\n', opts, toolCtx(failing), {
+    probes: () => [{ key, text: '#check x' }],
+  });
+  t.ok(r.failure);
+  t.equal(r.probes.has(key), false);
+});
