@@ -14,18 +14,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRIES = { main: 'src/main.ts', 'structural-worker': 'src/workers/structural-task.ts' };
 
 // In the bundle every module's import.meta.url is dist/main.js's, so a path relative to a
-// module's own URL points elsewhere: only src/config.ts (PROJECT_ROOT, which is one level
-// up in both layouts) may use it; everything else goes through PROJECT_ROOT.
+// module's own URL points elsewhere: only src/project-root.ts (PROJECT_ROOT, which is one
+// level up in both layouts) may use it; everything else goes through PROJECT_ROOT.
 const ownUrlGuard = {
   name: 'own-url-guard',
   setup(b) {
     b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
-      if (text.includes('import.meta.url') && !args.path.endsWith(path.join('src', 'config.ts'))) {
+      if (text.includes('import.meta.url') && !args.path.endsWith(path.join('src', 'project-root.ts'))) {
         return {
           errors: [
             {
-              text: `${path.relative(root, args.path)} uses import.meta.url; resolve files from PROJECT_ROOT (src/config.ts) so the bundled dist/main.js finds them`,
+              text: `${path.relative(root, args.path)} uses import.meta.url; resolve files from PROJECT_ROOT (src/project-root.ts) so the bundled dist/main.js finds them`,
             },
           ],
         };

@@ -7,13 +7,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { applyClusterEnv, clusterConfig } from './cluster/config.ts';
 import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { PROJECT_ROOT } from './project-root.ts';
+
+// Scripts and tests import it from here with the configuration.
+export { PROJECT_ROOT };
 
 const keyEntry = z.strictObject({
   key: z.string().min(8, 'API keys must be at least 8 characters'),

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { PROJECT_ROOT } from '../config.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 import type { LeanMessage } from '../backend/index.ts';
 import { splitName } from '../syntax/source.ts';
 

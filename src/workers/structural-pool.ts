@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PROJECT_ROOT } from '../config.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 import { Piscina } from 'piscina';
 import type { ToolName } from '../contract/tools.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';

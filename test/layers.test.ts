@@ -1,0 +1,87 @@
+/**
+ * The layers, one way. A request flows edge → contract → admission → tools → syntax/backend;
+ * imports point the other way only in the sense that each part may use the parts *below* it in
+ * the table here and nothing at its own rank or above. A change that makes the backend import a
+ * tool, or the source model import the contract, fails this test. Type-only imports count too:
+ * a type is still a dependency a reader must follow.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+
+const SRC = path.join(import.meta.dirname, '..', 'src');
+
+/** Rank of each part of src/ (a folder, or a file at the top); a part imports only lower ranks. */
+const RANK: Record<string, number> = {
+  // Leaves: no import of any other part.
+  'project-root': 0,
+  errors: 0,
+  log: 0,
+  util: 0,
+  sync: 0,
+  host: 0,
+  syntax: 0,
+  cache: 0,
+  version: 1,
+  contract: 1,
+  envs: 2,
+  backend: 3,
+  admission: 4,
+  tools: 4,
+  workers: 5,
+  server: 6,
+  cluster: 7,
+  metrics: 7,
+  config: 8,
+  // Roots: the daemon's composition, the doctor's checks, the client (which talks HTTP only).
+  app: 9,
+  doctor: 9,
+  client: 9,
+  main: 10,
+};
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
+}
+
+const partOf = (file: string) => path.relative(SRC, file).split(path.sep)[0]!.replace(/\.ts$/, '');
+
+/** Relative imports and re-exports of a module, type-only ones included. */
+const importsOf = (text: string) =>
+  [...text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gm)].map((m) => m[1]!);
+
+function crossings(): { from: string; to: string; file: string }[] {
+  return tsFiles(SRC).flatMap((file) =>
+    importsOf(readFileSync(file, 'utf8'))
+      .map((spec) => ({ from: partOf(file), to: partOf(path.resolve(path.dirname(file), spec)), file }))
+      .filter((e) => e.from !== e.to),
+  );
+}
+
+t.test('every part of src/ has a rank', async (t) => {
+  const parts = new Set(tsFiles(SRC).map(partOf));
+  t.same(
+    [...parts].filter((p) => RANK[p] === undefined),
+    [],
+    'a new folder gets a place in the table',
+  );
+  t.ok(parts.size >= 20, `${parts.size} parts`);
+});
+
+t.test('imports point only to lower ranks', async (t) => {
+  const all = crossings();
+  t.ok(all.length > 200, `${all.length} imports across parts`);
+  const upward = all
+    .filter((e) => RANK[e.to]! >= RANK[e.from]!)
+    .map((e) => `${path.relative(SRC, e.file)}: ${e.from} (${RANK[e.from]}) → ${e.to} (${RANK[e.to]})`);
+  t.same(upward, [], 'no import at its own rank or above');
+});
+
+t.test('the scan reads type-only imports and re-exports', async (t) => {
+  t.same(importsOf("import type { A } from '../tools/types.ts';\nexport { B } from './b.ts';\nconst x = 1;"), [
+    '../tools/types.ts',
+    './b.ts',
+  ]);
+});
