@@ -18,15 +18,17 @@ import { PROJECT_ROOT } from './project-root.ts';
 import { rootLogger, silentLogger } from './log.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
-import { environmentWarnings } from './envs/warnings.ts';
+import { environmentWarnings, unjailedWarnings } from './envs/warnings.ts';
 import { bwrapStatus } from './host/discovery.ts';
-import { clip, serviceError } from './errors.ts';
+import { serviceError } from './errors.ts';
+import { registerMetrics } from './metrics/http.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
-import { allowedMethods, registerRoutes } from './server/routes.ts';
+import { registerNotFound, registerRoutes } from './server/routes.ts';
+import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { builtinTools } from './tools/index.ts';
@@ -95,13 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     defaultSandbox: config.lean.sandbox,
     ...(opts.probe ? { probe: opts.probe } : { hostEnv }),
   });
-  // Running Lean unjailed must be a visible choice: a warning at start and in /v1/status.
-  const warnings = config.environments
-    .filter((e) => (e.sandbox ?? config.lean.sandbox) === 'none')
-    .map(
-      (e) =>
-        `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`,
-    );
+  const warnings = unjailedWarnings(config.environments, config.lean.sandbox);
   // Environments that cannot run Lean, and a missing bubblewrap, said at once rather than at the first request.
   if (opts.startupChecks !== false)
     for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv)))
@@ -157,17 +153,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     });
   }
   app.decorate('cluster', cluster);
-  // Callback style, not async: no promise per request on the hot (cache-hit) path.
-  app.addHook('onResponse', (request, reply, done) => {
-    const tool = request.svc?.tool;
-    if (tool !== undefined) metrics.request(tool, reply.statusCode, request.svc.cache, reply.elapsedTime / 1000);
-    done();
-  });
-  app.get('/metrics', async (request, reply) => {
-    authorize(request);
-    const m = await metrics.render();
-    return reply.type(m.contentType).send(m.body);
-  });
+  registerMetrics(app, metrics, (request) => authorize(request));
   // --------------------------------------------------------------------------------------------
 
   const pipeline = new Pipeline({
@@ -196,27 +182,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
-  // The request log line; not even registered when info is off (the hit path is hot).
-  // A callback hook, not an async one: no promise per request.
-  if (logger.isLevelEnabled('info'))
-    app.addHook('onResponse', (request, reply, done) => {
-      const s = request.svc ?? {};
-      request.log.info(
-        {
-          method: request.method,
-          url: request.url,
-          tool: s.tool,
-          environment: s.environment,
-          keyClass: request.caller?.keyClass ?? 'rejected',
-          status: reply.statusCode,
-          queueMs: s.queueMs,
-          totalMs: Math.round(reply.elapsedTime),
-          cache: s.cache,
-        },
-        'request',
-      );
-      done();
-    });
+  registerRequestLog(app, logger);
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {
     closing = true;
@@ -234,23 +200,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
-  app.setNotFoundHandler((request, reply) => {
-    const path = clip(request.url.split('?')[0]!);
-    const allow = allowedMethods(path);
-    if (allow.length > 0) {
-      reply.header('allow', allow.join(', '));
-      return sendError(
-        serviceError('method_not_allowed', 'method', {
-          method: request.method,
-          path,
-          allowed: allow.filter((m) => m !== 'HEAD').join(' or '),
-        }),
-        request,
-        reply,
-      );
-    }
-    return sendError(serviceError('not_found', 'route', { method: request.method, path }), request, reply);
-  });
+  registerNotFound(app);
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {

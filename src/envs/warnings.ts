@@ -7,6 +7,16 @@ import type { bwrapStatus } from '../host/discovery.ts';
 import type { EnvironmentConfig } from './config.ts';
 import type { EnvironmentRegistry } from './registry.ts';
 
+/** Running Lean unjailed must be a visible choice: a warning at start and in /v1/status. */
+export function unjailedWarnings(envs: readonly EnvironmentConfig[], defaultSandbox: 'bwrap' | 'none'): string[] {
+  return envs
+    .filter((e) => (e.sandbox ?? defaultSandbox) === 'none')
+    .map(
+      (e) =>
+        `environment ${e.name} runs Lean without a sandbox ("sandbox": "none"): elaborated code can reach the host, the network and other requests`,
+    );
+}
+
 export function environmentWarnings(
   envs: readonly EnvironmentConfig[],
   registry: Pick<EnvironmentRegistry, 'availability'>,

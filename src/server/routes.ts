@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
-import { serviceError } from '../errors.ts';
+import { clip, serviceError } from '../errors.ts';
+import { sendError } from './error-handler.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
 
 declare module 'fastify' {
@@ -94,6 +95,30 @@ const ROUTES: [RegExp, string[]][] = [
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
 ];
+
+/**
+ * Requests no route takes: a 405 naming the allowed methods when the path exists (with an
+ * `Allow` header), else a 404; both in the error envelope.
+ */
+export function registerNotFound(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    const path = clip(request.url.split('?')[0]!);
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendError(
+        serviceError('method_not_allowed', 'method', {
+          method: request.method,
+          path,
+          allowed: allow.filter((m) => m !== 'HEAD').join(' or '),
+        }),
+        request,
+        reply,
+      );
+    }
+    return sendError(serviceError('not_found', 'route', { method: request.method, path }), request, reply);
+  });
+}
 
 /** The methods a path answers to, or [] when no route has that path. */
 export function allowedMethods(url: string): string[] {
