@@ -11,7 +11,7 @@ import type { ToolName, ToolResponse } from '../contract/tools.ts';
 import { relayedError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { Subscription } from '@nats-io/transport-node';
-import type { Executor, Prepared } from '../server/pipeline.ts';
+import type { ExecutionContext, Executor, Prepared } from '../server/pipeline.ts';
 import type { ToolContext } from '../tools/types.ts';
 import type { ClusterConnection } from './connection.ts';
 import { Listener } from './listen.ts';
@@ -85,16 +85,7 @@ export class ClusterFront implements Executor {
     }
   }
 
-  async run<T extends ToolName>(
-    p: Prepared<T>,
-    ctx: {
-      signal: AbortSignal;
-      log: Log;
-      deadlineSeconds: number;
-      progress?: ToolContext['progress'];
-      leanFailed: () => void;
-    },
-  ): Promise<ToolResponse<T>> {
+  async run<T extends ToolName>(p: Prepared<T>, ctx: ExecutionContext): Promise<ToolResponse<T>> {
     const needsLean = p.impl.needsLean(p.request);
     if (needsLean && this.members.environmentAvailable(p.env.name) === false) {
       throw serviceError('environment_unavailable', 'cluster_no_worker', { env: p.env.name });

@@ -35,6 +35,16 @@ export interface PipelineDeps {
   executor?: Executor;
 }
 
+/** What an executor gets with a request besides the request itself. */
+export interface ExecutionContext {
+  signal: AbortSignal;
+  log: Log;
+  deadlineSeconds: number;
+  progress?: ToolContext['progress'];
+  /** Called when the run reported a Lean failure (the result is then not cached). */
+  leanFailed: () => void;
+}
+
 /**
  * Runs an admitted request somewhere else (scale-out, src/cluster). The pipeline keeps
  * validation, the local cache, admission and the deadline; the executor replaces only the
@@ -45,17 +55,7 @@ export interface Executor {
   lookup?(p: Prepared<ToolName>, signal: AbortSignal): Promise<object | undefined>;
   /** Whether this node's own environment availability applies (false: the executor's workers decide). */
   readonly checksLocalAvailability: boolean;
-  /** `leanFailed`: called when the remote run reported a Lean failure (the result is then not cached). */
-  run<T extends ToolName>(
-    p: Prepared<T>,
-    ctx: {
-      signal: AbortSignal;
-      log: Log;
-      deadlineSeconds: number;
-      progress?: ToolContext['progress'];
-      leanFailed: () => void;
-    },
-  ): Promise<ToolResponse<T>>;
+  run<T extends ToolName>(p: Prepared<T>, ctx: ExecutionContext): Promise<ToolResponse<T>>;
 }
 
 export interface RunInfo {

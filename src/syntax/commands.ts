@@ -12,6 +12,7 @@ import {
   HASH_COMMANDS,
   IN_PREFIX_COMMANDS,
   MODIFIERS,
+  NOTATION_KEYWORDS,
   OPENER_SET,
   CLOSERS,
   SOFT_COMMAND_KEYWORDS,
@@ -59,23 +60,6 @@ export interface Header extends Span {
   prelude: boolean;
   imports: { module: string; modifiers: string[]; span: Span }[];
 }
-
-const NOTATION_WORDS = new Set([
-  'notation',
-  'notation3',
-  'infix',
-  'infixl',
-  'infixr',
-  'prefix',
-  'postfix',
-  'syntax',
-  'macro',
-  'macro_rules',
-  'elab',
-  'elab_rules',
-  'declare_syntax_cat',
-  'binder_predicate',
-]);
 
 /** The `#word` at significant token k, if `#` is directly followed by an identifier. */
 function hashWord(sig: SigTokens, k: number): string | undefined {
@@ -360,7 +344,7 @@ function classify(sig: SigTokens, k: number): { kind: CommandKind; keyword: stri
   ) {
     return { kind: w, keyword: w };
   }
-  if (NOTATION_WORDS.has(w)) return { kind: 'notation', keyword: w };
+  if (NOTATION_KEYWORDS.has(w)) return { kind: 'notation', keyword: w };
   return { kind: 'other', keyword: w };
 }
 

@@ -18,19 +18,8 @@ export const DECL_KEYWORDS = new Set([
   'proof_wanted',
 ]);
 
-/** Keywords that always begin a command (at bracket depth 0). */
-export const HARD_COMMAND_KEYWORDS = new Set([
-  ...DECL_KEYWORDS,
-  'mutual',
-  'namespace',
-  'section',
-  'end',
-  'variable',
-  'universe',
-  'attribute',
-  'export',
-  'include',
-  'omit',
+/** Commands that extend the syntax (notation, macros, elaborators): the `notation` kind of command. */
+export const NOTATION_KEYWORDS = new Set([
   'notation',
   'notation3',
   'infix',
@@ -44,6 +33,23 @@ export const HARD_COMMAND_KEYWORDS = new Set([
   'elab',
   'elab_rules',
   'declare_syntax_cat',
+  'binder_predicate',
+]);
+
+/** Keywords that always begin a command (at bracket depth 0). */
+export const HARD_COMMAND_KEYWORDS = new Set([
+  ...DECL_KEYWORDS,
+  'mutual',
+  'namespace',
+  'section',
+  'end',
+  'variable',
+  'universe',
+  'attribute',
+  'export',
+  'include',
+  'omit',
+  ...NOTATION_KEYWORDS,
   'initialize',
   'builtin_initialize',
   'add_decl_doc',
