@@ -6,18 +6,9 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { probeEnvironment } from '../../src/envs/probe.ts';
+import { chooseEnvironment, config } from './harness.ts';
 
-const config = loadConfig(process.env);
-const probes = config.environments.map((e) => ({ env: e, a: probeEnvironment(e, process.env) }));
-// Prefer a core-only environment: it starts in seconds.
-const ready = probes
-  .filter((p) => p.a.available)
-  .sort((x, y) => Number(x.env.imports !== '') - Number(y.env.imports !== ''))[0];
-const skip = ready
-  ? false
-  : `no Lean toolchain here: ${probes.map((p) => `${p.env.name}: ${p.a.available ? 'available' : p.a.reason}`).join('; ')}`;
+const { env: ready, skip } = chooseEnvironment(config.environments);
 if (skip) t.comment(`SKIP extract_decls integration tests: ${skip}`);
 
 async function app(t: Test): Promise<FastifyInstance> {
@@ -34,7 +25,7 @@ const call = async (a: FastifyInstance, tool: string, body: Record<string, unkno
     await a.inject({
       method: 'POST',
       url: `/api/v1/${tool}`,
-      payload: { environment: ready?.env.name, timeout_seconds: 600, ...body },
+      payload: { environment: ready?.name, timeout_seconds: 600, ...body },
     })
   ).json();
 

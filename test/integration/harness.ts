@@ -22,7 +22,8 @@ export interface Chosen {
 /** The environment to run on, or why there is none (one reason per configured environment). */
 export function chooseEnvironment(
   envs: readonly EnvironmentConfig[],
-  probe: (e: EnvironmentConfig) => Availability = (e) => probeEnvironment(e, process.env),
+  probe: (e: EnvironmentConfig) => Availability = (e) =>
+    probeEnvironment(e, process.env, undefined, e.sandbox ?? config.lean.sandbox),
 ): Chosen {
   const probes = envs.map((e) => ({ env: e, a: probe(e) }));
   // Prefer a core-only environment: it starts in seconds.
