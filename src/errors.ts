@@ -30,6 +30,7 @@ export const ERROR_CODES = {
         'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
       limit: '{field} {problem}',
+      source_limit: 'a Lean source in this request is too costly to model: {problem}',
     },
   },
   bad_request: {

@@ -3,10 +3,13 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { LeanStartError, PoolClosedError } from '../backend/errors.ts';
 import { clip, isServiceError, serviceError, type ServiceError } from '../errors.ts';
+import { sourceLimitError } from '../tools/source-limits.ts';
 
 /** Fastify's own errors (body parsing, limits) and the backend's errors → our codes. */
 export function toServiceError(err: unknown): ServiceError {
   if (isServiceError(err)) return err;
+  const limit = sourceLimitError(err);
+  if (limit) return limit;
   if (err instanceof PoolClosedError)
     return serviceError('overloaded', 'shutting_down', { what: `the ${err.pool} pool` }, { cause: err });
   if (err instanceof LeanStartError)

@@ -28,6 +28,11 @@ export interface SourceDecl extends Declaration {
 export interface CommandScope {
   namespace: string;
   opens: string[];
+  /**
+   * The `universe` and `variable` commands in force before this command (those of the sections
+   * and namespaces still open), as written: a statement restated elsewhere needs them.
+   */
+  inForce: string[];
 }
 
 export interface SourceFile {
@@ -46,6 +51,7 @@ interface Scope {
   /** The namespace and opens in force when this scope was entered: restored when it ends. */
   outerNs: string;
   outerOpens: string[];
+  outerInForce: string[];
 }
 
 /** Strip `«»` escapes from each component: `«x y».z` → `x y.z` is not reversible, so only for comparisons. */
@@ -85,21 +91,36 @@ export function openedNamespaces(sig: SigTokens, from: number, to: number): stri
   return out;
 }
 
+/**
+ * How many entries the scopes of one file may hold in all. Each `open` that adds a namespace, and
+ * each `variable`/`universe` command, gives the commands after it a new list of what is in force,
+ * so N of them one command at a time cost N²/2 entries: 16,000 `open aᵢ` lines (575 KB) took 2 GB
+ * and seconds of the main thread. Real files hold tens of namespaces open and tens of variables
+ * (Mathlib: under 50 each), i.e. far below the budget even with 10⁴ commands.
+ */
+export const SCOPE_ENTRY_BUDGET = 4_000_000;
+
+/** The input is valid Lean, but modelling it would cost more than the budget allows (`SCOPE_ENTRY_BUDGET`). */
+export class SourceLimitError extends Error {
+  override name = 'SourceLimitError';
+}
+
 export function parseSource(text: string): SourceFile {
   const { sig } = scan(text);
   const header = parseHeader(sig);
   const commands = splitCommands(sig, header);
   const decls: SourceDecl[] = [];
-  const scopes: Scope[] = [{ kind: 'section', outerNs: '', outerOpens: [] }];
+  const scopes: Scope[] = [{ kind: 'section', outerNs: '', outerOpens: [], outerInForce: [] }];
   let mutualCounter = 0;
   // The namespace and opens in force. Entering a scope saves them and ending it restores them,
   // so each scope command costs O(1) whatever the nesting depth (no re-join of the stack), and
   // a repeated `open` of a namespace already in force adds nothing.
   let ns = '';
   let opens: string[] = [];
+  let inForce: string[] = [];
   const openSet = new Set<string>();
   const enter = (kind: Scope['kind'], part?: string) => {
-    scopes.push({ kind, outerNs: ns, outerOpens: opens });
+    scopes.push({ kind, outerNs: ns, outerOpens: opens, outerInForce: inForce });
     if (part !== undefined) ns = ns ? `${ns}.${part}` : part;
   };
   const leave = () => {
@@ -108,15 +129,27 @@ export function parseSource(text: string): SourceFile {
     // Names this scope opened are exactly those past the outer list's length (opens only grow inside a scope).
     for (let i = s.outerOpens.length; i < opens.length; i++) openSet.delete(opens[i]!);
     opens = s.outerOpens;
+    inForce = s.outerInForce;
+  };
+  // Every new list of what is in force is a copy (earlier commands keep theirs): each copy draws on the budget.
+  let scopeEntries = 0;
+  const charge = (entries: number) => {
+    scopeEntries += entries;
+    if (scopeEntries > SCOPE_ENTRY_BUDGET)
+      throw new SourceLimitError(
+        `it opens namespaces or declares variables one command at a time, and the lists of what is in force ` +
+          `would hold more than ${SCOPE_ENTRY_BUDGET.toLocaleString('en-US')} entries in all (${opens.length} ` +
+          `namespaces open and ${inForce.length} variable/universe commands at one point); state them in fewer ` +
+          `commands (\`open A B C\`) or inside sections`,
+      );
   };
   /** `opens` plus `more`, without duplicates; the same array when nothing is new. */
   const withOpens = (base: string[], baseSet: Set<string>, more: string[]): string[] => {
-    let out = base;
-    for (const o of more) {
-      if (baseSet.has(o) || (out !== base && out.includes(o))) continue;
-      if (out === base) out = base.slice();
-      out.push(o);
-    }
+    const fresh = new Set(more.filter((o) => !baseSet.has(o)));
+    if (fresh.size === 0) return base;
+    charge(base.length + fresh.size);
+    const out = base.slice();
+    for (const o of fresh) out.push(o);
     return out;
   };
 
@@ -132,7 +165,11 @@ export function parseSource(text: string): SourceFile {
               .flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
           );
     // Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in.
-    cmdScopes.push({ namespace: ns, opens: localOpens.length ? withOpens(opens, openSet, localOpens) : opens });
+    cmdScopes.push({
+      namespace: ns,
+      opens: localOpens.length ? withOpens(opens, openSet, localOpens) : opens,
+      inForce,
+    });
     const word = (k: number) => sig.text[k] ?? '';
     switch (cmd.kind) {
       case 'namespace': {
@@ -158,6 +195,14 @@ export function parseSource(text: string): SourceFile {
         const name = own + 1 < cmd.sigEnd && sig.kind[own + 1] === 'ident' ? word(own + 1) : '';
         const n = Math.max(1, splitName(name).length);
         for (let i = 0; i < n && scopes.length > 1; i++) leave();
+        return;
+      }
+      case 'universe':
+      case 'variable': {
+        // `variable … in` (and a command with prefixes) applies to the next command only.
+        if (cmd.prefixes.length > 0 || sig.text[cmd.sigEnd - 1] === 'in') return;
+        charge(inForce.length + 1);
+        inForce = [...inForce, text.slice(cmd.start, cmd.end)];
         return;
       }
       case 'open': {

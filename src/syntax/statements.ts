@@ -57,22 +57,9 @@ export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], sc
 /**
  * The `universe` and `variable` commands in effect at a declaration: those of the scopes
  * (sections, namespaces) still open where it stands. A statement's type depends on them
- * (a section variable the statement mentions becomes one of its binders).
+ * (a section variable the statement mentions becomes one of its binders). Tracked by the
+ * parser with the other scope facts, so asking costs nothing per declaration.
  */
 export function scopeCommands(file: SourceFile, d: SourceDecl): string[] {
-  const stack: string[][] = [[]];
-  for (const c of file.commands) {
-    if (c.start >= d.command.start) break;
-    if (c.kind === 'section' || c.kind === 'namespace') stack.push([]);
-    else if (c.kind === 'end') {
-      if (stack.length > 1) stack.pop();
-    } else if (
-      (c.kind === 'universe' || c.kind === 'variable') &&
-      c.prefixes.length === 0 &&
-      file.sig.text[c.sigEnd - 1] !== 'in'
-    ) {
-      stack[stack.length - 1]!.push(file.text.slice(c.start, c.end));
-    }
-  }
-  return stack.flat();
+  return file.scopes[d.commandIndex]?.inForce ?? [];
 }

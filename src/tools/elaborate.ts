@@ -374,12 +374,37 @@ export const isSorryWarning = (m: LeanMessage) =>
 
 /** The same declaration in another elaboration of the content (after an edit). */
 export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {
-  return r.file.decls.find(
-    (x) =>
-      x.keyword === d.keyword &&
-      (x.fullName ?? x.name) === (d.fullName ?? d.name) &&
-      (x.fullName !== undefined || x.command.start === d.command.start),
-  );
+  return declsByName(r.file)
+    .get(`${d.keyword}\u0000${d.fullName ?? d.name}`)
+    ?.find((x) => x.fullName !== undefined || x.command.start === d.command.start);
+}
+
+/** A file's declarations by keyword and name, in file order: `sameDecl` per declaration stays linear overall. */
+const byNameOf = new WeakMap<SourceFile, Map<string, SourceDecl[]>>();
+function declsByName(file: SourceFile): Map<string, SourceDecl[]> {
+  let m = byNameOf.get(file);
+  if (!m) {
+    m = new Map();
+    for (const x of file.decls) {
+      const key = `${x.keyword}\u0000${x.fullName ?? x.name}`;
+      const list = m.get(key);
+      if (list) list.push(x);
+      else m.set(key, [x]);
+    }
+    byNameOf.set(file, m);
+  }
+  return m;
+}
+
+/** Message indices ordered by line (stable), built once per message list: `messagesIn` per declaration stays near-linear. */
+const lineOrderOf = new WeakMap<readonly LeanMessage[], { length: number; order: number[] }>();
+function lineOrder(messages: readonly LeanMessage[]): number[] {
+  const known = lineOrderOf.get(messages);
+  // A list that grew since (messages are appended while an elaboration is read) is indexed again.
+  if (known && known.length === messages.length) return known.order;
+  const order = messages.map((_, i) => i).sort((a, b) => messages[a]!.pos.line - messages[b]!.pos.line || a - b);
+  lineOrderOf.set(messages, { length: messages.length, order });
+  return order;
 }
 
 /** Lean's messages inside a declaration's lines that satisfy `keep`. */
@@ -390,7 +415,21 @@ export function messagesIn(
 ): LeanMessage[] {
   const from = r.file.lines.toLean(d.command.start).line;
   const to = r.file.lines.toLean(d.command.end).line;
-  return r.messages.filter((m) => m.pos.line >= from && m.pos.line <= to && keep(m));
+  const order = lineOrder(r.messages);
+  // The first message on line `from` or later, by binary search; then those up to line `to`, in list order.
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (r.messages[order[mid]!]!.pos.line < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const hits: number[] = [];
+  for (let k = lo; k < order.length && r.messages[order[k]!]!.pos.line <= to; k++) hits.push(order[k]!);
+  return hits
+    .sort((a, b) => a - b)
+    .map((i) => r.messages[i]!)
+    .filter(keep);
 }
 
 /** What Lean said about one declaration of the elaborated file. */

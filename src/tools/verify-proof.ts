@@ -102,13 +102,17 @@ interface Findings {
 
 function findings(): Findings {
   const errors: string[] = [];
+  const said = new Set<string>();
   const failed = new Set<string>();
   return {
     errors,
     failed,
     fail: (name, message) => {
       failed.add(name);
-      if (message && !errors.includes(message)) errors.push(message);
+      if (message && !said.has(message)) {
+        said.add(message);
+        errors.push(message);
+      }
     },
   };
 }
@@ -232,10 +236,11 @@ function rule5NoOpenPrivate(cand: SourceFile, found: Findings): void {
  * would change what `≤` means there).
  */
 function rule7NoNewMeaning(stmt: SourceFile, cand: SourceFile, found: Findings): void {
+  const instances = new Set([...stmt.decls, ...cand.decls].filter((d) => d.kind === 'instance').map((d) => d.command));
   const meaningful = (f: SourceFile, c: SourceFile['commands'][number]) =>
     c.kind === 'notation' ||
     (c.kind === 'attribute' && /\binstance\b/.test(f.text.slice(c.start, c.end))) ||
-    (c.kind === 'declaration' && f.decls.some((d) => d.command === c && d.kind === 'instance'));
+    (c.kind === 'declaration' && instances.has(c));
   const stmtSyntax = new Set(
     stmt.commands.filter((c) => meaningful(stmt, c)).map((c) => squash(stmt.text.slice(c.start, c.end))),
   );

@@ -8,6 +8,7 @@ import type { LeanRunner } from '../backend/index.ts';
 import type { ToolName } from '../contract/tools.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { isServiceError, type ErrorCode, type ErrorDetail } from '../errors.ts';
+import { sourceLimitError } from '../tools/source-limits.ts';
 import { builtinTools } from '../tools/index.ts';
 import type { ToolContext, ToolImpl } from '../tools/types.ts';
 
@@ -48,7 +49,8 @@ export default async function runStructural(task: StructuralTask): Promise<Struc
   try {
     return { ok: true, response: await impl.run(task.request as never, ctx) };
   } catch (e) {
-    if (isServiceError(e)) return { ok: false, code: e.code, message: e.message, details: e.details };
+    const se = isServiceError(e) ? e : sourceLimitError(e);
+    if (se) return { ok: false, code: se.code, message: se.message, details: se.details };
     return { ok: false, code: undefined, message: (e as Error)?.stack ?? String(e) };
   }
 }
