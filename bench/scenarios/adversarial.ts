@@ -1,6 +1,7 @@
 /**
  * Adversarial input families (issue 11) at 1×, 4×, 16×, 64× of a base size, through the
- * source model and the structural tools in-process: time per byte must stay flat (linear).
+ * source model, the structural tools and the per-declaration statement work of the Lean tools
+ * (piType, inDeclScope, scopeCommands) in-process: time per byte must stay flat (linear).
  * The table gives µs per KB at each size and the 64×/1× ratio ("flatness"; 1.0 = linear,
  * 64 = quadratic).
  */
@@ -9,6 +10,7 @@ import { renameInSource } from '../../src/syntax/renaming.ts';
 import { normalizeSource } from '../../src/tools/normalize-source.ts';
 import { round, type ScenarioResult } from '../lib.ts';
 import { selectDeclarations } from '../../src/tools/selection.ts';
+import { inDeclScope, piType, scopeCommands } from '../../src/syntax/statements.ts';
 
 /** Each family: a text generator for n repetitions and the base n (the 1× size). */
 export const FAMILIES: Record<string, { base: number; gen: (n: number) => string }> = {
@@ -67,6 +69,8 @@ export async function adversarialScenario(): Promise<ScenarioResult> {
           if (g.text !== text) throw new Error('not lossless');
           renameInSource(text, { t: 'u', a: 'b' });
           selectDeclarations(g, { names: ['t', 'a'] });
+          // What the Lean tools do per declaration (verify_proof, disprove, merge): its statement and scope.
+          for (const d of g.decls) inDeclScope(g, d, [piType(g, d) ?? ''], scopeCommands(g, d));
           normalizeSource(text, ['remove_sections', 'expand_decl_names', 'remove_duplicates']);
         } catch (e) {
           if (!(e instanceof SourceLimitError)) throw e;
@@ -92,7 +96,7 @@ export async function adversarialScenario(): Promise<ScenarioResult> {
   }
   return {
     name: 'adversarial',
-    summary: `parse + rename + select + normalize per family: µs/KB at 1×/4×/16×/64×; worst 64×/1× ratio ${round(worst, 2)} (${worstName})`,
+    summary: `parse + rename + select + statements + normalize per family: µs/KB at 1×/4×/16×/64×; worst 64×/1× ratio ${round(worst, 2)} (${worstName})`,
     figures,
     table,
   };

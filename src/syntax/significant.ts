@@ -23,3 +23,19 @@ export const isOpener = (sig: SigTokens, k: number): boolean =>
   sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
 /** Is token k a closing bracket? */
 export const isCloser = (sig: SigTokens, k: number): boolean => sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);
+
+/**
+ * The first token that starts at or after `offset` (`sig.length` when none): a binary search,
+ * since tokens are in source order. Per-declaration lookups use it so that a file with many
+ * declarations stays linear (a scan from the first token made them quadratic).
+ */
+export function firstTokenFrom(sig: SigTokens, offset: number): number {
+  let lo = 0;
+  let hi = sig.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sig.start[mid]! < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

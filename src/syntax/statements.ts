@@ -3,15 +3,14 @@
  * scope (namespace, `open`s, universes, section variables) it is stated in. Pure source work,
  * shared by verify_proof, verify_negation, disprove and merge.
  */
-import { isCloser, isOpener } from './significant.ts';
+import { firstTokenFrom, isCloser, isOpener } from './significant.ts';
 import type { SourceDecl, SourceFile } from './source.ts';
 
 /** A declaration's type as a Pi type: `(x : A) {y : B} : C` → `∀ (x : A) {y : B}, C`. */
 export function piType(file: SourceFile, d: SourceDecl): string | undefined {
   const { sig } = file;
-  const start = sig.start.findIndex((s) => s >= d.signatureSpan.start);
-  if (start < 0 || d.signatureSpan.start === d.signatureSpan.end) return undefined;
-  let k = start;
+  if (d.signatureSpan.start === d.signatureSpan.end) return undefined;
+  let k = firstTokenFrom(sig, d.signatureSpan.start);
   const binders: string[] = [];
   while (k < sig.length && sig.start[k]! < d.signatureSpan.end) {
     const t = sig.text[k]!;

@@ -23,6 +23,7 @@
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
+import { firstTokenFrom } from '../syntax/significant.ts';
 import { renameInSource } from '../syntax/renaming.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { piType } from '../syntax/statements.ts';
@@ -268,9 +269,9 @@ function dependencyOrder(chosen: Chosen[]): number[] {
     const { file, decl } = c.v;
     const scope = { namespace: '', opens: decl.opens };
     const out = new Set<number>();
-    const from = file.sig.start.findIndex((s) => s >= decl.command.start);
-    const after = file.sig.start.findIndex((s) => s > decl.command.end);
-    for (const o of identOccurrences(file.sig, from, after < 0 ? file.sig.length : after)) {
+    const from = firstTokenFrom(file.sig, decl.command.start);
+    const after = firstTokenFrom(file.sig, decl.command.end + 1);
+    for (const o of identOccurrences(file.sig, from, after)) {
       const hit = resolveName(o.name, scope, names)[0];
       const j = hit === undefined ? undefined : index.get(hit);
       if (j !== undefined && hit !== decl.fullName) out.add(j);

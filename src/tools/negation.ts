@@ -15,7 +15,7 @@
 import type { ToolResponse } from '../contract/tools.ts';
 import { applyEdits, replace, remove, type TextEdit } from '../syntax/edits.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
-import { isCloser, isOpener } from '../syntax/significant.ts';
+import { firstTokenFrom, isCloser, isOpener } from '../syntax/significant.ts';
 import { parseSource, splitName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { squash } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
@@ -46,11 +46,7 @@ interface Occ {
 
 /** The significant-token range covering the text range [from, to). */
 function tokenRange(f: SourceFile, from: number, to: number): [number, number] {
-  let k0 = f.sig.start.findIndex((s) => s >= from);
-  if (k0 < 0) k0 = f.sig.length;
-  let k1 = f.sig.start.findIndex((s) => s >= to);
-  if (k1 < 0) k1 = f.sig.length;
-  return [k0, k1];
+  return [firstTokenFrom(f.sig, from), firstTokenFrom(f.sig, to)];
 }
 
 /** Occurrences in [from, to) of names that resolve to one of `targets` (longest written prefix wins). */

@@ -253,30 +253,23 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
   }
 }
 
+/** The first `native_decide` in a selected declaration's body not yet refused (each body's tokens read once). */
+function nextNativeDecide(run: RepairRun, skipped: Set<number>): { d: SourceDecl; k: number } | undefined {
+  const { sig } = run.r.file;
+  for (const d of run.selected()) {
+    if (!d.bodySig) continue;
+    for (let k = d.bodySig[0]; k < d.bodySig[1]; k++)
+      if (sig.text[k] === 'native_decide' && !skipped.has(sig.start[k]!)) return { d, k };
+  }
+  return undefined;
+}
+
 /** replace_unsafe_tactics: `native_decide` → `decide +kernel` where Lean accepts it. */
 async function replaceUnsafeTactics(run: RepairRun): Promise<void> {
   const skipped = new Set<number>();
   for (let guard = 0; guard < 200; guard++) {
     const { r } = run;
-    const hit = run
-      .selected()
-      .flatMap((d) =>
-        d.bodySig
-          ? [
-              {
-                d,
-                k: r.file.sig.text.findIndex(
-                  (x, k) =>
-                    k >= d.bodySig![0] &&
-                    k < d.bodySig![1] &&
-                    x === 'native_decide' &&
-                    !skipped.has(r.file.sig.start[k]!),
-                ),
-              },
-            ]
-          : [],
-      )
-      .find((x) => x.k >= 0);
+    const hit = nextNativeDecide(run, skipped);
     if (!hit) break;
     const at = r.file.sig.start[hit.k]!;
     const t = await run.elab(applyEdits(run.text, [replace(at, at + 'native_decide'.length, 'decide +kernel')]));

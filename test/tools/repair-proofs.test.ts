@@ -90,6 +90,19 @@ t.test('replace_unsafe_tactics: native_decide → decide +kernel where Lean acce
   t.match(kept.tool_messages.errors[0], /cannot be safely replaced/);
 });
 
+t.test('replace_unsafe_tactics goes on past a refused native_decide to the next declaration', async (t) => {
+  const r = await run(
+    'theorem h : kernel_fails := by\n  native_decide\n\ntheorem g : 2 + 2 = 4 := by\n  native_decide\n',
+  );
+  t.equal(
+    r.content,
+    'theorem h : kernel_fails := by\n  native_decide\n\ntheorem g : 2 + 2 = 4 := by\n  decide +kernel\n',
+  );
+  t.same(r.repair_stats, { replace_unsafe_tactics: 1 });
+  t.equal(r.tool_messages.errors.length, 1);
+  t.match(r.tool_messages.errors[0], /native_decide in 'h'/);
+});
+
 t.test('relax_defeq_transparency is a no-op before Lean 4.29', async (t) => {
   const r = await run('theorem i : True := by\n  bad_tac\n', { repairs: ['relax_defeq_transparency'] });
   t.same(r.repair_stats, {});
