@@ -24,7 +24,9 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
   const jobs: ElabJob[] = [];
   return {
     jobs,
-    async elaborate(_env, job) {
+    async elaborate(_env, job, { signal }) {
+      // As the backend does: an aborted request reaches no REPL (src/backend/index.ts, pool/pool.ts).
+      if (signal.aborted) throw signal.reason;
       const n = jobs.push(job) - 1;
       return {
         headerMessages: [],

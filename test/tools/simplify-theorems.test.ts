@@ -53,3 +53,26 @@ t.test('the useless branch of `t₁ <;> t₂` is dropped when t₁ is needed', a
   t.equal(r.content, 'theorem s (h : P) : P := by\n  exact h\n');
   t.same(r.simplification_stats, { remove_unused_tactics: 1 });
 });
+
+t.test(
+  'a deadline stops the trials: the next elaboration is not sent and the request fails with its reason',
+  async (t) => {
+    // Many declarations, each with a removable tactic: one trial per declaration.
+    const content = Array.from({ length: 50 }, (_, i) => `theorem t${i} (h : P) : P := by\n  rfl\n  exact h\n`).join(
+      '\n',
+    );
+    const lean = runner();
+    const abort = new AbortController();
+    const timeout = new Error('deadline');
+    const counting: typeof lean = {
+      jobs: lean.jobs,
+      elaborate: async (env, job, opts) => {
+        if (lean.jobs.length === 5) abort.abort(timeout);
+        return lean.elaborate(env, job, opts);
+      },
+    };
+    const req = parseToolRequest('simplify_theorems', { content, environment: 'x' });
+    await t.rejects(simplify_theorems.run(req, { ...toolCtx(counting), signal: abort.signal }), timeout);
+    t.equal(lean.jobs.length, 5, 'no elaboration after the deadline');
+  },
+);
