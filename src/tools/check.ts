@@ -8,6 +8,7 @@ import { emptyMessages } from '../contract/common.ts';
 import { declVerdict, elaborateContent } from './elaborate.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export const check: ToolImpl<'check'> = {
   needsLean: () => true,
@@ -18,8 +19,8 @@ export const check: ToolImpl<'check'> = {
       axiomsOf: namedDecls,
     });
     const tool = emptyMessages();
-    tool.errors.push(...r.toolErrors);
-    tool.warnings.push(...r.toolWarnings);
+    pushAll(tool.errors, r.toolErrors);
+    pushAll(tool.warnings, r.toolWarnings);
     const failed = new Set<string>();
     if (!r.failure) {
       for (const d of r.file.decls) {

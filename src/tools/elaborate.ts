@@ -17,6 +17,7 @@ import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export interface ElabOptions {
   ignore_imports: boolean;
@@ -201,7 +202,7 @@ export async function elaborateContent<K = unknown>(
   out.elaborateMs = performance.now() - t1;
   out.reused = result.reused;
   out.sent = result.sent;
-  out.messages.push(...result.headerMessages);
+  pushAll(out.messages, result.headerMessages);
   for (const [i, r] of result.commands.entries()) readOutcome(r, roles[i]!, opts, out);
   return out;
 }
@@ -375,9 +376,12 @@ export const isSorryWarning = (m: LeanMessage) =>
 /** The same declaration in another elaboration of the content (after an edit). */
 export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {
   return declsByName(r.file)
-    .get(`${d.keyword}\u0000${d.fullName ?? d.name}`)
+    .get(nameKey(d))
     ?.find((x) => x.fullName !== undefined || x.command.start === d.command.start);
 }
+
+/** What `sameDecl` matches on: the keyword and the name (full where known). */
+const nameKey = (d: SourceDecl) => `${d.keyword}\u0000${d.fullName ?? d.name}`;
 
 /** A file's declarations by keyword and name, in file order: `sameDecl` per declaration stays linear overall. */
 const byNameOf = new WeakMap<SourceFile, Map<string, SourceDecl[]>>();
@@ -386,10 +390,9 @@ function declsByName(file: SourceFile): Map<string, SourceDecl[]> {
   if (!m) {
     m = new Map();
     for (const x of file.decls) {
-      const key = `${x.keyword}\u0000${x.fullName ?? x.name}`;
-      const list = m.get(key);
+      const list = m.get(nameKey(x));
       if (list) list.push(x);
-      else m.set(key, [x]);
+      else m.set(nameKey(x), [x]);
     }
     byNameOf.set(file, m);
   }

@@ -17,6 +17,7 @@
  */
 import { isTrivia, lex } from '../syntax/lexer.ts';
 import { minOf } from '../util/arrays.ts';
+import { pushAll } from '../util/arrays.ts';
 
 export interface Hypothesis {
   /** Names as printed (`x✝` is inaccessible). */
@@ -163,7 +164,7 @@ export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, p
   for (const h of relevantHyps(goal, wholeContext)) {
     const type0 = [...rename].reduce((s, [from, to]) => s.split(from).join(to), h.type.trim());
     if (h.names.every(isAnonymousInstance)) {
-      binders.push(...h.names.map(() => `[${type0}]`));
+      for (const _ of h.names) binders.push(`[${type0}]`);
       continue;
     }
     const names = h.names.map((n) => {
@@ -174,7 +175,7 @@ export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, p
       return r;
     });
     binders.push(`(${names.join(' ')} : ${type0})`);
-    args.push(...names);
+    pushAll(args, names);
   }
   const target = [...rename].reduce((s, [from, to]) => s.split(from).join(to), goal.target.trim());
   const value = proof === undefined ? 'by\n  sorry' : reindent(proof.trim());

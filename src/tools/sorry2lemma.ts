@@ -16,6 +16,7 @@ import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { ToolImpl } from './types.ts';
+import { pushAll } from '../util/arrays.ts';
 
 /** Does the `sorry` at significant token k stand for a tactic (rather than a term)? */
 function isTacticSorry(file: SourceFile, d: SourceDecl, k: number): boolean {
@@ -42,7 +43,7 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
     const r = await elaborateContent(req.content, withPrinting({ ...req, goalPrinting: true }), ctx);
     if (r.failure) {
       const tool = emptyMessages();
-      tool.errors.push(...r.toolErrors);
+      pushAll(tool.errors, r.toolErrors);
       return {
         content: r.content,
         lean_messages: emptyMessages(),
@@ -103,7 +104,7 @@ function liftSorries(
     if (!s.pos) continue;
     const key = `${s.pos.line}:${s.pos.column}`;
     const entry = byPos.get(key) ?? { pos: s.pos, goals: [] };
-    entry.goals.push(...parseGoals(s.goal));
+    pushAll(entry.goals, parseGoals(s.goal));
     byPos.set(key, entry);
   }
   for (const { pos, goals } of byPos.values()) {

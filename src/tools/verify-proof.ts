@@ -30,6 +30,7 @@ import { checkedType, declVerdict, elaborateContent, squash, type Elaborated } f
 import { namedDecls } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import type { ToolRequest } from '../contract/tools.ts';
+import { pushAll } from '../util/arrays.ts';
 
 /**
  * The definitional-equality check of rule 1, run in the candidate's environment. The statement's
@@ -170,7 +171,11 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     const { candRun, defeq } = await elaborateCandidate(req, ctx, stmt, pairs);
     const candidateMs = performance.now() - t2;
     const t3 = performance.now();
-    errors.push(...candRun.toolErrors, ...stmtRun.toolErrors.map((e) => `formal_statement: ${e}`));
+    pushAll(
+      errors,
+      candRun.toolErrors,
+      stmtRun.toolErrors.map((e) => `formal_statement: ${e}`),
+    );
 
     if (!candRun.failure) {
       rule3StandardAxioms(req.permitted_sorries, candRun, found);
