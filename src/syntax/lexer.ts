@@ -475,5 +475,3 @@ export function scan(src: string, keepTrivia = false): Scanned {
   sig.length = sig.text.length;
   return { kinds, starts, ends, sig };
 }
-
-export const tokenText = (src: string, t: Token) => src.slice(t.start, t.end);
