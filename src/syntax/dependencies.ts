@@ -84,6 +84,134 @@ const TACTIC_COMBINATORS = new Set([
 const afterDot = (sig: SigTokens, k: number) =>
   k > 0 && sig.kind[k - 1] === 'symbol' && sig.text[k - 1]!.endsWith('.') && sig.end[k - 1] === sig.start[k];
 
+/** The words that end a tactic introduction's identifiers at depth 0, commas included. */
+const INTRO_STOP_DEPTH0 = new Set([...INTRO_STOP, ',']);
+/** Symbols a binder or pattern run may contain between its names. */
+const PATTERN_PUNCTUATION = new Set([',', '_', '@', '|', '-', '*', '?', '!']);
+/** Words that end a `∀`/`fun`/`∃`/`∑` binder run at its own depth. */
+const BINDER_RUN_ENDS = new Set([',', '=>', '↦', ':', '∈', 'in', '∉', '<', '≤', '>', '≥', '⊆', '|']);
+
+/**
+ * Identifiers (and pattern brackets around them) from token k until a stop word: the names a
+ * tactic introduces (`intro a b`, `obtain ⟨x, (h : p)⟩`). Returns the index after the run.
+ */
+function addIdents(
+  sig: SigTokens,
+  k: number,
+  to: number,
+  stopAtSeparators: ReadonlySet<string>,
+  bound: Set<string>,
+): number {
+  const line = sig.line[k - 1];
+  let depth = 0;
+  let j = k;
+  for (; j < to; j++) {
+    const t = sig.text[j]!;
+    if (depth === 0 && (sig.line[j] !== line || stopAtSeparators.has(t))) break;
+    if (isOpener(sig, j)) {
+      depth++;
+      continue;
+    }
+    if (isCloser(sig, j)) {
+      if (--depth < 0) break;
+      continue;
+    }
+    if (sig.kind[j] === 'ident') {
+      // Inside a binder group's type annotation the names are references: stop the group at `:`.
+      if (!afterDot(sig, j)) bound.add(splitName(t)[0]!);
+    } else if (t === ':' && depth > 0) {
+      // `⟨x, (h : p)⟩`: skip the annotation to its closer.
+      j = closerOfAnnotation(sig, j + 1, to);
+      depth--;
+    } else if (!PATTERN_PUNCTUATION.has(t) && depth === 0) break;
+  }
+  return j;
+}
+
+/** The index of the closer that ends the bracket group a `:` annotation sits in (or `to`). */
+function closerOfAnnotation(sig: SigTokens, j: number, to: number): number {
+  let d = 0;
+  for (; j < to; j++) {
+    if (isOpener(sig, j)) d++;
+    else if (isCloser(sig, j) && --d < 0) return j;
+  }
+  return j;
+}
+
+/** `(x y : T)` / `{x | p x}` / `[inst : C]` at k: binds the run of identifiers before `:` (or `|`); returns the last index used. */
+function binderGroup(sig: SigTokens, k: number, to: number, bound: Set<string>): number {
+  let j = k + 1;
+  while (j < to && (sig.kind[j] === 'ident' || sig.text[j] === '_') && !afterDot(sig, j)) j++;
+  if (j > k + 1 && (sig.text[j] === ':' || (sig.text[k] === '{' && sig.text[j] === '|'))) {
+    for (let i = k + 1; i < j; i++) bound.add(splitName(sig.text[i]!)[0]!);
+    return j - 1;
+  }
+  // Otherwise (`(fun x => …)`, `(f a)`) the group's words are looked at one by one.
+  return k;
+}
+
+/**
+ * `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∃ (S : Finset (Fin 2)), …`, `∑ i ∈ s, …` at k:
+ * identifiers are bound unless they sit after a `:` inside their bracket group (a type).
+ * Returns the last index used.
+ */
+function binderWordRun(sig: SigTokens, k: number, to: number, bound: Set<string>): number {
+  let j = k + 1;
+  const inType: boolean[] = [false];
+  for (; j < to; j++) {
+    const u = sig.text[j]!;
+    if (isOpener(sig, j)) {
+      inType.push(inType[inType.length - 1]!);
+      continue;
+    }
+    if (isCloser(sig, j)) {
+      inType.pop();
+      if (inType.length === 0) break;
+      continue;
+    }
+    const depth = inType.length - 1;
+    if (depth === 0 && BINDER_RUN_ENDS.has(u)) break;
+    if (u === ':' && depth > 0) inType[depth] = true;
+    else if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
+  }
+  return j - 1;
+}
+
+/** A `|` starting a line or after `with`/`fun`/`match`: not the `|` of `{x | p}` or `|x|`. */
+const isAlternativeBar = (sig: SigTokens, k: number) =>
+  sig.text[k] === '|' &&
+  sig.kind[k] === 'symbol' &&
+  (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''));
+
+/** `| pat => …` at k (match / induction alternatives): binds the pattern's variables; returns the last index used. */
+function alternativePattern(sig: SigTokens, k: number, to: number, bound: Set<string>): number {
+  let j = k + 1;
+  let first = true;
+  for (; j < to && sig.text[j] !== '=>' && sig.text[j] !== ':=' && sig.line[j] === sig.line[k]; j++) {
+    if (sig.text[j] === ',' || sig.text[j] === '|') {
+      first = true;
+      continue;
+    }
+    if (sig.kind[j] !== 'ident' || afterDot(sig, j)) {
+      if (sig.kind[j] !== 'symbol') first = false;
+      continue;
+    }
+    // The head of an applied pattern is a constructor (`succ n`, `some (x, y)`), the rest are variables (`n+1`, `x :: xs`).
+    const next = sig.text[j + 1];
+    const isHead = first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨');
+    first = false;
+    if (!isHead) bound.add(splitName(sig.text[j]!)[0]!);
+  }
+  return j - 1;
+}
+
+/** Structure fields `x y : T` / `x : T := v`, and `where` fields and local definitions, at a line start. */
+function fieldNames(sig: SigTokens, k: number, to: number, bound: Set<string>): void {
+  let j = k;
+  while (j < to && sig.kind[j] === 'ident' && sig.line[j] === sig.line[k]) j++;
+  if (sig.text[j] === ':' || sig.text[j] === ':=') for (let i = k; i < j; i++) bound.add(sig.text[i]!);
+}
+
 /**
  * Names bound inside significant tokens [from, to): binder groups `(x y : T)`, `{α}`,
  * `[inst : C]`, set-builder `{x | p}`, `fun`/`∀`/`∃` binders, tactic introductions
@@ -97,149 +225,21 @@ export function boundNames(
   opts: { ctors?: boolean; fields?: boolean } = {},
 ): Set<string> {
   const bound = new Set<string>();
-  const addIdents = (k: number, stopAtSeparators: ReadonlySet<string>, sameLine: boolean): number => {
-    // Identifiers (and pattern brackets around them) until a stop word, returns the index after.
-    const line = sig.line[k - 1];
-    let depth = 0;
-    let j = k;
-    for (; j < to; j++) {
-      const t = sig.text[j]!;
-      if (sameLine && depth === 0 && sig.line[j] !== line) break;
-      if (depth === 0 && stopAtSeparators.has(t)) break;
-      if (isOpener(sig, j)) {
-        depth++;
-        continue;
-      }
-      if (isCloser(sig, j)) {
-        if (--depth < 0) break;
-        continue;
-      }
-      if (sig.kind[j] === 'ident') {
-        // Inside a binder group's type annotation the names are references: stop the group at `:`.
-        if (!afterDot(sig, j)) bound.add(splitName(t)[0]!);
-      } else if (t === ':' && depth > 0) {
-        // `⟨x, (h : p)⟩`: skip the annotation to its closer.
-        let d = 0;
-        for (j++; j < to; j++) {
-          if (isOpener(sig, j)) d++;
-          else if (isCloser(sig, j) && --d < 0) {
-            depth--;
-            break;
-          }
-        }
-      } else if (t !== ',' && t !== '_' && t !== '@' && t !== '|' && t !== '-' && t !== '*' && t !== '?' && t !== '!') {
-        if (depth === 0) break;
-      }
-    }
-    return j;
-  };
-  const INTRO_STOP_DEPTH0 = new Set([...INTRO_STOP, ',']);
   for (let k = from; k < to; k++) {
     const t = sig.text[k]!;
     const kind = sig.kind[k];
-    if (kind === 'symbol' && (t === '(' || t === '{' || t === '⦃' || t === '[' || t === '{{')) {
-      // `(x y : T)` / `{x | p x}` / `[inst : C]`: a run of identifiers then `:` (or `|` for set-builder).
-      let j = k + 1;
-      while (j < to && (sig.kind[j] === 'ident' || sig.text[j] === '_') && !afterDot(sig, j)) j++;
-      if (j > k + 1 && (sig.text[j] === ':' || (t === '{' && sig.text[j] === '|'))) {
-        for (let i = k + 1; i < j; i++) bound.add(splitName(sig.text[i]!)[0]!);
-        k = j - 1;
-      }
-      // Otherwise (`(fun x => …)`, `(f a)`) the group's words are looked at one by one.
-      continue;
-    }
-    if (BINDER_WORDS.has(t)) {
-      // `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∃ (S : Finset (Fin 2)), …`, `∑ i ∈ s, …`:
-      // identifiers are bound unless they sit after a `:` inside their bracket group (a type).
-      let j = k + 1;
-      const inType: boolean[] = [false];
-      for (; j < to; j++) {
-        const u = sig.text[j]!;
-        if (isOpener(sig, j)) {
-          inType.push(inType[inType.length - 1]!);
-          continue;
-        }
-        if (isCloser(sig, j)) {
-          inType.pop();
-          if (inType.length === 0) break;
-          continue;
-        }
-        const depth = inType.length - 1;
-        if (
-          depth === 0 &&
-          (u === ',' ||
-            u === '=>' ||
-            u === '↦' ||
-            u === ':' ||
-            u === '∈' ||
-            u === 'in' ||
-            u === '∉' ||
-            u === '<' ||
-            u === '≤' ||
-            u === '>' ||
-            u === '≥' ||
-            u === '⊆' ||
-            u === '|')
-        )
-          break;
-        if (u === ':' && depth > 0) {
-          inType[depth] = true;
-          continue;
-        }
-        if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
-      }
-      k = j - 1;
-      continue;
-    }
-    if (kind === 'ident' && INTRO_WORDS.has(t)) {
-      const j = addIdents(
-        k + 1,
-        t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0,
-        true,
-      );
-      k = j - 1;
-      continue;
-    }
-    // A `|` starting a line or after `with`/`fun`/`match`: not the `|` of `{x | p}` or `|x|`.
-    if (
-      t === '|' &&
-      kind === 'symbol' &&
-      (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''))
-    ) {
-      // `| pat => …`: match / induction alternatives; `| mk : T`: an inductive's constructor.
+    if (kind === 'symbol' && (t === '(' || t === '{' || t === '⦃' || t === '[' || t === '{{'))
+      k = binderGroup(sig, k, to, bound);
+    else if (BINDER_WORDS.has(t)) k = binderWordRun(sig, k, to, bound);
+    else if (kind === 'ident' && INTRO_WORDS.has(t)) {
+      const stops = t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0;
+      k = addIdents(sig, k + 1, to, stops, bound) - 1;
+    } else if (isAlternativeBar(sig, k)) {
+      // `| mk : T`: an inductive's constructor.
       if (opts.ctors) {
         if (sig.kind[k + 1] === 'ident') bound.add(splitName(sig.text[k + 1]!)[0]!);
-        continue;
-      }
-      let j = k + 1;
-      let first = true;
-      for (; j < to && sig.text[j] !== '=>' && sig.text[j] !== ':=' && sig.line[j] === sig.line[k]; j++) {
-        if (sig.text[j] === ',' || sig.text[j] === '|') {
-          first = true;
-          continue;
-        }
-        if (sig.kind[j] !== 'ident' || afterDot(sig, j)) {
-          if (sig.kind[j] !== 'symbol') first = false;
-          continue;
-        }
-        // The head of an applied pattern is a constructor (`succ n`, `some (x, y)`), the rest are variables (`n+1`, `x :: xs`).
-        const next = sig.text[j + 1];
-        if (first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨')) {
-          first = false;
-          continue;
-        }
-        first = false;
-        bound.add(splitName(sig.text[j]!)[0]!);
-      }
-      k = j - 1;
-      continue;
-    }
-    if (opts.fields && kind === 'ident' && sig.firstOnLine[k]) {
-      // Structure fields `x y : T` / `x : T := v`, and `where` fields and local definitions, at a line start.
-      let j = k;
-      while (j < to && sig.kind[j] === 'ident' && sig.line[j] === sig.line[k]) j++;
-      if (sig.text[j] === ':' || sig.text[j] === ':=') for (let i = k; i < j; i++) bound.add(sig.text[i]!);
-    }
+      } else k = alternativePattern(sig, k, to, bound);
+    } else if (opts.fields && kind === 'ident' && sig.firstOnLine[k]) fieldNames(sig, k, to, bound);
   }
   return bound;
 }
