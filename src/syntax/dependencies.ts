@@ -335,65 +335,84 @@ function resolveLocal(
 export function syntacticDependencies(file: SourceFile): Map<SourceDecl, SyntacticDependencies> {
   const out = new Map<SourceDecl, SyntacticDependencies>();
   const declared = new Set<string>();
-  const { sig } = file;
   const decls = file.decls;
   for (let i = 0; i < decls.length; i++) {
     const d = decls[i]!;
-    // Members of one mutual block see each other: declare the whole group first.
-    if (d.mutualGroup !== undefined && (i === 0 || decls[i - 1]!.mutualGroup !== d.mutualGroup)) {
-      for (let j = i; j < decls.length && decls[j]!.mutualGroup === d.mutualGroup; j++)
-        if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
-    }
-    // `open X in` / `set_option … in` prefixes name namespaces and options, not declarations.
-    const from = d.command.ownSigStart;
-    const to = d.command.sigEnd;
-    const structural =
-      d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
-    const bound = boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' });
-    const tactics = tacticNameTokens(sig, from, to);
-    const attrs = attributeTokens(sig, from, to);
-    const nameK = d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1;
-    const scope = declScope(file, d);
-    // Fields of a `where` body (`x := 1` at a line start) are not references.
-    const whereFrom =
-      d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1;
+    if (d.mutualGroup !== undefined && (i === 0 || decls[i - 1]!.mutualGroup !== d.mutualGroup))
+      declareMutualGroup(decls, i, declared);
     // A recursive reference to itself is neither local nor external.
     if (d.fullName) declared.add(d.fullName);
-    const local: string[] = [];
-    const external: string[] = [];
-    const seenLocal = new Set<string>();
-    const seenExternal = new Set<string>();
-    for (const occ of identOccurrences(sig, from, to)) {
-      const k = occ.sig;
-      if (k === nameK || tactics.has(k) || attrs.has(k) || afterDot(sig, k)) continue;
-      // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`; tactic flags `+kernel`.
-      if (
-        sig.text[k + 1] === ':=' &&
-        (sig.text[k - 1] === '(' ||
-          sig.text[k - 1] === '{' ||
-          sig.text[k - 1] === ',' ||
-          (sig.firstOnLine[k] && whereFrom >= 0 && k > whereFrom))
-      )
-        continue;
-      if ((sig.text[k - 1] === '+' || sig.text[k - 1] === '-') && sig.end[k - 1] === sig.start[k] && tactics.size > 0)
-        continue;
-      const head = splitName(occ.name)[0]!;
-      if (bound.has(head)) continue;
-      const hit = resolveLocal(occ.name, scope, declared);
-      if (hit !== undefined) {
-        if (hit !== d.fullName && !seenLocal.has(hit)) {
-          seenLocal.add(hit);
-          local.push(hit);
-        }
-      } else if (!seenExternal.has(occ.name)) {
-        seenExternal.add(occ.name);
-        external.push(occ.name);
-      }
-    }
-    out.set(d, { local, external });
-    if (d.fullName) declared.add(d.fullName);
+    out.set(d, referencesOf(file, d, declared));
   }
   return out;
+}
+
+/** Members of one mutual block see each other: declare the whole group, from its first member at i. */
+function declareMutualGroup(decls: readonly SourceDecl[], i: number, declared: Set<string>): void {
+  const group = decls[i]!.mutualGroup;
+  for (let j = i; j < decls.length && decls[j]!.mutualGroup === group; j++)
+    if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
+}
+
+/** What a declaration's own tokens say about which identifiers are not references to declarations. */
+interface DeclTokens {
+  from: number;
+  to: number;
+  bound: Set<string>;
+  tactics: Set<number>;
+  attrs: Set<number>;
+  nameK: number;
+  whereFrom: number;
+}
+
+function declTokens(file: SourceFile, d: SourceDecl): DeclTokens {
+  const { sig } = file;
+  // `open X in` / `set_option … in` prefixes name namespaces and options, not declarations.
+  const from = d.command.ownSigStart;
+  const to = d.command.sigEnd;
+  const structural =
+    d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
+  return {
+    from,
+    to,
+    bound: boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' }),
+    tactics: tacticNameTokens(sig, from, to),
+    attrs: attributeTokens(sig, from, to),
+    nameK: d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1,
+    // Fields of a `where` body (`x := 1` at a line start) are not references.
+    whereFrom:
+      d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1,
+  };
+}
+
+/** Is the identifier at k a name that cannot refer to a declaration (the declared name, a tactic, a field, a flag)? */
+function notAReference(sig: SigTokens, k: number, t: DeclTokens): boolean {
+  if (k === t.nameK || t.tactics.has(k) || t.attrs.has(k) || afterDot(sig, k)) return true;
+  // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`.
+  const prev = sig.text[k - 1];
+  if (
+    sig.text[k + 1] === ':=' &&
+    (prev === '(' || prev === '{' || prev === ',' || (sig.firstOnLine[k] && t.whereFrom >= 0 && k > t.whereFrom))
+  )
+    return true;
+  // Tactic flags `+kernel`, `-zeta`.
+  return (prev === '+' || prev === '-') && sig.end[k - 1] === sig.start[k] && t.tactics.size > 0;
+}
+
+/** The local and external names a declaration refers to, each once, in order of first use. */
+function referencesOf(file: SourceFile, d: SourceDecl, declared: Set<string>): SyntacticDependencies {
+  const { sig } = file;
+  const t = declTokens(file, d);
+  const scope = declScope(file, d);
+  const local = new Set<string>();
+  const external = new Set<string>();
+  for (const occ of identOccurrences(sig, t.from, t.to)) {
+    if (notAReference(sig, occ.sig, t) || t.bound.has(splitName(occ.name)[0]!)) continue;
+    const hit = resolveLocal(occ.name, scope, declared);
+    if (hit === undefined) external.add(occ.name);
+    else if (hit !== d.fullName) local.add(hit);
+  }
+  return { local: [...local], external: [...external] };
 }
 
 /**
