@@ -108,6 +108,18 @@ export const ERROR_CODES = {
     summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
     messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
   },
+  response_too_large: {
+    status: 413,
+    retryable: false,
+    summary:
+      'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
+    messages: {
+      bound:
+        'the response {what} exceeds the limit of {limit} bytes for this request ({factor} × the {input}-byte request, at least limits.responseMinBytes); send a smaller request or raise limits.responseFactor',
+      event:
+        'the stream event for this request exceeds the limit of {limit} bytes for one message (server.stream.sendHardLimitBytes)',
+    },
+  },
   queue_full: {
     status: 429,
     retryable: true,
