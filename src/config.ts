@@ -113,7 +113,7 @@ export const configSchema = z.strictObject({
       rssPollMs: z.number().int().positive().default(1000),
     })
     .prefault({}),
-  /** Per-field input limits (400 naming the field past them); see README "Input limits". */
+  /** Per-field input limits (400 naming the field past them); see docs/configuration.md. */
   limits: z
     .strictObject({
       contentBytes: z

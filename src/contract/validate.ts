@@ -29,7 +29,7 @@ export function describeDetails(details: ErrorDetail[]): string {
 
 /**
  * Validate a body for `tool`. `null` values are treated as absent (clients that
- * serialise unset optionals as null get the defaults), a decision the README records.
+ * serialise unset optionals as null get the defaults), a decision docs/http-api.md records.
  */
 /** The error for a path or stream message naming no tool. */
 export const unknownTool = (tool: string): ServiceError =>

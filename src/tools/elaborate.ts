@@ -29,6 +29,15 @@ export interface ElabOptions {
   printing?: Record<string, boolean | number | string> | undefined;
 }
 
+/** The options a request states for itself (repair_proofs, simplify_theorems: no printing options of their own). */
+export const requestElabOptions = (
+  req: Pick<ElabOptions, 'ignore_imports' | 'mathlib_options' | 'global_options'>,
+) => ({
+  ignore_imports: req.ignore_imports,
+  mathlib_options: req.mathlib_options,
+  global_options: req.global_options,
+});
+
 export interface PreparedContent {
   /** The content the response returns (header substituted when ignore_imports). */
   content: string;
