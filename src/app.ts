@@ -104,11 +104,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       warnings.push(w);
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
-  const keys = new KeyRing(config.keys, {
-    anonymous: a.anonymousConcurrency,
-    user: a.keyConcurrency,
-    admin: a.adminConcurrency,
-  });
+  const keys = new KeyRing(
+    config.keys,
+    {
+      anonymous: a.anonymousConcurrency,
+      user: a.keyConcurrency,
+      admin: a.adminConcurrency,
+    },
+    { openBearers: a.openModeBearers },
+  );
+  logger.info({ openMode: keys.open }, keys.describe());
   const limiter = new ConcurrencyLimiter({
     queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
     retryAfterSeconds: a.retryAfterSeconds,
@@ -182,6 +187,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     request.caller = keys.identify(request.headers.authorization);
     return request.caller;
   };
+  // The public listings need no key, even when keys are configured (docs/auth.md).
+  const authorizeListing = (request: FastifyRequest): Caller => {
+    if (closing)
+      throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
+    request.caller = keys.identifyLenient(request.headers.authorization);
+    return request.caller;
+  };
   registerRequestLog(app, logger);
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {
@@ -211,6 +223,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerRoutes(app, {
     authorize,
+    authorizeListing,
     closing: () => closing,
     pipeline,
     version: VERSION,

@@ -68,12 +68,15 @@ export const configSchema = z.strictObject({
   admission: z
     .strictObject({
       anonymousConcurrency: z.number().int().positive().default(1),
-      anonymousQueueLimit: z.number().int().nonnegative().default(16),
+      /** At least twice a client's default fan-out (the spec's and AXLE's clients send 20 at once): no 429 for one client at its defaults. */
+      anonymousQueueLimit: z.number().int().nonnegative().default(64),
       keyConcurrency: z.number().int().positive().default(20),
       keyQueueLimit: z.number().int().nonnegative().default(1000),
       adminConcurrency: z.number().int().positive().default(64),
       maxTimeoutSeconds: z.number().positive().default(900),
       retryAfterSeconds: z.number().int().positive().default(2),
+      /** Open mode (no keys): distinct bearers served as keys of their own; later ones share one (docs/auth.md). */
+      openModeBearers: z.number().int().positive().default(256),
     })
     .prefault({}),
   keys: z.array(keyEntry).default([]),

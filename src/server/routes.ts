@@ -18,6 +18,8 @@ declare module 'fastify' {
 export interface RouteDeps {
   /** Identifies the caller (401 for a bad key, 503 while shutting down). */
   authorize: (request: FastifyRequest) => Caller;
+  /** The same for the public listings, which need no key (an unknown one is read as anonymous). */
+  authorizeListing?: (request: FastifyRequest) => Caller;
   /** True once shutdown began: responses then close their connection, so the drain ends when the work does. */
   closing: () => boolean;
   pipeline: Pipeline;
@@ -74,12 +76,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     runTool(req.params.tool, req, reply),
   );
 
+  const listing = deps.authorizeListing ?? deps.authorize;
   app.get('/v1/environments', async (request) => {
-    deps.authorize(request);
+    listing(request);
     return deps.environments();
   });
   app.get('/v1/status', async (request) => {
-    deps.authorize(request);
+    listing(request);
     return deps.status();
   });
 }
