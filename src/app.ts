@@ -31,6 +31,7 @@ import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
+import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -174,6 +175,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const startedAt = Date.now();
   let closing = false;
+  const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
   app.decorate('warmWorkers', () => structural.warm());
   registerBodyParsers(app);
@@ -216,12 +218,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {
+    links,
     maxPayloadBytes: config.server.bodyLimitBytes,
     authorize,
     limits: config.server.stream,
     closing: () => closing,
   });
+  registerSharedLinkRoutes(app, links, authorize);
   registerRoutes(app, {
+    links,
     authorize,
     authorizeListing,
     closing: () => closing,
@@ -231,6 +236,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     status: () => ({
       ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
       workers: structural.stats(),
+      shared_links: links.stats(),
       ...(cluster ? { cluster: cluster.status() } : {}),
     }),
   });

@@ -150,6 +150,27 @@ export const configSchema = z.strictObject({
         .default(256 * 1024 * 1024),
     })
     .prefault({}),
+  /** Answered requests kept for `POST /v1/shared-links`, and saved links (docs/shared-links.md). */
+  sharedLinks: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      recentSeconds: z.number().nonnegative().default(3600),
+      recentMaxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024),
+      ttlSeconds: z
+        .number()
+        .positive()
+        .default(7 * 24 * 3600),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024),
+    })
+    .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
   cluster: clusterConfig,
 });
