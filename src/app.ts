@@ -31,6 +31,7 @@ import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
+import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -104,11 +105,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       warnings.push(w);
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
-  const keys = new KeyRing(config.keys, {
-    anonymous: a.anonymousConcurrency,
-    user: a.keyConcurrency,
-    admin: a.adminConcurrency,
-  });
+  const keys = new KeyRing(
+    config.keys,
+    {
+      anonymous: a.anonymousConcurrency,
+      user: a.keyConcurrency,
+      admin: a.adminConcurrency,
+    },
+    { openBearers: a.openModeBearers },
+  );
+  logger.info({ openMode: keys.open }, keys.describe());
   const limiter = new ConcurrencyLimiter({
     queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
     retryAfterSeconds: a.retryAfterSeconds,
@@ -169,6 +175,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const startedAt = Date.now();
   let closing = false;
+  const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
   app.decorate('warmWorkers', () => structural.warm());
   registerBodyParsers(app);
@@ -180,6 +187,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (closing)
       throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
     request.caller = keys.identify(request.headers.authorization);
+    return request.caller;
+  };
+  // The public listings need no key, even when keys are configured (docs/auth.md).
+  const authorizeListing = (request: FastifyRequest): Caller => {
+    if (closing)
+      throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
+    request.caller = keys.identifyLenient(request.headers.authorization);
     return request.caller;
   };
   registerRequestLog(app, logger);
@@ -204,13 +218,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {
+    links,
     maxPayloadBytes: config.server.bodyLimitBytes,
     authorize,
     limits: config.server.stream,
     closing: () => closing,
   });
+  registerSharedLinkRoutes(app, links, authorize);
   registerRoutes(app, {
+    links,
     authorize,
+    authorizeListing,
     closing: () => closing,
     pipeline,
     version: VERSION,
@@ -218,6 +236,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     status: () => ({
       ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
       workers: structural.stats(),
+      shared_links: links.stats(),
       ...(cluster ? { cluster: cluster.status() } : {}),
     }),
   });

@@ -84,8 +84,14 @@ export const ERROR_CODES = {
   not_found: {
     status: 404,
     retryable: false,
-    summary: 'No route with that path.',
-    messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs' },
+    summary: 'No route with that path, or no shared link / recent request with that id.',
+    messages: {
+      route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs',
+      share_request:
+        'no recent request {id} of yours to share: a request can be shared by the caller that made it, for sharedLinks.recentSeconds after it was answered',
+      shared_link: 'no shared link {id} (it was never saved, or it expired: sharedLinks.ttlSeconds)',
+      shared_links_disabled: 'shared links are disabled on this daemon (sharedLinks.enabled)',
+    },
   },
   method_not_allowed: {
     status: 405,

@@ -23,6 +23,8 @@ import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
 import type { Pipeline } from './pipeline.ts';
+import { attachRequestId, newRequestId } from './request-id.ts';
+import type { SharedLinks } from './shared-links.ts';
 
 /**
  * Field names for a refused stream message: the issues of the shape the client was evidently
@@ -65,6 +67,7 @@ export async function registerStream(
     authorize: (request: FastifyRequest) => Caller;
     limits?: StreamLimits;
     closing?: () => boolean;
+    links?: SharedLinks;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
@@ -105,10 +108,16 @@ export async function registerStream(
         Math.min(limits.idleTimeoutMs, 10_000),
       );
       idle.unref();
-      const fail = (id: string | null, err: unknown) => {
+      const fail = (id: string | null, err: unknown, requestId?: string) => {
         const se = toServiceError(err);
         if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
-        send(errorEvent(id, se));
+        send({ ...errorEvent(id, se), ...(requestId ? { request_id: requestId } : {}) });
+      };
+      // A result with its info.request_id, remembered for sharing like an HTTP one.
+      const answer = (id: string, tool: string, rid: string, inputs: object, result: object, cache: 'hit' | 'miss') => {
+        const out = attachRequestId(result, rid);
+        opts.links?.record(rid, { tool, caller: request.caller, inputs, result: out });
+        send({ id, event: 'result', cache, result: out, request_id: rid });
       };
 
       // A listener that throws would end the process (ws emits from its parser): every message
@@ -194,31 +203,29 @@ export async function registerStream(
           return fail(reqId, nestDetails(e, tool));
         }
         // A hit is stored as bytes (the HTTP hot path); the stream sends an object, so it pays one parse.
+        const rid = newRequestId();
         if ('hit' in prepared)
-          return send({
-            id: reqId,
-            event: 'result',
-            cache: 'hit',
-            result: JSON.parse(prepared.hit.body.toString('utf8')) as unknown,
-          });
+          return answer(reqId, tool, rid, msg.request, JSON.parse(prepared.hit.body.toString('utf8')) as object, 'hit');
         const ctrl = new AbortController();
         inFlight.set(reqId, ctrl);
-        send({ id: reqId, event: 'queued' });
+        send({ id: reqId, event: 'queued', request_id: rid });
         pipeline
           .execute(prepared.miss, {
             caller: request.caller,
             log: request.log,
             signal: ctrl.signal,
             info,
-            onStarted: () => send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds }),
-            progress: (p) => send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
+            onStarted: () =>
+              send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds, request_id: rid }),
+            progress: (p) =>
+              send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total, request_id: rid }),
           })
           .then(
-            (result) => send({ id: reqId, event: 'result', cache: info.cache ?? 'miss', result }),
+            (result) => answer(reqId, tool, rid, msg.request, result, info.cache ?? 'miss'),
             (err: unknown) => {
               if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout'))
-                fail(reqId, serviceError('cancelled', 'by_client'));
-              else fail(reqId, err);
+                fail(reqId, serviceError('cancelled', 'by_client'), rid);
+              else fail(reqId, err, rid);
             },
           )
           .finally(() => {
