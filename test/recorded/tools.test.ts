@@ -27,9 +27,9 @@ interface RecordedMsg {
   data: string;
 }
 
-/** The recorded response to a fresh `cmd` in `file`, as AXLE's message set (built here from the recorded fields). */
-function recordedSet(file: string, cmd: string) {
-  const x = readExchanges(path.join(recordedTagDir(TAG)!, file)).find(
+/** The recorded response to a fresh `cmd` in `tag`'s `file`, as AXLE's message set (built here from the recorded fields). */
+function recordedSet(tag: string, file: string, cmd: string) {
+  const x = readExchanges(path.join(recordedTagDir(tag)!, file)).find(
     (e) => e.request.cmd === cmd && e.request.env === undefined,
   )!;
   const set = { errors: [] as string[], warnings: [] as string[], infos: [] as string[] };
@@ -46,27 +46,78 @@ const run = (tool: string, body: Record<string, unknown>, ctx: unknown) =>
 
 const SORRY = 'example : 1 = 0 := sorry';
 const UNSOLVED = 'example : 1 = 0 := by\n  cases 1\n  rfl\n  apply ?succ';
+const NO_GOALS = 'example : True := by\n  sorry\n  sorry';
+const UNUSED = 'def f (h : Int) : Nat := by constructor';
 
 /** Tools whose whole Lean side is recorded for this content: their lean_messages are the recording's. */
-const RECORDED: [tool: string, content: string, file: string][] = [
-  ['check', SORRY, 'app_type_mismatch.in'],
-  ['check', UNSOLVED, 'app_type_mismatch.in'],
-  ['repair_proofs', SORRY, 'app_type_mismatch.in'],
-  ['simplify_theorems', SORRY, 'app_type_mismatch.in'],
-  ['normalize', SORRY, 'app_type_mismatch.in'],
+const RECORDED: [tag: string, tool: string, content: string, file: string, cls: string][] = [
+  ['v4.28.0', 'check', SORRY, 'app_type_mismatch.in', 'declaration uses `sorry` (backticks)'],
+  ['v4.24.0', 'check', SORRY, 'app_type_mismatch.in', "declaration uses 'sorry' (straight quotes)"],
+  ['v4.28.0', 'check', UNSOLVED, 'app_type_mismatch.in', 'unsolved goals'],
+  ['v4.28.0', 'check', NO_GOALS, 'no_goal_sorry_2.in', 'no goals'],
+  ['v4.28.0', 'repair_proofs', SORRY, 'app_type_mismatch.in', 'declaration uses `sorry`'],
+  ['v4.28.0', 'simplify_theorems', SORRY, 'app_type_mismatch.in', 'declaration uses `sorry`'],
+  ['v4.28.0', 'normalize', SORRY, 'app_type_mismatch.in', 'declaration uses `sorry`'],
+  ['v4.28.0', 'normalize', UNUSED, 'infotree.in', 'unused variable (recorded with infotree)'],
 ];
 
-for (const [tool, content, file] of RECORDED) {
-  t.test(`${tool} on recorded Lean: ${JSON.stringify(content.split('\n')[0])}`, { skip: SKIP }, async (t) => {
-    const rec = recordedLean(t, TAG)!;
+for (const [tag, tool, content, file, cls] of RECORDED) {
+  t.test(`${tool} on recorded Lean ${tag}: ${cls}`, { skip: recordedSkip(tag) }, async (t) => {
+    const rec = recordedLean(t, tag)!;
     const r = await run(tool, { content }, rec.ctx());
     t.same(rec.refusals(), [], 'every input the tool sent was recorded');
-    t.same(r.lean_messages, recordedSet(file, content), "Lean's recorded messages, as AXLE prints them");
+    const want = recordedSet(tag, file, content);
+    t.same(r.lean_messages, want, "Lean's recorded messages, as AXLE prints them");
     if (tool === 'check') {
-      const errors = recordedSet(file, content).errors.length;
-      t.equal(r.okay, errors === 0, 'okay follows the recorded errors');
+      t.equal(r.okay, want.errors.length === 0, 'okay follows the recorded errors');
       t.same(r.failed_declarations, ['example'], 'the declaration fails (sorry or errors)');
+      if (want.errors.length === 0)
+        t.same(r.tool_messages.warnings, ["Declaration 'example' uses 'sorry'"], 'the sorry warning is recognised');
     }
+  });
+}
+
+/**
+ * A tool reads a recorded message and acts on it: the edit it then sends is the proof that it read the
+ * message right. The edited text itself was never recorded, so the recorded REPL refuses it, and the
+ * test checks that exactly that edit was asked for.
+ */
+const RECOGNISED: [tag: string, tool: string, body: Record<string, unknown>, edit: string, cls: string][] = [
+  [
+    'v4.28.0',
+    'simplify_theorems',
+    { content: UNUSED, theorems_only: false },
+    'def f (_ : Int) : Nat := by constructor',
+    'unused variable `h` (v4.28.0 wording)',
+  ],
+  [
+    'v4.32.0',
+    'simplify_theorems',
+    { content: UNUSED, theorems_only: false },
+    'def f (_ : Int) : Nat := by constructor',
+    'Variable name `h` is not explicitly referenced. (v4.32.0 wording)',
+  ],
+  [
+    'v4.28.0',
+    'repair_proofs',
+    { content: NO_GOALS, theorems_only: false, repairs: ['remove_extraneous_tactics'] },
+    'example : True := by\n  sorry',
+    'No goals to be solved',
+  ],
+];
+
+for (const [tag, tool, body, edit, cls] of RECOGNISED) {
+  t.test(`${tool} reads the recorded ${cls} and acts on it (${tag})`, { skip: recordedSkip(tag) }, async (t) => {
+    const rec = recordedLean(t, tag)!;
+    const r = await run(tool, body, rec.ctx());
+    const refused = rec.refusals();
+    t.comment(`refused: ${refused.map((s) => s.slice(0, 160)).join(' | ')}`);
+    t.equal(refused[0], `no recording of ${JSON.stringify(edit)} on init`, 'the first unrecorded input is the edit');
+    t.match(
+      r.tool_messages.errors.join('\n'),
+      /Lean failed while elaborating/,
+      'the unanswered edit is reported, not taken as rejected',
+    );
   });
 }
 
