@@ -48,6 +48,7 @@ const SORRY = 'example : 1 = 0 := sorry';
 const UNSOLVED = 'example : 1 = 0 := by\n  cases 1\n  rfl\n  apply ?succ';
 const NO_GOALS = 'example : True := by\n  sorry\n  sorry';
 const UNUSED = 'def f (h : Int) : Nat := by constructor';
+const HAVE = 'theorem foo (x : Int) : x = x := by\n  have h : x = 1 := by sorry';
 
 /** Tools whose whole Lean side is recorded for this content: their lean_messages are the recording's. */
 const RECORDED: [tag: string, tool: string, content: string, file: string, cls: string][] = [
@@ -103,6 +104,13 @@ const RECOGNISED: [tag: string, tool: string, body: Record<string, unknown>, edi
     { content: NO_GOALS, theorems_only: false, repairs: ['remove_extraneous_tactics'] },
     'example : True := by\n  sorry',
     'No goals to be solved',
+  ],
+  [
+    'v4.28.0',
+    'repair_proofs',
+    { content: HAVE, repairs: ['insert_sorries'] },
+    `${HAVE}\n  sorry`,
+    'unsolved goals at `by`',
   ],
 ];
 
