@@ -124,6 +124,25 @@ export function stoppedAt(messageText: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * The kernel's own stop: `Kernel.Exception.deterministicTimeout` renders as the bare text
+ * "(kernel) deterministic timeout", naming no budget [lean4 src/Lean/Message.lean,
+ * `Kernel.Exception.toMessageData`; recorded: ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean,
+ * `error: (kernel) deterministic timeout` under `set_option maxHeartbeats 500`]. The kernel counts against the same
+ * `maxHeartbeats`, so in a command sent with a budget below the limit in scope it is the budget's stop
+ * (issue 27, defect 7).
+ */
+const KERNEL_STOP_RE = /^\(kernel\) deterministic timeout\b/;
+
+export function isKernelTimeout(messageText: string): boolean {
+  return KERNEL_STOP_RE.test(messageText);
+}
+
+/** Whether a message of a command sent with budget `budget` is Lean stopping at that budget (elaborator or kernel). */
+export function stoppedByBudget(messageText: string, budget: number): boolean {
+  return stoppedAt(messageText) === budget || isKernelTimeout(messageText);
+}
+
 /** The budget a wrapped text was sent with. */
 export function sentBudget(sentText: string): number | undefined {
   const m = /^set_option maxHeartbeats (\d+) in\n/.exec(sentText);
