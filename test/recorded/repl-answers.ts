@@ -35,7 +35,7 @@ interface Recorded {
 export type Answer =
   { kind: 'answer'; response: Record<string, unknown>; from: string } | { kind: 'refusal'; reason: string };
 
-const WRAPPER = /^set_option maxHeartbeats \d+ in\n/;
+const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const HEADERFUL = /^\s*(?:import|prelude|module)\b/;
 
 export class RecordedAnswers {
