@@ -31,6 +31,7 @@ import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
+import { registerMcp } from './server/adapters/mcp.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -209,12 +210,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     limits: config.server.stream,
     closing: () => closing,
   });
+  const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
+  // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
+  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp });
   registerRoutes(app, {
     authorize,
     closing: () => closing,
     pipeline,
     version: VERSION,
-    environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
+    environments,
     status: () => ({
       ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
       workers: structural.stats(),

@@ -94,6 +94,7 @@ const ROUTES: [RegExp, string[]][] = [
   [/^\/v1\/(environments|status|stream)$/, ['GET', 'HEAD']],
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
+  [/^\/mcp$/, ['GET', 'POST', 'DELETE']],
 ];
 
 /**
