@@ -24,7 +24,6 @@ import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.
 import { runBatch } from './batch.ts';
 import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
-import { serveMcpStdio } from './mcp-stdio.ts';
 
 /**
  * AXLE's exit codes: 0 done (whatever the verdict, unless --strict); 1 a general error (the
@@ -411,12 +410,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     ...(p.apiKey ? { apiKey: p.apiKey } : {}),
     ...(p.concurrency ? { maxConcurrency: p.concurrency } : {}),
   });
-  if (p.command === 'mcp')
+  if (p.command === 'mcp') {
+    // Loaded on demand: the MCP SDK is not on the path of every other command.
+    const { serveMcpStdio } = await import('./mcp-stdio.ts');
     return serveMcpStdio({
       url: client.url,
       apiKey: p.apiKey ?? io.env.SERVICE_API_KEY,
       log: (line) => io.stderr(`${line}\n`),
     });
+  }
   try {
     if (!p.tool) {
       const r = p.command === 'status' ? await client.status() : await client.environments();
