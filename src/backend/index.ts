@@ -187,6 +187,8 @@ export class LeanBackend implements LeanRunner {
           idleMs: l.idleSeconds * 1000,
           log,
           gate,
+          // Only the environment's own header decides its availability (issue 27, defect 1).
+          decidesAvailability: own,
           policy: leanPolicy({
             softRssBytes: (hardRss * l.softRssPercent) / 100,
             maxUses: l.maxUses,
@@ -209,6 +211,7 @@ export class LeanBackend implements LeanRunner {
               },
               canonical,
               AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+              own,
             );
             return new WarmSession(session, canonical);
           },

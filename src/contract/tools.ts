@@ -31,7 +31,7 @@ export const DEFAULT_NORMALIZATIONS: (typeof NORMALIZATIONS)[number][] = [
   'split_open_in_commands',
 ];
 
-/** Spec leaves comparator's memory_limit_mb default "not shown"; README documents this choice. */
+/** Spec leaves comparator's memory_limit_mb default "not shown"; docs/http-api.md documents this choice. */
 export const DEFAULT_COMPARATOR_MEMORY_MB = 8192;
 
 const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>

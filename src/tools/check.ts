@@ -51,6 +51,10 @@ export const check: ToolImpl<'check'> = {
           failed.add(name);
           tool.warnings.push(`Declaration '${name}' uses 'sorry'`);
         }
+        if (v.axiomsUnanswered) {
+          failed.add(name);
+          tool.warnings.push(`Declaration '${name}': Lean did not say which axioms it uses (${v.axiomsUnanswered})`);
+        }
         for (const a of v.foreignAxioms) {
           failed.add(name);
           tool.warnings.push(`In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);

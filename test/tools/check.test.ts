@@ -5,7 +5,7 @@ import { check } from '../../src/tools/check.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const lean = scriptedRunner((c) => {
-  const ax = /^#print axioms (.+)$/.exec(c.text);
+  const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
   if (ax)
     return {
       messages: [

@@ -32,7 +32,7 @@ import { writeWorkspace } from './workspace.ts';
 
 export const SUCCESS_PHRASE = 'Your solution is okay!';
 const SETUP_HINT =
-  'run `npm run lean:setup` (it builds comparator, lean4export and landrun at the pinned commits; see README, "comparator")';
+  'run `npm run lean:setup` (it builds comparator, lean4export and landrun at the pinned commits; see docs/tools.md, "comparator")';
 
 export interface ComparatorRequest {
   env: EnvironmentConfig;
