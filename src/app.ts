@@ -227,7 +227,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
-  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp });
+  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
   registerSharedLinkRoutes(app, links, authorize);
   registerRoutes(app, {
     links,

@@ -22,6 +22,8 @@ import { clip, serviceError } from '../../errors.ts';
 import type { Log } from '../../log.ts';
 import { toServiceError } from '../error-handler.ts';
 import type { Pipeline, RunInfo } from '../pipeline.ts';
+import { attachRequestId, newRequestId } from '../request-id.ts';
+import type { SharedLinks } from '../shared-links.ts';
 import { ENVIRONMENTS_URI, toolError, toolResult } from './mcp-tools.ts';
 
 export interface McpServerDeps {
@@ -29,6 +31,8 @@ export interface McpServerDeps {
   tools: Tool[];
   version: string;
   environments: () => unknown[];
+  /** Answered calls are remembered for `POST /v1/shared-links` as HTTP ones are (absent or disabled: not). */
+  links?: SharedLinks | undefined;
   /** At most one progress notification per this many ms (the last word of a stage always goes). */
   progressIntervalMs: number;
 }
@@ -112,7 +116,8 @@ export function createMcpServer(deps: McpServerDeps, session: McpSessionContext)
     const started = performance.now();
     session.busy(1);
     try {
-      const result = await deps.pipeline.run(tool, request.params.arguments ?? {}, {
+      const args = request.params.arguments ?? {};
+      const result = await deps.pipeline.run(tool, args, {
         caller: session.caller,
         log: session.log,
         signal: cancel.signal,
@@ -120,7 +125,11 @@ export function createMcpServer(deps: McpServerDeps, session: McpSessionContext)
         ...(reporter ? { onStarted: reporter.started, progress: reporter.progress } : {}),
       });
       logCall(session, tool, info, 200, started);
-      return toolResult(result);
+      // info.request_id as on HTTP, shareable by the same caller.
+      const answer = attachRequestId(result, newRequestId());
+      if (deps.links?.enabled)
+        deps.links.record(answer.info.request_id, { tool, caller: session.caller, inputs: args, result: answer });
+      return toolResult(answer);
     } catch (err) {
       // Cancelled by the client (notifications/cancelled): the SDK sends no answer to a cancelled request.
       const se = extra.signal.aborted ? serviceError('cancelled', 'by_client') : toServiceError(err);

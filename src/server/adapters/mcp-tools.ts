@@ -14,6 +14,8 @@ export const ENVIRONMENTS_URI = 'lean-tool://environments';
 
 type JsonObject = { [k: string]: unknown };
 
+const requestInfo = z.object({ request_id: z.string().describe('This call, for POST /v1/shared-links.') });
+
 /**
  * A zod schema as an MCP tool schema: JSON Schema 2020-12 (MCP's default dialect since
  * 2025-11-25), with `$schema` left out so clients on earlier protocol versions, which assume
@@ -43,7 +45,8 @@ export function mcpToolList(): Tool[] {
     name,
     description: describe(name),
     inputSchema: toolSchema(TOOLS[name].request, 'input'),
-    outputSchema: toolSchema(TOOLS[name].response, 'output'),
+    // Every answer carries info.request_id (src/server/request-id.ts), as over HTTP.
+    outputSchema: toolSchema(TOOLS[name].response.extend({ info: requestInfo }), 'output'),
     // The tools read their input and change nothing anywhere (MCP tool annotations, 2025-03-26).
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }));

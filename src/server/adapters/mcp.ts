@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../admission/keys.ts';
 import type { Pipeline } from '../pipeline.ts';
+import type { SharedLinks } from '../shared-links.ts';
 import { createMcpServer } from './mcp-server.ts';
 import { McpSessions, type McpSession, type McpSessionLimits } from './mcp-sessions.ts';
 import { mcpToolList } from './mcp-tools.ts';
@@ -23,6 +24,7 @@ export interface McpDeps {
   version: string;
   environments: () => unknown[];
   limits: McpSessionLimits & { progressIntervalMs: number };
+  links?: SharedLinks;
 }
 
 /** A JSON-RPC error without a request id (the transport's own form for session errors). */
@@ -43,6 +45,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): McpSessions {
     version: deps.version,
     environments: deps.environments,
     progressIntervalMs: deps.limits.progressIntervalMs,
+    links: deps.links,
   });
 
   /** The SDK answers on the raw response from here on; a failure it leaves unanswered gets a 500. */

@@ -87,10 +87,14 @@ t.test('tools/call theorem2sorry: the pipeline’s answer and cache, shared with
   const http = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: request });
   t.equal(http.statusCode, 200);
   t.equal(http.headers['x-cache'], 'hit', 'the MCP call filled the same cache');
-  // Equal but for `timings`, which are each request's own.
-  const { timings: _t1, ...viaHttp } = http.json() as Record<string, unknown>;
-  const { timings: _t2, ...viaMcp } = r.structuredContent as Record<string, unknown>;
+  // Equal but for `timings` and `info.request_id`, which are each request's own.
+  const { timings: _t1, info: httpInfo, ...viaHttp } = http.json() as Record<string, unknown>;
+  const { timings: _t2, info, ...viaMcp } = r.structuredContent as { timings: unknown; info: { request_id: string } };
   t.same(viaMcp, viaHttp, 'the same answer as POST /api/v1/theorem2sorry');
+  t.match(info.request_id, /^[0-9a-f-]{36}$/, 'info.request_id, as over HTTP');
+  t.not(info.request_id, (httpInfo as { request_id: string }).request_id);
+  const share = await app.inject({ method: 'POST', url: '/v1/shared-links', payload: { request_id: info.request_id } });
+  t.equal(share.statusCode, 201, 'the MCP call can be shared by its caller');
   t.same(text(r), r.structuredContent, 'and as text for text-only clients');
   const out = (r.structuredContent as { content: string }).content;
   t.ok(out.includes('sorry') && !out.includes('norm_num'), 'the proof replaced');
