@@ -31,6 +31,7 @@ import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
+import { registerMcp } from './server/adapters/mcp.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
@@ -224,6 +225,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     limits: config.server.stream,
     closing: () => closing,
   });
+  const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
+  // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
+  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
   registerSharedLinkRoutes(app, links, authorize);
   registerRoutes(app, {
     links,
@@ -232,7 +236,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
     pipeline,
     version: VERSION,
-    environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
+    environments,
     status: () => ({
       ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
       workers: structural.stats(),

@@ -63,6 +63,14 @@ export const configSchema = z.strictObject({
           idleTimeoutMs: z.number().int().positive().default(300_000),
         })
         .prefault({}),
+      /** MCP sessions of /mcp (src/server/adapters/mcp.ts; docs/mcp.md). */
+      mcp: z
+        .strictObject({
+          maxSessions: z.number().int().positive().default(64),
+          idleSeconds: z.number().positive().default(600),
+          progressIntervalMs: z.number().int().nonnegative().default(500),
+        })
+        .prefault({}),
     })
     .prefault({}),
   admission: z

@@ -164,6 +164,8 @@ export const ERROR_CODES = {
       cluster_claim: 'the cluster cannot take the request now: {reason}',
       cluster_queue: 'cannot queue the job on NATS: {reason}',
       shutting_down: '{what} is shutting down',
+      mcp_sessions:
+        'all {limit} MCP sessions (server.mcp.maxSessions) are running tool calls; retry later, or end unused sessions with DELETE /mcp',
     },
   },
   timeout: {

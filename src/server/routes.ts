@@ -112,6 +112,7 @@ const ROUTES: [RegExp, string[]][] = [
   [/^\/v1\/shared-links\/[^/]+$/, ['GET', 'HEAD']],
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
+  [/^\/mcp$/, ['GET', 'POST', 'DELETE']],
 ];
 
 /**

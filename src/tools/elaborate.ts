@@ -97,7 +97,11 @@ export interface CommandOutcome {
   command: Command;
   messages: LeanMessage[];
   /** The goals at each `sorry` Lean reported, on content positions. */
-  sorries: { pos: { line: number; column: number } | undefined; goal: string }[];
+  sorries: {
+    pos: { line: number; column: number } | undefined;
+    endPos?: { line: number; column: number } | undefined;
+    goal: string;
+  }[];
 }
 
 /**
@@ -321,7 +325,11 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
     // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
     const pieceOf = (line: number | undefined) =>
       role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
-    const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+    const sorries = r.sorries.map((x) => ({
+      pos: x.pos ? shiftPos(x.pos, x.origin) : undefined,
+      endPos: x.endPos ? shiftPos(x.endPos, x.origin) : undefined,
+      goal: x.goal,
+    }));
     for (const p of role.pieces) {
       out.commands.push({
         command: p.cmd,
