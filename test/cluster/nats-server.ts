@@ -10,12 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export function natsServerPath(): string | undefined {
-  const candidates = [
-    process.env.NATS_SERVER_BIN,
-    '/usr/sbin/nats-server',
-    '/usr/bin/nats-server',
-    '/usr/local/bin/nats-server',
-  ];
+  // Set, it is the only candidate (NATS_SERVER_BIN=none runs the cluster files as on a machine without NATS).
+  if (process.env.NATS_SERVER_BIN !== undefined)
+    return existsSync(process.env.NATS_SERVER_BIN) ? process.env.NATS_SERVER_BIN : undefined;
+  const candidates = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
   for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(path.join(dir, 'nats-server'));
   return candidates.find((c): c is string => !!c && existsSync(c));
 }
