@@ -29,6 +29,7 @@ import { sendError, toFrameworkError, writeClientError } from './server/error-ha
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
+import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { registerMcp } from './server/adapters/mcp.ts';
@@ -145,17 +146,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pools: () => backend.stats(),
     cache: () => cache.stats(),
     queues: () => cluster?.queues() ?? [],
+    cluster: () => cluster?.gauges(),
   });
   if (usesNats(config.cluster)) {
     const { ClusterNode } = await import('./cluster/node.ts');
     cluster = await ClusterNode.start({
       config: config.cluster,
+      leanLimits: config.lean,
       registry,
       tools,
       lean,
       log: logger,
       frontObserver: metrics.front,
       workerObserver: metrics.worker,
+      connectionObserver: metrics.connection,
       pools: () => backend.stats(),
     });
   }
@@ -216,6 +220,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   registerNotFound(app);
+  registerHealth(app, {
+    closing: () => closing,
+    ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
+  });
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {
