@@ -31,6 +31,7 @@ import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
+import { SearchService } from './search/service.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -119,6 +120,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.launch ? { launch: opts.launch } : { hostEnv }),
   });
   const cache = new ResultCache(config.cache.maxBytes);
+  // Proof search sessions on /v1/stream (src/search): processes leased from the same pools.
+  const search = SearchService.forBackend(backend, {
+    config: config.search,
+    heartbeatsPerSecond: config.lean.heartbeatsPerSecond,
+    registry,
+  });
   const comparator = new ComparatorBackend({
     root: PROJECT_ROOT,
     config: config.comparator,
@@ -191,6 +198,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing = true;
     // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
     await cluster?.close();
+    search.close();
     await backend.destroy();
     await structural.destroy();
   });
@@ -208,6 +216,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authorize,
     limits: config.server.stream,
     closing: () => closing,
+    extension: search,
   });
   registerRoutes(app, {
     authorize,
