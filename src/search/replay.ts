@@ -45,7 +45,11 @@ async function placeRoot(
 ) {
   let placed = s.group.placed;
   if (placed?.gen !== host.gen) {
-    const { sorries, cached } = await deps.root(lease, s.group, signal);
+    const { sorries, cached, messages } = await deps.root(lease, s.group, signal);
+    if (sorries.length === 0) {
+      const err = messages.find((m) => m.severity === 'error')?.data;
+      throw new Lost(s, `replaying its command gave no sorry${err ? `: ${err.slice(0, 300)}` : ''}`);
+    }
     if (!cached) host.replStates += sorries.filter((x) => typeof x.proofState === 'number').length;
     placed = {
       gen: host.gen,

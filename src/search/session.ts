@@ -44,10 +44,11 @@ export class SearchSession implements StateOwner {
     return h;
   }
 
-  #deps(ms: number): ReplayDeps {
+  /** Lean's deadlines: `ms` for each tactic, `rootMs` for a root command (default: a replay's, the configured tactic deadline). */
+  #deps(ms: number, rootMs = this.svc.config.tacticTimeoutSeconds * 1000): ReplayDeps {
     const perSecond = this.svc.heartbeatsPerSecond;
     return {
-      root: (lease, group, signal) => runRoot(lease, group, ms, perSecond, signal),
+      root: (lease, group, signal) => runRoot(lease, group, rootMs, perSecond, signal),
       step: (lease, tactic, ps, signal) => runStep(lease, tactic, ps, ms, signal),
     };
   }
@@ -75,7 +76,8 @@ export class SearchSession implements StateOwner {
     const plan = planStart(req.content, env, req.ignore_imports, req.theorem);
     this.#refuseOver(1);
     const host = this.#hostFor(env.name, plan.header);
-    const deps = this.#deps(this.#timeoutMs(req.timeout_seconds));
+    const ms = this.#timeoutMs(req.timeout_seconds);
+    const deps = this.#deps(ms, ms);
     return host.exclusive(async () => {
       const rec: Recovered = { rebuilt: [], lost: [] };
       try {
