@@ -17,6 +17,11 @@ export const searchConfig = z
     maxTimeoutSeconds: z.number().positive().default(900),
     /** A process whose states all died goes back to the pool below this many REPL states, and is recycled at or above. */
     recycleDeadStates: z.number().int().nonnegative().default(256),
+    /**
+     * A process that made this many REPL states, at least half of them dead, has its live states
+     * replayed on a fresh one and is recycled (0: never). The REPL cannot free a state.
+     */
+    migrateReplStates: z.number().int().nonnegative().default(10_000),
     /** Step results kept in the step cache. */
     cacheEntries: z.number().int().nonnegative().default(100_000),
   })

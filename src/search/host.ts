@@ -25,6 +25,8 @@ export interface HostOptions {
   lease: (signal: AbortSignal) => Promise<SessionLease>;
   slots: ProcessSlots;
   recycleDeadStates: number;
+  /** See SearchConfig.migrateReplStates. */
+  migrateReplStates: number;
 }
 
 export class ProcessHost {
@@ -103,6 +105,12 @@ export class ProcessHost {
         l.destroy(`search: recycled (holds only dead proof states: ${this.replStates})`);
       else l.release(this.replStates);
     });
+  }
+
+  /** Whether the process holds so many dead states that its live ones should move to a fresh one. */
+  shouldMigrate(): boolean {
+    const n = this.opts.migrateReplStates;
+    return n > 0 && this.#lease !== undefined && this.replStates >= n && this.live.size * 2 <= this.replStates;
   }
 
   /** End now (the daemon closes). */

@@ -112,6 +112,7 @@ export class SearchService {
       environment,
       slots: this.slots,
       recycleDeadStates: this.config.recycleDeadStates,
+      migrateReplStates: this.config.migrateReplStates,
       lease: (signal) => this.#opts.lease(this.environment(environment), header, signal),
     });
   }

@@ -118,6 +118,11 @@ export class SearchSession implements StateOwner {
       await this.#recover(host, deps, signal, rec);
       const results: TacticOutcome[] = [];
       for (const tactic of req.tactics) results.push(await this.#try(host, parent, tactic, deps, signal, rec));
+      if (host.shouldMigrate()) {
+        // Mostly dead states: the live ones move to a fresh process (told as rebuilt), the old one is killed.
+        host.drop(`recycled (${host.replStates} REPL states, ${host.live.size} live)`);
+        await this.#recover(host, deps, signal, rec);
+      }
       return { results, ...rec };
     });
   }

@@ -37,9 +37,9 @@ export function recordedAnswers(tag: string, name: string): Record<string, unkno
     .map((s) => JSON.parse(s) as Record<string, unknown>);
 }
 
-export function transcriptLaunch(env: Record<string, string>): LaunchSpec {
+export function transcriptLaunch(env: Record<string, string>, script = TRANSCRIPT_REPL): LaunchSpec {
   const spec = buildLaunch(
-    { project_dir: path.dirname(TRANSCRIPT_REPL), repl_command: [process.execPath, TRANSCRIPT_REPL] },
+    { project_dir: path.dirname(script), repl_command: [process.execPath, script] },
     { limits: NO_LIMITS, sandbox: 'none' },
     process.env,
   );
@@ -47,11 +47,21 @@ export function transcriptLaunch(env: Record<string, string>): LaunchSpec {
 }
 
 /** A listening daemon whose REPL answers from `env.TRANSCRIPTS`; its ws:// base URL. */
-export async function searchDaemon(
+export function searchDaemon(
   env: Record<string, string>,
   over: Partial<ConfigInput> = {},
 ): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await makeApp({ launch: () => transcriptLaunch(env), config: testConfig(over) });
+  return searchDaemonWith('transcript-repl.mjs', env, over);
+}
+
+/** The same with another REPL double of test/fixtures/ (the stand-in, for growth). */
+export async function searchDaemonWith(
+  fixture: string,
+  env: Record<string, string>,
+  over: Partial<ConfigInput> = {},
+): Promise<{ app: FastifyInstance; url: string }> {
+  const script = path.join(path.dirname(TRANSCRIPT_REPL), fixture);
+  const app = await makeApp({ launch: () => transcriptLaunch(env, script), config: testConfig(over) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { app, url: `ws://127.0.0.1:${port}` };

@@ -73,6 +73,7 @@ function hostWith(states: SearchState[]): ProcessHost {
     environment: 'env',
     slots: new ProcessSlots(4),
     recycleDeadStates: 1,
+    migrateReplStates: 0,
     lease: async () => fakeLease(),
   });
   for (const s of states) h.live.add(s);
@@ -130,4 +131,31 @@ t.test('rebuild: a replay that kills the process again loses that state, the res
   );
   t.same(report.rebuilt.map((s) => s.id).sort(), [root.id, good.id].sort());
   t.equal(host.gen, 2, 'a second fresh process after the replay killed the first');
+});
+
+t.test('a process holding mostly dead states is recycled: the live ones move, the client is told', async (t) => {
+  // Growth is process behaviour no recording shows: the stand-in REPL (test/fixtures/standin-repl.mjs).
+  const { searchDaemonWith } = await import('./helpers.ts');
+  const { app, url } = await searchDaemonWith('standin-repl.mjs', {}, { search: { migrateReplStates: 20 } });
+  t.teardown(() => app.close());
+  const { ProofSearch } = await import('../../src/client/proof-search.ts');
+  await using s = await ProofSearch.connect({ url, environment: 'lean-test' });
+  let state = (await s.start('theorem t : P := by sorry')).states[0]!.state;
+  const pid = (await s.stat()).processes[0]!.pid;
+  let told: string[] = [];
+  let live: string[] = [];
+  for (let i = 0; i < 30 && told.length === 0; i++) {
+    const r = await s.tactic(state, `step${i}`);
+    const out = r.results[0]!;
+    if (!out.ok) throw new Error(out.error);
+    live = [state, out.state]; // the parent is deleted only after this message
+    await s.delete(state);
+    state = out.state;
+    told = r.rebuilt;
+  }
+  t.same([...told].sort(), live.sort(), 'the live states were rebuilt elsewhere, and named');
+  const after = await s.stat();
+  t.not(after.processes[0]!.pid, pid, 'on a fresh process');
+  t.ok(after.processes[0]!.deadStates < 20, 'which holds few states');
+  t.ok((await s.tactic(state, 'more')).results[0]!.ok, 'and the search goes on');
 });
