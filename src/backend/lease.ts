@@ -3,7 +3,8 @@
  * process between messages, so it takes a warm session of the (environment, header) pool and
  * keeps it until its states are gone. The REPL keeps every proof state it recorded for the
  * process's life (it only appends to `proofStates` [repl v4.28.0: REPL/Main.lean,
- * `recordProofSnapshot`]; it has no request that frees one), so what a lease created is added
+ * `recordProofSnapshot`]; it has no request that frees one: the `gc`/`discard` option of repl
+ * commits 4ab23f9/f867ab2 is on a branch no tag v4.21.0 … v4.33.0-rc2 contains), so what a lease created is added
  * to the session's state count when it goes back, and the pool's retirement policy sees it.
  */
 import type { EnvironmentConfig } from '../envs/config.ts';
