@@ -57,6 +57,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         log: request.log,
         signal: clientGoneSignal(request, reply),
         info: request.svc,
+        inputChars: raw?.length,
       },
       r?.rawKey,
     );

@@ -122,6 +122,8 @@ export async function registerStream(
       });
       const onMessage = (data: RawData, isBinary: boolean) => {
         lastActivity = Date.now();
+        // The message's size: its response may be limits.responseFactor times it.
+        const inputChars = isBinary ? 0 : (data as Buffer).length;
         // Every answer names the client's id when the message carried one, even if nothing else in it is valid.
         let id: string | null = null;
         let msg;
@@ -210,6 +212,7 @@ export async function registerStream(
             log: request.log,
             signal: ctrl.signal,
             info,
+            inputChars,
             onStarted: () => send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds }),
             progress: (p) => send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
           })

@@ -42,6 +42,13 @@ export interface StructuralPoolOptions {
   idleTimeoutMs?: number | undefined;
 }
 
+export interface StructuralRunOptions {
+  /** Who asked (API key label, or the anonymous caller's address): the unit of fair scheduling. */
+  caller?: string | undefined;
+  /** The response bound (characters): the worker refuses a larger result instead of sending it back. */
+  maxResponseChars?: number | undefined;
+}
+
 export interface StructuralPoolStats {
   threads: number;
   running: number;
@@ -111,12 +118,19 @@ export class StructuralPool {
   }
 
   /** Run a structural tool on a worker; rejects with the signal's reason when it aborts. */
-  async run(tool: ToolName, request: unknown, env: EnvironmentConfig, signal: AbortSignal): Promise<unknown> {
+  async run(
+    tool: ToolName,
+    request: unknown,
+    env: EnvironmentConfig,
+    signal: AbortSignal,
+    opts: StructuralRunOptions = {},
+  ): Promise<unknown> {
     signal.throwIfAborted();
     this.running++;
     let out: StructuralOutcome;
     try {
-      out = await this.piscina.run({ tool, request, env }, { signal });
+      const task: StructuralTask = { tool, request, env, maxResponseChars: opts.maxResponseChars };
+      out = await this.piscina.run(task, { signal });
     } catch (e) {
       if (signal.aborted) {
         this.terminated++;
