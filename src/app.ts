@@ -208,6 +208,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authorize,
     limits: config.server.stream,
     closing: () => closing,
+    // Leave the exit timer (main.ts) time to see the sockets close.
+    drainTimeoutMs: Math.max(0, config.server.drainTimeoutMs - 2_000),
   });
   registerRoutes(app, {
     authorize,

@@ -22,6 +22,7 @@ import {
 import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
+import { StreamDrain } from './stream-drain.ts';
 import type { Pipeline } from './pipeline.ts';
 
 /**
@@ -65,18 +66,26 @@ export async function registerStream(
     authorize: (request: FastifyRequest) => Caller;
     limits?: StreamLimits;
     closing?: () => boolean;
+    /** On close, in-flight stream requests get this long to finish before their sockets close. */
+    drainTimeoutMs?: number;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
-    await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
+    // Shutdown drains the sockets (stream-drain.ts) instead of the plugin's default, which closed them at once.
+    const drain = new StreamDrain();
+    await app.register(websocket, {
+      options: { maxPayload: opts.maxPayloadBytes },
+      preClose: () => drain.drain(app.websocketServer, opts.drainTimeoutMs ?? 30_000, app.log),
+    });
     // Refuse a bad key before the upgrade (a plain 401 response).
     app.addHook('preValidation', async (request) => {
       opts.authorize(request);
     });
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
+      drain.track(socket, inFlight);
       // Backpressure: results (cache hits included) are only sent while the client reads them.
       // Past the budget, stop reading its new requests; past the hard limit, close the socket.
       // Every event is bounded and no send throws (stream-send.ts).
@@ -175,7 +184,8 @@ export async function registerStream(
         id = msg.id;
         const reqId = id;
         // Shutting down: the documented 503 for each new request until the socket closes.
-        if (opts.closing?.()) return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
+        if (opts.closing?.() || drain.draining)
+          return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
         if (inFlight.has(reqId))
           return fail(
             reqId,
