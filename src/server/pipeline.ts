@@ -77,6 +77,8 @@ export interface RunOptions {
   progress?: ToolContext['progress'];
   /** The request's size as received (characters), for its response bound; default: measured from the request. */
   inputChars?: number | undefined;
+  /** The client's address: anonymous callers are told apart by it for fair scheduling. */
+  clientAddress?: string | undefined;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
@@ -206,7 +208,7 @@ export class Pipeline {
           : structural
             ? // No Lean: on a worker thread (a structural tool never reports a Lean failure).
               (structural.run(p.tool, p.request, p.env, signal, {
-                caller: opts.caller.id,
+                caller: opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id,
                 maxResponseChars,
               }) as Promise<ToolResponse<T>>)
             : p.impl.run(p.request, {

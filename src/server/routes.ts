@@ -58,6 +58,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         signal: clientGoneSignal(request, reply),
         info: request.svc,
         inputChars: raw?.length,
+        clientAddress: request.ip,
       },
       r?.rawKey,
     );

@@ -223,6 +223,7 @@ export async function registerStream(
             signal: ctrl.signal,
             info,
             inputChars,
+            clientAddress: request.ip,
             onStarted: () => send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds }),
             progress: (p) => send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
           })
