@@ -27,15 +27,19 @@ interface RecordedMsg {
   data: string;
 }
 
-/** The recorded response to a fresh `cmd` in `tag`'s `file`, as AXLE's message set (built here from the recorded fields). */
-function recordedSet(tag: string, file: string, cmd: string) {
+/**
+ * The recorded response to `cmd` in `tag`'s `file` (fresh, or on `env`), as AXLE's message set, built here from the
+ * recorded fields; `down` lines when the command starts further down the returned content (after a header).
+ */
+function recordedSet(tag: string, file: string, cmd: string, env?: number, down = 0) {
   const x = readExchanges(path.join(recordedTagDir(tag)!, file)).find(
-    (e) => e.request.cmd === cmd && e.request.env === undefined,
+    (e) => e.request.cmd === cmd && e.request.env === env,
   )!;
   const set = { errors: [] as string[], warnings: [] as string[], infos: [] as string[] };
   for (const m of (x.response.messages ?? []) as RecordedMsg[]) {
-    const end = m.endPos ? `-${m.endPos.line}:${m.endPos.column}` : '';
-    const s = m.severity === 'info' ? m.data : `-:${m.pos.line}:${m.pos.column}${end}: ${m.severity}: ${m.data}`;
+    const end = m.endPos ? `-${m.endPos.line + down}:${m.endPos.column}` : '';
+    const at = `${m.pos.line + down}:${m.pos.column}`;
+    const s = m.severity === 'info' ? m.data : `-:${at}${end}: ${m.severity}: ${m.data}`;
     set[m.severity === 'error' ? 'errors' : m.severity === 'warning' ? 'warnings' : 'infos'].push(`${s}\n`);
   }
   return set;
@@ -77,6 +81,27 @@ for (const [tag, tool, content, file, cls] of RECORDED) {
     }
   });
 }
+
+t.test(
+  "check with a recorded header: Mathlib.Tactic.Cases, `induction'` leaves two cases",
+  { skip: SKIP },
+  async (t) => {
+    const header = 'import Mathlib.Tactic.Cases';
+    const body = "example {x : Nat} : x + 1 > x := by\n  induction' x with x hx";
+    // Mathlib/test/H20231115_3.in: the header alone (env 0), then the example on env 0.
+    const rec = recordedLean(t, TAG, header)!;
+    const r = await run('check', { content: body }, rec.ctx());
+    t.same(rec.refusals(), [], 'the header and the command were recorded');
+    t.equal(r.content, `${header}\n\n${body}`, "ignore_imports: the environment's header is put in front");
+    t.same(
+      r.lean_messages,
+      recordedSet(TAG, 'Mathlib/test/H20231115_3.in', body, 0, 2),
+      'two lines down, after the header',
+    );
+    t.match(r.lean_messages.errors[0], /unsolved goals\ncase zero[\s\S]*case succ/, 'the case tags Lean printed');
+    t.equal(r.okay, false);
+  },
+);
 
 /**
  * A tool reads a recorded message and acts on it: the edit it then sends is the proof that it read the
