@@ -103,6 +103,30 @@ t.test(
   },
 );
 
+t.test(
+  'a warning about an earlier `variable` lands on that variable (issue 27 §3 defect 10)',
+  { skip: SKIP },
+  async (t) => {
+    // variables.in: the unused `y` of `variable (x y : Nat)` is reported in the answer to the NEXT input,
+    // at the first input's position (line 1, column 12).
+    const recorded = readExchanges(path.join(recordedTagDir(TAG)!, 'variables.in'));
+    const content = recorded.map((x) => x.request.cmd as string).join('\n\n');
+    const rec = recordedLean(t, TAG)!;
+    const r = await run('normalize', { content }, rec.ctx());
+    t.same(rec.refusals(), [], 'all recorded');
+    const w = (recorded[1]!.response.messages as RecordedMsg[])[0]!;
+    t.equal(w.pos.line, 1, 'recorded in the second answer, at line 1 of the first input');
+    const at = `-:${w.pos.line}:${w.pos.column}-${w.endPos!.line}:${w.endPos!.column}: warning: ${w.data}\n`;
+    t.ok(
+      r.lean_messages.warnings.includes(at),
+      `reported at the variable: ${JSON.stringify(r.lean_messages.warnings[0])}`,
+      {
+        todo: 'defect 10 of issue 27 §3, fixed by the engineer "defects": today it lands on the line of the second `variable`',
+      },
+    );
+  },
+);
+
 /**
  * A tool reads a recorded message and acts on it: the edit it then sends is the proof that it read the
  * message right. The edited text itself was never recorded, so the recorded REPL refuses it, and the
