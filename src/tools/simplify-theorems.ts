@@ -16,7 +16,14 @@ import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
-import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import {
+  elaborateContent,
+  requestElabOptions,
+  isSorryWarning,
+  messagesIn,
+  sameDecl,
+  type Elaborated,
+} from './elaborate.ts';
 import { reprint } from './layout.ts';
 import { selectDeclarations } from './selection.ts';
 import { unusedVariableName } from './lean-texts.ts';
@@ -43,12 +50,7 @@ class SimplifyRun {
   ) {}
 
   elab(text: string): Promise<Elaborated> {
-    const { req } = this;
-    return elaborateContent(
-      text,
-      { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options },
-      this.ctx,
-    );
+    return elaborateContent(text, requestElabOptions(this.req), this.ctx);
   }
 
   /** Lean failed while checking a trial (crash, memory): reported, and no further trial is sent. */

@@ -52,7 +52,7 @@ function withoutAdditions(r: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const WRAPPER = /^set_option maxHeartbeats \d+ in\n/;
+const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const HEADERFUL = /^\s*(?:import|prelude|module)\b/;
 
 export class RecordedAnswers {
