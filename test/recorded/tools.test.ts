@@ -180,11 +180,16 @@ for (const [tag, tool, body, edit, cls] of RECOGNISED) {
 
 /** Tools that need an input no recording holds: which one, as the recorded REPL reports it. */
 const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: string][] = [
-  ['check', { content: 'theorem thm1 : 1 = 1 := sorry' }, /#print axioms thm1/, 'no recording of `#print axioms`'],
+  [
+    'check',
+    { content: 'theorem thm1 : 1 = 1 := sorry' },
+    /#print axioms (?:_root_\.)?thm1/,
+    'no recording of `#print axioms`',
+  ],
   [
     'verify_proof',
     { content: 'theorem thm1 : 1 = 1 := sorry', formal_statement: 'theorem thm1 : 1 = 1 := sorry' },
-    /#check @thm1|#print axioms thm1/,
+    /#check @thm1|#print axioms (?:_root_\.)?thm1/,
     'no recording of its `#check @name` probe (pp.fullNames) or `#print axioms`',
   ],
   ['sorry2lemma', { content: SORRY }, /set_option pp\.proofs true/, 'goal printing options are never recorded'],
