@@ -122,8 +122,9 @@ export class Pipeline {
     info: RunInfo,
     rawKey?: RawKey,
   ): { hit: CachedResult } | { miss: Prepared<T> } {
+    // Counted before validation: zod would build an issue per item of an oversized list (issue 23).
+    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const request = parseToolRequest(tool, body);
-    checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {

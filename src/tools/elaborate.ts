@@ -97,7 +97,11 @@ export interface CommandOutcome {
   command: Command;
   messages: LeanMessage[];
   /** The goals at each `sorry` Lean reported, on content positions. */
-  sorries: { pos: { line: number; column: number } | undefined; goal: string }[];
+  sorries: {
+    pos: { line: number; column: number } | undefined;
+    endPos?: { line: number; column: number } | undefined;
+    goal: string;
+  }[];
 }
 
 /**
@@ -321,7 +325,11 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
     // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
     const pieceOf = (line: number | undefined) =>
       role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
-    const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+    const sorries = r.sorries.map((x) => ({
+      pos: x.pos ? shiftPos(x.pos, x.origin) : undefined,
+      endPos: x.endPos ? shiftPos(x.endPos, x.origin) : undefined,
+      goal: x.goal,
+    }));
     for (const p of role.pieces) {
       out.commands.push({
         command: p.cmd,
@@ -396,9 +404,14 @@ export function elaborationUnits(file: SourceFile): Command[][] {
 /** The standard axioms a valid proof may use. */
 export const STANDARD_AXIOMS = new Set(['propext', 'Classical.choice', 'Quot.sound']);
 
-/** Lean's sorry warning, in its older and newer spellings. */
+/**
+ * Lean's sorry warning in each recorded spelling: `declaration uses 'sorry'` (REPL transcripts
+ * v4.21.0 … v4.27.0), ``declaration uses `sorry` `` (v4.28.0 … v4.33.0-rc2), and the form naming the
+ * declaration, ``declaration `g` uses `sorry` `` (Lean's own test tests/lean/run/10196.lean at lean4
+ * 7608ad0; ../shared/recorded, test/recorded/parsers.test.ts).
+ */
 export const isSorryWarning = (m: LeanMessage) =>
-  m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
+  m.severity === 'warning' && /^declaration (?:`[^`]+` )?uses ['`]sorry['`]/.test(m.text);
 
 /** The same declaration in another elaboration of the content (after an edit). */
 export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {
