@@ -117,9 +117,7 @@ async function removeUnknownOptions(run: RepairRun): Promise<void> {
   const { r } = run;
   const edits: TextEdit[] = [];
   r.commands.forEach((c) => {
-    const unknown = c.messages.some(
-      (m) => m.severity === 'error' && UNKNOWN_OPTION_RE.test(m.text),
-    );
+    const unknown = c.messages.some((m) => m.severity === 'error' && UNKNOWN_OPTION_RE.test(m.text));
     if (!unknown) return;
     const cmd = c.command;
     if (cmd.kind === 'set_option') edits.push(remove(cmd.start, cmd.end));
