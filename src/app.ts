@@ -32,6 +32,7 @@ import { registerRequestLog } from './server/request-log.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
+import { registerEndpoints } from './server/endpoints.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -225,6 +226,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
   });
   registerSharedLinkRoutes(app, links, authorize);
+  registerEndpoints(app, authorizeListing);
   registerRoutes(app, {
     links,
     authorize,

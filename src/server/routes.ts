@@ -107,7 +107,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
  */
 const ROUTES: [RegExp, string[]][] = [
   [/^\/api\/v1\/[^/]+$/, ['POST']],
-  [/^\/v1\/(environments|status|stream)$/, ['GET', 'HEAD']],
+  [/^\/v1\/(environments|status|stream|endpoints)$/, ['GET', 'HEAD']],
   [/^\/v1\/shared-links$/, ['POST']],
   [/^\/v1\/shared-links\/[^/]+$/, ['GET', 'HEAD']],
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
