@@ -56,9 +56,18 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';
-      const body = withRequestId(prepared.hit.body, requestId);
-      links?.record(requestId, { tool, caller: request.caller, inputs: raw ?? (request.body as object), result: body });
-      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(body);
+      const stored = prepared.hit.body;
+      links?.record(requestId, {
+        tool,
+        caller: request.caller,
+        inputs: raw ?? (request.body as object),
+        result: stored,
+        withoutId: true,
+      });
+      return reply
+        .header('x-cache', 'hit')
+        .type('application/json; charset=utf-8')
+        .send(withRequestId(stored, requestId));
     }
     const result = await deps.pipeline.execute(
       prepared.miss,
