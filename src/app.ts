@@ -35,6 +35,7 @@ import { registerStream } from './server/stream.ts';
 import { registerMcp } from './server/adapters/mcp.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { SearchService } from './search/service.ts';
+import { registerEndpoints } from './server/endpoints.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -248,6 +249,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
   registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
   registerSharedLinkRoutes(app, links, authorize);
+  registerEndpoints(app, authorizeListing);
   registerRoutes(app, {
     links,
     authorize,

@@ -71,6 +71,8 @@ export const ERROR_CODES = {
       empty_body: 'the request body is empty; expected a JSON object',
       content_length: 'the request body length does not match Content-Length',
       body: 'the request body is not valid JSON: {reason}',
+      body_as:
+        'the request body is not valid JSON ({reason}); it was sent {type}, and every body is read as JSON whatever its Content-Type',
       stream_message: 'the message is not valid JSON: {reason}',
       unreadable: 'the request body could not be read as JSON',
     },

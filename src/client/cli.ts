@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.ts';
 import { runBatch } from './batch.ts';
+import { commandHelp } from './command-help.ts';
 import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
 
@@ -391,7 +392,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   // No command: the help, and 0, as AXLE's CLI does.
   if (p.help || !p.command) {
-    io.stdout(`${usage()}\n`);
+    io.stdout(`${p.tool ? commandHelp(p.tool) : usage()}\n`);
     return EXIT.ok;
   }
   const isOther = (OTHER_COMMANDS as readonly string[]).includes(p.command);

@@ -103,7 +103,7 @@ export interface Prepared<T extends ToolName> {
 export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
   const withoutLean =
     'reparse' in TOOLS[tool].request.shape
-      ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).`
+      ? ` Without Lean, ${tool} still answers with "reparse": false (lean-tool: --no-reparse), giving the transformed content, not elaborated.`
       : '';
   return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
 }
@@ -155,6 +155,16 @@ export class Pipeline {
     return { miss: { tool, request, env, impl, key } };
   }
 
+  /**
+   * The permanent refusal execute would answer for this request (its environment cannot run the
+   * Lean it needs), or undefined: the stream asks first, so it never announces `queued` for it.
+   */
+  refusal<T extends ToolName>(p: Prepared<T>): ServiceError | undefined {
+    if (!(this.deps.executor?.checksLocalAvailability ?? true) || !p.impl.needsLean(p.request)) return undefined;
+    const a = this.deps.registry.availability(p.env.name);
+    return a.available ? undefined : unavailable(p.tool, p.env.name, a.reason);
+  }
+
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawKey?: RawKey): Promise<ToolResponse<T>> {
     const executor = this.deps.executor;
     if (executor?.lookup) {
@@ -165,10 +175,8 @@ export class Pipeline {
         return shared as ToolResponse<T>;
       }
     }
-    if ((executor?.checksLocalAvailability ?? true) && p.impl.needsLean(p.request)) {
-      const a = this.deps.registry.availability(p.env.name);
-      if (!a.available) throw unavailable(p.tool, p.env.name, a.reason);
-    }
+    const refused = this.refusal(p);
+    if (refused) throw refused;
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);

@@ -247,6 +247,9 @@ export async function registerStream(
         const rid = newRequestId();
         if ('hit' in prepared)
           return answer(reqId, tool, rid, msg.request, JSON.parse(prepared.hit.body.toString('utf8')) as object, 'hit');
+        // An environment that cannot run the Lean it needs: refused at once, never announced as queued.
+        const refused = pipeline.refusal(prepared.miss);
+        if (refused) return fail(reqId, refused, rid);
         const ctrl = new AbortController();
         inFlight.set(reqId, ctrl);
         send({ id: reqId, event: 'queued', request_id: rid });
