@@ -5,12 +5,15 @@
  * Lean editor's goal panel; lines with no tactic proof state are omitted"
  * [axiom-lean-engine 1023f1f: docs/tools/extract_proof_states.md].
  *
- * At the end of a line:
- * - inside a tactic that has not finished there (a multi-line `induction … with`, a `·` block):
- *   the goals after the last tactic nested in it that has finished by then, else its goals before;
- * - past every tactic that started (between tactics, at the proof's last line): the goals after
- *   the last tactic finished (of equal ends, the outermost, which holds the whole proof's state);
- * - on the line of `by` before the first tactic: that tactic's goals before.
+ * At the end of a line, as Lean's goal panel chooses [lean4 src/Lean/Server/InfoUtils.lean,
+ * `InfoTree.goalsAt?`: the innermost tactic whose range plus trailing whitespace holds the
+ * cursor; the goals after it, except for a tactic with a nested tactic still to come, whose
+ * goals before are shown]:
+ * - just after a tactic (only whitespace or a comment since it ended): the goals after it, of
+ *   tactics ending together the innermost;
+ * - inside a tactic not finished there (`induction … with` before its cases, a `·` block):
+ *   its goals before while a nested tactic is still to come;
+ * - on the line of `by`, before the first tactic: that tactic's goals before.
  * Goals are joined by a blank line, as the goal panel lists them; none is "no goals" (AXLE's
  * recorded example shows it).
  *
@@ -32,7 +35,7 @@ const show = (goals: readonly string[]) => (goals.length === 0 ? 'no goals' : go
 
 interface Open {
   step: TacticStep;
-  /** The last step nested in this one that has finished. */
+  /** The last step nested in this one that has finished (of steps ending together, the innermost). */
   lastDone: TacticStep | undefined;
 }
 
@@ -41,6 +44,17 @@ function proofLines(first: TacticStep, lines: readonly string[]): number {
   const above = lines[first.pos.line - 2];
   const lineStart = lines[first.pos.line - 1]!.slice(0, first.pos.column).trim() === '';
   return above !== undefined && lineStart && /\bby\s*$/.test(above) ? first.pos.line - 1 : first.pos.line;
+}
+
+const blank = (s: string) => {
+  const t = s.trim();
+  return t === '' || t.startsWith('--');
+};
+
+/** Whether only whitespace and comments lie between `p` and the end of line `line` (the step's trailing whitespace). */
+function trailing(p: Pos, line: number, lines: readonly string[], nonBlank: readonly number[]): boolean {
+  const rest = [...lines[p.line - 1]!].slice(p.column).join('');
+  return blank(rest) && nonBlank[line]! === nonBlank[p.line]!;
 }
 
 export function proofStatesByLine(
@@ -57,6 +71,9 @@ export function proofStatesByLine(
       b.endPos.column - a.endPos.column,
   );
   const lines = content.split('\n');
+  // nonBlank[l]: lines 1..l holding something besides whitespace and comments.
+  const nonBlank = [0];
+  for (const l of lines) nonBlank.push(nonBlank.at(-1)! + (blank(l) ? 0 : 1));
   const states: LineState[] = [];
   const stack: Open[] = [];
   let lastDone: TacticStep | undefined;
@@ -69,19 +86,26 @@ export function proofStatesByLine(
       stack.push({ step: sorted[next]!, lastDone: undefined });
       next++;
     }
-    // Finished by the end of this line: recorded on the step that holds it (inner first, so an
-    // outer one ending at the same place replaces it: the outermost state wins).
+    // Finished by the end of this line: recorded on the step that holds it. An outer step ending
+    // where its last nested one ends passes that one on (the innermost wins, as in Lean).
     while (stack.length > 0 && before(stack.at(-1)!.step.endPos, end)) {
-      const done = stack.pop()!.step;
+      const o = stack.pop()!;
+      const inner = o.lastDone;
+      const done =
+        inner && inner.endPos.line === o.step.endPos.line && inner.endPos.column === o.step.endPos.column
+          ? inner
+          : o.step;
       if (stack.length > 0) stack.at(-1)!.lastDone = done;
       else lastDone = done;
     }
     const inside = stack.at(-1);
-    const state = inside
-      ? show(inside.lastDone ? inside.lastDone.goalsAfter : inside.step.goalsBefore)
-      : lastDone
-        ? show(lastDone.goalsAfter)
-        : show(sorted[next]!.goalsBefore);
+    const recent = inside ? inside.lastDone : lastDone;
+    const state =
+      recent && (trailing(recent.endPos, line, lines, nonBlank) || !inside)
+        ? show(recent.goalsAfter)
+        : inside
+          ? show(inside.step.goalsBefore)
+          : show(sorted[next]!.goalsBefore);
     if (size + state.length > cap) return { states, truncatedAt: line };
     size += state.length;
     states.push({ line, proof_state: state });

@@ -56,17 +56,30 @@ t.test('placement on lines: inside a multi-line tactic, after a nested one, the 
     goalsAfter: after,
   });
   const steps = [
-    step(3, 2, 5, 20, ['G'], []), // the tactic sequence
-    step(3, 2, 5, 20, ['G'], []), // induction … with
+    step(3, 2, 5, 20, ['G'], ['after seq']), // the tactic sequence
+    step(3, 2, 5, 20, ['G'], ['after induction']), // induction … with
     step(4, 12, 4, 15, ['G-zero'], []), // rfl
-    step(5, 17, 5, 20, ['G-succ'], []), // simp
+    step(5, 17, 5, 20, ['G-succ'], ['after simp']), // simp
   ];
   t.same(proofStatesByLine(steps, content).states, [
     { line: 2, proof_state: 'G' }, // the `by` line: before the first tactic
     { line: 3, proof_state: 'G' }, // inside `induction`, nothing in it finished yet
     { line: 4, proof_state: 'no goals' }, // after `rfl`, inside `induction`
-    { line: 5, proof_state: 'no goals' }, // past the whole proof
+    { line: 5, proof_state: 'after simp' }, // three steps end here: the innermost
   ]);
+  // A line of the tactic's own syntax with a nested tactic still to come: the goals before it;
+  // a comment line after a tactic: still that tactic's goals after.
+  const split = content.replace('| succ k ih => simp', '-- the other case\n  | succ k ih =>\n    simp');
+  const later = [
+    step(3, 2, 7, 8, ['G'], ['after seq']),
+    step(3, 2, 7, 8, ['G'], ['after induction']),
+    step(4, 12, 4, 15, ['G-zero'], ['after rfl']),
+    step(7, 4, 7, 8, ['G-succ'], ['after simp']),
+  ];
+  t.same(
+    proofStatesByLine(later, split).states.map((s) => s.proof_state),
+    ['G', 'G', 'after rfl', 'after rfl', 'G', 'after simp'],
+  );
   // Two proofs: lines between them have no state; a second `by` line gets its first goals.
   const two = `${content}\n\ntheorem bar : True := by\n  trivial`;
   const more = [...steps, step(8, 2, 8, 9, ['H'], [])];

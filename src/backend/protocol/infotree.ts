@@ -1,7 +1,8 @@
 /**
  * The tactic steps of a REPL info tree: each tactic node's source range and the goals before
  * and after it, pretty-printed by Lean. The REPL exports an info tree on request
- * (`"infotree": "original"`: tactic nodes with original syntax only [repl v4.28.0:
+ * (`"infotree": "original"`: tactic nodes with original syntax only; the same at every supported tag,
+ * v4.21.0 … v4.33.0-rc2 [repl v4.28.0:
  * REPL/Main.lean, `jsonTrees` (`retainTacticInfo`, `retainOriginal`)]) as nested
  * `{kind, node, children}` objects; a tactic node is `kind: "TacticInfo"` with
  * `node: {stx: {range: {synthetic, start, finish}}, goalsBefore, goalsAfter}` [repl v4.28.0:
