@@ -29,11 +29,13 @@ import { sendError, toFrameworkError, writeClientError } from './server/error-ha
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
+import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { registerMcp } from './server/adapters/mcp.ts';
 import { registerKimina } from './server/adapters/kimina.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
+import { SearchService } from './search/service.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -127,6 +129,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.launch ? { launch: opts.launch } : { hostEnv }),
   });
   const cache = new ResultCache(config.cache.maxBytes);
+  // Proof search sessions on /v1/stream (src/search): processes leased from the same pools.
+  const search = SearchService.forBackend(backend, {
+    config: config.search,
+    heartbeatsPerSecond: config.lean.heartbeatsPerSecond,
+    registry,
+  });
   const comparator = new ComparatorBackend({
     root: PROJECT_ROOT,
     config: config.comparator,
@@ -146,17 +154,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pools: () => backend.stats(),
     cache: () => cache.stats(),
     queues: () => cluster?.queues() ?? [],
+    cluster: () => cluster?.gauges(),
   });
   if (usesNats(config.cluster)) {
     const { ClusterNode } = await import('./cluster/node.ts');
     cluster = await ClusterNode.start({
       config: config.cluster,
+      leanLimits: config.lean,
       registry,
       tools,
       lean,
       log: logger,
       frontObserver: metrics.front,
       workerObserver: metrics.worker,
+      connectionObserver: metrics.connection,
       pools: () => backend.stats(),
     });
   }
@@ -207,6 +218,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing = true;
     // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
     await cluster?.close();
+    search.close();
     await backend.destroy();
     await structural.destroy();
   });
@@ -217,6 +229,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   registerNotFound(app);
+  registerHealth(app, {
+    closing: () => closing,
+    ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
+  });
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {
@@ -225,6 +241,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authorize,
     limits: config.server.stream,
     closing: () => closing,
+    extension: search,
   });
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.

@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { applyClusterEnv, clusterConfig } from './cluster/config.ts';
+import { applyClusterEnv, clusterConfig, effectiveSlots, usesNats } from './cluster/config.ts';
+import { searchConfig } from './search/config.ts';
 import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
@@ -189,6 +190,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
   cluster: clusterConfig,
+  /** Proof search sessions on /v1/stream (src/search, docs/proof-search.md). */
+  search: searchConfig,
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -312,6 +315,14 @@ function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.Proce
   for (const k of keysFrom('LEAN_TOOL_API_KEYS', env.LEAN_TOOL_API_KEYS, false)) config.keys.push(k);
   for (const k of keysFrom('LEAN_TOOL_ADMIN_KEYS', env.LEAN_TOOL_ADMIN_KEYS, true)) config.keys.push(k);
   applyClusterEnv(config.cluster, env);
+  if (env.LEAN_TOOL_MAX_SESSIONS) {
+    const n = Number(env.LEAN_TOOL_MAX_SESSIONS);
+    if (!Number.isInteger(n) || n < 1)
+      throw new ConfigError(`LEAN_TOOL_MAX_SESSIONS must be a positive integer, got ${env.LEAN_TOOL_MAX_SESSIONS}`);
+    config.lean.maxSessions = n;
+  }
+  // A worker's slots against its Lean sessions (issue 24): a contradiction is refused here, at startup.
+  if (usesNats(config.cluster) && config.cluster.role !== 'front') effectiveSlots(config.cluster, config.lean);
   // Relative project directories are relative to the project root, not the cwd.
   for (const e of config.environments)
     if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);

@@ -13,7 +13,7 @@ import {
   LEAN_DEFAULT_MAX_HEARTBEATS,
   scopeLimit,
   sentBudget,
-  stoppedAt,
+  stoppedByBudget,
   withBudget,
   wrappable,
   WRAP_LINES,
@@ -393,7 +393,7 @@ export class LeanBackend implements LeanRunner {
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
       remember: (messages: readonly ReplMessage[], sent: string) => {
         const b = sentBudget(sent);
-        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === b)) return true;
+        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, b))) return true;
         stops++;
         return false;
       },

@@ -415,9 +415,14 @@ export function elaborationUnits(file: SourceFile): Command[][] {
 /** The standard axioms a valid proof may use. */
 export const STANDARD_AXIOMS = new Set(['propext', 'Classical.choice', 'Quot.sound']);
 
-/** Lean's sorry warning, in its older and newer spellings. */
+/**
+ * Lean's sorry warning in each recorded spelling: `declaration uses 'sorry'` (REPL transcripts
+ * v4.21.0 … v4.27.0), ``declaration uses `sorry` `` (v4.28.0 … v4.33.0-rc2), and the form naming the
+ * declaration, ``declaration `g` uses `sorry` `` (Lean's own test tests/lean/run/10196.lean at lean4
+ * 7608ad0; ../shared/recorded, test/recorded/parsers.test.ts).
+ */
 export const isSorryWarning = (m: LeanMessage) =>
-  m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
+  m.severity === 'warning' && /^declaration (?:`[^`]+` )?uses ['`]sorry['`]/.test(m.text);
 
 /** The same declaration in another elaboration of the content (after an edit). */
 export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {

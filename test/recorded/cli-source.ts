@@ -10,6 +10,9 @@ import type { RecordedItem, Severity } from './types.ts';
 
 const HEAD = /^([^\s:]+\.lean):(\d+):(\d+)(?:-(\d+):(\d+))?: (error|warning|info|trace)(?:\(([^)]*)\))?: ?/;
 
+/** The head line as printed, up to the text's first line. */
+const l0 = (h: RegExpExecArray) => h.input;
+
 export function cliItems(text: string, file: string, version: string): RecordedItem[] {
   const items: RecordedItem[] = [];
   const lines = text.split('\n');
@@ -32,6 +35,7 @@ export function cliItems(text: string, file: string, version: string): RecordedI
           text: body,
           pos: { line: Number(h[2]), column: Number(h[3]) },
           endPos: h[4] ? { line: Number(h[4]), column: Number(h[5]) } : undefined,
+          printed: [l0(cur.head), ...cur.body.slice(1)].join('\n').replace(/\n+$/, ''),
           ...classify(severity, body),
         },
       ],

@@ -14,8 +14,12 @@
  *   `processCommandsWithInfoTrees`]). The backend's own heartbeat wrapper `set_option maxHeartbeats N in`
  *   (src/backend/deadline/heartbeats.ts, `withBudget`) is removed, and the answer's positions moved down
  *   by its line, as Lean reports them for the wrapped text.
- * - requests recorded with options the service never sends (`allTactics`, `rootGoals`, `infotree`,
- *   proof steps, pickles) never match.
+ * - a request recorded with `allTactics` or `infotree` answers the plain request with the `tactics` /
+ *   `infotree` field removed: those options only add that field to the response, after the command was
+ *   elaborated the same way (info trees are always on) [repl v4.24.0, v4.28.0, v4.33.0-rc2: REPL/Main.lean,
+ *   `runCommand`; REPL/Frontend.lean, `processCommandsWithInfoTrees` sets `infoState.enabled := true`].
+ *   `rootGoals` adds sorries, so those recordings, proof steps and pickles never match. A plain recording
+ *   is preferred.
  * The answer is the recorded response with the env renumbered to this process's own count.
  */
 import path from 'node:path';
@@ -30,12 +34,25 @@ interface Recorded {
   response: Record<string, unknown>;
   file: string;
   line: number;
+  /** Recorded with `allTactics`/`infotree` (answers with the additions removed). */
+  extra: boolean;
 }
 
 export type Answer =
   { kind: 'answer'; response: Record<string, unknown>; from: string } | { kind: 'refusal'; reason: string };
 
-const WRAPPER = /^set_option maxHeartbeats \d+ in\n/;
+/** Request fields a recording may carry and still answer the service's plain `{cmd, env}`. */
+const MATCHABLE = new Set(['cmd', 'env', 'allTactics', 'infotree']);
+
+/** The response without what `allTactics` and `infotree` added. */
+function withoutAdditions(r: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...r };
+  delete out.tactics;
+  delete out.infotree;
+  return out;
+}
+
+const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const HEADERFUL = /^\s*(?:import|prelude|module)\b/;
 
 export class RecordedAnswers {
@@ -53,11 +70,13 @@ export class RecordedAnswers {
       const name = path.relative(dir, f);
       for (const x of readExchanges(f)) {
         const keys = Object.keys(x.request);
-        if (typeof x.request.cmd !== 'string' || keys.some((k) => k !== 'cmd' && k !== 'env')) continue;
+        if (typeof x.request.cmd !== 'string' || keys.some((k) => !MATCHABLE.has(k))) continue;
         const on = typeof x.request.env === 'number' ? `${name}#${x.request.env}` : INIT;
         const k = `${on}\0${x.request.cmd}`;
         const list = this.#byInput.get(k) ?? [];
-        list.push({ response: x.response, file: name, line: x.line });
+        const extra = keys.some((k) => k !== 'cmd' && k !== 'env');
+        const response = extra ? withoutAdditions(x.response) : x.response;
+        list.push({ response, file: name, line: x.line, extra });
         this.#byInput.set(k, list);
       }
     }
@@ -97,7 +116,8 @@ export class RecordedAnswers {
   }
 
   #reply(hits: Recorded[], shift: number): Answer {
-    const first = hits[0]!;
+    // Plain recordings first (stable): they are the very request the service sends.
+    const first = [...hits].sort((a, b) => Number(a.extra) - Number(b.extra))[0]!;
     const env = this.#nextEnv++;
     const recEnvs = hits
       .filter((h) => typeof h.response.env === 'number')

@@ -21,6 +21,8 @@ export interface RecordedMessage {
   endPos?: RecordedPos | undefined;
   /** The message's class (classes.ts); 'other' when no rule names it. */
   cls: string;
+  /** Command-line recordings: the message exactly as Lean printed it (head line and text). */
+  printed?: string | undefined;
   /** Which wording of the class (e.g. the quote style of `declaration uses 'sorry'`), when it has several. */
   variant?: string | undefined;
 }

@@ -46,7 +46,7 @@ t.test('messages come back on content positions, bucketed by severity', async (t
   const r = (await app.inject(check('def a := 1\n\nMSG error boom\n'))).json();
   t.same(
     r.lean_messages.errors,
-    ['<stdin>:5:0: error: boom'],
+    ['-:5:0-5:1: error: boom\n'],
     'line 3 of the input is line 5 after the two header lines',
   );
   t.equal(r.okay, false);

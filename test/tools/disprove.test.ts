@@ -16,7 +16,7 @@ const lean = () =>
     if (c.text.includes('  sorry\n'))
       return {
         messages: [
-          msg('warning', c.origin, "declaration uses 'sorry'"),
+          msg('warning', c.origin, 'declaration uses `sorry`'),
           msg('info', c.origin, `'${full}' depends on axioms: [sorryAx]`),
         ],
       };
