@@ -125,3 +125,16 @@ t.test("a session of a request's own header opens on a failed import; the enviro
   );
   t.match(r.root.messages, [{ severity: 'error', pos: { line: 1, column: 0 }, data: /imports did not load/ }]);
 });
+
+// Issue 27, defect 14: `prelude` alone imports nothing (not even Init), so `#check Nat` would fail there
+// without any import having failed [lean4 v4.28.0: src/Lean/Elab/Import.lean, `headerToImports`].
+t.test('a bare prelude header sends no probe and is no import failure', async (t) => {
+  const p = probedHeader('prelude\n');
+  t.same(p.cmd, 'prelude', 'no probe after it');
+  // Whatever a prelude-only environment says, it is not read as an import failure.
+  const v = readHeaderProbe('prelude', p, [
+    { severity: 'error', pos: { line: 2, column: 7 }, endPos: null, data: 'Unknown identifier `Nat`' },
+  ]);
+  t.equal(v.importFailure, undefined);
+  t.equal(probedHeader('prelude\nimport Init.Core').probeLine, 3, 'with imports the probe stays');
+});
