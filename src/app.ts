@@ -33,6 +33,7 @@ import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { registerMcp } from './server/adapters/mcp.ts';
+import { registerKimina } from './server/adapters/kimina.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { SearchService } from './search/service.ts';
 import { registerEndpoints } from './server/endpoints.ts';
@@ -248,6 +249,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
   registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
+  registerKimina(app, {
+    authorize,
+    closing: () => closing,
+    pipeline,
+    environment: () => config.server.kimina.environment ?? config.environments[0]?.name,
+    maxSnippets: config.server.kimina.maxSnippets,
+  });
   registerSharedLinkRoutes(app, links, authorize);
   registerEndpoints(app, authorizeListing);
   registerRoutes(app, {

@@ -72,6 +72,14 @@ export const configSchema = z.strictObject({
           progressIntervalMs: z.number().int().nonnegative().default(500),
         })
         .prefault({}),
+      /** Kimina Lean Server's routes (src/server/adapters/kimina.ts; docs/kimina.md). */
+      kimina: z
+        .strictObject({
+          /** The environment snippets run on; null: the first configured one. */
+          environment: z.string().min(1).nullable().default(null),
+          maxSnippets: z.number().int().positive().default(1000),
+        })
+        .prefault({}),
     })
     .prefault({}),
   admission: z

@@ -330,6 +330,7 @@ const VERDICT_TOOLS = new Set<ToolName>([
   'comparator',
   'extract_decls',
   'extract_theorems',
+  'extract_proof_states',
 ]);
 
 const readInput = (f: string, io: Io) => (f === '-' ? io.stdin() : readFileSync(f, 'utf8'));

@@ -241,6 +241,19 @@ export const TOOLS = {
     request: singleText([...SELECT, 'delab_options', ...OPTS], {}),
     response: respond({ documents: z.record(z.string(), documentSchema) }),
   },
+  extract_proof_states: {
+    summary:
+      'The tactic proof state at the end of each line, as an editor’s goal panel shows it (lines without one omitted).',
+    request: singleText(OPTS, {}),
+    response: respond({
+      proof_states: z
+        .array(z.object({ line: z.number().int(), proof_state: z.string() }))
+        .describe('{line, proof_state} per line with a tactic proof state, in file order; 1-based lines of content.'),
+      truncated: z
+        .boolean()
+        .describe('True when proof_states reached its 10,000,000-character cap and later lines were omitted.'),
+    }),
+  },
   simplify_theorems: {
     summary: 'Remove unnecessary tactics and unused haves, clean variable names.',
     request: singleText([...SELECT, 'theorems_only', ...OPTS], {

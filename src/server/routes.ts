@@ -124,6 +124,8 @@ const ROUTES: [RegExp, string[]][] = [
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
   [/^\/mcp$/, ['GET', 'POST', 'DELETE']],
+  [/^\/(api\/check\/?|verify|one_pass_verify_batch)$/, ['POST']],
+  [/^\/health\/?$/, ['GET', 'HEAD']],
 ];
 
 /**
