@@ -13,7 +13,7 @@ import type { LeanRunner } from '../backend/index.ts';
 import { isToolName } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { LeanStartError } from '../backend/errors.ts';
+import { environmentCannotStart } from '../backend/errors.ts';
 import { serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { toServiceError } from '../server/error-handler.ts';
@@ -410,7 +410,7 @@ export class ClusterWorker {
       };
     } catch (err) {
       // Lean cannot start here for this environment: our heartbeat says so from now on (fronts route elsewhere).
-      if (err instanceof LeanStartError) this.deps.registry.reportUnavailable(job.environment, err.message);
+      if (environmentCannotStart(err)) this.deps.registry.reportUnavailable(job.environment, err.message);
       const se = toServiceError(err);
       if (se.code === 'internal') this.deps.log.error({ err, job: job.id }, 'cluster job failed');
       return { job: job.id, status: 'error', worker: this.nodeId, error: se.toBody().error };
