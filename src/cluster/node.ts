@@ -79,10 +79,19 @@ export class ClusterNode {
   static async start(deps: ClusterNodeDeps): Promise<ClusterNode> {
     const nodeId = deps.config.nodeId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '_')}-${process.pid}`;
     const log = deps.log.child({ node: nodeId, role: deps.config.role });
-    // Every message dropped at the boundary: logged (rate is bounded by what NATS delivers) and counted.
+    // Every message dropped at the boundary is counted; logged at most once a second per kind
+    // (with how many were dropped since), so a stray publisher cannot flood the log.
+    const lastLogged = new Map<string, { at: number; since: number }>();
     const drop = (kind: string, reason: string) => {
-      log.warn({ kind, reason }, 'dropped a NATS message that does not match its schema');
       deps.connectionObserver?.dropped(kind);
+      const l = lastLogged.get(kind) ?? { at: 0, since: 0 };
+      l.since++;
+      if (Date.now() - l.at >= 1000) {
+        log.warn({ kind, reason, dropped: l.since }, 'dropped a NATS message that does not match its schema');
+        l.at = Date.now();
+        l.since = 0;
+      }
+      lastLogged.set(kind, l);
     };
     const c = await openCluster(deps.config, nodeId, drop);
     const node = new ClusterNode(nodeId, c, new Membership(c), deps, log);
