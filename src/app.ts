@@ -34,6 +34,7 @@ import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { registerMcp } from './server/adapters/mcp.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
+import { SearchService } from './search/service.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -127,6 +128,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.launch ? { launch: opts.launch } : { hostEnv }),
   });
   const cache = new ResultCache(config.cache.maxBytes);
+  // Proof search sessions on /v1/stream (src/search): processes leased from the same pools.
+  const search = SearchService.forBackend(backend, {
+    config: config.search,
+    heartbeatsPerSecond: config.lean.heartbeatsPerSecond,
+    registry,
+  });
   const comparator = new ComparatorBackend({
     root: PROJECT_ROOT,
     config: config.comparator,
@@ -210,6 +217,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing = true;
     // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
     await cluster?.close();
+    search.close();
     await backend.destroy();
     await structural.destroy();
   });
@@ -232,6 +240,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authorize,
     limits: config.server.stream,
     closing: () => closing,
+    extension: search,
   });
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.

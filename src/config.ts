@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { applyClusterEnv, clusterConfig, effectiveSlots, usesNats } from './cluster/config.ts';
+import { searchConfig } from './search/config.ts';
 import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
@@ -181,6 +182,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
   cluster: clusterConfig,
+  /** Proof search sessions on /v1/stream (src/search, docs/proof-search.md). */
+  search: searchConfig,
 });
 
 export type Config = z.output<typeof configSchema>;

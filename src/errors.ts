@@ -31,6 +31,12 @@ export const ERROR_CODES = {
       no_theorem: 'formal_statement declares no theorem for comparator to check',
       limit: '{field} {problem}',
       source_limit: 'a Lean source in this request is too costly to model: {problem}',
+      unknown_state:
+        'no live proof search state {state} on this connection (deleted, expired, lost, or never handed out)',
+      state_limit:
+        '{scope} holds {count} live proof search states, its limit ({setting}); delete some with goal.delete first',
+      no_declaration: 'content declares no {name}',
+      no_goal: 'nothing to start from: {reason}',
     },
   },
   bad_request: {
@@ -134,7 +140,11 @@ export const ERROR_CODES = {
     status: 429,
     retryable: true,
     summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
-    messages: { caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued' },
+    messages: {
+      caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued',
+      search_processes:
+        'every process proof search may hold is in use ({max}, search.maxProcesses); retry when a search ends',
+    },
   },
   not_implemented: {
     status: 501,

@@ -28,6 +28,7 @@ const RANK: Record<string, number> = {
   backend: 3,
   admission: 4,
   tools: 4,
+  search: 4,
   workers: 5,
   server: 6,
   cluster: 7,

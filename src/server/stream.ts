@@ -59,6 +59,18 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 /** Close code for a missed heartbeat. */
 export const CLOSE_NO_PONG = 4001;
 
+/**
+ * Extra message kinds on this channel, by `tool` name, kept out of this file (proof search's
+ * `goal.*`, src/search/service.ts): one connection object per socket, closed with it.
+ */
+export interface StreamExtension {
+  handles(tool: string): boolean;
+  connect(): {
+    run(tool: string, request: unknown, signal: AbortSignal): Promise<unknown>;
+    close(): void;
+  };
+}
+
 export async function registerStream(
   parent: FastifyInstance,
   pipeline: Pipeline,
@@ -68,6 +80,7 @@ export async function registerStream(
     limits?: StreamLimits;
     closing?: () => boolean;
     links?: SharedLinks;
+    extension?: StreamExtension;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
@@ -80,6 +93,7 @@ export async function registerStream(
     });
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
+      const extension = opts.extension?.connect();
       // Backpressure: results (cache hits included) are only sent while the client reads them.
       // Past the budget, stop reading its new requests; past the hard limit, close the socket.
       // Every event is bounded and no send throws (stream-send.ts).
@@ -193,6 +207,21 @@ export async function registerStream(
               { details: [{ field: 'id', message: 'already in flight on this socket' }] },
             ),
           );
+        if (extension && opts.extension!.handles(tool)) {
+          const ctrl = new AbortController();
+          inFlight.set(reqId, ctrl);
+          extension
+            .run(tool, msg.request, ctrl.signal)
+            .then(
+              (result) => send({ id: reqId, event: 'result', cache: 'miss', result }),
+              (err: unknown) => fail(reqId, ctrl.signal.aborted ? serviceError('cancelled', 'by_client') : err),
+            )
+            .finally(() => {
+              inFlight.delete(reqId);
+              lastActivity = Date.now();
+            });
+          return;
+        }
         if (!isToolName(tool)) return fail(reqId, unknownTool(tool));
         // Validation, environment and cache before `queued`: a refused request is never announced as queued.
         const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
@@ -238,6 +267,7 @@ export async function registerStream(
         clearInterval(idle);
         for (const ctrl of inFlight.values()) ctrl.abort(serviceError('cancelled', 'socket_closed'));
         inFlight.clear();
+        extension?.close();
       });
     });
   });

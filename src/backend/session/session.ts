@@ -5,8 +5,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Log } from '../../log.ts';
-import type { ReplMessage, ReplSorry } from '../protocol/schema.ts';
-import { commandRequest } from '../protocol/requests.ts';
+import type { ReplMessage, ReplResponse, ReplSorry } from '../protocol/schema.ts';
+import { commandRequest, proofStepRequest } from '../protocol/requests.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
@@ -209,6 +209,24 @@ export class LeanSession {
       return { root, outcomes };
     } catch (e) {
       if (!(e instanceof StoppedError)) this.#poisoned = true;
+      throw e;
+    }
+  }
+
+  /**
+   * One tactic on a proof state this process recorded (`{"tactic", "proofState"}` [repl v4.28.0:
+   * REPL/Main.lean, `runProofStep`]): the REPL's answer as is (a proof-step response, or an error
+   * such as "Unknown proof state." or "Lean error:\n…"). A process fault poisons the session.
+   */
+  async step(tactic: string, proofState: number, signal?: AbortSignal): Promise<ReplResponse> {
+    this.uses++;
+    try {
+      const r = await this.#proc.send(proofStepRequest(tactic, proofState), signal);
+      if (r.type === 'command')
+        throw new ReplError('garbage', 'the REPL answered a proof step with a command response');
+      return r;
+    } catch (e) {
+      this.#poisoned = true;
       throw e;
     }
   }
