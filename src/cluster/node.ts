@@ -177,6 +177,8 @@ export class ClusterNode {
       connected: this.health.connected(),
       jetstream: this.health.jetstream(),
       connection_events: this.health.events(),
+      // The same verdict as /health/ready: `connected` alone said nothing of workers (issue 24).
+      readiness: (({ ready, reasons }) => ({ ready, reasons }))(this.readiness()),
       ...(this.front ? { submitted: this.front.stats() } : {}),
       ...(this.worker ? { worker: this.worker.stats() } : {}),
       workers: this.members.live().map((m) => ({
