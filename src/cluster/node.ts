@@ -29,6 +29,8 @@ export interface ClusterNodeDeps {
   workerObserver?: WorkerDeps['observer'];
   connectionObserver?: ConnectionObserver & { dropped(kind: string): void };
   pools?: WorkerDeps['pools'];
+  /** The daemon's body limit (server.bodyLimitBytes): a NATS max_payload below it is warned about at start. */
+  bodyLimitBytes?: number;
 }
 
 export interface QueueDepth {
@@ -95,6 +97,12 @@ export class ClusterNode {
     };
     const c = await openCluster(deps.config, nodeId, drop);
     const node = new ClusterNode(nodeId, c, new Membership(c), deps, log);
+    const maxPayload = c.nc.info?.max_payload;
+    if (node.front && deps.bodyLimitBytes && maxPayload !== undefined && maxPayload < deps.bodyLimitBytes)
+      log.warn(
+        { maxPayload, bodyLimitBytes: deps.bodyLimitBytes },
+        `NATS max_payload (${maxPayload} bytes) is below server.bodyLimitBytes (${deps.bodyLimitBytes}): larger requests get 413 from this front; raise max_payload (deploy/nats/nats.conf) to align them`,
+      );
     node.worker?.start();
     if (node.front) {
       // Queue depth for status and metrics, refreshed in the background (status stays synchronous).
@@ -175,6 +183,7 @@ export class ClusterNode {
       node: this.nodeId,
       role: this.c.config.role,
       connected: this.health.connected(),
+      max_payload: this.c.nc.info?.max_payload,
       jetstream: this.health.jetstream(),
       connection_events: this.health.events(),
       // The same verdict as /health/ready: `connected` alone said nothing of workers (issue 24).

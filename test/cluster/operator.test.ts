@@ -138,6 +138,7 @@ if (!bin) {
     t.notOk(r.headers['retry-after'], 'no Retry-After: retrying cannot help');
     t.match(r.json().error.message, /exceeds the NATS server's max_payload of 1048576 bytes/);
     t.equal((await front.inject(post('theorem small : True := trivial\n'))).statusCode, 200, 'small ones still run');
+    t.equal(front.cluster!.status().max_payload, 1048576, '/v1/status shows the limit');
   });
 
   t.test('malformed messages from NATS are dropped at the boundary, counted, and break nothing', async (t) => {
