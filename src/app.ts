@@ -242,6 +242,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     limits: config.server.stream,
     closing: () => closing,
     extension: search,
+    // Leave the exit timer (main.ts) time to see the sockets close.
+    drainTimeoutMs: Math.max(0, config.server.drainTimeoutMs - 2_000),
   });
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.

@@ -137,6 +137,14 @@ export const configSchema = z.strictObject({
       indices: z.number().int().positive().default(100_000),
       renameEntries: z.number().int().positive().default(100_000),
       documents: z.number().int().positive().default(1_000),
+      /** A response may be this many times its request's size (413 response_too_large past it; issue 23)… */
+      responseFactor: z.number().positive().default(8),
+      /** …and always at least this many bytes. */
+      responseMinBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 * 1024),
     })
     .prefault({}),
   /** The worker-thread pool for tools that need no Lean (parsing and rewriting off the event loop). */

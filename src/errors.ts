@@ -131,7 +131,7 @@ export const ERROR_CODES = {
       'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
     messages: {
       bound:
-        'the response {what} exceeds the limit of {limit} bytes for this request ({factor} × the {input}-byte request, at least limits.responseMinBytes); send a smaller request or raise limits.responseFactor',
+        'the response {what}, over the limit of {limit} for this request (limits.responseFactor × the request size, at least limits.responseMinBytes); send a smaller request or raise the limit',
       event:
         'the stream event for this request exceeds the limit of {limit} bytes for one message (server.stream.sendHardLimitBytes)',
     },

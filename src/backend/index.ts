@@ -10,8 +10,7 @@ import type { Log } from '../log.ts';
 import { deadlineOf } from '../sync/deadline.ts';
 import {
   heartbeatBudget,
-  LEAN_DEFAULT_MAX_HEARTBEATS,
-  scopeLimit,
+  scopeLimits,
   sentBudget,
   stoppedByBudget,
   withBudget,
@@ -357,12 +356,7 @@ export class LeanBackend implements LeanRunner {
     let stops = 0;
     const perSecond = this.#l.heartbeatsPerSecond;
     if (deadline === undefined || perSecond <= 0) return { stops: () => stops };
-    const scopes: number[] = [];
-    let scope = LEAN_DEFAULT_MAX_HEARTBEATS;
-    for (const t of texts) {
-      scopes.push(scope);
-      scope = scopeLimit(t) ?? scope;
-    }
+    const scopes = scopeLimits(texts);
     return {
       stops: () => stops,
       prepare: (text: string, i: number) => {

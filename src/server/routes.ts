@@ -67,6 +67,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         log: request.log,
         signal: clientGoneSignal(request, reply),
         info: request.svc,
+        inputChars: raw?.length,
+        clientAddress: request.ip,
       },
       r?.rawKey,
     );

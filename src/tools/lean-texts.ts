@@ -98,3 +98,17 @@ export function parseAxioms(text: string): { name: string; axioms: string[] } | 
  * `register_builtin_option pp.proofs` / `pp.numericTypes`].
  */
 export const GOAL_PRINTING_OPTIONS: Record<string, boolean> = { 'pp.proofs': true, 'pp.numericTypes': true };
+
+/**
+ * Error texts repair_proofs and sorry2lemma act on, in one place so the doctor checks the same
+ * patterns against the installed Lean. `unsolved goals` then the goals [lean4 v4.28.0:
+ * src/Lean/Elab/Term.lean, `reportUnsolvedGoals` → `MVarId.logUnassignedUsingErrorInfos`… `m!"unsolved
+ * goals\n{goalsToMessageData goals}"`]; `no goals` / `no goals to be proved` [lean4 v4.28.0:
+ * src/Lean/Elab/Tactic/Basic.lean, `throwNoGoalsToBeProved`]; unknown identifiers in both spellings
+ * (recorded: ../shared/recorded/repl/<tag>/dup_msg.expected.out); option errors (thin in the
+ * recordings: the doctor checks them).
+ */
+export const UNSOLVED_GOALS_RE = /^unsolved goals/;
+export const NO_GOALS_RE = /^no goals( to be proved)?/i;
+export const UNKNOWN_NAME_RE = /unknown identifier|unknown universe level/i;
+export const UNKNOWN_OPTION_RE = /unknown option|invalid option|unknown configuration option/i;

@@ -105,7 +105,7 @@ t.test("a request header's import failure is that request's error, not the envir
   t.equal(bad.statusCode, 200, bad.body);
   const body = bad.json() as { okay: boolean; lean_messages: { errors: string[] } };
   t.equal(body.okay, false);
-  t.match(body.lean_messages.errors.join('\n'), /^<stdin>:1:0: error: the imports did not load \(import Mathlb\)/m);
+  t.match(body.lean_messages.errors.join('\n'), /^-:1:0: error: the imports did not load \(import Mathlb\)/m);
   const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json() as {
     name: string;
     available: boolean;
@@ -124,4 +124,17 @@ t.test("a session of a request's own header opens on a failed import; the enviro
     chainKeys(rootKey('import BlahBlahBlah'), ['def a := 1']).map((key) => ({ key, text: 'def a := 1' })),
   );
   t.match(r.root.messages, [{ severity: 'error', pos: { line: 1, column: 0 }, data: /imports did not load/ }]);
+});
+
+// Issue 27, defect 14: `prelude` alone imports nothing (not even Init), so `#check Nat` would fail there
+// without any import having failed [lean4 v4.28.0: src/Lean/Elab/Import.lean, `headerToImports`].
+t.test('a bare prelude header sends no probe and is no import failure', async (t) => {
+  const p = probedHeader('prelude\n');
+  t.same(p.cmd, 'prelude', 'no probe after it');
+  // Whatever a prelude-only environment says, it is not read as an import failure.
+  const v = readHeaderProbe('prelude', p, [
+    { severity: 'error', pos: { line: 2, column: 7 }, endPos: null, data: 'Unknown identifier `Nat`' },
+  ]);
+  t.equal(v.importFailure, undefined);
+  t.equal(probedHeader('prelude\nimport Init.Core').probeLine, 3, 'with imports the probe stays');
 });

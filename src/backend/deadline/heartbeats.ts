@@ -50,7 +50,7 @@ const DECL_KEYWORDS = new Set([
 ]);
 const MODIFIERS = new Set(['private', 'protected', 'noncomputable', 'partial', 'unsafe', 'nonrec', 'public']);
 const STOP_RE = /\(deterministic\) timeout.*maximum number of heartbeats \((\d+)\) has been reached/;
-const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*$/;
+const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*(?:--[^\n]*\s*)?$/;
 
 /** Whether `text` is a command that `set_option … in` can wrap without changing what it does. */
 export function wrappable(text: string): boolean {
@@ -101,6 +101,56 @@ export function wrappable(text: string): boolean {
 export function scopeLimit(text: string): number | undefined {
   const m = SCOPE_RE.exec(text);
   return m ? Number(m[1]) : undefined;
+}
+
+/** `text` without its leading whitespace and comments (linear). */
+function leadingCode(text: string): string {
+  let i = 0;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('--', i)) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) return '';
+      i = nl + 1;
+    } else if (text.startsWith('/-', i)) {
+      // A (doc) comment: nested, linear scan to just past its closing `-/`.
+      let depth = 0;
+      while (i < text.length) {
+        if (text.startsWith('/-', i)) {
+          depth++;
+          i += 2;
+        } else if (text.startsWith('-/', i)) {
+          i += 2;
+          if (--depth === 0) break;
+        } else i++;
+      }
+    } else return text.slice(i);
+  }
+}
+
+const OPENS_SCOPE = /^(?:(?:noncomputable|public|private)\s+)*(?:section|namespace)\b/;
+const ENDS_SCOPE = /^end\b/;
+
+/**
+ * The heartbeat limit in force at each command: Lean's default, changed by a standalone
+ * `set_option maxHeartbeats N` until the end of the scope it stands in. Options live in the
+ * scope: `section`/`namespace` push a copy of the current one and `end` pops it, restoring the
+ * options in force before [lean4 v4.28.0: src/Lean/Elab/BuiltinCommand.lean, `addScope` and `elabEnd`
+ * (`modify fun s => { s with scopes := s.scopes.drop … }`); src/Lean/Elab/Command.lean, `Scope.opts`],
+ * so a limit raised inside a section does not hold after its `end` (issue 27, defect 8).
+ */
+export function scopeLimits(texts: readonly string[]): number[] {
+  const out: number[] = [];
+  const stack: number[] = [];
+  let limit = LEAN_DEFAULT_MAX_HEARTBEATS;
+  for (const t of texts) {
+    out.push(limit);
+    const code = leadingCode(t);
+    if (OPENS_SCOPE.test(code)) stack.push(limit);
+    else if (ENDS_SCOPE.test(code)) limit = stack.pop() ?? limit;
+    else limit = scopeLimit(code) ?? limit;
+  }
+  return out;
 }
 
 /**
