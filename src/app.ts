@@ -162,6 +162,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     cluster = await ClusterNode.start({
       config: config.cluster,
       leanLimits: config.lean,
+      bodyLimitBytes: config.server.bodyLimitBytes,
       registry,
       tools,
       lean,
