@@ -59,7 +59,7 @@ async function run(cmd: string, argv: string[], cwd: string, what: string, hint:
 }
 
 const OFFLINE_HINT =
-  'This step downloads from the internet; run setup on a machine with network access, or install the pieces by hand (see README, "Adding a Lean environment").';
+  'This step downloads from the internet; run setup on a machine with network access, or install the pieces by hand (see docs/environments.md, "Adding a Lean environment").';
 
 async function buildRepl(env: EnvironmentConfig): Promise<string> {
   const tag = requireTag(env);

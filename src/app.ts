@@ -29,9 +29,12 @@ import { sendError, toFrameworkError, writeClientError } from './server/error-ha
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
+import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { SearchService } from './search/service.ts';
+import { registerMcp } from './server/adapters/mcp.ts';
+import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -105,11 +108,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       warnings.push(w);
   for (const w of warnings) logger.warn(w);
   const a = config.admission;
-  const keys = new KeyRing(config.keys, {
-    anonymous: a.anonymousConcurrency,
-    user: a.keyConcurrency,
-    admin: a.adminConcurrency,
-  });
+  const keys = new KeyRing(
+    config.keys,
+    {
+      anonymous: a.anonymousConcurrency,
+      user: a.keyConcurrency,
+      admin: a.adminConcurrency,
+    },
+    { openBearers: a.openModeBearers },
+  );
+  logger.info({ openMode: keys.open }, keys.describe());
   const limiter = new ConcurrencyLimiter({
     queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
     retryAfterSeconds: a.retryAfterSeconds,
@@ -145,17 +153,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pools: () => backend.stats(),
     cache: () => cache.stats(),
     queues: () => cluster?.queues() ?? [],
+    cluster: () => cluster?.gauges(),
   });
   if (usesNats(config.cluster)) {
     const { ClusterNode } = await import('./cluster/node.ts');
     cluster = await ClusterNode.start({
       config: config.cluster,
+      leanLimits: config.lean,
       registry,
       tools,
       lean,
       log: logger,
       frontObserver: metrics.front,
       workerObserver: metrics.worker,
+      connectionObserver: metrics.connection,
       pools: () => backend.stats(),
     });
   }
@@ -176,6 +187,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   const startedAt = Date.now();
   let closing = false;
+  const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
   app.decorate('warmWorkers', () => structural.warm());
   registerBodyParsers(app);
@@ -187,6 +199,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (closing)
       throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
     request.caller = keys.identify(request.headers.authorization);
+    return request.caller;
+  };
+  // The public listings need no key, even when keys are configured (docs/auth.md).
+  const authorizeListing = (request: FastifyRequest): Caller => {
+    if (closing)
+      throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
+    request.caller = keys.identifyLenient(request.headers.authorization);
     return request.caller;
   };
   registerRequestLog(app, logger);
@@ -209,24 +228,36 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   registerNotFound(app);
+  registerHealth(app, {
+    closing: () => closing,
+    ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
+  });
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {
+    links,
     maxPayloadBytes: config.server.bodyLimitBytes,
     authorize,
     limits: config.server.stream,
     closing: () => closing,
     extension: search,
   });
+  const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
+  // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
+  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
+  registerSharedLinkRoutes(app, links, authorize);
   registerRoutes(app, {
+    links,
     authorize,
+    authorizeListing,
     closing: () => closing,
     pipeline,
     version: VERSION,
-    environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
+    environments,
     status: () => ({
       ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
       workers: structural.stats(),
+      shared_links: links.stats(),
       ...(cluster ? { cluster: cluster.status() } : {}),
     }),
   });

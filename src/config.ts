@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { applyClusterEnv, clusterConfig } from './cluster/config.ts';
+import { applyClusterEnv, clusterConfig, effectiveSlots, usesNats } from './cluster/config.ts';
 import { searchConfig } from './search/config.ts';
 import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
@@ -64,17 +64,28 @@ export const configSchema = z.strictObject({
           idleTimeoutMs: z.number().int().positive().default(300_000),
         })
         .prefault({}),
+      /** MCP sessions of /mcp (src/server/adapters/mcp.ts; docs/mcp.md). */
+      mcp: z
+        .strictObject({
+          maxSessions: z.number().int().positive().default(64),
+          idleSeconds: z.number().positive().default(600),
+          progressIntervalMs: z.number().int().nonnegative().default(500),
+        })
+        .prefault({}),
     })
     .prefault({}),
   admission: z
     .strictObject({
       anonymousConcurrency: z.number().int().positive().default(1),
-      anonymousQueueLimit: z.number().int().nonnegative().default(16),
+      /** At least twice a client's default fan-out (the spec's and AXLE's clients send 20 at once): no 429 for one client at its defaults. */
+      anonymousQueueLimit: z.number().int().nonnegative().default(64),
       keyConcurrency: z.number().int().positive().default(20),
       keyQueueLimit: z.number().int().nonnegative().default(1000),
       adminConcurrency: z.number().int().positive().default(64),
       maxTimeoutSeconds: z.number().positive().default(900),
       retryAfterSeconds: z.number().int().positive().default(2),
+      /** Open mode (no keys): distinct bearers served as keys of their own; later ones share one (docs/auth.md). */
+      openModeBearers: z.number().int().positive().default(256),
     })
     .prefault({}),
   keys: z.array(keyEntry).default([]),
@@ -114,7 +125,7 @@ export const configSchema = z.strictObject({
       rssPollMs: z.number().int().positive().default(1000),
     })
     .prefault({}),
-  /** Per-field input limits (400 naming the field past them); see README "Input limits". */
+  /** Per-field input limits (400 naming the field past them); see docs/configuration.md. */
   limits: z
     .strictObject({
       contentBytes: z
@@ -146,6 +157,27 @@ export const configSchema = z.strictObject({
         .int()
         .nonnegative()
         .default(256 * 1024 * 1024),
+    })
+    .prefault({}),
+  /** Answered requests kept for `POST /v1/shared-links`, and saved links (docs/shared-links.md). */
+  sharedLinks: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      recentSeconds: z.number().nonnegative().default(3600),
+      recentMaxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024),
+      ttlSeconds: z
+        .number()
+        .positive()
+        .default(7 * 24 * 3600),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024),
     })
     .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
@@ -275,6 +307,14 @@ function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.Proce
   for (const k of keysFrom('LEAN_TOOL_API_KEYS', env.LEAN_TOOL_API_KEYS, false)) config.keys.push(k);
   for (const k of keysFrom('LEAN_TOOL_ADMIN_KEYS', env.LEAN_TOOL_ADMIN_KEYS, true)) config.keys.push(k);
   applyClusterEnv(config.cluster, env);
+  if (env.LEAN_TOOL_MAX_SESSIONS) {
+    const n = Number(env.LEAN_TOOL_MAX_SESSIONS);
+    if (!Number.isInteger(n) || n < 1)
+      throw new ConfigError(`LEAN_TOOL_MAX_SESSIONS must be a positive integer, got ${env.LEAN_TOOL_MAX_SESSIONS}`);
+    config.lean.maxSessions = n;
+  }
+  // A worker's slots against its Lean sessions (issue 24): a contradiction is refused here, at startup.
+  if (usesNats(config.cluster) && config.cluster.role !== 'front') effectiveSlots(config.cluster, config.lean);
   // Relative project directories are relative to the project root, not the cwd.
   for (const e of config.environments)
     if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);

@@ -90,8 +90,14 @@ export const ERROR_CODES = {
   not_found: {
     status: 404,
     retryable: false,
-    summary: 'No route with that path.',
-    messages: { route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs' },
+    summary: 'No route with that path, or no shared link / recent request with that id.',
+    messages: {
+      route: 'no route {method} {path}; tools are POST /api/v1/<tool>, the API reference is GET /docs',
+      share_request:
+        'no recent request {id} of yours to share: a request can be shared by the caller that made it, for sharedLinks.recentSeconds after it was answered',
+      shared_link: 'no shared link {id} (it was never saved, or it expired: sharedLinks.ttlSeconds)',
+      shared_links_disabled: 'shared links are disabled on this daemon (sharedLinks.enabled)',
+    },
   },
   method_not_allowed: {
     status: 405,
@@ -112,7 +118,23 @@ export const ERROR_CODES = {
     status: 413,
     retryable: false,
     summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
-    messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
+    messages: {
+      body: 'the request body exceeds the configured limit (server.bodyLimitBytes)',
+      cluster_payload:
+        "the job ({bytes} bytes) exceeds the NATS server's max_payload of {limit} bytes, the largest message the cluster can carry; send a smaller request, or raise max_payload in the NATS configuration (up to server.bodyLimitBytes)",
+    },
+  },
+  response_too_large: {
+    status: 413,
+    retryable: false,
+    summary:
+      'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
+    messages: {
+      bound:
+        'the response {what} exceeds the limit of {limit} bytes for this request ({factor} × the {input}-byte request, at least limits.responseMinBytes); send a smaller request or raise limits.responseFactor',
+      event:
+        'the stream event for this request exceeds the limit of {limit} bytes for one message (server.stream.sendHardLimitBytes)',
+    },
   },
   queue_full: {
     status: 429,
@@ -140,6 +162,7 @@ export const ERROR_CODES = {
       'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
     messages: {
       cluster_no_worker: 'no worker in the cluster can run Lean for environment {env}',
+      cluster_not_configured: 'no live worker in the cluster has environment {env} configured',
       cluster_worker: 'environment {env} cannot run Lean on worker {node}: {reason}',
       cannot_run_lean:
         "environment {env} cannot run Lean: {reason}.{withoutLean} GET /v1/environments shows each environment's availability.",
@@ -154,8 +177,12 @@ export const ERROR_CODES = {
       'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
     messages: {
       cluster_claim: 'the cluster cannot take the request now: {reason}',
+      cluster_no_workers: 'no worker is in the cluster now (none sent a heartbeat lately); retry when one has joined',
+      cluster_unreachable: 'the cluster cannot take the request now: NATS is unreachable from this front ({reason})',
       cluster_queue: 'cannot queue the job on NATS: {reason}',
       shutting_down: '{what} is shutting down',
+      mcp_sessions:
+        'all {limit} MCP sessions (server.mcp.maxSessions) are running tool calls; retry later, or end unused sessions with DELETE /mcp',
     },
   },
   timeout: {

@@ -41,7 +41,7 @@ export class ConcurrencyLimiter {
           {
             caller:
               caller.keyClass === 'anonymous'
-                ? 'anonymous callers (limit 1 active; send an API key for more)'
+                ? `anonymous callers (limit ${caller.concurrency} active; send an API key for more)`
                 : 'this API key',
             active: bucket.active,
             queued: bucket.queue.length,

@@ -13,7 +13,7 @@ import {
   LEAN_DEFAULT_MAX_HEARTBEATS,
   scopeLimit,
   sentBudget,
-  stoppedAt,
+  stoppedByBudget,
   withBudget,
   wrappable,
   WRAP_LINES,
@@ -187,6 +187,8 @@ export class LeanBackend implements LeanRunner {
           idleMs: l.idleSeconds * 1000,
           log,
           gate,
+          // Only the environment's own header decides its availability (issue 27, defect 1).
+          decidesAvailability: own,
           policy: leanPolicy({
             softRssBytes: (hardRss * l.softRssPercent) / 100,
             maxUses: l.maxUses,
@@ -209,6 +211,7 @@ export class LeanBackend implements LeanRunner {
               },
               canonical,
               AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+              own,
             );
             return new WarmSession(session, canonical);
           },
@@ -371,7 +374,7 @@ export class LeanBackend implements LeanRunner {
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
       remember: (messages: readonly ReplMessage[], sent: string) => {
         const b = sentBudget(sent);
-        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === b)) return true;
+        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, b))) return true;
         stops++;
         return false;
       },

@@ -19,7 +19,7 @@ export { elanToolchainDir } from '../host/discovery.ts';
 
 export type Availability = { available: true } | { available: false; reason: string };
 
-const SETUP_HINT = 'run `npm run lean:setup` (see README, "Adding a Lean environment")';
+const SETUP_HINT = 'run `npm run lean:setup` (see docs/environments.md, "Adding a Lean environment")';
 
 /** Where `lake exe repl` finds its binary: the project itself or the REPL dependency. */
 export function replBinaryCandidates(projectDir: string): string[] {

@@ -13,7 +13,7 @@ import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../co
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { LeanStartError } from '../backend/errors.ts';
+import { environmentCannotStart } from '../backend/errors.ts';
 import { clip, serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
@@ -122,8 +122,9 @@ export class Pipeline {
     info: RunInfo,
     rawKey?: RawKey,
   ): { hit: CachedResult } | { miss: Prepared<T> } {
+    // Counted before validation: zod would build an issue per item of an oversized list (issue 23).
+    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const request = parseToolRequest(tool, body);
-    checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
@@ -209,7 +210,7 @@ export class Pipeline {
               })
         ).catch((e: unknown) => {
           // Lean could not start for this environment (for example its header does not import): the listing says so too.
-          if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
+          if (environmentCannotStart(e)) this.deps.registry.reportUnavailable(p.env.name, e.message);
           throw e;
         }),
       );

@@ -12,6 +12,7 @@ export function registerRequestLog(app: FastifyInstance, logger: Pick<Logger, 'i
     const s = request.svc ?? {};
     request.log.info(
       {
+        requestId: s.requestId,
         method: request.method,
         url: request.url,
         tool: s.tool,

@@ -6,10 +6,12 @@ import type { Caller } from '../admission/keys.ts';
 import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
+import { attachRequestId, newRequestId, withRequestId } from './request-id.ts';
+import type { SharedLinks } from './shared-links.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    svc: RunInfo & { tool?: string };
+    svc: RunInfo & { tool?: string; requestId?: string };
     /** The body as received, for the byte-identical cache fast path. */
     rawBody: string | undefined;
   }
@@ -18,12 +20,16 @@ declare module 'fastify' {
 export interface RouteDeps {
   /** Identifies the caller (401 for a bad key, 503 while shutting down). */
   authorize: (request: FastifyRequest) => Caller;
+  /** The same for the public listings, which need no key (an unknown one is read as anonymous). */
+  authorizeListing?: (request: FastifyRequest) => Caller;
   /** True once shutdown began: responses then close their connection, so the drain ends when the work does. */
   closing: () => boolean;
   pipeline: Pipeline;
   version: string;
   environments: () => unknown[];
   status: () => Record<string, unknown>;
+  /** Answered requests remembered for `POST /v1/shared-links` (absent: none). */
+  links?: SharedLinks;
 }
 
 /** Aborts when the client disconnects before its response is written. */
@@ -36,8 +42,10 @@ function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSi
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const links = deps.links?.enabled ? deps.links : undefined;
   const runTool = async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
-    request.svc = { tool };
+    const requestId = newRequestId();
+    request.svc = { tool, requestId };
     deps.authorize(request);
     if (!isToolName(tool)) throw unknownTool(tool);
     const raw = request.rawBody;
@@ -48,7 +56,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';
-      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(prepared.hit.body);
+      const body = withRequestId(prepared.hit.body, requestId);
+      links?.record(requestId, { tool, caller: request.caller, inputs: raw ?? (request.body as object), result: body });
+      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(body);
     }
     const result = await deps.pipeline.execute(
       prepared.miss,
@@ -65,7 +75,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // 'hit' here: a shared (cluster) cache answered after the local one missed.
     reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
     if (deps.closing()) reply.header('connection', 'close');
-    return result;
+    const answer = attachRequestId(result, requestId);
+    if (!links) return answer;
+    // Serialised once, here: the same text is sent and remembered for sharing.
+    const text = JSON.stringify(answer);
+    links.record(requestId, { tool, caller: request.caller, inputs: raw ?? (request.body as object), result: text });
+    return reply.type('application/json; charset=utf-8').send(text);
   };
 
   app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
@@ -74,12 +89,13 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     runTool(req.params.tool, req, reply),
   );
 
+  const listing = deps.authorizeListing ?? deps.authorize;
   app.get('/v1/environments', async (request) => {
-    deps.authorize(request);
+    listing(request);
     return deps.environments();
   });
   app.get('/v1/status', async (request) => {
-    deps.authorize(request);
+    listing(request);
     return deps.status();
   });
 }
@@ -92,8 +108,11 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 const ROUTES: [RegExp, string[]][] = [
   [/^\/api\/v1\/[^/]+$/, ['POST']],
   [/^\/v1\/(environments|status|stream)$/, ['GET', 'HEAD']],
+  [/^\/v1\/shared-links$/, ['POST']],
+  [/^\/v1\/shared-links\/[^/]+$/, ['GET', 'HEAD']],
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
+  [/^\/mcp$/, ['GET', 'POST', 'DELETE']],
 ];
 
 /**

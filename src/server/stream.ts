@@ -8,14 +8,23 @@ import websocket from '@fastify/websocket';
 import sjson from 'secure-json-parse';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
-import { streamCancel, streamClientMessage, streamRequest, type StreamEvent } from '../contract/stream.ts';
+import { streamCancel, streamClientMessage, streamRequest } from '../contract/stream.ts';
 import { isToolName } from '../contract/tools.ts';
-import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
+import {
+  describeDetails,
+  fieldsError,
+  issuesToDetails,
+  unknownTool,
+  type ClippedDetails,
+} from '../contract/validate.ts';
 import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
+import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
 import type { Pipeline } from './pipeline.ts';
+import { attachRequestId, newRequestId } from './request-id.ts';
+import type { SharedLinks } from './shared-links.ts';
 
 /**
  * Field names for a refused stream message: the issues of the shape the client was evidently
@@ -33,21 +42,12 @@ function nestDetails(e: unknown, tool: string): unknown {
   if (!(e instanceof ServiceError) || !e.details) return e;
   const details = e.details.map((d) => ({ ...d, field: d.field ? `request.${d.field}` : 'request' }));
   return e.code === 'invalid_request'
-    ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details })
+    ? fieldsError(tool, details, (e.details as ClippedDetails).omitted)
     : e.withDetails(details);
 }
 
-/** Flow control and liveness of one socket (config `server.stream`; README "Timeouts and backpressure"). */
-export interface StreamLimits {
-  /** Past this many unsent bytes the daemon stops reading new messages from the socket (resumes below half). */
-  sendBudgetBytes: number;
-  /** Past this many unsent bytes the socket is closed with CLOSE_SLOW_READER. */
-  sendHardLimitBytes: number;
-  /** A ping every this many ms; no pong by the next one closes the socket. */
-  pingIntervalMs: number;
-  /** A socket with no message and nothing in flight for this long is closed (1000, "idle"). */
-  idleTimeoutMs: number;
-}
+export type { StreamLimits } from './stream-send.ts';
+export { CLOSE_SLOW_READER } from './stream-send.ts';
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   sendBudgetBytes: 8 * 1024 * 1024,
@@ -56,8 +56,6 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   idleTimeoutMs: 300_000,
 };
 
-/** Close code for a client that does not read its results (application range, documented in README). */
-export const CLOSE_SLOW_READER = 4008;
 /** Close code for a missed heartbeat. */
 export const CLOSE_NO_PONG = 4001;
 
@@ -82,6 +80,7 @@ export async function registerStream(
     limits?: StreamLimits;
     closing?: () => boolean;
     extension?: StreamExtension;
+    links?: SharedLinks;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
@@ -97,27 +96,8 @@ export async function registerStream(
       const extension = opts.extension?.connect();
       // Backpressure: results (cache hits included) are only sent while the client reads them.
       // Past the budget, stop reading its new requests; past the hard limit, close the socket.
-      let paused = false;
-      const afterWrite = () => {
-        if (paused && socket.bufferedAmount <= limits.sendBudgetBytes / 2 && socket.readyState === socket.OPEN) {
-          paused = false;
-          socket.resume();
-        }
-      };
-      const send = (e: StreamEvent) => {
-        if (socket.readyState !== socket.OPEN) return;
-        socket.send(JSON.stringify(e), afterWrite);
-        const buffered = socket.bufferedAmount;
-        if (buffered > limits.sendHardLimitBytes) {
-          request.log.warn({ buffered }, 'stream client does not read its results; closing');
-          socket.close(CLOSE_SLOW_READER, 'send buffer over its limit: the client is not reading');
-          // close() waits for the buffered data; a reader that never reads must not hold it.
-          setTimeout(() => socket.terminate(), 1_000).unref();
-        } else if (!paused && buffered > limits.sendBudgetBytes) {
-          paused = true;
-          socket.pause();
-        }
-      };
+      // Every event is bounded and no send throws (stream-send.ts).
+      const { send } = createSender(socket, limits, request.log);
       // Heartbeat: a ping each interval; a socket that did not answer the previous one is gone.
       let alive = true;
       socket.on('pong', () => {
@@ -142,13 +122,28 @@ export async function registerStream(
         Math.min(limits.idleTimeoutMs, 10_000),
       );
       idle.unref();
-      const fail = (id: string | null, err: unknown) => {
+      const fail = (id: string | null, err: unknown, requestId?: string) => {
         const se = toServiceError(err);
         if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
-        send({ id, event: 'error', error: se.toBody().error });
+        send({ ...errorEvent(id, se), ...(requestId ? { request_id: requestId } : {}) });
+      };
+      // A result with its info.request_id, remembered for sharing like an HTTP one.
+      const answer = (id: string, tool: string, rid: string, inputs: object, result: object, cache: 'hit' | 'miss') => {
+        const out = attachRequestId(result, rid);
+        opts.links?.record(rid, { tool, caller: request.caller, inputs, result: out });
+        send({ id, event: 'result', cache, result: out, request_id: rid });
       };
 
+      // A listener that throws would end the process (ws emits from its parser): every message
+      // is handled inside one guard, whose failure is answered as an error for the message's id.
       socket.on('message', (data, isBinary) => {
+        try {
+          onMessage(data, isBinary);
+        } catch (err) {
+          fail(null, err);
+        }
+      });
+      const onMessage = (data: RawData, isBinary: boolean) => {
         lastActivity = Date.now();
         // Every answer names the client's id when the message carried one, even if nothing else in it is valid.
         let id: string | null = null;
@@ -237,38 +232,36 @@ export async function registerStream(
           return fail(reqId, nestDetails(e, tool));
         }
         // A hit is stored as bytes (the HTTP hot path); the stream sends an object, so it pays one parse.
+        const rid = newRequestId();
         if ('hit' in prepared)
-          return send({
-            id: reqId,
-            event: 'result',
-            cache: 'hit',
-            result: JSON.parse(prepared.hit.body.toString('utf8')) as unknown,
-          });
+          return answer(reqId, tool, rid, msg.request, JSON.parse(prepared.hit.body.toString('utf8')) as object, 'hit');
         const ctrl = new AbortController();
         inFlight.set(reqId, ctrl);
-        send({ id: reqId, event: 'queued' });
+        send({ id: reqId, event: 'queued', request_id: rid });
         pipeline
           .execute(prepared.miss, {
             caller: request.caller,
             log: request.log,
             signal: ctrl.signal,
             info,
-            onStarted: () => send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds }),
-            progress: (p) => send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total }),
+            onStarted: () =>
+              send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds, request_id: rid }),
+            progress: (p) =>
+              send({ id: reqId, event: 'progress', stage: p.stage, done: p.done, total: p.total, request_id: rid }),
           })
           .then(
-            (result) => send({ id: reqId, event: 'result', cache: info.cache ?? 'miss', result }),
+            (result) => answer(reqId, tool, rid, msg.request, result, info.cache ?? 'miss'),
             (err: unknown) => {
               if (ctrl.signal.aborted && !(err instanceof ServiceError && err.code === 'timeout'))
-                fail(reqId, serviceError('cancelled', 'by_client'));
-              else fail(reqId, err);
+                fail(reqId, serviceError('cancelled', 'by_client'), rid);
+              else fail(reqId, err, rid);
             },
           )
           .finally(() => {
             inFlight.delete(reqId);
             lastActivity = Date.now();
           });
-      });
+      };
       socket.on('close', () => {
         clearInterval(heartbeat);
         clearInterval(idle);

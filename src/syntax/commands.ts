@@ -1,6 +1,8 @@
 /**
  * Splits a file into its header (module/prelude/imports) and body commands, following
- * the practical boundary algorithm of LEAN_SYNTAX.md §8.3. Commands never overlap and
+ * how Lean's module parser finds them: each command starts where the previous one stopped and
+ * ends where the grammar cannot continue, usually at a keyword that begins a command
+ * [lean4 v4.28.0: src/Lean/Parser/Module.lean, `parseCommand`]. Commands never overlap and
  * keep file order; the text between them is trivia. A command the splitter does not
  * recognise is an opaque `other` span: nothing is ever dropped or reordered.
  */

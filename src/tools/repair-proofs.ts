@@ -22,7 +22,7 @@ import { toolchainTag } from '../envs/config.ts';
 import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findSorries, parseTacticBlock } from '../syntax/tactics.ts';
-import { elaborateContent, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { elaborateContent, requestElabOptions, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
 import { reprint } from './layout.ts';
 import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
@@ -49,12 +49,7 @@ class RepairRun {
   ) {}
 
   elab(text: string): Promise<Elaborated> {
-    const { req } = this;
-    return elaborateContent(
-      text,
-      { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options },
-      this.ctx,
-    );
+    return elaborateContent(text, requestElabOptions(this.req), this.ctx);
   }
 
   /** Apply a pass's edits at once and elaborate the result. */

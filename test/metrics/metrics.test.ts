@@ -43,7 +43,9 @@ t.test('a single-machine daemon serves Prometheus metrics that follow its reques
 });
 
 t.test("metrics follow the daemon's keys: a bad key is refused", async (t) => {
-  const app = await makeApp();
+  const app = await makeApp({
+    config: (await import('../helpers.ts')).testConfig({ keys: [{ key: 'metrics-key-1' }] }),
+  });
   t.teardown(() => app.close());
   const r = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer nope-not-a-key' } });
   t.equal(r.statusCode, 401);

@@ -114,8 +114,18 @@ export function heartbeatBudget(remainingMs: number, perSecond: number, scope: n
 
 export const WRAP_LINES = 1;
 
+/**
+ * The comment after `in`: Mathlib's `linter.style.maxHeartbeats` (in `linter.mathlibStandardSet`, which
+ * `mathlib_options` turns on) warns about a `set_option maxHeartbeats n in` whose `in` has no comment in
+ * its trailing trivia [mathlib4 Mathlib/Tactic/Linter/Style.lean, `getSetOptionMaxHeartbeatsComment`:
+ * `inAtom.getTrailing?`; `getDeprecatedSyntax`: "Please, add a comment explaining the need for modifying
+ * the maxHeartbeat limit"]. The budget is the service's, not the author's: with the comment on the same
+ * line, the wrap adds no warning and still one line (issue 27, defect 6).
+ */
+export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat budget';
+
 export function withBudget(text: string, budget: number): string {
-  return `set_option maxHeartbeats ${budget} in\n${text}`;
+  return `set_option maxHeartbeats ${budget} in ${BUDGET_COMMENT}\n${text}`;
 }
 
 /** The budget a message says Lean stopped at, if it is a heartbeat stop. */
@@ -124,8 +134,27 @@ export function stoppedAt(messageText: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * The kernel's own stop: `Kernel.Exception.deterministicTimeout` renders as the bare text
+ * "(kernel) deterministic timeout", naming no budget [lean4 src/Lean/Message.lean,
+ * `Kernel.Exception.toMessageData`; recorded: ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean,
+ * `error: (kernel) deterministic timeout` under `set_option maxHeartbeats 500`]. The kernel counts against the same
+ * `maxHeartbeats`, so in a command sent with a budget below the limit in scope it is the budget's stop
+ * (issue 27, defect 7).
+ */
+const KERNEL_STOP_RE = /^\(kernel\) deterministic timeout\b/;
+
+export function isKernelTimeout(messageText: string): boolean {
+  return KERNEL_STOP_RE.test(messageText);
+}
+
+/** Whether a message of a command sent with budget `budget` is Lean stopping at that budget (elaborator or kernel). */
+export function stoppedByBudget(messageText: string, budget: number): boolean {
+  return stoppedAt(messageText) === budget || isKernelTimeout(messageText);
+}
+
 /** The budget a wrapped text was sent with. */
 export function sentBudget(sentText: string): number | undefined {
-  const m = /^set_option maxHeartbeats (\d+) in\n/.exec(sentText);
+  const m = /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText);
   return m ? Number(m[1]) : undefined;
 }

@@ -81,12 +81,21 @@ export class LeanSession {
     this.#outcomes = new LRUCache({ max: Math.max(1, opts.prefixEntries) });
   }
 
-  /** Spawn a REPL and elaborate the environment's header; the result is the base root. */
-  static async open(opts: SessionOptions, header: string, signal?: AbortSignal): Promise<LeanSession> {
+  /**
+   * Spawn a REPL and elaborate `header`; the result is the base root. With `own` (the environment's
+   * own header) a header that does not import or elaborate is the environment's failure: the session
+   * does not open. Any other header (a request's own, `ignore_imports: false`) is that request's
+   * business: the session opens on the failed root, and each request on it gets the failure as an
+   * error at its header line, as Lean's own `processHeader` goes on in an empty environment after
+   * reporting the import error [lean4 v4.28.0: src/Lean/Elab/Import.lean, `processHeader`]
+   * (issue 27, defect 1).
+   */
+  static async open(opts: SessionOptions, header: string, signal?: AbortSignal, own = true): Promise<LeanSession> {
     const proc = opts.spawn();
     const session = new LeanSession(proc, opts);
     try {
       const root = await session.#elaborateRoot(header, signal);
+      if (!own) return session;
       if (root.importFailure) throw new HeaderError(`the environment header failed to import: ${root.importFailure}`);
       const errors = root.messages.filter((m) => m.severity === 'error');
       if (errors.length > 0)
