@@ -108,3 +108,23 @@ t.test('the client: errors are typed, dispose ends the states and frees the proc
   );
   await watcher.dispose();
 });
+
+t.test('states idle past the TTL expire, and their process goes back', { skip }, async (t) => {
+  const { app, url } = await searchDaemon(
+    { TRANSCRIPTS: transcripts(TAG, ['proof_step']) },
+    { search: { stateTtlSeconds: 0.3 } },
+  );
+  t.teardown(() => app.close());
+  await using search = await ProofSearch.connect({ url, environment: TEST_ENV });
+  const root = (await search.start('def f : Nat := by sorry')).states[0]!;
+  t.equal((await search.stat()).daemon.processes, 1);
+  let gone = false;
+  for (let i = 0; i < 100 && !gone; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const st = await search.stat();
+    gone = st.connection.states === 0 && st.daemon.processes === 0;
+  }
+  t.ok(gone, 'expired, and the process was given back');
+  const err = await search.tactic(root.state, 'exact 0').catch((e: unknown) => e);
+  t.ok(err instanceof ProofSearchError && err.code === 'invalid_request', 'an expired id is unknown');
+});
