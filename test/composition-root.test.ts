@@ -8,12 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 
 const SRC = path.join(import.meta.dirname, '..', 'src');
-const READERS = new Set([
-  'main.ts',
-  'app.ts',
-  path.join('client', 'client.ts'),
-  path.join('client', 'proof-search.ts'),
-]);
+const READERS = new Set(['main.ts', 'app.ts', path.join('client', 'client.ts')]);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -79,8 +79,8 @@ export async function registerStream(
     authorize: (request: FastifyRequest) => Caller;
     limits?: StreamLimits;
     closing?: () => boolean;
-    extension?: StreamExtension;
     links?: SharedLinks;
+    extension?: StreamExtension;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
