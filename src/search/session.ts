@@ -136,6 +136,14 @@ export class SearchSession implements StateOwner {
     rec: Recovered,
   ): Promise<TacticOutcome> {
     if (!parent.live) return { tactic, ok: false, kind: 'lost', error: 'the state is gone', cached: false };
+    if (parent.depth >= this.svc.config.maxDepth)
+      return {
+        tactic,
+        ok: false,
+        kind: 'limit',
+        error: `the state is ${parent.depth} tactics deep (search.maxDepth)`,
+        cached: false,
+      };
     const over = this.svc.registry.refusal(this);
     if (over)
       return { tactic, ok: false, kind: 'limit', error: `${over.scope} holds ${over.count} states`, cached: false };

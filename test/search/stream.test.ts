@@ -161,3 +161,37 @@ t.test('unknown_proof_state: an id the connection does not hold never reaches th
   await s.close();
   await other.close();
 });
+
+t.test(
+  'caps: a state past search.maxDepth, and a connection past its state cap, answer kind "limit"',
+  { skip },
+  async (t) => {
+    const tag = 'v4.28.0';
+    const { app, url } = await searchDaemon(
+      { TRANSCRIPTS: transcripts(tag, ['proof_step']) },
+      { search: { maxDepth: 1, maxStatesPerConnection: 3 } },
+    );
+    t.teardown(() => app.close());
+    const s = await rawStream(url);
+    const root = (await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' })).result
+      .states[0].state;
+    const two = (
+      await s.call('goal.tactic', {
+        state: root,
+        tactics: ['apply Int.natAbs', 'have t : Nat := 42', 'apply Int.natAbs'],
+      })
+    ).result.results;
+    t.same(
+      two.map((r: { ok: boolean; kind?: string }) => r.ok || r.kind),
+      [true, true, 'limit'],
+      'the third state is over the connection cap of 3',
+    );
+    const deep = (await s.call('goal.tactic', { state: two[1].state, tactics: ['exact t'] })).result.results[0];
+    t.equal(deep.kind, 'limit', 'one tactic deep is the limit');
+    t.match(deep.error, /search\.maxDepth/);
+    const again = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    t.equal(again.error.code, 'invalid_request', 'a start over the cap is refused');
+    t.match(again.error.message, /maxStatesPerConnection/);
+    await s.close();
+  },
+);
