@@ -6,14 +6,26 @@
  * application/x-www-form-urlencoded; the hosted service accepts both. Every other check
  * stays: the body limit, fastify's prototype-poisoning refusal, and the schema.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-export function registerBodyParsers(app: FastifyInstance): void {
+/** The body of a request answered from the cache before parsing (src/server/hit-path.ts): nothing was parsed. */
+export const UNPARSED_HIT = Object.freeze({});
+
+export interface BodyParserOptions {
+  /** Asked before parsing: true means the raw bytes already have their answer and are not parsed. */
+  answeredRaw?: (request: FastifyRequest, raw: string) => boolean;
+}
+
+export function registerBodyParsers(app: FastifyInstance, opts: BodyParserOptions = {}): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.decorateRequest('rawBody', undefined);
-  // Keep the raw string too: byte-identical repeats are answered from the cache without re-validation.
+  app.decorateRequest('rawLookup', undefined);
+  const answeredRaw = opts.answeredRaw;
+  // Keep the raw string too: byte-identical repeats are answered from the cache without parsing or validation.
   const keepRaw: typeof json = (req, body, done) => {
-    (req as { rawBody?: string }).rawBody = String(body);
+    const raw = String(body);
+    (req as { rawBody?: string }).rawBody = raw;
+    if (answeredRaw?.(req, raw)) return done(null, UNPARSED_HIT);
     json(req, body, done);
   };
   app.removeAllContentTypeParsers();
