@@ -31,4 +31,8 @@ export function registerBodyParsers(app: FastifyInstance, opts: BodyParserOption
   app.removeAllContentTypeParsers();
   // '*' is fastify's catch-all: any media type, and requests that carry a body without one.
   app.addContentTypeParser('*', { parseAs: 'string' }, keepRaw);
+  // The same parser named for the usual type too: fastify caches a named type's parser by the
+  // header's text, while the catch-all is found anew (content-type parsed, two cache misses)
+  // on every request, ~2% of a cache hit's CPU.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, keepRaw);
 }
