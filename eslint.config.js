@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'lean/.build/**', 'lean/envs/**', 'bench/results/**', '.tap/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'lean/.build/**', 'lean/envs/**', 'bench/results/**', '.tap/**', '.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
