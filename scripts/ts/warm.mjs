@@ -1,10 +1,10 @@
 // Fills the compile cache (compile.mjs) for every TypeScript file of the project in one esbuild
 // pass, so the test processes that follow only read it. Prints nothing when all is current.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
-import { cacheFile, readCached, transformOptions, writeCached } from './compile.mjs';
+import { CACHE_DIR, cacheFile, readCached, transformOptions, writeCached } from './compile.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIRS = ['src', 'test', 'bench', 'lean', 'examples'];
@@ -27,10 +27,12 @@ function tsFiles(dir) {
 export async function warmCache() {
   const files = DIRS.flatMap((d) => tsFiles(path.join(ROOT, d)));
   let compiled = 0;
+  const current = new Set();
   await Promise.all(
     files.map(async (file) => {
       const source = readFileSync(file, 'utf8');
       const entry = cacheFile(file, source);
+      current.add(entry);
       if (readCached(entry) !== undefined) return;
       // A file esbuild cannot parse is left to fail in the process that imports it, with its error.
       const out = await transform(source, transformOptions(file)).catch(() => undefined);
@@ -39,13 +41,34 @@ export async function warmCache() {
       compiled += 1;
     }),
   );
-  return { files: files.length, compiled };
+  return { files: files.length, compiled, pruned: prune(current) };
+}
+
+/** Entries of no current file (earlier versions) are deleted, so the cache does not grow with every edit. */
+function prune(current) {
+  let pruned = 0;
+  for (const sub of safeList(CACHE_DIR))
+    for (const name of safeList(path.join(CACHE_DIR, sub))) {
+      const entry = path.join(CACHE_DIR, sub, name);
+      if (current.has(entry)) continue;
+      rmSync(entry, { force: true });
+      pruned++;
+    }
+  return pruned;
+}
+
+function safeList(dir) {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const t0 = performance.now();
   const r = await warmCache();
   process.stderr.write(
-    `compile cache: ${r.compiled} of ${r.files} files compiled in ${Math.round(performance.now() - t0)} ms\n`,
+    `compile cache: ${r.compiled} of ${r.files} files compiled, ${r.pruned} old entries removed, in ${Math.round(performance.now() - t0)} ms\n`,
   );
 }
