@@ -5,6 +5,8 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'lean/.build/**', 'lean/envs/**', 'bench/results/**', '.tap/**'] },
+  // The tests' compile cache (scripts/ts): generated JavaScript.
+  { ignores: ['.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -75,6 +75,8 @@ export interface TargetResult {
   pass: boolean;
   /** True when other processes used more than the noisy share of the machine during the run. */
   noisy: boolean;
+  /** Not measured here (a baseline or data set is absent): reads SKIP, never FAIL. */
+  skipped?: boolean;
 }
 
 export const pct = (x: number, d = 1) => `${round(x * 100, d)}%`;

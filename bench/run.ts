@@ -1,12 +1,18 @@
 /**
- * `npm run bench [-- scenario…]`: runs the named scenarios (default: all), prints a
- * Markdown table, and writes bench/results/<timestamp>.json and .md.
+ * `npm run bench [-- scenario…] [-- --record]`: runs the named scenarios (default: all), prints
+ * a Markdown table, and writes <timestamp>.json and .md to bench/results/local/ (git-ignored),
+ * or with --record to bench/results/ and regenerates docs/benchmarks.md (bench/report.ts).
+ * Each scenario's run records the date, the commit and the machine's load around it.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine, type ScenarioResult } from './lib.ts';
+import { cpuMeter } from './proc.ts';
+import { RECORDED_DIR, verdict, writeReport, type Conditions, type RunMeta } from './report.ts';
 import { adversarialScenario } from './scenarios/adversarial.ts';
 import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { clusterScenario } from './scenarios/cluster.ts';
@@ -71,9 +77,12 @@ for (const n of names)
     process.exit(2);
   }
 
-const results: ScenarioResult[] = [];
+const record = args.includes('--record');
+const results: (ScenarioResult & { conditions: Conditions })[] = [];
 for (const n of names) {
   console.error(`running ${n}…`);
+  const loadBefore = os.loadavg()[0]!;
+  const meter = cpuMeter();
   const child = await execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', n], {
     stderr: 'inherit',
     reject: false,
@@ -84,20 +93,31 @@ for (const n of names) {
     process.exitCode = 1;
     continue;
   }
+  const share = meter.stop();
   const r = JSON.parse(String(child.stdout).trim().split('\n').at(-1)!) as ScenarioResult;
+  const conditions: Conditions = {
+    loadBefore,
+    loadAfter: os.loadavg()[0]!,
+    outside: share.outside,
+    loaded: share.noisy,
+  };
   console.error(`  ${r.summary}`);
-  results.push(r);
+  console.error(`  others used ${Math.round(share.outside * 100)}% of the machine${share.noisy ? ' (LOADED)' : ''}`);
+  results.push({ ...r, conditions });
 }
 const m = machine();
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const run: RunMeta = { date: new Date().toISOString(), commit: gitCommit() };
+const stamp = run.date.replace(/[:.]/g, '-');
 const md = [
   `# Benchmark ${stamp}`,
   '',
-  `Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.platform}`,
+  `Node ${m.node}, ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.platform}; commit ${run.commit}`,
   '',
   ...targetTable(results),
   ...results.flatMap((r) => [
     `## ${r.name}`,
+    '',
+    `Load ${r.conditions.loadBefore.toFixed(1)}→${r.conditions.loadAfter.toFixed(1)}; other processes used ${Math.round(r.conditions.outside * 100)}% of the machine${r.conditions.loaded ? ' (LOADED: no PASS is judged)' : ''}.`,
     '',
     r.summary,
     '',
@@ -119,23 +139,33 @@ const md = [
 ].join('\n');
 
 /** PASS/FAIL of every target measured in this run, first. */
-function targetTable(rs: ScenarioResult[]): string[] {
-  const ts = rs.flatMap((r) => (r.targets ?? []).map((t) => ({ ...t, scenario: r.name })));
+function targetTable(rs: (ScenarioResult & { conditions: Conditions })[]): string[] {
+  const ts = rs.flatMap((r) => (r.targets ?? []).map((t) => ({ ...t, scenario: r.name, conditions: r.conditions })));
   if (!ts.length) return [];
   return [
     '## Targets',
     '',
     '| target | figure | result | scenario |',
     '|---|---|---|---|',
-    ...ts.map(
-      (t) =>
-        `| ${t.target} | ${t.figure} | ${t.pass ? 'PASS' : 'FAIL'}${t.noisy ? ' (noisy run)' : ''} | ${t.scenario} |`,
-    ),
+    ...ts.map((t) => `| ${t.target} | ${t.figure} | ${verdict(t, t.conditions)} | ${t.scenario} |`),
     '',
   ];
 }
-const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+const dir = record ? RECORDED_DIR : path.join(RECORDED_DIR, 'local');
 mkdirSync(dir, { recursive: true });
-writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ machine: m, results }, null, 2));
+writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ machine: m, run, results }, null, 2));
 writeFileSync(path.join(dir, `${stamp}.md`), md + '\n');
 console.log(md);
+console.error(`results in ${path.relative(process.cwd(), dir)}/${stamp}.{json,md}`);
+if (record) console.error(`regenerated ${writeReport()}`);
+
+/** The checked-out commit, `+dirty` when the work tree has changes. */
+function gitCommit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return 'unknown (no git)';
+  }
+}

@@ -120,7 +120,11 @@ export async function startDaemon(overlay: ConfigInput, opts: { cpus?: string; t
 export function startBareFastify(responseFile: string): Promise<Server> {
   return spawnServer(
     'bare fastify',
-    [process.execPath, path.join(BENCH_DIR, 'baselines', 'bare-fastify.mjs')],
+    [
+      process.execPath,
+      ...(process.env.BENCH_BARE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      path.join(BENCH_DIR, 'baselines', 'bare-fastify.mjs'),
+    ],
     { BENCH_RESPONSE_FILE: responseFile },
     '/dev/null',
     '/v1/environments',

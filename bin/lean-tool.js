@@ -1,15 +1,33 @@
 #!/usr/bin/env node
-// The CLI entry: registers the TypeScript loader, then runs src/client/cli.ts.
+// The CLI entry: runs the bundled CLI (dist/cli.js, built by scripts/build.mjs when missing or
+// older than the sources, as `npm start` does for the daemon), so a call compiles no TypeScript:
+// `lean-tool --version` takes ~60 ms instead of ~0.5 s through tsx. If the bundle cannot be
+// built (no esbuild, a read-only checkout), the sources run through tsx as before.
 // Exit codes as AXLE's CLI: 130 on Ctrl-C, 1 on an unexpected error (see src/client/cli.ts).
 import { readFileSync } from 'node:fs';
-import { register } from 'tsx/esm/api';
+import { buildIfStale } from '../scripts/build-if-stale.mjs';
 
 process.on('SIGINT', () => {
   process.stderr.write('\nInterrupted\n');
   process.exit(130);
 });
-register();
-const { main } = await import('../src/client/cli.ts');
+
+async function loadCli() {
+  let built = 1;
+  try {
+    built = buildIfStale();
+  } catch (e) {
+    process.stderr.write(
+      `lean-tool: cannot build dist/ (${e instanceof Error ? e.message : String(e)}); running the sources\n`,
+    );
+  }
+  if (built === 0) return import('../dist/cli.js');
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import('../src/client/cli.ts');
+}
+
+const { main } = await loadCli();
 try {
   process.exitCode = await main(process.argv.slice(2), {
     stdin: () => readFileSync(0, 'utf8'),

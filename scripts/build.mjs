@@ -5,13 +5,18 @@
 // first 200 for tsc's per-file output, 200–230 ms bundled (bench/scenarios/startup.ts).
 // Type checking stays with tsc (`npm run typecheck`); esbuild only strips types.
 // A module that must stay its own file (e.g. a worker thread's entry) is added to ENTRIES.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRIES = { main: 'src/main.ts', 'structural-worker': 'src/workers/structural-task.ts' };
+const ENTRIES = {
+  main: 'src/main.ts',
+  'structural-worker': 'src/workers/structural-task.ts',
+  // The CLI (bin/lean-tool.js runs it): one file to load instead of the sources through tsx.
+  cli: 'src/client/cli.ts',
+};
 
 // In the bundle every module's import.meta.url is dist/main.js's, so a path relative to a
 // module's own URL points elsewhere: only src/project-root.ts (PROJECT_ROOT, which is one
@@ -35,8 +40,11 @@ const ownUrlGuard = {
   },
 };
 
-await build({
+const result = await build({
   absWorkingDir: root,
+  // Written below, each file under a temporary name renamed into place: a process starting
+  // dist/main.js or dist/cli.js while another builds never reads half a file.
+  write: false,
   entryPoints: ENTRIES,
   outdir: 'dist',
   bundle: true,
@@ -59,3 +67,10 @@ await build({
   plugins: [ownUrlGuard],
   logLevel: 'warning',
 });
+
+await mkdir(path.join(root, 'dist'), { recursive: true });
+for (const f of result.outputFiles) {
+  const tmp = `${f.path}.${process.pid}.tmp`;
+  await writeFile(tmp, f.contents);
+  await rename(tmp, f.path);
+}

@@ -25,6 +25,7 @@ import { registerMetrics } from './metrics/http.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
+import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
@@ -193,7 +194,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
   app.decorate('warmWorkers', () => structural.warm());
-  registerBodyParsers(app);
+  registerBodyParsers(app, { answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)) });
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook

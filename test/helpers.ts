@@ -31,7 +31,7 @@ export const testProbe: Probe = (cfg) =>
   cfg.name === TEST_ENV ? { available: true } : { available: false, reason: 'no Lean toolchain found (test)' };
 
 /**
- * Test config: no warm sessions unless a test asks (the fake REPL starts on demand), and a
+ * Test config: one worker thread, no warm sessions unless a test asks (the fake REPL starts on demand), and a
  * short grace after a deadline before a command the fake REPL does not stop is killed.
  */
 export function testConfig(over: Partial<ConfigInput> = {}) {
@@ -39,6 +39,10 @@ export function testConfig(over: Partial<ConfigInput> = {}) {
     environments: testEnvironments,
     ...over,
     lean: { minWarm: 0, killGraceSeconds: 0.2, ...over.lean },
+    // One structural worker thread per test daemon: each thread loads the sources (~0.5 s of
+    // CPU), and a test run builds hundreds of daemons (test/server/structural-workers.test.ts
+    // covers the pool itself).
+    workers: { threads: 1, ...over.workers },
   });
 }
 

@@ -110,7 +110,7 @@ export async function startupScenario(opts: { rounds?: number } = {}): Promise<S
   };
   return {
     name: 'startup',
-    summary: `first 200 after ${round(d.median, 1)} ms (median of ${rounds}; target ≤ 400 ms) for the daemon as npm start runs it; bare fastify ${round(of('bare fastify').median, 1)} ms`,
+    summary: `first 200 after ${round(d.median, 1)} ms (median of ${rounds}; target within 1.2× of bare fastify) for the daemon as npm start runs it; bare fastify ${round(of('bare fastify').median, 1)} ms`,
     figures: Object.fromEntries([
       ...Object.keys(targets).map((t) => [t, { wallMs: of(t), cpuMs: cpuOf(t) }]),
       ['outside', outside],
@@ -129,7 +129,12 @@ export async function startupScenario(opts: { rounds?: number } = {}): Promise<S
       ],
     ],
     targets: [
-      { target: 'startup ≤ 400 ms to the first 200', figure: `${round(d.median, 1)} ms`, pass: d.median <= 400, noisy },
+      {
+        target: 'startup within 1.2× of bare fastify (wall, to the first 200)',
+        figure: `${round(ratio, 2)}× (${round(d.median, 1)} vs ${round(of('bare fastify').median, 1)} ms)`,
+        pass: ratio <= 1.2,
+        noisy,
+      },
     ],
     roundsHeader: ['round', 'target', 'ms to first 200', 'CPU ms', 'outside CPU', ''],
     rounds: samples.map((s) => [

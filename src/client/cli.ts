@@ -18,13 +18,13 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.ts';
 import { runBatch } from './batch.ts';
 import { commandHelp } from './command-help.ts';
 import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
+import { VERSION } from '../version.ts';
 
 /**
  * AXLE's exit codes: 0 done (whatever the verdict, unless --strict); 1 a general error (the
@@ -33,11 +33,8 @@ import { LeanToolClient, ServiceRequestError } from './client.ts';
  */
 export const EXIT = { ok: 0, error: 1, usage: 2, outputExists: 2, strict: 3, interrupted: 130 } as const;
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')) as {
-    version: string;
-  }
-).version;
+// package.json's version, read through PROJECT_ROOT so the bundled CLI (dist/cli.js) finds it too.
+export { VERSION };
 
 class UsageError extends Error {}
 

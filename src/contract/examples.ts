@@ -34,6 +34,7 @@ export const TOOL_EXAMPLES = {
   sorry2lemma: { content: statement, environment: env },
   extract_decls: { content: proof, environment: env },
   extract_theorems: { content: proof, environment: env },
+  extract_proof_states: { content: proof, environment: env },
   simplify_theorems: { content: 'theorem t : 1 = 1 := by\n  skip\n  rfl\n', environment: env },
   merge: {
     documents: ['theorem a : 1 = 1 := rfl\n', 'theorem b : 2 = 2 := rfl\n'],
@@ -45,7 +46,7 @@ export const TOOL_EXAMPLES = {
     environment: env,
   },
   disprove: { content: 'theorem bold_claim : 2 = 3 := by\n  sorry\n', environment: env },
-} satisfies { [T in ToolName]?: ToolRequestInput<T> };
+} satisfies { [T in ToolName]: ToolRequestInput<T> };
 
 /** The example of a tool, as a plain object (for OpenAPI and the endpoint metadata). */
 export const toolExample = (tool: ToolName): Record<string, unknown> | undefined =>

@@ -8,6 +8,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LimiterStats } from '../admission/limiter.ts';
 import type { CacheStats } from '../cache/result-cache.ts';
+import { RequestSeries } from './request-series.ts';
 
 /** Pool figures per environment as /v1/status shows them; retirements by reason per header pool. */
 export interface PoolFigures {
@@ -47,8 +48,8 @@ const LATENCY_BUCKETS = [
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'tool' | 'status'>;
-  readonly #latency: Histogram<'tool' | 'cache'>;
+  /** Recorded per request without prom-client (the hit path is hot), formatted at scrape. */
+  readonly #perRequest = new RequestSeries(LATENCY_BUCKETS);
   readonly #sharedCache: Counter<'result'>;
   readonly #jobs: Counter<'route'>;
   readonly #redeliveries: Counter;
@@ -61,19 +62,16 @@ export class Metrics {
     const registers = [this.registry];
     // prom-client's default names already start with process_ or nodejs_: the prefix adds only our namespace.
     collectDefaultMetrics({ register: this.registry, prefix: 'lean_tool_' });
-    this.#requests = new Counter({
-      name: 'lean_tool_requests_total',
-      help: 'Tool requests answered, by tool and HTTP status',
-      labelNames: ['tool', 'status'],
-      registers,
-    });
-    this.#latency = new Histogram({
-      name: 'lean_tool_request_duration_seconds',
-      help: 'Tool request latency at the HTTP edge, by tool and cache outcome',
-      labelNames: ['tool', 'cache'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.#perRequest.registerCounter(
+      this.registry,
+      'lean_tool_requests_total',
+      'Tool requests answered, by tool and HTTP status',
+    );
+    this.#perRequest.registerHistogram(
+      this.registry,
+      'lean_tool_request_duration_seconds',
+      'Tool request latency at the HTTP edge, by tool and cache outcome',
+    );
     new Gauge({
       name: 'lean_tool_admission_requests',
       help: 'Requests holding (active) or waiting for (queued) an admission slot',
@@ -208,21 +206,8 @@ export class Metrics {
     }
   }
 
-  /** Label-bound children, made once per label set: prom-client hashes a label object on every call otherwise (the hit path is hot). */
-  #perRequest = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
-
   request(tool: string, status: number, cache: string | undefined, seconds: number): void {
-    const id = `${tool}\u0000${status}\u0000${cache ?? 'none'}`;
-    let m = this.#perRequest.get(id);
-    if (!m) {
-      m = {
-        count: this.#requests.labels({ tool, status: String(status) }),
-        latency: this.#latency.labels({ tool, cache: cache ?? 'none' }),
-      };
-      this.#perRequest.set(id, m);
-    }
-    m.count.inc();
-    m.latency.observe(seconds);
+    this.#perRequest.record(tool, status, cache, seconds);
   }
 
   // The cluster's observers (src/cluster front and worker).

@@ -1,30 +1,33 @@
 /** The one log line per request (method, url, tool, environment, key class, status, timings, cache). */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { infoLineWriter, type LineFields } from './request-line.ts';
 
 /**
  * Registered only when info is on: the hit path is hot. A callback hook, not an async one: no
- * promise per request.
+ * promise per request. The daemon's own logger writes the line through a template
+ * (request-line.ts); another logger (tests) through request.log.
  */
-export function registerRequestLog(app: FastifyInstance, logger: Pick<Logger, 'isLevelEnabled'>): void {
+export function registerRequestLog(app: FastifyInstance, logger: Logger): void {
   if (!logger.isLevelEnabled('info')) return;
+  const fast = infoLineWriter(logger);
+  const write = fast
+    ? (request: FastifyRequest, fields: LineFields) => fast(String(request.id), fields, 'request')
+    : (request: FastifyRequest, fields: LineFields) => request.log.info(fields, 'request');
   app.addHook('onResponse', (request, reply, done) => {
     const s = request.svc ?? {};
-    request.log.info(
-      {
-        requestId: s.requestId,
-        method: request.method,
-        url: request.url,
-        tool: s.tool,
-        environment: s.environment,
-        keyClass: request.caller?.keyClass ?? 'rejected',
-        status: reply.statusCode,
-        queueMs: s.queueMs,
-        totalMs: Math.round(reply.elapsedTime),
-        cache: s.cache,
-      },
-      'request',
-    );
+    write(request, {
+      requestId: s.requestId,
+      method: request.method,
+      url: request.url,
+      tool: s.tool,
+      environment: s.environment,
+      keyClass: request.caller?.keyClass ?? 'rejected',
+      status: reply.statusCode,
+      queueMs: s.queueMs,
+      totalMs: Math.round(reply.elapsedTime),
+      cache: s.cache,
+    });
     done();
   });
 }

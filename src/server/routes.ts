@@ -51,8 +51,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const raw = request.rawBody;
     // No body at all (fastify parses none without a Content-Type): the same answer as an empty JSON body.
     if (request.body === undefined || raw === '') throw serviceError('malformed_json', 'empty_body');
-    // Hot path: a byte-identical body whose result is cached is sent as stored JSON.
-    const r = raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined;
+    // Hot path: a byte-identical body whose result is cached is sent as stored JSON (looked up
+    // while the body was read, src/server/hit-path.ts; its JSON was then not parsed).
+    const r = request.rawLookup ?? (raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined);
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';

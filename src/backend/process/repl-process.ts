@@ -11,7 +11,7 @@ import { encodeRequest, FramingError, ResponseDecoder } from '../protocol/framin
 import { parseResponse, type ReplResponse } from '../protocol/schema.ts';
 import type { ReplRequest } from '../protocol/requests.ts';
 import type { LaunchSpec } from './launch.ts';
-import { treeUsage, type TreeUsage } from './rss.ts';
+import { TreeUsageReader, type TreeUsage } from './rss.ts';
 
 export type ReplFault = 'crashed' | 'garbage' | 'aborted' | 'memory' | 'processes' | 'closed';
 
@@ -73,6 +73,8 @@ export class ReplProcess {
   #fault: ReplFault | undefined;
   #faultMessage = '';
   #rssTimer: NodeJS.Timeout | undefined;
+  /** Memory and process count of the process tree (usage after each request, and the watchdog). */
+  readonly #usage: TreeUsageReader;
   #opts: ReplProcessOptions;
 
   constructor(opts: ReplProcessOptions) {
@@ -93,6 +95,7 @@ export class ReplProcess {
       encoding: 'utf8',
     });
     this.pid = this.#child.pid ?? -1;
+    this.#usage = new TreeUsageReader(this.pid);
     if (this.pid > 0) liveGroups.add(this.pid);
     this.#child.stdout?.setEncoding('utf8');
     this.#child.stderr?.setEncoding('utf8');
@@ -130,7 +133,7 @@ export class ReplProcess {
   }
 
   usage(): TreeUsage {
-    return this.#dead ? { processes: 0, rssBytes: 0, cpuSeconds: 0 } : treeUsage(this.pid);
+    return this.#dead ? { processes: 0, rssBytes: 0, cpuSeconds: 0 } : this.#usage.read();
   }
 
   /** Send one request and wait for its response. Aborting the signal kills the process. */
@@ -219,7 +222,7 @@ export class ReplProcess {
     const maxProcs = this.#opts.maxProcesses ?? 0;
     if ((maxRss <= 0 && maxProcs <= 0) || this.#rssTimer) return;
     this.#rssTimer = setInterval(() => {
-      const u = treeUsage(this.pid);
+      const u = this.#usage.read(true);
       if (maxRss > 0 && u.rssBytes > maxRss) {
         this.#opts.log.warn(
           { pid: this.pid, rssMb: Math.round(u.rssBytes / 2 ** 20) },

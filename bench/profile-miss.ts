@@ -1,0 +1,26 @@
+/**
+ * `node --import tsx bench/profile-miss.ts [requests] [outdir]`: the daemon under sequential
+ * cache misses (the miss-latency scenario's load) with `--cpu-prof`, to see where a miss's CPU
+ * goes (diagnosis; not a scenario with a target).
+ */
+import path from 'node:path';
+import { sequentialLatency } from './load.ts';
+import { benchEnvironment, BENCH_KEY, scratch, startDaemon } from './servers.ts';
+
+const requests = Number(process.argv[2] ?? 3000);
+const dir = path.resolve(process.argv[3] ?? path.join(scratch, 'profile-miss'));
+process.env.BENCH_DAEMON_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir} ${process.env.BENCH_DAEMON_NODE_ARGS ?? ''}`;
+const daemon = await startDaemon(
+  {
+    keys: [{ key: BENCH_KEY, concurrency: 10_000 }],
+    lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000 },
+    environments: [benchEnvironment],
+  },
+  { tag: 'profile-miss' },
+);
+await new Promise((r) => setTimeout(r, 1000));
+const body = JSON.stringify({ content: 'example : [<id>] = [<id>] := rfl\n', environment: 'bench' });
+const r = await sequentialLatency(`${daemon.url}/api/v1/check`, body, requests, 200, daemon.pid);
+console.log(`daemon: p50 ${r.p50} ms, ${r.cpuUsPerReq} µs CPU/req, outside ${r.cpu.outside}`);
+await daemon.stop();
+console.log(`profile in ${dir}; requests: ${requests + 200}`);
