@@ -8,6 +8,7 @@
 import { elaborateContent } from './elaborate.ts';
 import { toMessageSet } from './messages.ts';
 import { PROOF_STATES_CAP, proofStatesByLine } from './proof-states.ts';
+import { responseChars } from './response-bound.ts';
 import type { ToolImpl } from './types.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { pushAll } from '../util/arrays.ts';
@@ -20,16 +21,23 @@ export const extract_proof_states: ToolImpl<'extract_proof_states'> = {
     const tool = emptyMessages();
     pushAll(tool.errors, r.toolErrors);
     pushAll(tool.warnings, r.toolWarnings);
-    const { states, truncatedAt } = proofStatesByLine(r.tactics, r.content);
+    const lean = toMessageSet(r.messages);
+    // The daemon's response bound (issue 23) can be tighter than AXLE's cap: truncate to it too,
+    // rather than answer 413 for a response whose other fields fit.
+    const budget =
+      ctx.maxResponseChars === undefined
+        ? undefined
+        : ctx.maxResponseChars - responseChars({ content: r.content, lean, tool }) - 1024;
+    const { states, truncatedAt } = proofStatesByLine(r.tactics, r.content, PROOF_STATES_CAP, budget);
     if (truncatedAt !== undefined)
       tool.warnings.push(
-        `proof_states reached its cap of ${PROOF_STATES_CAP.toLocaleString('en-US')} characters at line ${truncatedAt}; the states of line ${truncatedAt} onward are omitted`,
+        `proof_states reached its cap (${PROOF_STATES_CAP.toLocaleString('en-US')} characters, or the response bound limits.responseFactor sets) at line ${truncatedAt}; the states of line ${truncatedAt} onward are omitted`,
       );
     return {
       proof_states: states,
       truncated: truncatedAt !== undefined,
       content: r.content,
-      lean_messages: toMessageSet(r.messages),
+      lean_messages: lean,
       tool_messages: tool,
       timings: {
         parse_ms: Math.round(r.parseMs),

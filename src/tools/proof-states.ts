@@ -29,6 +29,9 @@ export interface LineState {
 /** AXLE's cap on `proof_states` (characters, all states together). */
 export const PROOF_STATES_CAP = 10_000_000;
 
+/** JSON characters of one entry besides its state: `{"line":…,"proof_state":""},`. */
+const ENTRY_CHARS = 40;
+
 type Pos = { line: number; column: number };
 const before = (a: Pos, b: Pos) => a.line < b.line || (a.line === b.line && a.column <= b.column);
 const show = (goals: readonly string[]) => (goals.length === 0 ? 'no goals' : goals.join('\n\n'));
@@ -61,6 +64,8 @@ export function proofStatesByLine(
   steps: readonly TacticStep[],
   content: string,
   cap = PROOF_STATES_CAP,
+  /** Characters of JSON the list may take (the request's response bound, less the rest of the response). */
+  budget?: number,
 ): { states: LineState[]; truncatedAt: number | undefined } {
   // Outer before inner at the same start: the longer range first.
   const sorted = [...steps].sort(
@@ -79,6 +84,7 @@ export function proofStatesByLine(
   let lastDone: TacticStep | undefined;
   let next = 0;
   let size = 0;
+  let used = 0;
   let line = sorted.length > 0 ? proofLines(sorted[0]!, lines) : Infinity;
   while (line <= lines.length && (next < sorted.length || stack.length > 0)) {
     const end = { line, column: [...lines[line - 1]!].length };
@@ -106,8 +112,10 @@ export function proofStatesByLine(
         : inside
           ? show(inside.step.goalsBefore)
           : show(sorted[next]!.goalsBefore);
-    if (size + state.length > cap) return { states, truncatedAt: line };
+    if (size + state.length > cap || (budget !== undefined && used + state.length + ENTRY_CHARS > budget))
+      return { states, truncatedAt: line };
     size += state.length;
+    used += state.length + ENTRY_CHARS;
     states.push({ line, proof_state: state });
     line++;
     // Between proofs: go on at the next proof's first line.

@@ -104,6 +104,8 @@ t.test('the cap: states past it are omitted and the line is named', async (t) =>
   t.equal(r.states.length, 2);
   t.equal(r.truncatedAt, 3);
   t.equal(proofStatesByLine(steps, 'a\nb\nc', 120).truncatedAt, undefined);
+  // A response bound tighter than the cap truncates as well (each entry's JSON counted).
+  t.equal(proofStatesByLine(steps, 'a\nb\nc', 10_000, 100).truncatedAt, 2);
 });
 
 t.test('the tool: one elaboration asking for the info tree, states on content lines', { skip }, async (t) => {

@@ -15,6 +15,7 @@ import { toLeanMessage } from '../../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../../src/backend/protocol/schema.ts';
 import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
 import { sharedPath, sharedSkip } from '../../shared-data.ts';
+import { recordedLean, recordedSkip } from '../../recorded/recorded-launch.ts';
 
 const TAG = 'v4.28.0';
 const skip = sharedSkip(`recorded/repl/${TAG}`);
@@ -194,4 +195,17 @@ t.test('request-level refusals keep their status; /health needs no key', async (
   t.match(dup.json(), { error: { message: /unique ids/ } });
   const wrongMethod = await app.inject({ method: 'GET', url: '/verify' });
   t.equal(wrongMethod.statusCode, 405);
+});
+
+t.test('through the product backend on the recorded REPL process', { skip: recordedSkip(TAG) }, async (t) => {
+  const rec = recordedLean(t, TAG)!;
+  const recorded = [...transcript('no_goal_sorry'), ...transcript('no_goal_sorry_2')];
+  const app = await makeApp({ lean: rec.backend });
+  t.teardown(() => app.close());
+  const snippets = recorded.map((r, i) => ({ id: `r${i}`, code: r.cmd }));
+  const res = await app.inject({ method: 'POST', url: '/api/check', payload: { snippets } });
+  t.equal(res.statusCode, 200, res.body);
+  const results = (res.json() as { results: { response: unknown; error?: string }[] }).results;
+  for (const [i, r] of results.entries()) t.same(r.response, kiminaView(recorded[i]!.answer), `snippet ${i}`);
+  t.same(rec.refusals(), [], 'every answer came from a recording');
 });
