@@ -10,6 +10,7 @@ import { machine, type ScenarioResult } from './lib.ts';
 import { adversarialScenario } from './scenarios/adversarial.ts';
 import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { clusterScenario } from './scenarios/cluster.ts';
+import { clusterHeadersPhase } from './scenarios/cluster-headers.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
@@ -35,6 +36,23 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'event-loop-lag': () => eventLoopLagScenario(),
   'long-run': () => longRunScenario(),
   cluster: () => clusterScenario(),
+  // The header phase of `cluster` alone (also part of it).
+  'cluster-headers': async () => {
+    const h = await clusterHeadersPhase();
+    if (typeof h === 'string') return { name: 'cluster-headers', summary: h, figures: { skipped: h }, table: [] };
+    return {
+      name: 'cluster-headers',
+      summary: h
+        .map((x) => `${x.workers}w/${x.headers}h ${x.reqPerS} req/s api ${x.apiCallsPerSIdle}/s idle`)
+        .join('; '),
+      figures: { headers: h },
+      table: h.map((x) => [
+        `${x.workers} worker(s), ${x.headers} headers`,
+        `${x.reqPerS} req/s; front adds p50 ${x.addedLatencyP50Ms} ms`,
+        `JetStream API calls/s: ${x.apiCallsPerSLoaded} loaded, ${x.apiCallsPerSIdle} idle`,
+      ]),
+    };
+  },
 };
 
 const args = process.argv.slice(2);

@@ -7,7 +7,10 @@
  * Checks (also listed in the README, "Checking a Lean installation"):
  *   environment available      the file-system probe (toolchain, Lake project, REPL build, jail)
  *   header imports             the environment's header loads (the `#check Nat` probe after it)
- *   failed import detected     a header importing a missing module is reported, not silent
+ *   failed import detected     a request header importing a missing module opens its own session with the
+ *                              failure at its header line (the production path: one session per header)
+ *   bare prelude header        a `prelude` header is no import failure
+ *   comparator pair            a trivial challenge/solution pair through the comparator tool's runner
  *   Lean version               `#eval Lean.versionString` against the configured lean_toolchain
  *   memory after import        resident memory of the REPL once the header is loaded
  *   …and every check of src/doctor/checks.ts (message texts and positions, sorry warning and
@@ -20,6 +23,7 @@ import { ReplProcess } from '../src/backend/process/repl-process.ts';
 import { LeanSession } from '../src/backend/session/session.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { formatTable, runChecks } from '../src/doctor/checks.ts';
+import { cannotRun, comparatorPair, headerChecks } from './doctor-steps.ts';
 import { toolchainTag } from '../src/envs/config.ts';
 import { probeEnvironment } from '../src/envs/probe.ts';
 
@@ -41,6 +45,8 @@ async function main(): Promise<number> {
     a: probeEnvironment(env, process.env, undefined, env.sandbox ?? config.lean.sandbox),
   }));
   if (probes.every((p) => !p.a.available)) {
+    // Every check is listed, each saying it cannot run, so a reader sees what a machine with Lean would check.
+    console.log(formatTable(cannotRun(envs.map((e) => e.name))));
     console.error(
       [
         'lean:doctor needs a Lean toolchain and a built REPL, and no configured environment has them:',
@@ -89,15 +95,7 @@ async function main(): Promise<number> {
         ok: true,
         detail: `${Math.round(session.usage().rssBytes / 2 ** 20)} MiB resident`,
       });
-      const bad = await session.run('import AxleDoctorNoSuchModule', [], { signal });
-      rows.push({
-        env: env.name,
-        check: 'failed import detected',
-        ok: bad.root.importFailure !== undefined,
-        detail: bad.root.importFailure
-          ? 'reported'
-          : 'NOT reported: a typo in imports would give a silent empty environment',
-      });
+      rows.push(...(await headerChecks(env.name, spawn, signal)));
       const v = await session.run(env.imports, [{ key: 'doctor-version', text: '#eval Lean.versionString' }], {
         signal,
       });
@@ -114,6 +112,7 @@ async function main(): Promise<number> {
       });
       for (const r of await runChecks(session, env, signal))
         rows.push({ env: env.name, check: r.name, ok: r.ok, detail: r.detail });
+      rows.push(await comparatorPair(env, config));
     } finally {
       session.kill('doctor done');
     }

@@ -29,10 +29,13 @@ import { sendError, toFrameworkError, writeClientError } from './server/error-ha
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { registerRequestLog } from './server/request-log.ts';
+import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
+import { registerMcp } from './server/adapters/mcp.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { registerEndpoints } from './server/endpoints.ts';
+import { SearchService } from './search/service.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -126,6 +129,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...(opts.launch ? { launch: opts.launch } : { hostEnv }),
   });
   const cache = new ResultCache(config.cache.maxBytes);
+  // Proof search sessions on /v1/stream (src/search): processes leased from the same pools.
+  const search = SearchService.forBackend(backend, {
+    config: config.search,
+    heartbeatsPerSecond: config.lean.heartbeatsPerSecond,
+    registry,
+  });
   const comparator = new ComparatorBackend({
     root: PROJECT_ROOT,
     config: config.comparator,
@@ -145,17 +154,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     pools: () => backend.stats(),
     cache: () => cache.stats(),
     queues: () => cluster?.queues() ?? [],
+    cluster: () => cluster?.gauges(),
   });
   if (usesNats(config.cluster)) {
     const { ClusterNode } = await import('./cluster/node.ts');
     cluster = await ClusterNode.start({
       config: config.cluster,
+      leanLimits: config.lean,
       registry,
       tools,
       lean,
       log: logger,
       frontObserver: metrics.front,
       workerObserver: metrics.worker,
+      connectionObserver: metrics.connection,
       pools: () => backend.stats(),
     });
   }
@@ -206,6 +218,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing = true;
     // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
     await cluster?.close();
+    search.close();
     await backend.destroy();
     await structural.destroy();
   });
@@ -216,6 +229,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   registerNotFound(app);
+  registerHealth(app, {
+    closing: () => closing,
+    ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
+  });
 
   await registerDocs(app, VERSION);
   await registerStream(app, pipeline, {
@@ -224,7 +241,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     authorize,
     limits: config.server.stream,
     closing: () => closing,
+    extension: search,
+    // Leave the exit timer (main.ts) time to see the sockets close.
+    drainTimeoutMs: Math.max(0, config.server.drainTimeoutMs - 2_000),
   });
+  const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
+  // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
+  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
   registerSharedLinkRoutes(app, links, authorize);
   registerEndpoints(app, authorizeListing);
   registerRoutes(app, {
@@ -234,7 +257,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
     pipeline,
     version: VERSION,
-    environments: () => (cluster ? cluster.environments(registry.list()) : registry.list()),
+    environments,
     status: () => ({
       ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
       workers: structural.stats(),

@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { applyClusterEnv, clusterConfig } from './cluster/config.ts';
+import { applyClusterEnv, clusterConfig, effectiveSlots, usesNats } from './cluster/config.ts';
+import { searchConfig } from './search/config.ts';
 import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
@@ -61,6 +62,14 @@ export const configSchema = z.strictObject({
             .default(64 * 1024 * 1024),
           pingIntervalMs: z.number().int().positive().default(30_000),
           idleTimeoutMs: z.number().int().positive().default(300_000),
+        })
+        .prefault({}),
+      /** MCP sessions of /mcp (src/server/adapters/mcp.ts; docs/mcp.md). */
+      mcp: z
+        .strictObject({
+          maxSessions: z.number().int().positive().default(64),
+          idleSeconds: z.number().positive().default(600),
+          progressIntervalMs: z.number().int().nonnegative().default(500),
         })
         .prefault({}),
     })
@@ -116,7 +125,7 @@ export const configSchema = z.strictObject({
       rssPollMs: z.number().int().positive().default(1000),
     })
     .prefault({}),
-  /** Per-field input limits (400 naming the field past them); see README "Input limits". */
+  /** Per-field input limits (400 naming the field past them); see docs/configuration.md. */
   limits: z
     .strictObject({
       contentBytes: z
@@ -128,6 +137,14 @@ export const configSchema = z.strictObject({
       indices: z.number().int().positive().default(100_000),
       renameEntries: z.number().int().positive().default(100_000),
       documents: z.number().int().positive().default(1_000),
+      /** A response may be this many times its request's size (413 response_too_large past it; issue 23)… */
+      responseFactor: z.number().positive().default(8),
+      /** …and always at least this many bytes. */
+      responseMinBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 * 1024),
     })
     .prefault({}),
   /** The worker-thread pool for tools that need no Lean (parsing and rewriting off the event loop). */
@@ -173,6 +190,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
   cluster: clusterConfig,
+  /** Proof search sessions on /v1/stream (src/search, docs/proof-search.md). */
+  search: searchConfig,
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -296,6 +315,14 @@ function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.Proce
   for (const k of keysFrom('LEAN_TOOL_API_KEYS', env.LEAN_TOOL_API_KEYS, false)) config.keys.push(k);
   for (const k of keysFrom('LEAN_TOOL_ADMIN_KEYS', env.LEAN_TOOL_ADMIN_KEYS, true)) config.keys.push(k);
   applyClusterEnv(config.cluster, env);
+  if (env.LEAN_TOOL_MAX_SESSIONS) {
+    const n = Number(env.LEAN_TOOL_MAX_SESSIONS);
+    if (!Number.isInteger(n) || n < 1)
+      throw new ConfigError(`LEAN_TOOL_MAX_SESSIONS must be a positive integer, got ${env.LEAN_TOOL_MAX_SESSIONS}`);
+    config.lean.maxSessions = n;
+  }
+  // A worker's slots against its Lean sessions (issue 24): a contradiction is refused here, at startup.
+  if (usesNats(config.cluster) && config.cluster.role !== 'front') effectiveSlots(config.cluster, config.lean);
   // Relative project directories are relative to the project root, not the cwd.
   for (const e of config.environments)
     if (!path.isAbsolute(e.project_dir)) e.project_dir = path.join(root, e.project_dir);

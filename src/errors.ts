@@ -31,6 +31,12 @@ export const ERROR_CODES = {
       no_theorem: 'formal_statement declares no theorem for comparator to check',
       limit: '{field} {problem}',
       source_limit: 'a Lean source in this request is too costly to model: {problem}',
+      unknown_state:
+        'no live proof search state {state} on this connection (deleted, expired, lost, or never handed out)',
+      state_limit:
+        '{scope} holds {count} live proof search states, its limit ({setting}); delete some with goal.delete first',
+      no_declaration: 'content declares no {name}',
+      no_goal: 'nothing to start from: {reason}',
     },
   },
   bad_request: {
@@ -114,13 +120,33 @@ export const ERROR_CODES = {
     status: 413,
     retryable: false,
     summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
-    messages: { body: 'the request body exceeds the configured limit (server.bodyLimitBytes)' },
+    messages: {
+      body: 'the request body exceeds the configured limit (server.bodyLimitBytes)',
+      cluster_payload:
+        "the job ({bytes} bytes) exceeds the NATS server's max_payload of {limit} bytes, the largest message the cluster can carry; send a smaller request, or raise max_payload in the NATS configuration (up to server.bodyLimitBytes)",
+    },
+  },
+  response_too_large: {
+    status: 413,
+    retryable: false,
+    summary:
+      'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
+    messages: {
+      bound:
+        'the response {what}, over the limit of {limit} for this request (limits.responseFactor × the request size, at least limits.responseMinBytes); send a smaller request or raise the limit',
+      event:
+        'the stream event for this request exceeds the limit of {limit} bytes for one message (server.stream.sendHardLimitBytes)',
+    },
   },
   queue_full: {
     status: 429,
     retryable: true,
     summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
-    messages: { caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued' },
+    messages: {
+      caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued',
+      search_processes:
+        'every process proof search may hold is in use ({max}, search.maxProcesses); retry when a search ends',
+    },
   },
   not_implemented: {
     status: 501,
@@ -138,6 +164,7 @@ export const ERROR_CODES = {
       'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
     messages: {
       cluster_no_worker: 'no worker in the cluster can run Lean for environment {env}',
+      cluster_not_configured: 'no live worker in the cluster has environment {env} configured',
       cluster_worker: 'environment {env} cannot run Lean on worker {node}: {reason}',
       cannot_run_lean:
         "environment {env} cannot run Lean: {reason}.{withoutLean} GET /v1/environments shows each environment's availability.",
@@ -152,8 +179,12 @@ export const ERROR_CODES = {
       'The daemon, or the Lean session pool of the environment, is shutting down; another instance (or this one, restarted) can serve the retry.',
     messages: {
       cluster_claim: 'the cluster cannot take the request now: {reason}',
+      cluster_no_workers: 'no worker is in the cluster now (none sent a heartbeat lately); retry when one has joined',
+      cluster_unreachable: 'the cluster cannot take the request now: NATS is unreachable from this front ({reason})',
       cluster_queue: 'cannot queue the job on NATS: {reason}',
       shutting_down: '{what} is shutting down',
+      mcp_sessions:
+        'all {limit} MCP sessions (server.mcp.maxSessions) are running tool calls; retry later, or end unused sessions with DELETE /mcp',
     },
   },
   timeout: {

@@ -1,5 +1,5 @@
 /**
- * What a newcomer meets first: the README's sample files exist, its commands run against
+ * What a newcomer meets first: the sample files the README and docs/ name exist, their commands run against
  * the daemon as written (structural ones: no Lean needed), every script and CLI flag is
  * documented, and the engines field covers what the dependencies declare.
  */
@@ -12,7 +12,15 @@ import { main } from '../src/client/cli.ts';
 import { PROJECT_ROOT } from '../src/config.ts';
 import { makeApp, UNAVAILABLE_ENV } from './helpers.ts';
 
-const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+/** The documentation a newcomer reads: the README and the pages of docs/ it links to. */
+const readme = [
+  path.join(PROJECT_ROOT, 'README.md'),
+  ...readdirSync(path.join(PROJECT_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(PROJECT_ROOT, 'docs', f)),
+]
+  .map((f) => readFileSync(f, 'utf8'))
+  .join('\n');
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   engines: { node: string };

@@ -28,6 +28,7 @@ const RANK: Record<string, number> = {
   backend: 3,
   admission: 4,
   tools: 4,
+  search: 4,
   workers: 5,
   server: 6,
   cluster: 7,
@@ -84,4 +85,12 @@ t.test('the scan reads type-only imports and re-exports', async (t) => {
     '../tools/types.ts',
     './b.ts',
   ]);
+});
+
+t.test('docs/architecture.md lists the same parts with the same ranks', async (t) => {
+  const doc = readFileSync(path.join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+  const documented = Object.fromEntries(
+    [...doc.matchAll(/^\| `([\w-]+)` \| (\d+) \|/gm)].map((m) => [m[1]!, Number(m[2])]),
+  );
+  t.same(documented, RANK, 'the layer table of the docs is the one enforced here');
 });

@@ -19,6 +19,7 @@ import { configSchema } from '../../src/config.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer } from '../../test/cluster/nats-server.ts';
 import { drive, round, stats, type ScenarioResult } from '../lib.ts';
+import { clusterHeadersPhase } from './cluster-headers.ts';
 import { poster } from './http-client.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -302,6 +303,15 @@ export async function clusterScenario(): Promise<ScenarioResult> {
     await nats2.stop();
   }
 
+  const headerFigures = await clusterHeadersPhase();
+  figures.headers = headerFigures;
+  if (typeof headerFigures !== 'string')
+    for (const h of headerFigures)
+      rows.push([
+        `${h.workers} worker${h.workers > 1 ? 's' : ''}, ${h.headers} distinct headers, 5 ms Lean stand-in`,
+        `${h.reqPerS} req/s; front adds p50 ${h.addedLatencyP50Ms} ms`,
+        `JetStream API calls/s: ${h.apiCallsPerSLoaded} under load, ${h.apiCallsPerSIdle} idle`,
+      ]);
   const singleThr = REQUESTS / singleRun.seconds;
   figures.singleMachine = { reqPerS: round(singleThr, 2), latencyMs: stats(singleRun.latencies) };
   rows.push(['single machine (no NATS), 4 clients', `${round(singleThr, 1)} req/s`, 'in-process tools, same workload']);

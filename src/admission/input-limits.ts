@@ -1,7 +1,10 @@
 /**
- * Per-field input limits (config `limits`): checked after validation and before any work,
- * so an oversized field is a 400 that names it instead of seconds of CPU. Text fields are
- * measured in UTF-8 bytes, lists and maps in entries.
+ * Per-field input limits (config `limits`): checked on the parsed body BEFORE validation
+ * (issue 23): zod builds one issue per wrong item and copies every map, so an 800k-entry
+ * rename map or a million-item list must be refused by counting, before zod sees it. The
+ * checks only count (array lengths, keys up to the limit, string lengths), whatever shape
+ * the body has; validation then sees bounded input. Text fields are measured in UTF-8 bytes,
+ * lists and maps in entries.
  */
 import { serviceError, type ErrorDetail } from '../errors.ts';
 import { utf8Length } from '../syntax/positions.ts';
@@ -17,7 +20,22 @@ export interface InputLimits {
   renameEntries: number;
   /** Entries of merge's `documents`. */
   documents: number;
+  /** A response may be this many times the request (tools/response-bound.ts)… */
+  responseFactor: number;
+  /** …and always at least this many bytes. */
+  responseMinBytes: number;
 }
+
+/** Fields with a limit of their own above. */
+const LIMITED = new Set([
+  'content',
+  'formal_statement',
+  'names',
+  'permitted_sorries',
+  'indices',
+  'documents',
+  'declarations',
+]);
 
 export const DEFAULT_INPUT_LIMITS: InputLimits = {
   contentBytes: 8 * 1024 * 1024,
@@ -25,11 +43,33 @@ export const DEFAULT_INPUT_LIMITS: InputLimits = {
   indices: 100_000,
   renameEntries: 100_000,
   documents: 1_000,
+  responseFactor: 8,
+  responseMinBytes: 1024 * 1024,
 };
 
-/** The first field over its limit, as a 400 `invalid_request` naming it; nothing when all fit. */
-export function checkInputLimits(request: Record<string, unknown>, limits: InputLimits): void {
+/**
+ * Fields of a request body: no tool has nearly this many parameters, so a body with more is
+ * refused before validation lists each unknown key.
+ */
+export const MAX_BODY_FIELDS = 100;
+
+/** Own enumerable keys of `o`, counted up to `max + 1` (never all of a huge map). */
+function countKeys(o: object, max: number): number {
+  let n = 0;
+  for (const k in o) if (Object.hasOwn(o, k) && ++n > max) break;
+  return n;
+}
+
+/**
+ * The first field over its limit, as a 400 `invalid_request` naming it; nothing when all fit.
+ * Runs on the raw body (any shape): a field of the wrong type is left to validation.
+ */
+export function checkInputLimits(body: unknown, limits: InputLimits): void {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const request = body as Record<string, unknown>;
   const over: ErrorDetail[] = [];
+  if (countKeys(request, MAX_BODY_FIELDS) > MAX_BODY_FIELDS)
+    over.push({ field: '', message: `has more than ${MAX_BODY_FIELDS} fields; no tool takes that many` });
   const text = (field: string, v: unknown) => {
     // Cheap bound first: a string's UTF-8 size is between its length and three times it.
     if (typeof v === 'string' && v.length * 3 > limits.contentBytes && utf8Length(v) > limits.contentBytes) {
@@ -46,16 +86,27 @@ export function checkInputLimits(request: Record<string, unknown>, limits: Input
   list('permitted_sorries', request.permitted_sorries, limits.names, 'names');
   list('indices', request.indices, limits.indices, 'indices');
   list('documents', request.documents, limits.documents, 'documents');
-  if (Array.isArray(request.documents)) request.documents.forEach((d, i) => text(`documents.${i}`, d));
+  if (Array.isArray(request.documents) && request.documents.length <= limits.documents)
+    request.documents.forEach((d, i) => text(`documents.${i}`, d));
   const decls = request.declarations;
-  if (decls && typeof decls === 'object' && !Array.isArray(decls)) {
-    let n = 0;
-    for (const _ in decls) if (++n > limits.renameEntries) break;
-    if (n > limits.renameEntries)
-      over.push({
-        field: 'declarations',
-        message: `has more than ${limits.renameEntries} entries (limits.renameEntries)`,
-      });
+  if (
+    decls &&
+    typeof decls === 'object' &&
+    !Array.isArray(decls) &&
+    countKeys(decls, limits.renameEntries) > limits.renameEntries
+  )
+    over.push({
+      field: 'declarations',
+      message: `has more than ${limits.renameEntries} entries (limits.renameEntries)`,
+    });
+  // Any other list or map (options, repairs…): no tool needs more entries than the largest list limit.
+  const other = Math.max(limits.names, limits.indices, limits.renameEntries);
+  for (const field in request) {
+    if (LIMITED.has(field) || !Object.hasOwn(request, field)) continue;
+    const v = request[field];
+    if (Array.isArray(v)) list(field, v, other, 'names');
+    else if (v && typeof v === 'object' && countKeys(v, other) > other)
+      over.push({ field, message: `has more than ${other} entries` });
   }
   if (over.length > 0) {
     const first = over[0]!;

@@ -21,18 +21,27 @@ export class PoolClosedError extends BackendError {
 }
 
 /**
- * Lean itself could not start for an environment (its REPL did not launch, or its header does not
- * import): the whole environment is unavailable, and its listing says so until the next re-probe.
- * Other `environment_unavailable` answers (a tool's own missing build, such as the comparator's)
- * concern one tool only and leave the environment's availability alone.
+ * Lean itself could not start for a pool (its REPL did not launch, or the environment's own header
+ * does not import). Only a failure of the environment's own header pool (`environmentWide`) makes
+ * the whole environment unavailable, its listing saying so until the next re-probe: a pool of a
+ * request's own header (`ignore_imports: false`) that fails to start concerns the requests of that
+ * header only (issue 27, defect 1). Other `environment_unavailable` answers (a tool's own missing
+ * build, such as the comparator's) concern one tool only and leave the environment's availability alone.
  */
 export class LeanStartError extends BackendError {
   readonly pool: string;
   readonly reason: string;
-  constructor(pool: string, reason: string, opts: { cause?: unknown } = {}) {
+  readonly environmentWide: boolean;
+  constructor(pool: string, reason: string, opts: { cause?: unknown; environmentWide?: boolean } = {}) {
     super(`Lean failed to start for ${pool}: ${reason}`, opts);
     this.name = 'LeanStartError';
     this.pool = pool;
     this.reason = reason;
+    this.environmentWide = opts.environmentWide ?? true;
   }
+}
+
+/** Whether an error means the environment itself cannot run Lean (only then is it reported unavailable). */
+export function environmentCannotStart(err: unknown): err is LeanStartError {
+  return err instanceof LeanStartError && err.environmentWide;
 }

@@ -10,10 +10,9 @@ import type { Log } from '../log.ts';
 import { deadlineOf } from '../sync/deadline.ts';
 import {
   heartbeatBudget,
-  LEAN_DEFAULT_MAX_HEARTBEATS,
-  scopeLimit,
+  scopeLimits,
   sentBudget,
-  stoppedAt,
+  stoppedByBudget,
   withBudget,
   wrappable,
   WRAP_LINES,
@@ -187,6 +186,8 @@ export class LeanBackend implements LeanRunner {
           idleMs: l.idleSeconds * 1000,
           log,
           gate,
+          // Only the environment's own header decides its availability (issue 27, defect 1).
+          decidesAvailability: own,
           policy: leanPolicy({
             softRssBytes: (hardRss * l.softRssPercent) / 100,
             maxUses: l.maxUses,
@@ -209,6 +210,7 @@ export class LeanBackend implements LeanRunner {
               },
               canonical,
               AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+              own,
             );
             return new WarmSession(session, canonical);
           },
@@ -354,12 +356,7 @@ export class LeanBackend implements LeanRunner {
     let stops = 0;
     const perSecond = this.#l.heartbeatsPerSecond;
     if (deadline === undefined || perSecond <= 0) return { stops: () => stops };
-    const scopes: number[] = [];
-    let scope = LEAN_DEFAULT_MAX_HEARTBEATS;
-    for (const t of texts) {
-      scopes.push(scope);
-      scope = scopeLimit(t) ?? scope;
-    }
+    const scopes = scopeLimits(texts);
     return {
       stops: () => stops,
       prepare: (text: string, i: number) => {
@@ -371,7 +368,7 @@ export class LeanBackend implements LeanRunner {
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
       remember: (messages: readonly ReplMessage[], sent: string) => {
         const b = sentBudget(sent);
-        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === b)) return true;
+        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, b))) return true;
         stops++;
         return false;
       },

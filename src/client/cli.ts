@@ -69,7 +69,7 @@ export function commandTool(name: string): ToolName | undefined {
 }
 
 const kebab = (s: string) => s.replace(/_/g, '-');
-const OTHER_COMMANDS = ['environments', 'status'] as const;
+const OTHER_COMMANDS = ['environments', 'status', 'mcp'] as const;
 
 /** Options of the CLI itself, valid before or after the command; true when they take a value. */
 const CLI_OPTIONS: Record<string, boolean> = {
@@ -278,6 +278,7 @@ export function usage(): string {
     '       lean-tool <command> --batch DIR|FILE|RECORDS.jsonl… [--out-dir DIR] [--concurrency N]',
     '       lean-tool extract-decls FILE -d DIR [-f]              (one file per document)',
     '       lean-tool environments | status | --version',
+    "       lean-tool mcp        (MCP over stdio, relayed to the running daemon's /mcp; docs/mcp.md)",
     '',
     `commands: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}`,
     "options: the tool's request fields (--environment NAME or SERVICE_ENVIRONMENT, --names a,b, --indices 0,-1, --no-reparse, …);",
@@ -410,6 +411,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     ...(p.apiKey ? { apiKey: p.apiKey } : {}),
     ...(p.concurrency ? { maxConcurrency: p.concurrency } : {}),
   });
+  if (p.command === 'mcp') {
+    // Loaded on demand: the MCP SDK is not on the path of every other command.
+    const { serveMcpStdio } = await import('./mcp-stdio.ts');
+    return serveMcpStdio({
+      url: client.url,
+      apiKey: p.apiKey ?? io.env.SERVICE_API_KEY,
+      log: (line) => io.stderr(`${line}\n`),
+    });
+  }
   try {
     if (!p.tool) {
       const r = p.command === 'status' ? await client.status() : await client.environments();

@@ -25,8 +25,18 @@ export const clusterConfig = z
       .string()
       .regex(/^[A-Za-z0-9_-]+$/)
       .default('lean'),
-    /** Jobs a worker runs at once (it pulls only when one of these is free). */
-    workerSlots: z.number().int().positive().default(2),
+    /**
+     * Jobs a worker runs at once (it pulls only when one of these is free). null (the default):
+     * the worker's Lean session capacity, `lean.maxSessions` — more slots than sessions would
+     * take jobs that then wait inside this worker where no other worker can take them.
+     */
+    workerSlots: z.number().int().positive().nullable().default(null),
+    /** Affinity buckets per environment (work subjects a header hashes into); the same on every node. */
+    affinityBuckets: z.number().int().min(1).max(256).default(16),
+    /** A front that cannot publish (or claim) within this fails the request with 503 rather than hang. */
+    publishTimeoutMs: z.number().int().positive().default(2000),
+    /** A claim lives at most its job's deadline plus this; then any waiter may take the key over. */
+    claimMarginSeconds: z.number().positive().default(30),
     /** A job not acknowledged for this long (worker dead) is redelivered; workers extend it while they run. */
     ackWaitSeconds: z.number().positive().default(10),
     /** Deliveries of one job before JetStream gives up on it (the front then answers it with an error). */
@@ -72,6 +82,21 @@ export function applyClusterEnv(c: ClusterConfig, env: NodeJS.ProcessEnv): void 
   }
   if (c.role !== 'both' && !c.natsUrl)
     throw new Error(`the ${c.role} role needs a NATS server: set NATS_URL or cluster.natsUrl`);
+}
+
+/**
+ * The worker's slots: as configured, else its Lean session capacity (`lean.maxSessions`).
+ * Configured above that capacity is a contradiction, refused at startup.
+ */
+export function effectiveSlots(c: ClusterConfig, lean: { maxSessions: number; maxProcesses: number }): number {
+  // One environment's jobs can use at most maxSessions processes, and all together maxProcesses.
+  const capacity = Math.min(lean.maxSessions, lean.maxProcesses);
+  if (c.workerSlots === null) return capacity;
+  if (c.workerSlots > capacity)
+    throw new Error(
+      `cluster.workerSlots (${c.workerSlots}) exceeds the worker's Lean session capacity (${capacity} = min(lean.maxSessions ${lean.maxSessions}, lean.maxProcesses ${lean.maxProcesses})): the extra jobs would wait inside this worker for a session while other workers idle; lower the slots (or leave them unset) or raise lean.maxSessions (LEAN_TOOL_MAX_SESSIONS)`,
+    );
+  return c.workerSlots;
 }
 
 /** Whether this node talks to NATS at all. */

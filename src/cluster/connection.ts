@@ -15,6 +15,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterConfig } from './config.ts';
+import type { DropReporter } from './messages.ts';
 import { Names } from './names.ts';
 
 export interface ClusterConnection {
@@ -25,31 +26,46 @@ export interface ClusterConnection {
   cache: KV;
   inflight: KV;
   config: ClusterConfig;
+  /** Every message dropped at the boundary (invalid JSON or schema) goes here: logged and counted. */
+  drop: DropReporter;
+  /** The work subjects whose durable consumer is known to exist (created by us or found). */
+  ensured: Set<string>;
 }
 
 const nanos = (ms: number) => Math.round(ms * 1e6);
 
-export async function openCluster(config: ClusterConfig, name: string): Promise<ClusterConnection> {
+export async function openCluster(config: ClusterConfig, name: string, drop: DropReporter): Promise<ClusterConnection> {
   const servers = (config.natsUrl ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  // Reconnect forever: a NATS restart must not take the daemon down.
-  const nc = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
-  const names = new Names(config.prefix);
+  // Reconnect forever: a NATS restart must not take the daemon down. Pings every 1.5 s, two
+  // unanswered: a server gone without closing the socket is noticed within ~4.5 s (readiness).
+  const nc = await connect({
+    servers,
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    pingInterval: 1500,
+    maxPingOut: 2,
+  });
+  // JetStream calls (publish, KV, API) give up after the publish timeout: during an outage a
+  // request fails fast with a clear 503 instead of hanging (issue 24).
+  const timeout = config.publishTimeoutMs;
+  const jsm = await jetstreamManager(nc, { timeout });
+  const js = jetstream(nc, { timeout });
+  const names = new Names(config.prefix, config.affinityBuckets);
   await ensureStream(jsm, names, config);
-  await ensureConsumer(jsm, names, names.fallbackConsumer, names.fallbackSubject, config);
   const kvm = new Kvm(js);
   const cache = await kvm.create(names.cacheBucket, {
     ttl: config.cacheTtlSeconds * 1000,
     history: 1,
     replicas: config.replicas,
   });
-  // A claim outlives any job (deadlines are capped) but not forever: a front that died holding one frees it.
+  // Each claim carries its own expiry (deadline plus margin, checked by waiters); this bucket-wide
+  // TTL only sweeps claims nobody asked about again (per-key TTLs need NATS 2.11).
   const inflight = await kvm.create(names.inflightBucket, { ttl: 3600_000, history: 1, replicas: config.replicas });
-  return { nc, js, jsm, names, cache, inflight, config };
+  return { nc, js, jsm, names, cache, inflight, config, drop, ensured: new Set() };
 }
 
 async function ensureStream(jsm: JetStreamManager, names: Names, config: ClusterConfig): Promise<void> {
@@ -75,8 +91,18 @@ async function ensureStream(jsm: JetStreamManager, names: Names, config: Cluster
   }
 }
 
-/** A durable pull consumer shared by every worker that pulls `subject`. */
-export async function ensureConsumer(
+/**
+ * The durable pull consumer of a work subject, shared by every worker that pulls it; created
+ * once (idempotent on the server, remembered here). A job is published only to a subject
+ * whose consumer exists, so no job waits in the stream where nothing would deliver it.
+ */
+export async function ensureConsumer(c: ClusterConnection, subject: string): Promise<void> {
+  if (c.ensured.has(subject)) return;
+  await addConsumer(c.jsm, c.names, c.names.consumerOf(subject), subject, c.config);
+  c.ensured.add(subject);
+}
+
+async function addConsumer(
   jsm: JetStreamManager,
   names: Names,
   durable: string,

@@ -6,17 +6,28 @@
  * and the job's `deadlineAt`.
  */
 import { randomUUID } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import type { Subscription } from '@nats-io/transport-node';
 import type { ToolName, ToolResponse } from '../contract/tools.ts';
 import { relayedError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import type { Subscription } from '@nats-io/transport-node';
 import type { ExecutionContext, Executor, Prepared } from '../server/pipeline.ts';
 import type { ToolContext } from '../tools/types.ts';
-import type { ClusterConnection } from './connection.ts';
+import { ClaimBook } from './claims.ts';
+import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import type { ConnectionHealth } from './health.ts';
 import { Listener } from './listen.ts';
 import type { Membership } from './membership.ts';
-import { decode, encode, type Job, type Outcome, type ProgressEvent } from './messages.ts';
+import {
+  cachedResult,
+  decodeAs,
+  encode,
+  maxDeliveriesAdvisory,
+  outcomeSchema,
+  progressSchema,
+  type Job,
+  type Outcome,
+  type ProgressEvent,
+} from './messages.ts';
 import { keyId, requestHeader, workKey } from './names.ts';
 
 /** What the front reports to metrics (src/metrics), if anyone listens. */
@@ -24,8 +35,10 @@ export interface FrontObserver {
   sharedCache(result: 'hit' | 'miss'): void;
   submitted(route: 'warm' | 'fallback'): void;
   joined(): void;
-  roundTrip(tool: string, seconds: number): void;
+  roundTrip(tool: string, environment: string, seconds: number): void;
 }
+
+type AttemptContext = { signal: AbortSignal; deadlineSeconds: number; progress?: ToolContext['progress'] };
 
 export class ClusterFront implements Executor {
   readonly checksLocalAvailability = false;
@@ -33,26 +46,23 @@ export class ClusterFront implements Executor {
   /** Our queued jobs by stream sequence, for JetStream's max-deliveries advisory. */
   #queued = new Map<number, { job: string; key: string }>();
   #advisories: Subscription;
+  readonly claims: ClaimBook;
 
   constructor(
     private readonly c: ClusterConnection,
     private readonly members: Membership,
-    private readonly opts: { nodeId: string; log: Log; observer?: FrontObserver },
+    private readonly opts: { nodeId: string; log: Log; health: ConnectionHealth; observer?: FrontObserver },
   ) {
+    this.claims = new ClaimBook(c, opts.nodeId);
     // A job delivered maxDeliver times without an acknowledgement (every worker that took it
     // died or stalled) will not be delivered again: answer it now rather than at the deadline,
     // and remove it from the stream.
     this.#advisories = c.nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${c.names.stream}.*`, {
       callback: (_err, msg) => {
-        let seq: number;
-        try {
-          seq = decode<{ stream_seq: number }>(msg.data).stream_seq;
-        } catch {
-          return;
-        }
-        const q = this.#queued.get(seq);
+        const seq = decodeAs(maxDeliveriesAdvisory, 'advisory', msg.data, c.drop)?.stream_seq;
+        const q = seq === undefined ? undefined : this.#queued.get(seq);
         if (!q) return;
-        this.#queued.delete(seq);
+        this.#queued.delete(seq!);
         const outcome: Outcome = {
           job: q.job,
           status: 'error',
@@ -63,21 +73,25 @@ export class ClusterFront implements Executor {
           },
         };
         c.nc.publish(c.names.outcome(q.key), encode(outcome));
-        void c.jsm.streams.deleteMessage(c.names.stream, seq, false).catch(() => {});
+        void c.jsm.streams.deleteMessage(c.names.stream, seq!, false).catch(() => {});
       },
     });
   }
 
   async lookup(p: Prepared<ToolName>): Promise<object | undefined> {
+    // NATS down: no lookup (it could only time out); run() answers at once why.
+    if (!this.opts.health.connected()) return undefined;
     const v = await this.#shared(p.key);
     this.opts.observer?.sharedCache(v ? 'hit' : 'miss');
     return v;
   }
 
-  async #shared(key: string): Promise<object | undefined> {
+  async #shared(key: string): Promise<Record<string, unknown> | undefined> {
     try {
       const e = await this.c.cache.get(key);
-      return e && e.operation === 'PUT' && e.value.length ? decode<object>(e.value) : undefined;
+      return e && e.operation === 'PUT' && e.value.length
+        ? decodeAs(cachedResult, 'cached result', e.value, this.c.drop)
+        : undefined;
     } catch (err) {
       // The shared cache is an optimisation: NATS trouble here must not fail the request.
       this.opts.log.warn({ err }, 'shared cache lookup failed');
@@ -85,18 +99,28 @@ export class ClusterFront implements Executor {
     }
   }
 
+  /** Refuses at once what the cluster cannot run now (issue 24): no hanging until the deadline. */
+  #admit(p: Prepared<ToolName>, needsLean: boolean): void {
+    if (!this.opts.health.connected())
+      throw serviceError('overloaded', 'cluster_unreachable', { reason: 'disconnected' }, { retryAfter: 2 });
+    const can = this.members.capability(p.env.name, needsLean);
+    if (can === 'no-workers') throw serviceError('overloaded', 'cluster_no_workers', {}, { retryAfter: 2 });
+    if (can === 'not-here')
+      throw needsLean
+        ? serviceError('environment_unavailable', 'cluster_no_worker', { env: p.env.name })
+        : serviceError('environment_unavailable', 'cluster_not_configured', { env: p.env.name });
+  }
+
   async run<T extends ToolName>(p: Prepared<T>, ctx: ExecutionContext): Promise<ToolResponse<T>> {
     const needsLean = p.impl.needsLean(p.request);
-    if (needsLean && this.members.environmentAvailable(p.env.name) === false) {
-      throw serviceError('environment_unavailable', 'cluster_no_worker', { env: p.env.name });
-    }
+    this.#admit(p, needsLean);
     const t0 = performance.now();
     // Until an outcome answers us: another front's job we joined may end cancelled or out of
-    // time on its deadline, not ours; then we claim the key ourselves and go again.
+    // time on its deadline, not ours, or its claimer may have died; then we go again.
     for (;;) {
       const outcome = await this.#attempt(p, ctx, needsLean);
       if (outcome) {
-        this.opts.observer?.roundTrip(p.tool, (performance.now() - t0) / 1000);
+        this.opts.observer?.roundTrip(p.tool, p.env.name, (performance.now() - t0) / 1000);
         if (outcome.status === 'ok') {
           // The worker's verdict (Lean failed during the run): the front's local cache must not keep it either.
           if (!outcome.cacheable) ctx.leanFailed();
@@ -107,101 +131,128 @@ export class ClusterFront implements Executor {
     }
   }
 
+  /** The job for this request and the subject it goes to (warm bucket, the environment's `any`, or `plain`). */
+  #job(p: Prepared<ToolName>, ctx: AttemptContext, needsLean: boolean): { job: Job; subject: string; warm: boolean } {
+    const { names } = this.c;
+    const key = workKey(
+      p.env.name,
+      requestHeader(p.request as { content?: unknown; ignore_imports?: unknown }, p.env.imports),
+    );
+    // Work for a header some live worker holds warm goes to that header's bucket; the rest to the environment's queue.
+    const warm = needsLean && this.members.holders(keyId(key)).length > 0;
+    const subject = warm ? names.bucketSubject(key) : names.workSubject(p.env.name, needsLean ? 'any' : 'plain');
+    const job: Job = {
+      id: randomUUID().replaceAll('-', ''),
+      tool: p.tool,
+      environment: p.env.name,
+      request: p.request as Record<string, unknown>,
+      key: p.key,
+      deadlineAt: Date.now() + ctx.deadlineSeconds * 1000,
+      deadlineSeconds: ctx.deadlineSeconds,
+      progress: ctx.progress !== undefined,
+      front: this.opts.nodeId,
+    };
+    return { job, subject, warm };
+  }
+
   /** One claim-or-join round; undefined when a joined job ended without an answer for us. */
-  async #attempt(
-    p: Prepared<ToolName>,
-    ctx: { signal: AbortSignal; deadlineSeconds: number; progress?: ToolContext['progress'] },
-    needsLean: boolean,
-  ): Promise<Outcome | undefined> {
-    const { names, nc, js, inflight } = this.c;
+  async #attempt(p: Prepared<ToolName>, ctx: AttemptContext, needsLean: boolean): Promise<Outcome | undefined> {
+    const { names, nc } = this.c;
+    const { job, subject, warm } = this.#job(p, ctx, needsLean);
+    const data = encode(job);
+    // The largest message the server takes (its max_payload): a larger job is refused for good, not as overload.
+    const limit = nc.info?.max_payload;
+    if (limit !== undefined && data.length + 1024 > limit)
+      throw serviceError('payload_too_large', 'cluster_payload', { bytes: data.length, limit });
     // Listen before looking: an outcome published after this point is seen, one before it is in the cache.
-    const outcomes = new Listener<Outcome>(nc, names.outcome(p.key));
+    const outcomes = new Listener<Outcome>(nc, names.outcome(p.key), outcomeSchema, 'outcome', this.c.drop);
     let progressSub: Listener<ProgressEvent> | undefined;
     try {
-      const jobId = randomUUID().replaceAll('-', '');
       // Both at once (one round trip): a result that appeared meanwhile wins over our claim.
       const [cached, claim] = await Promise.all([
         this.#shared(p.key),
-        inflight.create(p.key, encode({ job: jobId, front: this.opts.nodeId })).catch((err: unknown) => {
-          // Held by someone else: join them. Anything else (NATS unreachable, …) must not leave us waiting.
-          if (
-            err instanceof JetStreamApiError &&
-            (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
-              err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-          )
-            return undefined;
+        this.claims.claim(p.key, job).catch((err: unknown) => {
           throw serviceError('overloaded', 'cluster_claim', { reason: (err as Error).message }, { retryAfter: 2 });
         }),
       ]);
       if (cached) {
-        if (claim !== undefined) void inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
+        if (claim !== undefined) void this.claims.release(p.key, claim);
         return { job: 'cache', status: 'ok', result: cached, cacheable: true, worker: 'cache' };
       }
-      if (claim === undefined) {
-        // Someone else is computing this request: wait for their outcome.
-        this.#submitted.joined++;
-        this.opts.observer?.joined();
-        const o = await outcomes.next(() => true, ctx.signal);
-        if (o.status === 'error' && (o.error.code === 'cancelled' || o.error.code === 'timeout')) return undefined;
-        return o;
-      }
-      const key = workKey(
-        p.env.name,
-        requestHeader(p.request as { content?: unknown; ignore_imports?: unknown }, p.env.imports),
-      );
-      // Work for a header some live worker holds warm goes to that header's subject; the rest to the fallback.
-      const warm = needsLean && this.members.holders(keyId(key)).length > 0;
-      const subject = warm ? names.workSubject(key) : names.fallbackSubject;
+      if (claim === undefined) return await this.#join(p.key, outcomes, ctx.signal);
       if (ctx.progress) {
         const progress = ctx.progress;
-        progressSub = new Listener<ProgressEvent>(nc, names.progress(jobId));
+        progressSub = new Listener<ProgressEvent>(nc, names.progress(job.id), progressSchema, 'progress', this.c.drop);
         void (async () => {
           for (;;) progress(await progressSub!.next(() => true, ctx.signal));
         })().catch(() => {});
       }
-      const job: Job = {
-        id: jobId,
-        tool: p.tool,
-        environment: p.env.name,
-        request: p.request as Record<string, unknown>,
-        key: p.key,
-        deadlineAt: Date.now() + ctx.deadlineSeconds * 1000,
-        deadlineSeconds: ctx.deadlineSeconds,
-        progress: ctx.progress !== undefined,
-        front: this.opts.nodeId,
-      };
-      let seq: number;
-      try {
-        seq = (await js.publish(subject, encode(job), { msgID: jobId })).seq;
-      } catch (err) {
-        await inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
-        throw serviceError('overloaded', 'cluster_queue', { reason: (err as Error).message }, { retryAfter: 2 });
-      }
-      this.#queued.set(seq, { job: jobId, key: p.key });
-      this.#submitted[warm ? 'warm' : 'fallback']++;
-      this.opts.observer?.submitted(warm ? 'warm' : 'fallback');
-      // The subject rides along: an idle worker pulling it can fetch at once without looking at every queue.
-      nc.publish(names.kick, subject);
-      try {
-        // Ours: its own error, or anyone's success for this key (the same result).
-        return await outcomes.next((o) => o.job === jobId || o.status === 'ok', ctx.signal);
-      } catch (e) {
-        // Deadline or client gone: stop the job wherever it is, and free the key for others.
-        nc.publish(names.cancel(jobId));
-        throw e;
-      } finally {
-        this.#queued.delete(seq);
-        // Not awaited: the answer need not wait for the key to be freed (the worker frees it too).
-        void inflight.delete(p.key, { previousSeq: claim }).catch(() => {});
-      }
+      return await this.#submit(job, data, subject, warm, claim, outcomes, ctx.signal);
     } finally {
       outcomes.close();
       progressSub?.close();
     }
   }
 
+  /** Someone else computes this request: wait for their outcome, checking now and then that their claim is alive. */
+  async #join(key: string, outcomes: Listener<Outcome>, signal: AbortSignal): Promise<Outcome | undefined> {
+    this.#submitted.joined++;
+    this.opts.observer?.joined();
+    for (;;) {
+      const tick = AbortSignal.any([signal, AbortSignal.timeout(this.claims.checkEveryMs)]);
+      try {
+        const o = await outcomes.next(() => true, tick);
+        if (o.status === 'error' && (o.error.code === 'cancelled' || o.error.code === 'timeout')) return undefined;
+        return o;
+      } catch (e) {
+        if (signal.aborted) throw e;
+      }
+      // No outcome yet: a claim gone, expired or never queued by its (dead) front sends us round again.
+      if (await this.claims.staleOrGone(key)) return undefined;
+    }
+  }
+
+  async #submit(
+    job: Job,
+    data: Uint8Array,
+    subject: string,
+    warm: boolean,
+    claim: number,
+    outcomes: Listener<Outcome>,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
+    const { names, nc, js } = this.c;
+    let seq: number;
+    try {
+      await ensureConsumer(this.c, subject);
+      seq = (await js.publish(subject, data, { msgID: job.id, timeout: this.c.config.publishTimeoutMs })).seq;
+    } catch (err) {
+      await this.claims.release(job.key, claim);
+      throw serviceError('overloaded', 'cluster_queue', { reason: (err as Error).message }, { retryAfter: 2 });
+    }
+    // Queued: waiters elsewhere now know the claimer got this far (a job in the stream is answered even if we die).
+    const held = await this.claims.queued(job.key, job, claim);
+    this.#queued.set(seq, { job: job.id, key: job.key });
+    this.#submitted[warm ? 'warm' : 'fallback']++;
+    this.opts.observer?.submitted(warm ? 'warm' : 'fallback');
+    // The subject rides along: an idle worker pulling it can fetch at once without looking at every queue.
+    nc.publish(names.kick, subject);
+    try {
+      // Ours: its own error, or anyone's success for this key (the same result).
+      return await outcomes.next((o) => o.job === job.id || o.status === 'ok', signal);
+    } catch (e) {
+      // Deadline or client gone: stop the job wherever it is, and free the key for others.
+      nc.publish(names.cancel(job.id));
+      throw e;
+    } finally {
+      this.#queued.delete(seq);
+      // Not awaited: the answer need not wait for the key to be freed (the worker frees it too).
+      void this.claims.release(job.key, held);
+    }
+  }
+
   stats() {
-    return { ...this.#submitted };
+    return { ...this.#submitted, claims_held: this.claims.held() };
   }
 
   close(): void {

@@ -1,21 +1,20 @@
 /** Collects the messages of one core NATS subject so a caller can await the first acceptable one. */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { decode } from './messages.ts';
+import type { z } from 'zod';
+import { decodeAs, type DropReporter } from './messages.ts';
 
 export class Listener<T> {
   #queue: T[] = [];
   #wake: (() => void) | undefined;
   #sub: Subscription;
 
-  constructor(nc: NatsConnection, subject: string) {
+  constructor(nc: NatsConnection, subject: string, schema: z.ZodType<T>, kind: string, drop: DropReporter) {
     this.#sub = nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err) return;
-        try {
-          this.#queue.push(decode<T>(msg.data));
-        } catch {
-          return; // not ours to understand: ignored
-        }
+        const m = decodeAs(schema, kind, msg.data, drop);
+        if (m === undefined) return;
+        this.#queue.push(m);
         this.#wake?.();
       },
     });

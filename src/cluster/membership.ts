@@ -6,7 +6,10 @@
  */
 import type { Subscription } from '@nats-io/transport-node';
 import type { ClusterConnection } from './connection.ts';
-import { decode, type Heartbeat } from './messages.ts';
+import { decodeAs, heartbeatSchema, type Heartbeat } from './messages.ts';
+
+/** Whether the live workers can take a job of an environment (with or without Lean). */
+export type Capability = 'yes' | 'no-workers' | 'not-here';
 
 export class Membership {
   #members = new Map<string, Heartbeat & { seenAt: number }>();
@@ -18,12 +21,9 @@ export class Membership {
     this.#sub = c.nc.subscribe(c.names.heartbeatAll, {
       callback: (err, msg) => {
         if (err) return;
-        try {
-          const hb = decode<Heartbeat>(msg.data);
-          if (typeof hb.node === 'string') this.#members.set(hb.node, { ...hb, seenAt: Date.now() });
-        } catch {
-          // A malformed heartbeat is ignored: membership is advisory.
-        }
+        // A malformed heartbeat is dropped (and counted): membership is advisory.
+        const hb = decodeAs(heartbeatSchema, 'heartbeat', msg.data, c.drop);
+        if (hb) this.#members.set(hb.node, { ...hb, seenAt: Date.now() });
       },
     });
   }
@@ -46,6 +46,11 @@ export class Membership {
       .map((m) => m.node);
   }
 
+  /** Live workers holding a header warm whose bucket is `bucketOf(key)` (to leave their queue to them for a while). */
+  bucketHolders(bucketOf: (keyId: string) => string, bucket: string): number {
+    return this.live().filter((m) => m.warm.some((k) => bucketOf(k) === bucket)).length;
+  }
+
   /** Jobs running on live workers for a consumer (to tell orphaned deliveries from busy ones). */
   running(consumer: string): number {
     let n = 0;
@@ -53,11 +58,25 @@ export class Membership {
     return n;
   }
 
-  /** undefined: no live worker at all (work waits in the queue); else whether any live worker can run Lean for `env`. */
-  environmentAvailable(env: string): boolean | undefined {
+  /** Whether some live worker can take a job of `env`: it has the environment, and Lean for it when the job needs Lean. */
+  capability(env: string, needsLean: boolean): Capability {
     const live = this.live();
-    if (live.length === 0) return undefined;
-    return live.some((m) => m.environments[env] === true);
+    if (live.length === 0) return 'no-workers';
+    return live.some((m) => env in m.environments && (!needsLean || m.environments[env] === true)) ? 'yes' : 'not-here';
+  }
+
+  /** Live workers per environment that can run Lean for it. */
+  workersPerEnvironment(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const m of this.live())
+      for (const [env, ok] of Object.entries(m.environments)) out[env] = (out[env] ?? 0) + (ok ? 1 : 0);
+    return out;
+  }
+
+  /** undefined: no live worker at all; else whether any live worker can run Lean for `env`. */
+  environmentAvailable(env: string): boolean | undefined {
+    const c = this.capability(env, true);
+    return c === 'no-workers' ? undefined : c === 'yes';
   }
 
   close(): void {

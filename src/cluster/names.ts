@@ -39,26 +39,52 @@ export function workKey(env: string, header: string): WorkKey {
 
 export const keyId = (k: WorkKey) => `${token(k.env)}.${k.hash}`;
 
+/** The kinds of work subject of one environment: see `Names`. */
+export type WorkKind = 'any' | 'plain' | `b${number}`;
+
+/**
+ * The work subjects are bounded: per environment, `any` (Lean jobs whose header no live worker
+ * holds warm), `plain` (jobs that need no Lean) and `affinityBuckets` buckets a header hashes
+ * into (Lean jobs whose header a live worker advertises warm). So the stream has at most
+ * environments × (buckets + 2) consumers whatever the number of headers ever seen, and a
+ * worker's scan of them costs the same at 10 headers as at 10,000 (issue 24: a consumer per
+ * header outgrew JetStream's first page of 256 and stranded jobs). Two warm headers in one
+ * bucket share its queue: either holder may take the other's job (a cold start there, never
+ * a lost job); with 16 buckets and a few warm headers per worker that is rare.
+ */
 export class Names {
-  constructor(readonly prefix: string) {}
+  constructor(
+    readonly prefix: string,
+    readonly buckets = 16,
+  ) {}
   get stream() {
     return `${this.prefix.toUpperCase()}_WORK`;
   }
   get workAll() {
     return `${this.prefix}.work.>`;
   }
-  /** Jobs whose key no live worker holds warm; any idle worker takes them (and warms the key). */
-  get fallbackSubject() {
-    return `${this.prefix}.work.fallback`;
+  get workPrefix() {
+    return `${this.prefix}.work.`;
   }
-  get fallbackConsumer() {
-    return 'fallback';
+  workSubject(env: string, kind: WorkKind) {
+    return `${this.workPrefix}${token(env)}.${kind}`;
   }
-  workSubject(k: WorkKey) {
-    return `${this.prefix}.work.${keyId(k)}`;
+  /** The affinity bucket of a header (a prefix of its hash, modulo the bucket count). */
+  bucket(k: WorkKey): WorkKind {
+    return `b${parseInt(k.hash.slice(0, 8), 16) % this.buckets}`;
   }
-  keyConsumer(k: WorkKey) {
-    return `k_${token(k.env)}_${k.hash}`;
+  bucketSubject(k: WorkKey) {
+    return this.workSubject(k.env, this.bucket(k));
+  }
+  /** The durable consumer of a work subject: `<env token>_<kind>` (durable names take no dots). */
+  consumerOf(subject: string): string {
+    return subject.slice(this.workPrefix.length).replace('.', '_');
+  }
+  /** The environment token and kind of a work subject, or undefined for anything else. */
+  parseWork(subject: string): { envToken: string; kind: string } | undefined {
+    if (!subject.startsWith(this.workPrefix)) return undefined;
+    const rest = subject.slice(this.workPrefix.length).split('.');
+    return rest.length === 2 ? { envToken: rest[0]!, kind: rest[1]! } : undefined;
   }
   /** The shared result cache (values: tool responses, TTL). */
   get cacheBucket() {

@@ -1,28 +1,33 @@
 /**
  * This daemon's part in a cluster, built by the composition root when a NATS URL is
  * configured: a front (an executor for the pipeline), a worker, or both; plus the
- * cluster view `/v1/status` shows on a front. Imported lazily: a single machine never
- * loads the NATS client.
+ * cluster view `/v1/status` shows on a front and the readiness `/health/ready` reports.
+ * Imported lazily: a single machine never loads the NATS client.
  */
 import { hostname } from 'node:os';
 import type { LeanRunner } from '../backend/index.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
 import type { Log } from '../log.ts';
 import type { ToolTable } from '../tools/types.ts';
-import type { ClusterConfig } from './config.ts';
+import { effectiveSlots, type ClusterConfig } from './config.ts';
 import { openCluster, type ClusterConnection } from './connection.ts';
 import { ClusterFront, type FrontObserver } from './front.ts';
+import { ConnectionHealth, type ConnectionObserver } from './health.ts';
 import { Membership } from './membership.ts';
+import { readiness, type Readiness } from './readiness.ts';
 import { ClusterWorker, type WorkerDeps } from './worker.ts';
 
 export interface ClusterNodeDeps {
   config: ClusterConfig;
+  /** The Lean session limits: a worker's slots derive from them (config.ts effectiveSlots). */
+  leanLimits: { maxSessions: number; maxProcesses: number };
   registry: EnvironmentRegistry;
   tools: ToolTable;
   lean: LeanRunner;
   log: Log;
   frontObserver?: FrontObserver;
   workerObserver?: WorkerDeps['observer'];
+  connectionObserver?: ConnectionObserver & { dropped(kind: string): void };
   pools?: WorkerDeps['pools'];
 }
 
@@ -36,21 +41,26 @@ export interface QueueDepth {
 export class ClusterNode {
   readonly front: ClusterFront | undefined;
   readonly worker: ClusterWorker | undefined;
+  readonly health: ConnectionHealth;
   #queues: QueueDepth[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** Environments some live worker could run Lean for since start: losing the last one makes a front unready. */
+  #servedEver = new Set<string>();
 
   private constructor(
     readonly nodeId: string,
     private readonly c: ClusterConnection,
     readonly members: Membership,
-    deps: ClusterNodeDeps,
+    private readonly deps: ClusterNodeDeps,
+    log: Log,
   ) {
     const role = deps.config.role;
-    const log = deps.log.child({ node: nodeId, role });
+    this.health = new ConnectionHealth(c.nc, c.jsm, log, deps.connectionObserver);
     if (role !== 'worker')
       this.front = new ClusterFront(c, members, {
         nodeId,
         log,
+        health: this.health,
         ...(deps.frontObserver ? { observer: deps.frontObserver } : {}),
       });
     if (role !== 'front')
@@ -59,6 +69,8 @@ export class ClusterNode {
         tools: deps.tools,
         lean: deps.lean,
         log,
+        slots: effectiveSlots(deps.config, deps.leanLimits),
+        health: this.health,
         ...(deps.workerObserver ? { observer: deps.workerObserver } : {}),
         ...(deps.pools ? { pools: deps.pools } : {}),
       });
@@ -66,12 +78,18 @@ export class ClusterNode {
 
   static async start(deps: ClusterNodeDeps): Promise<ClusterNode> {
     const nodeId = deps.config.nodeId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '_')}-${process.pid}`;
-    const c = await openCluster(deps.config, nodeId);
-    const node = new ClusterNode(nodeId, c, new Membership(c), deps);
+    const log = deps.log.child({ node: nodeId, role: deps.config.role });
+    // Every message dropped at the boundary: logged (rate is bounded by what NATS delivers) and counted.
+    const drop = (kind: string, reason: string) => {
+      log.warn({ kind, reason }, 'dropped a NATS message that does not match its schema');
+      deps.connectionObserver?.dropped(kind);
+    };
+    const c = await openCluster(deps.config, nodeId, drop);
+    const node = new ClusterNode(nodeId, c, new Membership(c), deps, log);
     node.worker?.start();
     if (node.front) {
       // Queue depth for status and metrics, refreshed in the background (status stays synchronous).
-      const refresh = () => void node.#refreshQueues().catch(() => {});
+      const refresh = () => void node.#refreshQueues().catch((err: unknown) => node.health.jetstreamFailed(err));
       refresh();
       node.#timer = setInterval(refresh, deps.config.heartbeatMs);
       node.#timer.unref();
@@ -80,13 +98,17 @@ export class ClusterNode {
   }
 
   async #refreshQueues(): Promise<void> {
-    const infos = await this.c.jsm.consumers.list(this.c.names.stream).next();
-    this.#queues = infos.map((i) => ({
-      subject: i.config.filter_subject ?? i.name,
-      pending: i.num_pending,
-      inProgress: i.num_ack_pending,
-      redelivered: i.num_redelivered,
-    }));
+    const queues: QueueDepth[] = [];
+    // Every page (the consumers are bounded by environments × buckets, not by headers seen).
+    for await (const i of this.c.jsm.consumers.list(this.c.names.stream))
+      queues.push({
+        subject: i.config.filter_subject ?? i.name,
+        pending: i.num_pending,
+        inProgress: i.num_ack_pending,
+        redelivered: i.num_redelivered,
+      });
+    this.health.jetstreamOk();
+    this.#queues = queues;
   }
 
   /** A front's view of environments: available where a live worker can run Lean for them (the front itself runs none). */
@@ -101,7 +123,7 @@ export class ClusterNode {
         available: false,
         unavailable_reason:
           a === undefined
-            ? 'no live worker in the cluster yet (jobs wait in the queue until one joins)'
+            ? 'no live worker in the cluster (requests are refused with 503 until one joins)'
             : 'no live worker in the cluster can run Lean for it',
       } as E;
     });
@@ -111,11 +133,41 @@ export class ClusterNode {
     return this.#queues;
   }
 
+  /** Readiness of this node (readiness.ts): NATS, JetStream, and workers per environment or local Lean. */
+  readiness(): Readiness {
+    const perEnv = this.members.workersPerEnvironment();
+    for (const [env, n] of Object.entries(perEnv)) if (n > 0) this.#servedEver.add(env);
+    return readiness({
+      role: this.c.config.role,
+      connected: this.health.connected(),
+      jetstream: this.health.jetstream(),
+      liveWorkers: this.members.live().length,
+      workersPerEnvironment: perEnv,
+      servedEver: this.#servedEver,
+      localLean: Object.fromEntries(
+        this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available]),
+      ),
+    });
+  }
+
+  /** Figures for metrics gauges. */
+  gauges() {
+    return {
+      connected: this.health.connected(),
+      liveWorkers: this.members.workersPerEnvironment(),
+      liveWorkerCount: this.members.live().length,
+      freeSlots: this.members.live().reduce((a, m) => a + Math.max(0, m.slots - m.busy), 0),
+      claimsHeld: this.front?.claims.held() ?? 0,
+    };
+  }
+
   status(): Record<string, unknown> {
     return {
       node: this.nodeId,
       role: this.c.config.role,
-      connected: !this.c.nc.isClosed(),
+      connected: this.health.connected(),
+      jetstream: this.health.jetstream(),
+      connection_events: this.health.events(),
       ...(this.front ? { submitted: this.front.stats() } : {}),
       ...(this.worker ? { worker: this.worker.stats() } : {}),
       workers: this.members.live().map((m) => ({
@@ -134,6 +186,7 @@ export class ClusterNode {
   /** Drain: stop pulling, finish running jobs, then leave NATS. */
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    this.health.close();
     await this.worker?.close();
     this.front?.close();
     this.members.close();
@@ -143,6 +196,7 @@ export class ClusterNode {
   /** Crash-like stop (tests): no acknowledgements, no answers, connection dropped. */
   async kill(): Promise<void> {
     clearInterval(this.#timer);
+    this.health.close();
     this.worker?.kill();
     this.members.close();
     await this.c.nc.close().catch(() => {});

@@ -1,35 +1,41 @@
 /**
- * The worker: pulls one job whenever one of its `workerSlots` is free (that is the
- * backpressure: nothing is fetched ahead), preferring the subjects of the headers it
- * holds warm, then the fallback, then work queued for a header whose holders are busy or
- * gone. A job runs under its travelling deadline; its outcome is published under the
+ * The worker: pulls one job whenever one of its slots is free (that is the backpressure:
+ * nothing is fetched ahead), preferring the buckets of the headers it holds warm, then its
+ * environments' queues, then work queued for a header whose holders are busy or gone; only
+ * ever jobs of environments it can run (pull-plan.ts). A job runs under its travelling deadline; its outcome is published under the
  * request's cache key before the job is acknowledged, so a worker dying in between makes
  * JetStream redeliver a job whose answer the front already has (and ignores).
  */
-import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
 import { withDeadline } from '../admission/deadline.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import { isToolName } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { LeanStartError } from '../backend/errors.ts';
+import { environmentCannotStart } from '../backend/errors.ts';
 import { serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { toServiceError } from '../server/error-handler.ts';
 import { isCacheable } from '../server/pipeline.ts';
 import type { ToolImpl, ToolTable } from '../tools/types.ts';
+import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import type { ConnectionHealth } from './health.ts';
 import type { Membership } from './membership.ts';
-import { decode, encode, type Heartbeat, type Job, type Outcome } from './messages.ts';
-import { keyId, requestHeader, workKey, type WorkKey } from './names.ts';
+import { cachedResult, decodeAs, encode, jobSchema, type Heartbeat, type Job, type Outcome } from './messages.ts';
+import { keyId, requestHeader, token, workKey, type WorkKey } from './names.ts';
+import { PullPlanner } from './pull-plan.ts';
 
 export interface WorkerDeps {
   registry: EnvironmentRegistry;
   tools: ToolTable;
   lean: LeanRunner;
   log: Log;
-  observer?: { redelivered(): void; ran(tool: string, status: string, seconds: number): void };
+  /** Jobs run at once (src/cluster/config.ts effectiveSlots). */
+  slots: number;
+  health: ConnectionHealth;
+  observer?: { redelivered(): void; ran(tool: string, environment: string, status: string, seconds: number): void };
   /** The session pools per environment and canonical header (LeanBackend.stats): the headers held warm right now. */
   pools?: () => Record<string, { headers?: Record<string, { warm: number; busy: number; starting: number }> }>;
 }
@@ -38,6 +44,9 @@ interface Running {
   ctrl: AbortController;
   consumer: string;
 }
+
+/** Polls for work this often when idle (kicks wake it at once for new jobs; polls catch redeliveries and steals). */
+const IDLE_POLL_MS = 500;
 
 export class ClusterWorker {
   #free: number;
@@ -50,8 +59,7 @@ export class ClusterWorker {
   #cancelled = new Set<string>();
   /** The subject of the latest job queued (from the front's kick). */
   #hint: string | undefined;
-  /** Work keys whose durable consumer exists (created by us or found). */
-  #ensured = new Set<string>();
+  /** Work subjects whose consumer is being created. */
   #ensuring = new Set<string>();
   /** A consumer that had jobs waiting when we last took one from it. */
   #behind: string | undefined;
@@ -62,6 +70,8 @@ export class ClusterWorker {
   #timer: NodeJS.Timeout | undefined;
   #loop: Promise<void> | undefined;
   readonly #warmLimit: number;
+  readonly #pulls: PullPlanner;
+  readonly #claims: ClaimBook;
 
   constructor(
     private readonly c: ClusterConnection,
@@ -69,8 +79,10 @@ export class ClusterWorker {
     private readonly nodeId: string,
     private readonly deps: WorkerDeps,
   ) {
-    this.#free = c.config.workerSlots;
-    this.#warmLimit = Math.max(1, c.config.workerSlots);
+    this.#free = deps.slots;
+    this.#warmLimit = Math.max(1, deps.slots);
+    this.#pulls = new PullPlanner(c, members);
+    this.#claims = new ClaimBook(c, nodeId);
   }
 
   start(): void {
@@ -104,6 +116,11 @@ export class ClusterWorker {
     );
   }
 
+  /** Environments configured here, each with whether Lean can run for it now. */
+  #environments(): Record<string, boolean> {
+    return Object.fromEntries(this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available]));
+  }
+
   #heartbeat(): void {
     if (this.#closed) return;
     const running: Record<string, number> = {};
@@ -111,22 +128,30 @@ export class ClusterWorker {
     const hb: Heartbeat = {
       node: this.nodeId,
       at: Date.now(),
-      slots: this.c.config.workerSlots,
+      slots: this.deps.slots,
       busy: this.#running.size,
       warm: [...this.#warmKeys().keys()],
       running,
       done: this.#done,
-      environments: Object.fromEntries(
-        this.deps.registry.names().map((n) => [n, this.deps.registry.availability(n).available]),
-      ),
+      environments: this.#environments(),
     };
     this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
+  }
+
+  /** Creates a work subject's consumer in the background (at most once at a time). */
+  #ensureSoon(subject: string): void {
+    if (this.c.ensured.has(subject) || this.#ensuring.has(subject)) return;
+    this.#ensuring.add(subject);
+    void ensureConsumer(this.c, subject)
+      .catch((err: unknown) => this.deps.log.warn({ err, subject }, 'cannot create the consumer of a work subject'))
+      .finally(() => this.#ensuring.delete(subject));
   }
 
   /**
    * Headers held warm: those whose session pool has live sessions here, the ones with an idle
    * session first (a job for them starts at once: the backpressure the pool can tell), then
    * the headers this worker ran recently (all of them when Lean is not behind a pool).
+   * A header is advertised only once its bucket's consumer exists (fronts route there on sight).
    */
   #warmKeys(): Map<string, WorkKey> {
     const idle: [string, WorkKey][] = [];
@@ -140,25 +165,29 @@ export class ClusterWorker {
     }
     const out = new Map<string, WorkKey>();
     for (const [id, k] of [...idle, ...busy, ...this.#warm]) {
-      // Advertised (and pulled) only once its consumer exists; created here on first sight.
-      if (this.#ensured.has(id)) out.set(id, k);
-      else if (!this.#ensuring.has(id)) {
-        this.#ensuring.add(id);
-        void ensureConsumer(
-          this.c.jsm,
-          this.c.names,
-          this.c.names.keyConsumer(k),
-          this.c.names.workSubject(k),
-          this.c.config,
-        )
-          .then(
-            () => this.#ensured.add(id),
-            (err: unknown) => this.deps.log.warn({ err }, 'cannot create the consumer of a warm header'),
-          )
-          .finally(() => this.#ensuring.delete(id));
-      }
+      const subject = this.c.names.bucketSubject(k);
+      if (this.c.ensured.has(subject)) out.set(id, k);
+      else this.#ensureSoon(subject);
     }
     return out;
+  }
+
+  /** The consumers this worker serves first: its warm headers' buckets, then its environments' queues. */
+  #ours(): { warm: Set<string>; env: Set<string>; servable: Map<string, boolean> } {
+    const { names } = this.c;
+    const warm = new Set([...this.#warmKeys().values()].map((k) => names.consumerOf(names.bucketSubject(k))));
+    const env = new Set<string>();
+    /** Environment token → whether Lean runs for it here (plain jobs need only the environment). */
+    const servable = new Map<string, boolean>();
+    for (const [name, lean] of Object.entries(this.#environments())) {
+      servable.set(token(name), lean);
+      const subjects = [names.workSubject(name, 'plain'), ...(lean ? [names.workSubject(name, 'any')] : [])];
+      for (const s of subjects) {
+        this.#ensureSoon(s);
+        env.add(names.consumerOf(s));
+      }
+    }
+    return { warm, env, servable };
   }
 
   async #idle(ms: number): Promise<void> {
@@ -183,12 +212,13 @@ export class ClusterWorker {
         msg = await this.#pullOne();
       } catch (err) {
         if (this.#closed) return;
+        this.deps.health.jetstreamFailed(err);
         this.deps.log.warn({ err }, 'cluster pull failed; retrying');
         await this.#idle(500);
         continue;
       }
       if (!msg) {
-        await this.#idle(250);
+        await this.#idle(IDLE_POLL_MS);
         continue;
       }
       if (this.#closed) {
@@ -206,70 +236,43 @@ export class ClusterWorker {
 
   /** The consumer to pull from now, in order of preference, and one message from it. */
   async #pullOne(): Promise<JsMsg | undefined> {
-    const { jsm, names } = this.c;
-    // Fast path: a job was just queued on a subject this worker serves first (the fallback or a
-    // warm key's): fetch it directly, without listing every queue.
-    const hint = this.#hint;
-    this.#hint = undefined;
+    const ours = this.#ours();
+    const first = new Set([...ours.warm, ...ours.env]);
     // Busy steady state: the last job we took said more were waiting behind it on its consumer.
     const behind = this.#behind;
     this.#behind = undefined;
-    if (behind !== undefined) {
-      const msg = await (await this.#consumer(behind)).next({ expires: 1000 });
-      if (msg) return this.#took(behind, msg);
+    if (behind !== undefined && first.has(behind)) {
+      const msg = await this.#next(behind);
+      if (msg) return this.#took(behind, msg, first);
     }
-    if (hint !== undefined) {
-      const warm = [...this.#warmKeys().values()].find((k) => names.workSubject(k) === hint);
-      const name = hint === names.fallbackSubject ? names.fallbackConsumer : warm ? names.keyConsumer(warm) : undefined;
-      if (name) {
-        const msg = await (await this.#consumer(name)).next({ expires: 1000 });
-        if (msg) return this.#took(name, msg);
-      }
+    // Fast path: a job was just queued on a subject this worker serves first: fetch it directly.
+    const hint = this.#hint;
+    this.#hint = undefined;
+    if (hint !== undefined && first.has(this.c.names.consumerOf(hint))) {
+      const name = this.c.names.consumerOf(hint);
+      const msg = await this.#next(name);
+      if (msg) return this.#took(name, msg, first);
     }
-    const infos: ConsumerInfo[] = await jsm.consumers.list(names.stream).next();
-    const now = Date.now();
-    const byName = new Map(infos.map((i) => [i.name, i]));
-    const candidates: string[] = [];
-    // 1. Headers held warm here: the affinity that makes scale-out pay.
-    for (const k of this.#warmKeys().values())
-      if ((byName.get(names.keyConsumer(k))?.num_pending ?? 0) > 0) candidates.push(names.keyConsumer(k));
-    // 2. The fallback: new headers warm on whichever worker is free (the least loaded).
-    if ((byName.get(names.fallbackConsumer)?.num_pending ?? 0) > 0) candidates.push(names.fallbackConsumer);
-    // 3. Someone else's header: taken only when its holders are gone or have let it wait.
-    // 4. Deliveries no live worker is running (their worker died): taken once ack_wait lets them go.
-    for (const i of infos) {
-      const orphaned = i.num_ack_pending > this.members.running(i.name);
-      if (i.num_pending > 0 || orphaned) {
-        const since = this.#waitingSince.get(i.name) ?? now;
-        this.#waitingSince.set(i.name, since);
-        const holders =
-          i.name === names.fallbackConsumer
-            ? []
-            : this.members.holders(i.config.filter_subject?.slice(names.prefix.length + 6) ?? '');
-        const stale =
-          now - since >= (orphaned && i.num_pending === 0 ? this.c.config.heartbeatMs * 2 : this.c.config.stealAfterMs);
-        if (!candidates.includes(i.name) && (stale || (i.num_pending > 0 && holders.length === 0)))
-          candidates.push(i.name);
-      } else this.#waitingSince.delete(i.name);
-    }
+    const candidates = await this.#pulls.plan(ours, this.#waitingSince);
+    this.deps.health.jetstreamOk();
     for (const name of candidates) {
-      const consumer = await this.#consumer(name);
-      // The message is there (or being redelivered): a short wait at most. 1 s is the client's minimum.
-      const msg = await consumer.next({ expires: 1000 });
+      const msg = await this.#next(name);
       if (msg) {
         this.#waitingSince.delete(name);
-        return this.#took(name, msg);
+        return this.#took(name, msg, first);
       }
     }
     return undefined;
   }
 
-  /** Notes whether more jobs wait behind this one on a consumer we serve first (warm or fallback). */
-  #took(consumer: string, msg: JsMsg): JsMsg {
-    const ours =
-      consumer === this.c.names.fallbackConsumer ||
-      [...this.#warmKeys().values()].some((k) => this.c.names.keyConsumer(k) === consumer);
-    if (msg.info.pending > 0 && ours) this.#behind = consumer;
+  /** One message from a consumer: it is there (or being redelivered), so a short wait at most. 1 s is the client's minimum. */
+  async #next(name: string): Promise<JsMsg | null> {
+    return (await this.#consumer(name)).next({ expires: 1000 });
+  }
+
+  /** Notes whether more jobs wait behind this one on a consumer we serve first. */
+  #took(consumer: string, msg: JsMsg, first: Set<string>): JsMsg {
+    if (msg.info.pending > 0 && first.has(consumer)) this.#behind = consumer;
     return msg;
   }
 
@@ -301,14 +304,12 @@ export class ClusterWorker {
   }
 
   async #run(msg: JsMsg): Promise<void> {
-    let job: Job;
-    try {
-      job = decode<Job>(msg.data);
-    } catch {
+    const job = decodeAs(jobSchema, 'job', msg.data, this.c.drop);
+    if (!job) {
       msg.term(); // not a job: never redeliver it
       return;
     }
-    const consumer = msg.info.stream ? this.#consumerOf(msg) : '';
+    const consumer = this.c.names.consumerOf(msg.subject);
     if (msg.info.deliveryCount > 1) this.deps.observer?.redelivered();
     const fail = async (code: ServiceError['code'], message: string) => {
       await this.#publish(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } });
@@ -321,11 +322,13 @@ export class ClusterWorker {
     if (msg.info.deliveryCount > 1) {
       // A redelivery: the earlier worker may have finished and died before acknowledging.
       const e = await this.c.cache.get(job.key).catch(() => null);
-      if (e && e.operation === 'PUT' && e.value.length) {
+      const result =
+        e && e.operation === 'PUT' ? decodeAs(cachedResult, 'cached result', e.value, this.c.drop) : undefined;
+      if (result) {
         await this.#publish(job, {
           job: job.id,
           status: 'ok',
-          result: decode<object>(e.value),
+          result,
           cacheable: true,
           worker: this.nodeId,
         });
@@ -354,15 +357,8 @@ export class ClusterWorker {
     } finally {
       clearInterval(working);
       this.#running.delete(job.id);
-      this.deps.observer?.ran(job.tool, status, (performance.now() - t0) / 1000);
+      this.deps.observer?.ran(job.tool, job.environment, status, (performance.now() - t0) / 1000);
     }
-  }
-
-  #consumerOf(msg: JsMsg): string {
-    const { names } = this.c;
-    return msg.subject === names.fallbackSubject
-      ? names.fallbackConsumer
-      : `k_${msg.subject.slice(names.prefix.length + 6).replace('.', '_')}`;
   }
 
   async #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
@@ -414,14 +410,14 @@ export class ClusterWorker {
       };
     } catch (err) {
       // Lean cannot start here for this environment: our heartbeat says so from now on (fronts route elsewhere).
-      if (err instanceof LeanStartError) this.deps.registry.reportUnavailable(job.environment, err.message);
+      if (environmentCannotStart(err)) this.deps.registry.reportUnavailable(job.environment, err.message);
       const se = toServiceError(err);
       if (se.code === 'internal') this.deps.log.error({ err, job: job.id }, 'cluster job failed');
       return { job: job.id, status: 'error', worker: this.nodeId, error: se.toBody().error };
     }
   }
 
-  /** This header is (about to be) warm here: pull its subject from now on and tell the fronts. */
+  /** This header is (about to be) warm here: pull its bucket from now on and tell the fronts. */
   async #warmUp(k: WorkKey): Promise<void> {
     const id = keyId(k);
     const had = this.#warm.delete(id);
@@ -429,31 +425,25 @@ export class ClusterWorker {
     // Most recent first, bounded like the sessions that hold the headers.
     const order = [...this.#warm].reverse();
     this.#warm = new Map(order.slice(0, this.#warmLimit));
-    if (!had || !this.#ensured.has(id)) {
-      await ensureConsumer(
-        this.c.jsm,
-        this.c.names,
-        this.c.names.keyConsumer(k),
-        this.c.names.workSubject(k),
-        this.c.config,
-      );
-      this.#ensured.add(id);
+    const subject = this.c.names.bucketSubject(k);
+    if (!had || !this.c.ensured.has(subject)) {
+      await ensureConsumer(this.c, subject);
       this.#heartbeat();
     }
   }
 
   async #releaseClaim(job: Job): Promise<void> {
     // The front normally frees the key; a front that died cannot.
-    const e = await this.c.inflight.get(job.key).catch(() => null);
-    if (e && e.operation === 'PUT' && decode<{ job: string }>(e.value).job === job.id)
-      await this.c.inflight.delete(job.key, { previousSeq: e.revision }).catch(() => {});
+    const claim = await this.#claims.jobOf(job.key);
+    if (claim?.job === job.id) await this.#claims.release(job.key, claim.revision);
   }
 
   stats() {
     return {
       node: this.nodeId,
-      slots: this.c.config.workerSlots,
+      slots: this.deps.slots,
       busy: this.#running.size,
+      free: this.#free,
       warm: [...this.#warmKeys().keys()],
       done: this.#done,
     };

@@ -31,7 +31,7 @@ export const DEFAULT_NORMALIZATIONS: (typeof NORMALIZATIONS)[number][] = [
   'split_open_in_commands',
 ];
 
-/** Spec leaves comparator's memory_limit_mb default "not shown"; README documents this choice. */
+/** Spec leaves comparator's memory_limit_mb default "not shown"; docs/http-api.md documents this choice. */
 export const DEFAULT_COMPARATOR_MEMORY_MB = 8192;
 
 const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
@@ -85,6 +85,23 @@ const verifyNegation = z.object({
   failed_declarations: z.array(z.string()),
 });
 
+/**
+ * Lean's messages and sorries as the community REPL reports them [repl v4.28.0: REPL/JSON.lean,
+ * `Message`, `Sorry`]: 1-based lines, 0-based code-point columns, on positions of `content`.
+ */
+const leanPos = z.object({ line: z.number().int(), column: z.number().int() });
+const structuredLean = z.object({
+  messages: z.array(
+    z.object({
+      severity: z.enum(['info', 'warning', 'error']),
+      pos: leanPos,
+      endPos: leanPos.optional(),
+      data: z.string(),
+    }),
+  ),
+  sorries: z.array(z.object({ pos: leanPos.optional(), endPos: leanPos.optional(), goal: z.string() })),
+});
+
 export interface ToolSpec {
   summary: string;
   request: z.ZodObject;
@@ -95,8 +112,19 @@ export interface ToolSpec {
 export const TOOLS = {
   check: {
     summary: 'Elaborate Lean source and report its messages (pipeline stage; contract defined by this service).',
-    request: singleText(OPTS, {}),
-    response: respond({ okay: z.boolean(), failed_declarations: z.array(z.string()) }),
+    request: singleText(OPTS, {
+      structured: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Also return Lean's messages and sorries as records with positions (`structured`), as the Lean REPL reports them.",
+        ),
+    }),
+    response: respond({
+      okay: z.boolean(),
+      failed_declarations: z.array(z.string()),
+      structured: structuredLean.optional(),
+    }),
   },
   repair_proofs: {
     summary: 'Repair broken theorem proofs with a fixed set of repair passes.',

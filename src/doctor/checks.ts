@@ -13,6 +13,22 @@ import { parseGoals, lemmaFromGoal } from '../tools/goals.ts';
 import { parseAxioms, unusedVariableName } from '../tools/lean-texts.ts';
 import { defeqCheck } from '../tools/verify-proof.ts';
 import { parseSource } from '../syntax/source.ts';
+import { scopeLimits, withBudget } from '../backend/deadline/heartbeats.ts';
+import { MATHLIB_OPTIONS, setOptionCommand, STANDARD_AXIOMS } from '../tools/elaborate.ts';
+import { helperSource, infoCommand, parseInfo } from '../tools/extract-lean.ts';
+import { printAxiomsCommand } from '../tools/lean-texts.ts';
+import {
+  judgeAxiomsAnswer,
+  judgeBudgetStop,
+  judgeNoErrors,
+  judgeNoGoals,
+  judgeNoStop,
+  judgeNoWrapLint,
+  judgeUnknownName,
+  judgeUnknownOption,
+  judgeUnsolvedGoals,
+  type DoctorMessage,
+} from './judges.ts';
 
 export interface CheckResult {
   name: string;
@@ -32,13 +48,27 @@ const show = (o: CommandOutcome | undefined) =>
       : null,
   );
 
-/** What each check sends and what it expects; names are the rows of the table (and of the README's list). */
-export const CHECKS: {
+const msgs = (o: CommandOutcome | undefined): DoctorMessage[] => o?.messages ?? [];
+const hasMathlib = (env: EnvironmentConfig) => /\bimport\s+Mathlib\b/.test(env.imports);
+const NOT_APPLICABLE = { ok: true, detail: 'not applicable to this header' };
+/** Two verdicts that must both hold (the second is usually positive evidence that Lean ran the commands). */
+const both = (a: { ok: boolean; detail: string }, b: { ok: boolean; detail: string }) => ({
+  ok: a.ok && b.ok,
+  detail: `${a.detail}; ${b.detail}`,
+});
+
+export interface DoctorCheck {
   name: string;
+  /** Which assumption it checks: an issue-27 defect number (`defect 4`) or a message class the tools match. */
+  assumption: string;
   run: (run: Run, env: EnvironmentConfig) => Promise<{ ok: boolean; detail: string }>;
-}[] = [
+}
+
+/** What each check sends and what it expects; names are the rows of the table (and of docs/environments.md's list). */
+export const CHECKS: DoctorCheck[] = [
   {
     name: 'message text and position of an error',
+    assumption: 'class: error position',
     async run(run) {
       const [o] = await run(['theorem doctor_e : 1 + 1 = 3 := rfl']);
       const e = o?.messages.find((m) => m.severity === 'error');
@@ -50,6 +80,7 @@ export const CHECKS: {
   },
   {
     name: "sorry warning text and the REPL's sorries shape",
+    assumption: 'class: uses_sorry',
     async run(run) {
       const [o] = await run(['theorem doctor_s : True := by\n  sorry']);
       const w = o?.messages.find((m) =>
@@ -70,6 +101,7 @@ export const CHECKS: {
   },
   {
     name: '#print axioms format (public and private declarations)',
+    assumption: 'class: print_axioms',
     async run(run) {
       const outs = await run([
         'theorem doctor_a : True := by\n  sorry',
@@ -90,6 +122,7 @@ export const CHECKS: {
   },
   {
     name: 'goal printing (wrapped hypothesis, anonymous instance) re-elaborates',
+    assumption: 'class: goal printing',
     async run(run) {
       const long = Array.from({ length: 12 }, () => 'xs.length').join(' + ');
       const [o] = await run([
@@ -114,6 +147,7 @@ export const CHECKS: {
   },
   {
     name: 'unused-variable linter text for this version',
+    assumption: 'class: unused_variable',
     async run(run, env) {
       const [o] = await run(['theorem doctor_u (x y : Nat) : x = x := rfl']);
       const w = o?.messages.find((m) => m.severity === 'warning');
@@ -126,6 +160,7 @@ export const CHECKS: {
   },
   {
     name: 'mutual … end and attribute … in elaborate as one input',
+    assumption: 'elaboration units',
     async run(run) {
       const outs = await run([
         'mutual\ntheorem doctor_m1 : True := trivial\ntheorem doctor_m2 : True := trivial\nend',
@@ -148,6 +183,7 @@ export const CHECKS: {
   },
   {
     name: '#lint reports findings as errors (Batteries/Mathlib environments)',
+    assumption: 'class: lint_output',
     async run(run, env) {
       if (!/\bimport\s+(Mathlib|Batteries)\b/.test(env.imports))
         return { ok: true, detail: 'not applicable: no Batteries in the header' };
@@ -161,6 +197,7 @@ export const CHECKS: {
   },
   {
     name: "verify_proof's type check (statement scope replayed, sorried def opaque)",
+    assumption: 'defect 9 (scope replay)',
     async run(run) {
       // The exact commands verify_proof sends: a statement under section variables must match itself,
       // and a candidate that changes a statement by unfolding its sorried answer must not.
@@ -190,6 +227,105 @@ export const CHECKS: {
           ? 'scoped statement matches; unfolding a sorried answer is refused'
           : `scoped: ${show(ok1[1])}; opaque: ${show(bad[2])}`,
       };
+    },
+  },
+  {
+    name: '#print axioms after `open Classical`, inside an unclosed namespace, asked as the tools ask',
+    assumption: 'defects 4, 5',
+    async run(run) {
+      const outs = await run([
+        'namespace DoctorNs',
+        'open Classical',
+        'theorem doctor_em (p : Prop) : p ∨ ¬p := em p',
+        printAxiomsCommand('DoctorNs.doctor_em'),
+      ]);
+      const v = judgeAxiomsAnswer(msgs(outs[3]), 'DoctorNs.doctor_em', ['Classical.choice']);
+      const foreign =
+        /\[(.*)\]/
+          .exec(v.detail)?.[1]
+          ?.split(', ')
+          .filter((a) => a && !STANDARD_AXIOMS.has(a)) ?? [];
+      return {
+        ok: v.ok && foreign.length === 0,
+        detail: foreign.length ? `${v.detail}; foreign: ${foreign.join(', ')}` : v.detail,
+      };
+    },
+  },
+  {
+    name: 'the heartbeat budget wrap draws no Mathlib style warning (mathlib_options)',
+    assumption: 'defect 6',
+    async run(run, env) {
+      if (!hasMathlib(env)) return NOT_APPLICABLE;
+      const options = Object.entries(MATHLIB_OPTIONS).map(([k, v]) => setOptionCommand(k, v));
+      const outs = await run([
+        ...options,
+        withBudget('theorem doctor_hb : True := trivial', 100_000),
+        printAxiomsCommand('doctor_hb'),
+      ]);
+      return both(
+        judgeNoWrapLint(msgs(outs[options.length])),
+        judgeAxiomsAnswer(msgs(outs[options.length + 1]), 'doctor_hb', []),
+      );
+    },
+  },
+  {
+    name: 'a command stopped at its heartbeat budget is recognised as the budget stop',
+    assumption: 'defect 7, class: heartbeat_timeout / kernel_timeout',
+    async run(run) {
+      const [o] = await run([withBudget('theorem doctor_k : (List.range 5000).length = 5000 := by decide', 1)]);
+      return judgeBudgetStop(msgs(o), 1);
+    },
+  },
+  {
+    name: 'a heartbeat limit set inside a section ends with it',
+    assumption: 'defect 8',
+    async run(run) {
+      const texts = [
+        'section',
+        'set_option maxHeartbeats 1',
+        'end',
+        'theorem doctor_sc : (List.range 200).length = 200 := by decide',
+      ];
+      const outs = await run([...texts, printAxiomsCommand('doctor_sc')]);
+      const v = both(judgeNoStop(msgs(outs[3])), judgeAxiomsAnswer(msgs(outs[4]), 'doctor_sc', []));
+      const tracked = scopeLimits(texts)[3];
+      return { ok: v.ok && tracked !== 1, detail: `${v.detail}; the backend's tracking says ${String(tracked)}` };
+    },
+  },
+  {
+    name: 'lean/ExtractHelper.lean elaborates (extract_decls, extract_theorems)',
+    assumption: 'defect 17 (helper)',
+    async run(run, env) {
+      if (!/\bimport\s+(Mathlib|Lean)\b/.test(env.imports)) return NOT_APPLICABLE;
+      const outs = await run([helperSource(), 'theorem doctor_x : True := trivial', infoCommand('doctor_x')]);
+      // Positive evidence: the helper's own command answers.
+      const answered = (outs[2]?.messages ?? []).some(
+        (m) => parseInfo({ severity: 'info', pos: m.pos, endPos: undefined, text: m.data }) !== undefined,
+      );
+      const v = judgeNoErrors(msgs(outs[0]), 'ExtractHelper.lean');
+      return {
+        ok: v.ok && answered,
+        detail: `${v.detail}; #lean_tool_info ${answered ? 'answered' : 'gave no answer'}`,
+      };
+    },
+  },
+  {
+    name: "repair_proofs' texts: unknown option, unknown identifier, no goals, unsolved goals",
+    assumption: 'defect 17 (repair_proofs), classes: unknown_option, unknown_identifier, no_goals, unsolved_goals',
+    async run(run) {
+      const outs = await run([
+        'set_option doctor.no.such.option true',
+        'theorem doctor_ui : doctor_nope = 1 := rfl',
+        'theorem doctor_ng : True := by\n  trivial\n  trivial',
+        'theorem doctor_ug (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  constructor',
+      ]);
+      const vs = [
+        judgeUnknownOption(msgs(outs[0])),
+        judgeUnknownName(msgs(outs[1])),
+        judgeNoGoals(msgs(outs[2])),
+        judgeUnsolvedGoals(msgs(outs[3]), ['left', 'right']),
+      ];
+      return { ok: vs.every((v) => v.ok), detail: vs.map((v) => `${v.ok ? 'ok' : 'FAIL'} ${v.detail}`).join('; ') };
     },
   },
 ];

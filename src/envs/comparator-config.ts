@@ -51,3 +51,18 @@ export function comparatorPaths(root: string, cfg: Pick<ComparatorConfig, 'build
     landrun: path.join(build, 'landrun', 'landrun'),
   };
 }
+
+/**
+ * Whether comparator at `tag` reads COMPARATOR_LANDRUN / COMPARATOR_LEAN4EXPORT and ships
+ * scripts/fake-landrun.sh: from v4.30.0 (and every v4.31.0-rc1 … tag), not at v4.30.0-rc1/-rc2 nor before
+ * [comparator: Main.lean, `M.run` and scripts/, read at every tag v4.25.0-rc2 … v4.34.0-rc2]. Before, it
+ * runs `landrun` and `lean4export` from PATH only (issue 27, defect 3).
+ */
+export function readsToolVariables(tag: string): boolean {
+  const m = /^v(\d+)\.(\d+)\.(\d+)(?:-rc(\d+))?$/.exec(tag);
+  if (!m) return false;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 4) return major > 4;
+  if (minor !== 30) return minor > 30;
+  return patch > 0 || m[4] === undefined;
+}

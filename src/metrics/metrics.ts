@@ -27,6 +27,18 @@ export interface MetricSources {
   cache: () => CacheStats;
   /** Work-queue depth per subject (fronts of a cluster). */
   queues?: () => { subject: string; pending: number; inProgress: number }[];
+  /** The cluster node's figures (undefined on a single machine). */
+  cluster?: () => ClusterGauges | undefined;
+}
+
+/** What a cluster node reports at scrape time (src/cluster/node.ts gauges). */
+export interface ClusterGauges {
+  connected: boolean;
+  /** Live workers per environment that can run Lean for it. */
+  liveWorkers: Record<string, number>;
+  liveWorkerCount: number;
+  freeSlots: number;
+  claimsHeld: number;
 }
 
 const LATENCY_BUCKETS = [
@@ -40,12 +52,15 @@ export class Metrics {
   readonly #sharedCache: Counter<'result'>;
   readonly #jobs: Counter<'route'>;
   readonly #redeliveries: Counter;
-  readonly #roundTrip: Histogram<'tool'>;
-  readonly #workerJobs: Histogram<'tool' | 'status'>;
+  readonly #roundTrip: Histogram<'tool' | 'environment'>;
+  readonly #workerJobs: Histogram<'tool' | 'environment' | 'status'>;
+  readonly #natsEvents: Counter<'event'>;
+  readonly #dropped: Counter<'kind'>;
 
   constructor(src: MetricSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'lean_tool_process_' });
+    // prom-client's default names already start with process_ or nodejs_: the prefix adds only our namespace.
+    collectDefaultMetrics({ register: this.registry, prefix: 'lean_tool_' });
     this.#requests = new Counter({
       name: 'lean_tool_requests_total',
       help: 'Tool requests answered, by tool and HTTP status',
@@ -150,18 +165,31 @@ export class Metrics {
     });
     this.#roundTrip = new Histogram({
       name: 'lean_tool_cluster_job_seconds',
-      help: 'Front: from queueing a job to its outcome',
-      labelNames: ['tool'],
+      help: 'Front: from queueing a job to its outcome, by tool and environment',
+      labelNames: ['tool', 'environment'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
     this.#workerJobs = new Histogram({
       name: 'lean_tool_worker_job_seconds',
-      help: 'Worker: time running a job, by tool and outcome',
-      labelNames: ['tool', 'status'],
+      help: 'Worker: time running a job, by tool, environment and outcome',
+      labelNames: ['tool', 'environment', 'status'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
+    this.#natsEvents = new Counter({
+      name: 'lean_tool_nats_connection_events_total',
+      help: 'NATS connection state changes (disconnect, reconnecting, reconnect, staleConnection, ldm, error, close)',
+      labelNames: ['event'],
+      registers,
+    });
+    this.#dropped = new Counter({
+      name: 'lean_tool_cluster_dropped_messages_total',
+      help: 'NATS messages dropped at the boundary (not JSON, or not matching their schema), by kind',
+      labelNames: ['kind'],
+      registers,
+    });
+    if (src.cluster) clusterGauges(src.cluster, registers);
     if (src.queues) {
       const queues = src.queues;
       new Gauge({
@@ -202,15 +230,69 @@ export class Metrics {
     sharedCache: (result: 'hit' | 'miss') => this.#sharedCache.inc({ result }),
     submitted: (route: 'warm' | 'fallback') => this.#jobs.inc({ route }),
     joined: () => this.#jobs.inc({ route: 'joined' }),
-    roundTrip: (tool: string, seconds: number) => this.#roundTrip.observe({ tool }, seconds),
+    roundTrip: (tool: string, environment: string, seconds: number) =>
+      this.#roundTrip.observe({ tool, environment }, seconds),
   };
 
   readonly worker = {
     redelivered: () => this.#redeliveries.inc(),
-    ran: (tool: string, status: string, seconds: number) => this.#workerJobs.observe({ tool, status }, seconds),
+    ran: (tool: string, environment: string, status: string, seconds: number) =>
+      this.#workerJobs.observe({ tool, environment, status }, seconds),
+  };
+
+  readonly connection = {
+    event: (event: string) => this.#natsEvents.inc({ event }),
+    dropped: (kind: string) => this.#dropped.inc({ kind }),
   };
 
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** Gauges read from the cluster node at scrape time. */
+function clusterGauges(read: () => ClusterGauges | undefined, registers: Registry[]): void {
+  new Gauge({
+    name: 'lean_tool_nats_connected',
+    help: '1 while this node is connected to NATS, else 0',
+    registers,
+    collect() {
+      const g = read();
+      if (g) this.set(g.connected ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'lean_tool_cluster_live_workers',
+    help: 'Live workers (fresh heartbeat) that can run Lean, per environment',
+    labelNames: ['environment'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [environment, n] of Object.entries(read()?.liveWorkers ?? {})) this.set({ environment }, n);
+    },
+  });
+  new Gauge({
+    name: 'lean_tool_cluster_workers',
+    help: 'Live workers (fresh heartbeat), all environments',
+    registers,
+    collect() {
+      this.set(read()?.liveWorkerCount ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'lean_tool_cluster_free_slots',
+    help: 'Job slots free on live workers, from their heartbeats',
+    registers,
+    collect() {
+      this.set(read()?.freeSlots ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'lean_tool_cluster_claims_held',
+    help: 'In-flight claims this front holds (requests it computes for the cluster)',
+    registers,
+    collect() {
+      this.set(read()?.claimsHeld ?? 0);
+    },
+  });
 }

@@ -39,11 +39,37 @@ export function toServiceError(err: unknown): ServiceError {
   return serviceError('internal', 'unexpected', {}, { cause: err });
 }
 
+/** Characters of an error message, and of each detail's field and message, as sent (issue 23). */
+export const ERROR_MESSAGE_CHARS = 2_000;
+const DETAIL_CHARS = 300;
+/** Details sent per error. */
+export const ERROR_DETAILS = 10;
+
+/**
+ * The envelope `{error: {code, message, details?}}` of `se`, of bounded size whatever raised it:
+ * a message or detail that echoes a huge input is clipped, and only the first details are kept.
+ */
+export function errorBody(se: ServiceError): ReturnType<ServiceError['toBody']> {
+  const error = {
+    code: se.code,
+    message: clip(se.message, ERROR_MESSAGE_CHARS),
+    ...(se.details
+      ? {
+          details: se.details.slice(0, ERROR_DETAILS).map((d) => ({
+            field: clip(String(d.field), DETAIL_CHARS),
+            message: clip(String(d.message), DETAIL_CHARS),
+          })),
+        }
+      : {}),
+  };
+  return { error };
+}
+
 export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const se = toServiceError(err);
   if (se.code === 'internal') request.log.error({ err }, 'internal error');
   if (se.retryAfter !== undefined) reply.header('retry-after', String(se.retryAfter));
-  return reply.code(se.status).type('application/json; charset=utf-8').send(se.toBody());
+  return reply.code(se.status).type('application/json; charset=utf-8').send(errorBody(se));
 }
 
 /** Router errors (fastify `frameworkErrors`): a bad URL or an over-long path segment. */

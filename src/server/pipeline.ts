@@ -13,12 +13,13 @@ import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../co
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { LeanStartError } from '../backend/errors.ts';
+import { environmentCannotStart } from '../backend/errors.ts';
 import { clip, serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
 import type { StructuralPool } from '../workers/structural-pool.ts';
+import { checkResponseSize, responseChars, responseLimit } from '../tools/response-bound.ts';
 
 export interface PipelineDeps {
   registry: EnvironmentRegistry;
@@ -74,6 +75,10 @@ export interface RunOptions {
   info: RunInfo;
   onStarted?: () => void;
   progress?: ToolContext['progress'];
+  /** The request's size as received (characters), for its response bound; default: measured from the request. */
+  inputChars?: number | undefined;
+  /** The client's address: anonymous callers are told apart by it for fair scheduling. */
+  clientAddress?: string | undefined;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
@@ -122,8 +127,9 @@ export class Pipeline {
     info: RunInfo,
     rawKey?: RawKey,
   ): { hit: CachedResult } | { miss: Prepared<T> } {
+    // Counted before validation: zod would build an issue per item of an oversized list (issue 23).
+    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const request = parseToolRequest(tool, body);
-    checkInputLimits(request as Record<string, unknown>, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
@@ -189,6 +195,9 @@ export class Pipeline {
         this.deps.maxTimeoutSeconds,
       );
       opts.info.deadlineSeconds = seconds;
+      // The response bound (issue 23): tools refuse early when they can; every result is measured.
+      const limits = this.deps.limits ?? DEFAULT_INPUT_LIMITS;
+      const maxResponseChars = responseLimit(opts.inputChars ?? responseChars(p.request), limits);
       opts.onStarted?.();
       // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
       let leanFailed = false;
@@ -206,10 +215,14 @@ export class Pipeline {
             })
           : structural
             ? // No Lean: on a worker thread (a structural tool never reports a Lean failure).
-              (structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>)
+              (structural.run(p.tool, p.request, p.env, signal, {
+                caller: opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id,
+                maxResponseChars,
+              }) as Promise<ToolResponse<T>>)
             : p.impl.run(p.request, {
                 env: p.env,
                 signal,
+                maxResponseChars,
                 log: opts.log,
                 lean: this.deps.lean,
                 progress: opts.progress ?? (() => {}),
@@ -217,10 +230,12 @@ export class Pipeline {
               })
         ).catch((e: unknown) => {
           // Lean could not start for this environment (for example its header does not import): the listing says so too.
-          if (e instanceof LeanStartError) this.deps.registry.reportUnavailable(p.env.name, e.message);
+          if (environmentCannotStart(e)) this.deps.registry.reportUnavailable(p.env.name, e.message);
           throw e;
         }),
       );
+      // A worker measured its own result before sending it back.
+      if (!structural) checkResponseSize(result, maxResponseChars);
       if (isCacheable(p.impl, result, leanFailed)) {
         this.deps.cache.set(p.key, result);
         if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);

@@ -76,6 +76,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         log: request.log,
         signal: clientGoneSignal(request, reply),
         info: request.svc,
+        inputChars: raw?.length,
+        clientAddress: request.ip,
       },
       r?.rawKey,
     );
@@ -121,6 +123,7 @@ const ROUTES: [RegExp, string[]][] = [
   [/^\/v1\/shared-links\/[^/]+$/, ['GET', 'HEAD']],
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
+  [/^\/mcp$/, ['GET', 'POST', 'DELETE']],
 ];
 
 /**

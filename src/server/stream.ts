@@ -8,13 +8,21 @@ import websocket from '@fastify/websocket';
 import sjson from 'secure-json-parse';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../admission/keys.ts';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
-import { streamCancel, streamClientMessage, streamRequest, type StreamEvent } from '../contract/stream.ts';
+import { streamCancel, streamClientMessage, streamRequest } from '../contract/stream.ts';
 import { isToolName } from '../contract/tools.ts';
-import { describeDetails, issuesToDetails, unknownTool } from '../contract/validate.ts';
+import {
+  describeDetails,
+  fieldsError,
+  issuesToDetails,
+  unknownTool,
+  type ClippedDetails,
+} from '../contract/validate.ts';
 import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
+import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
+import { StreamDrain } from './stream-drain.ts';
 import type { Pipeline } from './pipeline.ts';
 import { attachRequestId, newRequestId } from './request-id.ts';
 import type { SharedLinks } from './shared-links.ts';
@@ -35,21 +43,12 @@ function nestDetails(e: unknown, tool: string): unknown {
   if (!(e instanceof ServiceError) || !e.details) return e;
   const details = e.details.map((d) => ({ ...d, field: d.field ? `request.${d.field}` : 'request' }));
   return e.code === 'invalid_request'
-    ? serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details })
+    ? fieldsError(tool, details, (e.details as ClippedDetails).omitted)
     : e.withDetails(details);
 }
 
-/** Flow control and liveness of one socket (config `server.stream`; README "Timeouts and backpressure"). */
-export interface StreamLimits {
-  /** Past this many unsent bytes the daemon stops reading new messages from the socket (resumes below half). */
-  sendBudgetBytes: number;
-  /** Past this many unsent bytes the socket is closed with CLOSE_SLOW_READER. */
-  sendHardLimitBytes: number;
-  /** A ping every this many ms; no pong by the next one closes the socket. */
-  pingIntervalMs: number;
-  /** A socket with no message and nothing in flight for this long is closed (1000, "idle"). */
-  idleTimeoutMs: number;
-}
+export type { StreamLimits } from './stream-send.ts';
+export { CLOSE_SLOW_READER } from './stream-send.ts';
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   sendBudgetBytes: 8 * 1024 * 1024,
@@ -58,10 +57,20 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   idleTimeoutMs: 300_000,
 };
 
-/** Close code for a client that does not read its results (application range, documented in README). */
-export const CLOSE_SLOW_READER = 4008;
 /** Close code for a missed heartbeat. */
 export const CLOSE_NO_PONG = 4001;
+
+/**
+ * Extra message kinds on this channel, by `tool` name, kept out of this file (proof search's
+ * `goal.*`, src/search/service.ts): one connection object per socket, closed with it.
+ */
+export interface StreamExtension {
+  handles(tool: string): boolean;
+  connect(): {
+    run(tool: string, request: unknown, signal: AbortSignal): Promise<unknown>;
+    close(): void;
+  };
+}
 
 export async function registerStream(
   parent: FastifyInstance,
@@ -72,41 +81,32 @@ export async function registerStream(
     limits?: StreamLimits;
     closing?: () => boolean;
     links?: SharedLinks;
+    extension?: StreamExtension;
+    /** On close, in-flight stream requests get this long to finish before their sockets close. */
+    drainTimeoutMs?: number;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
-    await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
+    // Shutdown drains the sockets (stream-drain.ts) instead of the plugin's default, which closed them at once.
+    const drain = new StreamDrain();
+    await app.register(websocket, {
+      options: { maxPayload: opts.maxPayloadBytes },
+      preClose: () => drain.drain(app.websocketServer, opts.drainTimeoutMs ?? 30_000, app.log),
+    });
     // Refuse a bad key before the upgrade (a plain 401 response).
     app.addHook('preValidation', async (request) => {
       opts.authorize(request);
     });
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
+      const extension = opts.extension?.connect();
+      drain.track(socket, inFlight);
       // Backpressure: results (cache hits included) are only sent while the client reads them.
       // Past the budget, stop reading its new requests; past the hard limit, close the socket.
-      let paused = false;
-      const afterWrite = () => {
-        if (paused && socket.bufferedAmount <= limits.sendBudgetBytes / 2 && socket.readyState === socket.OPEN) {
-          paused = false;
-          socket.resume();
-        }
-      };
-      const send = (e: StreamEvent) => {
-        if (socket.readyState !== socket.OPEN) return;
-        socket.send(JSON.stringify(e), afterWrite);
-        const buffered = socket.bufferedAmount;
-        if (buffered > limits.sendHardLimitBytes) {
-          request.log.warn({ buffered }, 'stream client does not read its results; closing');
-          socket.close(CLOSE_SLOW_READER, 'send buffer over its limit: the client is not reading');
-          // close() waits for the buffered data; a reader that never reads must not hold it.
-          setTimeout(() => socket.terminate(), 1_000).unref();
-        } else if (!paused && buffered > limits.sendBudgetBytes) {
-          paused = true;
-          socket.pause();
-        }
-      };
+      // Every event is bounded and no send throws (stream-send.ts).
+      const { send } = createSender(socket, limits, request.log);
       // Heartbeat: a ping each interval; a socket that did not answer the previous one is gone.
       let alive = true;
       socket.on('pong', () => {
@@ -134,7 +134,7 @@ export async function registerStream(
       const fail = (id: string | null, err: unknown, requestId?: string) => {
         const se = toServiceError(err);
         if (se.code === 'internal') request.log.error({ err }, 'stream request failed');
-        send({ id, event: 'error', error: se.toBody().error, ...(requestId ? { request_id: requestId } : {}) });
+        send({ ...errorEvent(id, se), ...(requestId ? { request_id: requestId } : {}) });
       };
       // A result with its info.request_id, remembered for sharing like an HTTP one.
       const answer = (id: string, tool: string, rid: string, inputs: object, result: object, cache: 'hit' | 'miss') => {
@@ -143,8 +143,19 @@ export async function registerStream(
         send({ id, event: 'result', cache, result: out, request_id: rid });
       };
 
+      // A listener that throws would end the process (ws emits from its parser): every message
+      // is handled inside one guard, whose failure is answered as an error for the message's id.
       socket.on('message', (data, isBinary) => {
+        try {
+          onMessage(data, isBinary);
+        } catch (err) {
+          fail(null, err);
+        }
+      });
+      const onMessage = (data: RawData, isBinary: boolean) => {
         lastActivity = Date.now();
+        // The message's size: its response may be limits.responseFactor times it.
+        const inputChars = isBinary ? 0 : (data as Buffer).length;
         // Every answer names the client's id when the message carried one, even if nothing else in it is valid.
         let id: string | null = null;
         let msg;
@@ -196,7 +207,8 @@ export async function registerStream(
         id = msg.id;
         const reqId = id;
         // Shutting down: the documented 503 for each new request until the socket closes.
-        if (opts.closing?.()) return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
+        if (opts.closing?.() || drain.draining)
+          return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
         if (inFlight.has(reqId))
           return fail(
             reqId,
@@ -207,6 +219,21 @@ export async function registerStream(
               { details: [{ field: 'id', message: 'already in flight on this socket' }] },
             ),
           );
+        if (extension && opts.extension!.handles(tool)) {
+          const ctrl = new AbortController();
+          inFlight.set(reqId, ctrl);
+          extension
+            .run(tool, msg.request, ctrl.signal)
+            .then(
+              (result) => send({ id: reqId, event: 'result', cache: 'miss', result }),
+              (err: unknown) => fail(reqId, ctrl.signal.aborted ? serviceError('cancelled', 'by_client') : err),
+            )
+            .finally(() => {
+              inFlight.delete(reqId);
+              lastActivity = Date.now();
+            });
+          return;
+        }
         if (!isToolName(tool)) return fail(reqId, unknownTool(tool));
         // Validation, environment and cache before `queued`: a refused request is never announced as queued.
         const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
@@ -232,6 +259,8 @@ export async function registerStream(
             log: request.log,
             signal: ctrl.signal,
             info,
+            inputChars,
+            clientAddress: request.ip,
             onStarted: () =>
               send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds, request_id: rid }),
             progress: (p) =>
@@ -249,12 +278,13 @@ export async function registerStream(
             inFlight.delete(reqId);
             lastActivity = Date.now();
           });
-      });
+      };
       socket.on('close', () => {
         clearInterval(heartbeat);
         clearInterval(idle);
         for (const ctrl of inFlight.values()) ctrl.abort(serviceError('cancelled', 'socket_closed'));
         inFlight.clear();
+        extension?.close();
       });
     });
   });

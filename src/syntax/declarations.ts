@@ -1,6 +1,6 @@
 /**
  * The structure of one declaration command: modifiers, kind, name, signature, body and
- * trailing clauses (LEAN_SYNTAX.md §7.1, §8.4). Spans are JS offsets into the file.
+ * trailing clauses [lean4 v4.28.0: src/Lean/Parser/Command.lean, `declModifiers`, `declSig`, `declBody`]. Spans are JS offsets into the file.
  */
 import type { Command, Span } from './commands.ts';
 import { skipDeclPrefix } from './commands.ts';

@@ -84,6 +84,134 @@ const TACTIC_COMBINATORS = new Set([
 const afterDot = (sig: SigTokens, k: number) =>
   k > 0 && sig.kind[k - 1] === 'symbol' && sig.text[k - 1]!.endsWith('.') && sig.end[k - 1] === sig.start[k];
 
+/** The words that end a tactic introduction's identifiers at depth 0, commas included. */
+const INTRO_STOP_DEPTH0 = new Set([...INTRO_STOP, ',']);
+/** Symbols a binder or pattern run may contain between its names. */
+const PATTERN_PUNCTUATION = new Set([',', '_', '@', '|', '-', '*', '?', '!']);
+/** Words that end a `∀`/`fun`/`∃`/`∑` binder run at its own depth. */
+const BINDER_RUN_ENDS = new Set([',', '=>', '↦', ':', '∈', 'in', '∉', '<', '≤', '>', '≥', '⊆', '|']);
+
+/**
+ * Identifiers (and pattern brackets around them) from token k until a stop word: the names a
+ * tactic introduces (`intro a b`, `obtain ⟨x, (h : p)⟩`). Returns the index after the run.
+ */
+function addIdents(
+  sig: SigTokens,
+  k: number,
+  to: number,
+  stopAtSeparators: ReadonlySet<string>,
+  bound: Set<string>,
+): number {
+  const line = sig.line[k - 1];
+  let depth = 0;
+  let j = k;
+  for (; j < to; j++) {
+    const t = sig.text[j]!;
+    if (depth === 0 && (sig.line[j] !== line || stopAtSeparators.has(t))) break;
+    if (isOpener(sig, j)) {
+      depth++;
+      continue;
+    }
+    if (isCloser(sig, j)) {
+      if (--depth < 0) break;
+      continue;
+    }
+    if (sig.kind[j] === 'ident') {
+      // Inside a binder group's type annotation the names are references: stop the group at `:`.
+      if (!afterDot(sig, j)) bound.add(splitName(t)[0]!);
+    } else if (t === ':' && depth > 0) {
+      // `⟨x, (h : p)⟩`: skip the annotation to its closer.
+      j = closerOfAnnotation(sig, j + 1, to);
+      depth--;
+    } else if (!PATTERN_PUNCTUATION.has(t) && depth === 0) break;
+  }
+  return j;
+}
+
+/** The index of the closer that ends the bracket group a `:` annotation sits in (or `to`). */
+function closerOfAnnotation(sig: SigTokens, j: number, to: number): number {
+  let d = 0;
+  for (; j < to; j++) {
+    if (isOpener(sig, j)) d++;
+    else if (isCloser(sig, j) && --d < 0) return j;
+  }
+  return j;
+}
+
+/** `(x y : T)` / `{x | p x}` / `[inst : C]` at k: binds the run of identifiers before `:` (or `|`); returns the last index used. */
+function binderGroup(sig: SigTokens, k: number, to: number, bound: Set<string>): number {
+  let j = k + 1;
+  while (j < to && (sig.kind[j] === 'ident' || sig.text[j] === '_') && !afterDot(sig, j)) j++;
+  if (j > k + 1 && (sig.text[j] === ':' || (sig.text[k] === '{' && sig.text[j] === '|'))) {
+    for (let i = k + 1; i < j; i++) bound.add(splitName(sig.text[i]!)[0]!);
+    return j - 1;
+  }
+  // Otherwise (`(fun x => …)`, `(f a)`) the group's words are looked at one by one.
+  return k;
+}
+
+/**
+ * `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∃ (S : Finset (Fin 2)), …`, `∑ i ∈ s, …` at k:
+ * identifiers are bound unless they sit after a `:` inside their bracket group (a type).
+ * Returns the last index used.
+ */
+function binderWordRun(sig: SigTokens, k: number, to: number, bound: Set<string>): number {
+  let j = k + 1;
+  const inType: boolean[] = [false];
+  for (; j < to; j++) {
+    const u = sig.text[j]!;
+    if (isOpener(sig, j)) {
+      inType.push(inType[inType.length - 1]!);
+      continue;
+    }
+    if (isCloser(sig, j)) {
+      inType.pop();
+      if (inType.length === 0) break;
+      continue;
+    }
+    const depth = inType.length - 1;
+    if (depth === 0 && BINDER_RUN_ENDS.has(u)) break;
+    if (u === ':' && depth > 0) inType[depth] = true;
+    else if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
+  }
+  return j - 1;
+}
+
+/** A `|` starting a line or after `with`/`fun`/`match`: not the `|` of `{x | p}` or `|x|`. */
+const isAlternativeBar = (sig: SigTokens, k: number) =>
+  sig.text[k] === '|' &&
+  sig.kind[k] === 'symbol' &&
+  (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''));
+
+/** `| pat => …` at k (match / induction alternatives): binds the pattern's variables; returns the last index used. */
+function alternativePattern(sig: SigTokens, k: number, to: number, bound: Set<string>): number {
+  let j = k + 1;
+  let first = true;
+  for (; j < to && sig.text[j] !== '=>' && sig.text[j] !== ':=' && sig.line[j] === sig.line[k]; j++) {
+    if (sig.text[j] === ',' || sig.text[j] === '|') {
+      first = true;
+      continue;
+    }
+    if (sig.kind[j] !== 'ident' || afterDot(sig, j)) {
+      if (sig.kind[j] !== 'symbol') first = false;
+      continue;
+    }
+    // The head of an applied pattern is a constructor (`succ n`, `some (x, y)`), the rest are variables (`n+1`, `x :: xs`).
+    const next = sig.text[j + 1];
+    const isHead = first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨');
+    first = false;
+    if (!isHead) bound.add(splitName(sig.text[j]!)[0]!);
+  }
+  return j - 1;
+}
+
+/** Structure fields `x y : T` / `x : T := v`, and `where` fields and local definitions, at a line start. */
+function fieldNames(sig: SigTokens, k: number, to: number, bound: Set<string>): void {
+  let j = k;
+  while (j < to && sig.kind[j] === 'ident' && sig.line[j] === sig.line[k]) j++;
+  if (sig.text[j] === ':' || sig.text[j] === ':=') for (let i = k; i < j; i++) bound.add(sig.text[i]!);
+}
+
 /**
  * Names bound inside significant tokens [from, to): binder groups `(x y : T)`, `{α}`,
  * `[inst : C]`, set-builder `{x | p}`, `fun`/`∀`/`∃` binders, tactic introductions
@@ -97,149 +225,21 @@ export function boundNames(
   opts: { ctors?: boolean; fields?: boolean } = {},
 ): Set<string> {
   const bound = new Set<string>();
-  const addIdents = (k: number, stopAtSeparators: ReadonlySet<string>, sameLine: boolean): number => {
-    // Identifiers (and pattern brackets around them) until a stop word, returns the index after.
-    const line = sig.line[k - 1];
-    let depth = 0;
-    let j = k;
-    for (; j < to; j++) {
-      const t = sig.text[j]!;
-      if (sameLine && depth === 0 && sig.line[j] !== line) break;
-      if (depth === 0 && stopAtSeparators.has(t)) break;
-      if (isOpener(sig, j)) {
-        depth++;
-        continue;
-      }
-      if (isCloser(sig, j)) {
-        if (--depth < 0) break;
-        continue;
-      }
-      if (sig.kind[j] === 'ident') {
-        // Inside a binder group's type annotation the names are references: stop the group at `:`.
-        if (!afterDot(sig, j)) bound.add(splitName(t)[0]!);
-      } else if (t === ':' && depth > 0) {
-        // `⟨x, (h : p)⟩`: skip the annotation to its closer.
-        let d = 0;
-        for (j++; j < to; j++) {
-          if (isOpener(sig, j)) d++;
-          else if (isCloser(sig, j) && --d < 0) {
-            depth--;
-            break;
-          }
-        }
-      } else if (t !== ',' && t !== '_' && t !== '@' && t !== '|' && t !== '-' && t !== '*' && t !== '?' && t !== '!') {
-        if (depth === 0) break;
-      }
-    }
-    return j;
-  };
-  const INTRO_STOP_DEPTH0 = new Set([...INTRO_STOP, ',']);
   for (let k = from; k < to; k++) {
     const t = sig.text[k]!;
     const kind = sig.kind[k];
-    if (kind === 'symbol' && (t === '(' || t === '{' || t === '⦃' || t === '[' || t === '{{')) {
-      // `(x y : T)` / `{x | p x}` / `[inst : C]`: a run of identifiers then `:` (or `|` for set-builder).
-      let j = k + 1;
-      while (j < to && (sig.kind[j] === 'ident' || sig.text[j] === '_') && !afterDot(sig, j)) j++;
-      if (j > k + 1 && (sig.text[j] === ':' || (t === '{' && sig.text[j] === '|'))) {
-        for (let i = k + 1; i < j; i++) bound.add(splitName(sig.text[i]!)[0]!);
-        k = j - 1;
-      }
-      // Otherwise (`(fun x => …)`, `(f a)`) the group's words are looked at one by one.
-      continue;
-    }
-    if (BINDER_WORDS.has(t)) {
-      // `∀ x y, …`, `fun ⟨a, b⟩ (c : T) => …`, `∃ (S : Finset (Fin 2)), …`, `∑ i ∈ s, …`:
-      // identifiers are bound unless they sit after a `:` inside their bracket group (a type).
-      let j = k + 1;
-      const inType: boolean[] = [false];
-      for (; j < to; j++) {
-        const u = sig.text[j]!;
-        if (isOpener(sig, j)) {
-          inType.push(inType[inType.length - 1]!);
-          continue;
-        }
-        if (isCloser(sig, j)) {
-          inType.pop();
-          if (inType.length === 0) break;
-          continue;
-        }
-        const depth = inType.length - 1;
-        if (
-          depth === 0 &&
-          (u === ',' ||
-            u === '=>' ||
-            u === '↦' ||
-            u === ':' ||
-            u === '∈' ||
-            u === 'in' ||
-            u === '∉' ||
-            u === '<' ||
-            u === '≤' ||
-            u === '>' ||
-            u === '≥' ||
-            u === '⊆' ||
-            u === '|')
-        )
-          break;
-        if (u === ':' && depth > 0) {
-          inType[depth] = true;
-          continue;
-        }
-        if (sig.kind[j] === 'ident' && !afterDot(sig, j) && !inType[depth]) bound.add(splitName(u)[0]!);
-      }
-      k = j - 1;
-      continue;
-    }
-    if (kind === 'ident' && INTRO_WORDS.has(t)) {
-      const j = addIdents(
-        k + 1,
-        t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0,
-        true,
-      );
-      k = j - 1;
-      continue;
-    }
-    // A `|` starting a line or after `with`/`fun`/`match`: not the `|` of `{x | p}` or `|x|`.
-    if (
-      t === '|' &&
-      kind === 'symbol' &&
-      (sig.firstOnLine[k] || ['with', 'fun', 'match', 'λ', 'where'].includes(sig.text[k - 1] ?? ''))
-    ) {
-      // `| pat => …`: match / induction alternatives; `| mk : T`: an inductive's constructor.
+    if (kind === 'symbol' && (t === '(' || t === '{' || t === '⦃' || t === '[' || t === '{{'))
+      k = binderGroup(sig, k, to, bound);
+    else if (BINDER_WORDS.has(t)) k = binderWordRun(sig, k, to, bound);
+    else if (kind === 'ident' && INTRO_WORDS.has(t)) {
+      const stops = t === 'obtain' || t === 'rintro' || t === 'intro' ? INTRO_STOP : INTRO_STOP_DEPTH0;
+      k = addIdents(sig, k + 1, to, stops, bound) - 1;
+    } else if (isAlternativeBar(sig, k)) {
+      // `| mk : T`: an inductive's constructor.
       if (opts.ctors) {
         if (sig.kind[k + 1] === 'ident') bound.add(splitName(sig.text[k + 1]!)[0]!);
-        continue;
-      }
-      let j = k + 1;
-      let first = true;
-      for (; j < to && sig.text[j] !== '=>' && sig.text[j] !== ':=' && sig.line[j] === sig.line[k]; j++) {
-        if (sig.text[j] === ',' || sig.text[j] === '|') {
-          first = true;
-          continue;
-        }
-        if (sig.kind[j] !== 'ident' || afterDot(sig, j)) {
-          if (sig.kind[j] !== 'symbol') first = false;
-          continue;
-        }
-        // The head of an applied pattern is a constructor (`succ n`, `some (x, y)`), the rest are variables (`n+1`, `x :: xs`).
-        const next = sig.text[j + 1];
-        if (first && (sig.kind[j + 1] === 'ident' || next === '_' || next === '(' || next === '⟨')) {
-          first = false;
-          continue;
-        }
-        first = false;
-        bound.add(splitName(sig.text[j]!)[0]!);
-      }
-      k = j - 1;
-      continue;
-    }
-    if (opts.fields && kind === 'ident' && sig.firstOnLine[k]) {
-      // Structure fields `x y : T` / `x : T := v`, and `where` fields and local definitions, at a line start.
-      let j = k;
-      while (j < to && sig.kind[j] === 'ident' && sig.line[j] === sig.line[k]) j++;
-      if (sig.text[j] === ':' || sig.text[j] === ':=') for (let i = k; i < j; i++) bound.add(sig.text[i]!);
-    }
+      } else k = alternativePattern(sig, k, to, bound);
+    } else if (opts.fields && kind === 'ident' && sig.firstOnLine[k]) fieldNames(sig, k, to, bound);
   }
   return bound;
 }
@@ -335,65 +335,84 @@ function resolveLocal(
 export function syntacticDependencies(file: SourceFile): Map<SourceDecl, SyntacticDependencies> {
   const out = new Map<SourceDecl, SyntacticDependencies>();
   const declared = new Set<string>();
-  const { sig } = file;
   const decls = file.decls;
   for (let i = 0; i < decls.length; i++) {
     const d = decls[i]!;
-    // Members of one mutual block see each other: declare the whole group first.
-    if (d.mutualGroup !== undefined && (i === 0 || decls[i - 1]!.mutualGroup !== d.mutualGroup)) {
-      for (let j = i; j < decls.length && decls[j]!.mutualGroup === d.mutualGroup; j++)
-        if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
-    }
-    // `open X in` / `set_option … in` prefixes name namespaces and options, not declarations.
-    const from = d.command.ownSigStart;
-    const to = d.command.sigEnd;
-    const structural =
-      d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
-    const bound = boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' });
-    const tactics = tacticNameTokens(sig, from, to);
-    const attrs = attributeTokens(sig, from, to);
-    const nameK = d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1;
-    const scope = declScope(file, d);
-    // Fields of a `where` body (`x := 1` at a line start) are not references.
-    const whereFrom =
-      d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1;
+    if (d.mutualGroup !== undefined && (i === 0 || decls[i - 1]!.mutualGroup !== d.mutualGroup))
+      declareMutualGroup(decls, i, declared);
     // A recursive reference to itself is neither local nor external.
     if (d.fullName) declared.add(d.fullName);
-    const local: string[] = [];
-    const external: string[] = [];
-    const seenLocal = new Set<string>();
-    const seenExternal = new Set<string>();
-    for (const occ of identOccurrences(sig, from, to)) {
-      const k = occ.sig;
-      if (k === nameK || tactics.has(k) || attrs.has(k) || afterDot(sig, k)) continue;
-      // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`; tactic flags `+kernel`.
-      if (
-        sig.text[k + 1] === ':=' &&
-        (sig.text[k - 1] === '(' ||
-          sig.text[k - 1] === '{' ||
-          sig.text[k - 1] === ',' ||
-          (sig.firstOnLine[k] && whereFrom >= 0 && k > whereFrom))
-      )
-        continue;
-      if ((sig.text[k - 1] === '+' || sig.text[k - 1] === '-') && sig.end[k - 1] === sig.start[k] && tactics.size > 0)
-        continue;
-      const head = splitName(occ.name)[0]!;
-      if (bound.has(head)) continue;
-      const hit = resolveLocal(occ.name, scope, declared);
-      if (hit !== undefined) {
-        if (hit !== d.fullName && !seenLocal.has(hit)) {
-          seenLocal.add(hit);
-          local.push(hit);
-        }
-      } else if (!seenExternal.has(occ.name)) {
-        seenExternal.add(occ.name);
-        external.push(occ.name);
-      }
-    }
-    out.set(d, { local, external });
-    if (d.fullName) declared.add(d.fullName);
+    out.set(d, referencesOf(file, d, declared));
   }
   return out;
+}
+
+/** Members of one mutual block see each other: declare the whole group, from its first member at i. */
+function declareMutualGroup(decls: readonly SourceDecl[], i: number, declared: Set<string>): void {
+  const group = decls[i]!.mutualGroup;
+  for (let j = i; j < decls.length && decls[j]!.mutualGroup === group; j++)
+    if (decls[j]!.fullName) declared.add(decls[j]!.fullName!);
+}
+
+/** What a declaration's own tokens say about which identifiers are not references to declarations. */
+interface DeclTokens {
+  from: number;
+  to: number;
+  bound: Set<string>;
+  tactics: Set<number>;
+  attrs: Set<number>;
+  nameK: number;
+  whereFrom: number;
+}
+
+function declTokens(file: SourceFile, d: SourceDecl): DeclTokens {
+  const { sig } = file;
+  // `open X in` / `set_option … in` prefixes name namespaces and options, not declarations.
+  const from = d.command.ownSigStart;
+  const to = d.command.sigEnd;
+  const structural =
+    d.kind === 'structure' || d.kind === 'class' || d.kind === 'inductive' || d.kind === 'class inductive';
+  return {
+    from,
+    to,
+    bound: boundNames(sig, from, to, { ctors: structural, fields: structural || d.bodyForm === 'where' }),
+    tactics: tacticNameTokens(sig, from, to),
+    attrs: attributeTokens(sig, from, to),
+    nameK: d.nameSpan ? sig.start.indexOf(d.nameSpan.start, from) : -1,
+    // Fields of a `where` body (`x := 1` at a line start) are not references.
+    whereFrom:
+      d.bodyForm === 'where' && d.bodySig ? d.bodySig[0] : d.trailing.some((c) => c.keyword === 'where') ? from : -1,
+  };
+}
+
+/** Is the identifier at k a name that cannot refer to a declaration (the declared name, a tactic, a field, a flag)? */
+function notAReference(sig: SigTokens, k: number, t: DeclTokens): boolean {
+  if (k === t.nameK || t.tactics.has(k) || t.attrs.has(k) || afterDot(sig, k)) return true;
+  // Field and argument names `{ x := … }`, `(config := …)`, `where x := …`.
+  const prev = sig.text[k - 1];
+  if (
+    sig.text[k + 1] === ':=' &&
+    (prev === '(' || prev === '{' || prev === ',' || (sig.firstOnLine[k] && t.whereFrom >= 0 && k > t.whereFrom))
+  )
+    return true;
+  // Tactic flags `+kernel`, `-zeta`.
+  return (prev === '+' || prev === '-') && sig.end[k - 1] === sig.start[k] && t.tactics.size > 0;
+}
+
+/** The local and external names a declaration refers to, each once, in order of first use. */
+function referencesOf(file: SourceFile, d: SourceDecl, declared: Set<string>): SyntacticDependencies {
+  const { sig } = file;
+  const t = declTokens(file, d);
+  const scope = declScope(file, d);
+  const local = new Set<string>();
+  const external = new Set<string>();
+  for (const occ of identOccurrences(sig, t.from, t.to)) {
+    if (notAReference(sig, occ.sig, t) || t.bound.has(splitName(occ.name)[0]!)) continue;
+    const hit = resolveLocal(occ.name, scope, declared);
+    if (hit === undefined) external.add(occ.name);
+    else if (hit !== d.fullName) local.add(hit);
+  }
+  return { local: [...local], external: [...external] };
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Word classes the splitter and declaration parser rely on (LEAN_SYNTAX.md §7–8). */
+/** Word classes the splitter and declaration parser rely on [lean4 v4.28.0: src/Lean/Parser/Command.lean, `declModifiers`, `declaration`]. */
 
 /** Keywords that begin a declaration (after modifiers). */
 export const DECL_KEYWORDS = new Set([

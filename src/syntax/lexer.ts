@@ -4,7 +4,7 @@
  * It never throws: unterminated strings/comments become `error` tokens to the end of
  * input, unknown characters become one-character symbols. Lean's token table is
  * extensible, so keywords are left as `ident` tokens and classified by the consumers.
- * Reference: LEAN_SYNTAX.md §2–5 [lean4 v4.28.0: src/Lean/Parser/Basic.lean, `tokenFnAux`].
+ * Reference: [lean4 v4.28.0: src/Lean/Parser/Basic.lean, `tokenFnAux`].
  */
 import { isDigit, isHexDigit, isIdFirst, isIdRest, isWhitespace } from './chars.ts';
 import type { SigTokens } from './significant.ts';
@@ -475,5 +475,3 @@ export function scan(src: string, keepTrivia = false): Scanned {
   sig.length = sig.text.length;
   return { kinds, starts, ends, sig };
 }
-
-export const tokenText = (src: string, t: Token) => src.slice(t.start, t.end);

@@ -54,11 +54,6 @@ interface Scope {
   outerInForce: string[];
 }
 
-/** Strip `«»` escapes from each component: `«x y».z` → `x y.z` is not reversible, so only for comparisons. */
-export function stripGuillemets(name: string): string {
-  return name.replace(/[«»]/g, '');
-}
-
 /** Components of a dotted name, keeping `«a.b»` parts whole. */
 export function splitName(name: string): string[] {
   if (!name) return [];

@@ -1,5 +1,5 @@
 /**
- * Structure inside proofs (LEAN_SYNTAX.md §9): the indentation-based tactic tree of a
+ * Structure inside proofs ([lean4 v4.28.0: src/Lean/Parser/Term.lean, `Tactic.tacticSeq`, `byTactic`; src/Lean/Parser/Basic.lean, `checkColGe`]): the indentation-based tactic tree of a
  * `by` block, `have`-like forms with their name/type/proof spans (tactic and term
  * level), and `sorry`/`admit` positions. Works on the significant tokens of a file.
  */
@@ -186,70 +186,89 @@ export function* walkTactics(block: TacticBlock): Generator<TacticItem> {
  */
 export function findHaves(sig: SigTokens, from: number, to: number, tacticRanges: [number, number][] = []): HaveForm[] {
   const out: HaveForm[] = [];
+  const inTactic = insideRanges(tacticRanges);
   for (let k = from; k < to; k++) {
     if (sig.kind[k] !== 'ident' || !HAVE_WORDS.has(sig.text[k]!)) continue;
-    // `set_option … in`, `show` as a term keyword without a type are still have-like for spans.
-    let d = 0;
-    let end = to;
-    let colon = -1;
-    let assign = -1;
-    for (let j = k + 1; j < to; j++) {
-      if (isOpener(sig, j)) {
-        d++;
-        continue;
-      }
-      if (isCloser(sig, j)) {
-        if (--d < 0) {
-          end = j;
-          break;
-        }
-        continue;
-      }
-      if (d > 0) continue;
-      const t = sig.text[j]!;
-      if (t === ';' || (t === ',' && assign >= 0) || (sig.firstOnLine[j] && sig.col[j]! <= sig.col[k]!)) {
-        end = j;
-        break;
-      }
-      if (t === ':' && colon < 0 && assign < 0) colon = j;
-      else if (t === ':=' && assign < 0) assign = j;
-      // `suffices h : T by tac` / `show T from e` / `show T by tac`
-      else if (
-        (t === 'from' || (t === 'by' && sig.text[k] !== 'have')) &&
-        assign < 0 &&
-        (sig.text[k] === 'show' || sig.text[k] === 'suffices')
-      )
-        assign = j;
-    }
-    if (end <= k + 1 && assign < 0) continue;
-    const kw = sig.text[k] as HaveKeyword;
-    const binderEnd = colon >= 0 ? colon : assign >= 0 ? assign : end;
-    const binder =
-      binderEnd > k + 1 && kw !== 'show' ? { start: sig.start[k + 1]!, end: sig.end[binderEnd - 1]! } : undefined;
-    const typeFrom = kw === 'show' ? k + 1 : colon >= 0 ? colon + 1 : -1;
-    const typeTo = assign >= 0 ? assign : end;
-    const type =
-      typeFrom >= 0 && typeTo > typeFrom ? { start: sig.start[typeFrom]!, end: sig.end[typeTo - 1]! } : undefined;
-    const proofFrom =
-      assign >= 0 ? (sig.text[assign] === ':=' || sig.text[assign] === 'from' ? assign + 1 : assign) : -1;
-    const proof =
-      proofFrom >= 0 && end > proofFrom ? { start: sig.start[proofFrom]!, end: sig.end[end - 1]! } : undefined;
-    const inTactic = tacticRanges.some(([s, e]) => k >= s && k < e);
-    out.push({
-      keyword: kw,
-      keywordSig: k,
-      start: sig.start[k]!,
-      end: sig.end[end - 1]!,
-      binder,
-      type,
-      assign:
-        assign >= 0 && sig.text[assign] === ':=' ? { start: sig.start[assign]!, end: sig.end[assign]! } : undefined,
-      proof,
-      proofForm: proof === undefined ? 'none' : sig.text[proofFrom] === 'by' ? 'tactic' : 'term',
-      level: inTactic ? 'tactic' : 'term',
-    });
+    const extent = haveExtent(sig, k, to);
+    if (extent.end <= k + 1 && extent.assign < 0) continue;
+    out.push(haveForm(sig, k, extent, inTactic(k) ? 'tactic' : 'term'));
   }
   return out;
+}
+
+/**
+ * Whether each of a rising sequence of token indices lies inside one of `ranges` ([start, end)):
+ * one sweep over the ranges sorted by start, keeping the furthest end seen, so n queries over
+ * m ranges cost O(n + m log m), not O(n × m).
+ */
+function insideRanges(ranges: readonly [number, number][]): (k: number) => boolean {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  let next = 0;
+  let furthestEnd = -1;
+  return (k) => {
+    for (; next < sorted.length && sorted[next]![0] <= k; next++) furthestEnd = Math.max(furthestEnd, sorted[next]![1]);
+    return k < furthestEnd;
+  };
+}
+
+/** Where a have-like form at k ends, and its `:` and its `:=` (or the `from`/`by` of `show`/`suffices`), at its own depth. */
+interface HaveExtent {
+  end: number;
+  colon: number;
+  assign: number;
+}
+
+function haveExtent(sig: SigTokens, k: number, to: number): HaveExtent {
+  // `set_option … in`, `show` as a term keyword without a type are still have-like for spans.
+  let d = 0;
+  let colon = -1;
+  let assign = -1;
+  for (let j = k + 1; j < to; j++) {
+    if (isOpener(sig, j)) {
+      d++;
+      continue;
+    }
+    if (isCloser(sig, j)) {
+      if (--d < 0) return { end: j, colon, assign };
+      continue;
+    }
+    if (d > 0) continue;
+    const t = sig.text[j]!;
+    if (t === ';' || (t === ',' && assign >= 0) || (sig.firstOnLine[j] && sig.col[j]! <= sig.col[k]!))
+      return { end: j, colon, assign };
+    if (t === ':' && colon < 0 && assign < 0) colon = j;
+    else if (t === ':=' && assign < 0) assign = j;
+    // `suffices h : T by tac` / `show T from e` / `show T by tac`
+    else if (
+      (t === 'from' || (t === 'by' && sig.text[k] !== 'have')) &&
+      assign < 0 &&
+      (sig.text[k] === 'show' || sig.text[k] === 'suffices')
+    )
+      assign = j;
+  }
+  return { end: to, colon, assign };
+}
+
+/** The spans of the have-like form at k whose extent is known. */
+function haveForm(sig: SigTokens, k: number, { end, colon, assign }: HaveExtent, level: HaveForm['level']): HaveForm {
+  const span = (a: number, b: number) => (a >= 0 && b > a ? { start: sig.start[a]!, end: sig.end[b - 1]! } : undefined);
+  const kw = sig.text[k] as HaveKeyword;
+  const binderEnd = colon >= 0 ? colon : assign >= 0 ? assign : end;
+  const typeFrom = kw === 'show' ? k + 1 : colon >= 0 ? colon + 1 : -1;
+  const proofFrom = assign >= 0 ? (sig.text[assign] === ':=' || sig.text[assign] === 'from' ? assign + 1 : assign) : -1;
+  const proof = span(proofFrom, end);
+  return {
+    keyword: kw,
+    keywordSig: k,
+    start: sig.start[k]!,
+    end: sig.end[end - 1]!,
+    binder: kw !== 'show' ? span(k + 1, binderEnd) : undefined,
+    type: span(typeFrom, assign >= 0 ? assign : end),
+    assign: assign >= 0 && sig.text[assign] === ':=' ? { start: sig.start[assign]!, end: sig.end[assign]! } : undefined,
+    proof,
+    proofForm: proof === undefined ? 'none' : sig.text[proofFrom] === 'by' ? 'tactic' : 'term',
+    level,
+  };
 }
 
 /** Offsets of every `sorry` and `admit` token in [from, to). */

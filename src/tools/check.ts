@@ -5,10 +5,30 @@
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
-import { declVerdict, elaborateContent } from './elaborate.ts';
+import { declVerdict, elaborateContent, type Elaborated } from './elaborate.ts';
+import type { ToolResponse } from '../contract/tools.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
+
+/** Messages in Lean's order and sorries in the content's, with their positions (`structured: true`). */
+function structuredLean(r: Elaborated): NonNullable<ToolResponse<'check'>['structured']> {
+  return {
+    messages: r.messages.map((m) => ({
+      severity: m.severity,
+      pos: m.pos,
+      ...(m.endPos ? { endPos: m.endPos } : {}),
+      data: m.text,
+    })),
+    sorries: r.commands.flatMap((c) =>
+      c.sorries.map((x) => ({
+        ...(x.pos ? { pos: x.pos } : {}),
+        ...(x.endPos ? { endPos: x.endPos } : {}),
+        goal: x.goal,
+      })),
+    ),
+  };
+}
 
 export const check: ToolImpl<'check'> = {
   needsLean: () => true,
@@ -31,6 +51,10 @@ export const check: ToolImpl<'check'> = {
           failed.add(name);
           tool.warnings.push(`Declaration '${name}' uses 'sorry'`);
         }
+        if (v.axiomsUnanswered) {
+          failed.add(name);
+          tool.warnings.push(`Declaration '${name}': Lean did not say which axioms it uses (${v.axiomsUnanswered})`);
+        }
         for (const a of v.foreignAxioms) {
           failed.add(name);
           tool.warnings.push(`In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
@@ -39,6 +63,7 @@ export const check: ToolImpl<'check'> = {
     }
     const lean = toMessageSet(r.messages);
     return {
+      ...(req.structured ? { structured: structuredLean(r) } : {}),
       okay: !r.failure && lean.errors.length === 0 && r.toolErrors.length === 0,
       content: r.content,
       lean_messages: lean,

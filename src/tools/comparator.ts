@@ -2,7 +2,7 @@
  * comparator: the third-party judge leanprover/comparator on a challenge (formal_statement)
  * and a solution (content). Theorem names (and the sorried definitions, comparator's
  * "definition holes") are read from the formal statement with the source model; the run
- * itself is backend/comparator's. Departure from the spec, documented in the README: the
+ * itself is backend/comparator's. Departure from the spec, documented in docs/tools.md: the
  * hosted service runs only Lean 4.21.0 and ignores `environment`; this daemon runs comparator
  * with the named environment's toolchain (builds pinned per Lean version in config).
  */

@@ -14,7 +14,7 @@ import type { LeanMessage } from '../backend/index.ts';
 import type { SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType } from '../syntax/statements.ts';
 import { elaborateContent, type Elaborated, type Probe } from './elaborate.ts';
-import { parseAxioms } from './lean-texts.ts';
+import { parseAxioms, printAxiomsCommand } from './lean-texts.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
@@ -43,7 +43,7 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
       const text = inDeclScope(file, d, [
         `theorem ${lemma} : ${negated} := by`,
         `  ${tactic}`,
-        `#print axioms ${lemma}`,
+        printAxiomsCommand(d.namespace ? `${d.namespace}.${lemma}` : lemma),
       ]);
       out.push({ key: { name: declName(d), negated, tactic }, text });
     }

@@ -15,7 +15,7 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import { GOAL_PRINTING_OPTIONS, parseAxioms } from './lean-texts.ts';
+import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
 
@@ -28,6 +28,15 @@ export interface ElabOptions {
   /** Pretty-printer options from `verbosity`/`delab_options` (printing.ts), set after the others. */
   printing?: Record<string, boolean | number | string> | undefined;
 }
+
+/** The options a request states for itself (repair_proofs, simplify_theorems: no printing options of their own). */
+export const requestElabOptions = (
+  req: Pick<ElabOptions, 'ignore_imports' | 'mathlib_options' | 'global_options'>,
+) => ({
+  ignore_imports: req.ignore_imports,
+  mathlib_options: req.mathlib_options,
+  global_options: req.global_options,
+});
 
 export interface PreparedContent {
   /** The content the response returns (header substituted when ignore_imports). */
@@ -88,7 +97,11 @@ export interface CommandOutcome {
   command: Command;
   messages: LeanMessage[];
   /** The goals at each `sorry` Lean reported, on content positions. */
-  sorries: { pos: { line: number; column: number } | undefined; goal: string }[];
+  sorries: {
+    pos: { line: number; column: number } | undefined;
+    endPos?: { line: number; column: number } | undefined;
+    goal: string;
+  }[];
 }
 
 /**
@@ -109,6 +122,8 @@ export interface Elaborated<K = unknown> {
   commands: CommandOutcome[];
   /** `fullName → axioms` for the declarations asked about (absent: the name did not elaborate). */
   axioms: Map<string, string[]>;
+  /** `fullName →` why Lean gave no axioms answer, for each declaration asked about that got none (fail closed). */
+  axiomsUnanswered: Map<string, string>;
   /** Messages of each probe, under its key (absent: the probe was not run, e.g. Lean failed first). */
   probes: Map<K, LeanMessage[]>;
   /** Messages of each preamble command, in order. */
@@ -146,7 +161,7 @@ type Role =
   | { kind: 'option'; key: string }
   | { kind: 'body'; pieces: Piece[] }
   | { kind: 'lint' }
-  | { kind: 'axioms' }
+  | { kind: 'axioms'; name: string }
   | { kind: 'probe'; key: unknown }
   | { kind: 'preamble'; index: number };
 type Prepared = ReturnType<typeof prepareContent>;
@@ -170,6 +185,7 @@ export async function elaborateContent<K = unknown>(
     messages: [],
     commands: [],
     axioms: new Map(),
+    axiomsUnanswered: new Map(),
     probes: new Map(),
     preamble: [],
     toolErrors: [],
@@ -251,8 +267,8 @@ function planCommands(
   }
   for (const d of extras.axiomsOf?.(file) ?? []) {
     if (!d.fullName) continue;
-    roles.push({ kind: 'axioms' });
-    commands.push({ text: `#print axioms ${d.fullName}`, origin: end });
+    roles.push({ kind: 'axioms', name: d.fullName });
+    commands.push({ text: printAxiomsCommand(d.fullName), origin: end });
   }
   for (const { key, text } of extras.probes?.(file) ?? []) {
     roles.push({ kind: 'probe', key });
@@ -309,7 +325,11 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
     // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
     const pieceOf = (line: number | undefined) =>
       role.pieces.find((p) => line !== undefined && line >= p.fromLine && line <= p.toLine) ?? role.pieces[0]!;
-    const sorries = r.sorries.map((x) => ({ pos: x.pos ? shiftPos(x.pos, x.origin) : undefined, goal: x.goal }));
+    const sorries = r.sorries.map((x) => ({
+      pos: x.pos ? shiftPos(x.pos, x.origin) : undefined,
+      endPos: x.endPos ? shiftPos(x.endPos, x.origin) : undefined,
+      goal: x.goal,
+    }));
     for (const p of role.pieces) {
       out.commands.push({
         command: p.cmd,
@@ -328,11 +348,26 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
   } else if (role.kind === 'preamble') {
     out.preamble[role.index] = r.messages;
   } else {
-    for (const m of r.messages) {
-      const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
-      if (parsed) out.axioms.set(parsed.name, parsed.axioms);
+    readAxioms(r.messages, role.name, out);
+  }
+}
+
+/**
+ * The answer to `#print axioms` of `name`: its axioms, or why there is none. No answer is never
+ * read as "no axioms" (issue 27, defect 5): a `module` header refuses the command [lean4
+ * src/Lean/Elab/Print.lean, `elabPrintAxioms`: "cannot use `#print axioms` in a `module`"], and an
+ * answer about another name is not one about this declaration.
+ */
+function readAxioms(messages: readonly LeanMessage[], name: string, out: Elaborated): void {
+  for (const m of messages) {
+    const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
+    if (parsed && parsed.name === userConstName(name)) {
+      out.axioms.set(name, parsed.axioms);
+      return;
     }
   }
+  const error = messages.find((m) => m.severity === 'error');
+  out.axiomsUnanswered.set(name, error ? `Lean refused #print axioms: ${error.text.slice(0, 300)}` : 'no answer');
 }
 
 /**
@@ -369,9 +404,14 @@ export function elaborationUnits(file: SourceFile): Command[][] {
 /** The standard axioms a valid proof may use. */
 export const STANDARD_AXIOMS = new Set(['propext', 'Classical.choice', 'Quot.sound']);
 
-/** Lean's sorry warning, in its older and newer spellings. */
+/**
+ * Lean's sorry warning in each recorded spelling: `declaration uses 'sorry'` (REPL transcripts
+ * v4.21.0 … v4.27.0), ``declaration uses `sorry` `` (v4.28.0 … v4.33.0-rc2), and the form naming the
+ * declaration, ``declaration `g` uses `sorry` `` (Lean's own test tests/lean/run/10196.lean at lean4
+ * 7608ad0; ../shared/recorded, test/recorded/parsers.test.ts).
+ */
 export const isSorryWarning = (m: LeanMessage) =>
-  m.severity === 'warning' && /^declaration uses ['`]sorry['`]/.test(m.text);
+  m.severity === 'warning' && /^declaration (?:`[^`]+` )?uses ['`]sorry['`]/.test(m.text);
 
 /** The same declaration in another elaboration of the content (after an edit). */
 export function sameDecl(r: Pick<Elaborated, 'file'>, d: SourceDecl): SourceDecl | undefined {
@@ -442,13 +482,20 @@ export interface DeclVerdict {
   usesSorry: boolean;
   /** Axioms beyond the standard ones (and beyond `sorryAx`). */
   foreignAxioms: string[];
+  /** Asked about, compiled without errors, and yet no `#print axioms` answer: why (a failure, never a pass). */
+  axiomsUnanswered: string | undefined;
 }
 
-export function declVerdict(r: Pick<Elaborated, 'file' | 'messages' | 'axioms'>, d: SourceDecl): DeclVerdict {
+export function declVerdict(
+  r: Pick<Elaborated, 'file' | 'messages' | 'axioms'> & Partial<Pick<Elaborated, 'axiomsUnanswered'>>,
+  d: SourceDecl,
+): DeclVerdict {
   const inside = messagesIn(r, d, () => true);
   const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? [];
   const hasErrors = inside.some((m) => m.severity === 'error');
+  const unanswered = d.fullName ? r.axiomsUnanswered?.get(d.fullName) : undefined;
   return {
+    axiomsUnanswered: hasErrors ? undefined : unanswered,
     hasErrors,
     // Lean adds a declaration with errors with `sorryAx` in place of what failed [lean4: the
     // elaborator's error recovery, `exceptionToSorry`]: that sorry is the error's, not the author's.

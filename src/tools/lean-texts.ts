@@ -60,6 +60,22 @@ export function userConstName(printed: string): string {
   return m ? m[1]! : printed;
 }
 
+/**
+ * The question asked about a declaration's axioms. Newer toolchains print the axioms with
+ * `MessageData.ofConstName`, which follows the user's `pp.fullNames` [lean4 src/Lean/Elab/Print.lean,
+ * `printAxiomsOf`: `axioms.qsort Name.lt |>.map MessageData.ofConstName`, in the versions whose `#print axioms`
+ * refuses a `module` header; src/Lean/Message.lean, `ofConstName`: "Otherwise, pretty prints using the current
+ * user setting for `pp.fullNames`"], so after `open Classical` the list could read `choice` and pass for a
+ * foreign axiom: `pp.fullNames` is set for the command. The declaration is addressed as `_root_.<name>`, which
+ * Lean resolves exactly, private declarations included [lean4 src/Lean/ResolveName.lean, `resolveExact`: "We also
+ * allow `_root` when accessing private declarations"], so content that ends inside a namespace (`namespace A`
+ * with no `end`) does not turn `#print axioms A.x` into a question about `A.A.x` (issue 27, defect 4).
+ */
+export function printAxiomsCommand(fullName: string): string {
+  const name = fullName.startsWith('_root_.') ? fullName : `_root_.${fullName}`;
+  return `set_option pp.fullNames true in #print axioms ${name}`;
+}
+
 /** `{'name' → axioms}` from one `#print axioms` info text; undefined when it is not one. */
 export function parseAxioms(text: string): { name: string; axioms: string[] } | undefined {
   const m = AXIOMS_RE.exec(text);
@@ -82,3 +98,17 @@ export function parseAxioms(text: string): { name: string; axioms: string[] } | 
  * `register_builtin_option pp.proofs` / `pp.numericTypes`].
  */
 export const GOAL_PRINTING_OPTIONS: Record<string, boolean> = { 'pp.proofs': true, 'pp.numericTypes': true };
+
+/**
+ * Error texts repair_proofs and sorry2lemma act on, in one place so the doctor checks the same
+ * patterns against the installed Lean. `unsolved goals` then the goals [lean4 v4.28.0:
+ * src/Lean/Elab/Term.lean, `reportUnsolvedGoals` → `MVarId.logUnassignedUsingErrorInfos`… `m!"unsolved
+ * goals\n{goalsToMessageData goals}"`]; `no goals` / `no goals to be proved` [lean4 v4.28.0:
+ * src/Lean/Elab/Tactic/Basic.lean, `throwNoGoalsToBeProved`]; unknown identifiers in both spellings
+ * (recorded: ../shared/recorded/repl/<tag>/dup_msg.expected.out); option errors (thin in the
+ * recordings: the doctor checks them).
+ */
+export const UNSOLVED_GOALS_RE = /^unsolved goals/;
+export const NO_GOALS_RE = /^no goals( to be proved)?/i;
+export const UNKNOWN_NAME_RE = /unknown identifier|unknown universe level/i;
+export const UNKNOWN_OPTION_RE = /unknown option|invalid option|unknown configuration option/i;

@@ -232,10 +232,11 @@ function chooseVersions(state: MergeState): Chosen[] {
     const r = state.runs[i]!;
     for (const d of f.decls) {
       const verdict = declVerdict(
-        { file: f, messages: r.messages, axioms: r.axioms },
+        { file: f, messages: r.messages, axioms: r.axioms, axiomsUnanswered: r.axiomsUnanswered },
         { ...d, fullName: originOf(state, i, d).fullName },
       );
-      const ok = !r.failure && !verdict.hasErrors && !verdict.usesSorry;
+      // Without an axioms answer nothing says the version is free of sorry: not a good version (issue 27, defect 5).
+      const ok = !r.failure && !verdict.hasErrors && !verdict.usesSorry && !verdict.axiomsUnanswered;
       const v: Version = { doc: i, decl: d, file: f, text: f.text.slice(d.command.start, d.command.end), ok };
       if (d.fullName) versions.set(d.fullName, [...(versions.get(d.fullName) ?? []), v]);
       else anonymous.push(v);

@@ -8,7 +8,7 @@
  * `withOptions (fun _ => info.options)`; repl v4.28.0: REPL/Main.lean, `sorries`; REPL/Snapshots.lean,
  * `ProofSnapshot.create`/`ppGoals`]. The option names and defaults are Lean's
  * [lean4 v4.28.0: src/Lean/PrettyPrinter/Delaborator/Options.lean, `register_builtin_option pp.*`].
- * The README lists the table.
+ * docs/tools.md lists the table.
  */
 type OptionValue = boolean | number | string;
 

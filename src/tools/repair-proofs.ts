@@ -15,6 +15,7 @@
  * A repair found necessary that no change fixes is a failed repair (tool error; okay false).
  * Each pass is the function of the same name below, run in this order (PASSES).
  */
+import { NO_GOALS_RE, UNKNOWN_NAME_RE, UNKNOWN_OPTION_RE, UNSOLVED_GOALS_RE } from './lean-texts.ts';
 import type { LeanMessage } from '../backend/index.ts';
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
@@ -22,7 +23,7 @@ import { toolchainTag } from '../envs/config.ts';
 import { applyEdits, insert, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findSorries, parseTacticBlock } from '../syntax/tactics.ts';
-import { elaborateContent, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import { elaborateContent, requestElabOptions, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
 import { reprint } from './layout.ts';
 import { parseGoals } from './goals.ts';
 import { declName, selectDeclarations } from './selection.ts';
@@ -49,12 +50,7 @@ class RepairRun {
   ) {}
 
   elab(text: string): Promise<Elaborated> {
-    const { req } = this;
-    return elaborateContent(
-      text,
-      { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options },
-      this.ctx,
-    );
+    return elaborateContent(text, requestElabOptions(this.req), this.ctx);
   }
 
   /** Apply a pass's edits at once and elaborate the result. */
@@ -121,9 +117,7 @@ async function removeUnknownOptions(run: RepairRun): Promise<void> {
   const { r } = run;
   const edits: TextEdit[] = [];
   r.commands.forEach((c) => {
-    const unknown = c.messages.some(
-      (m) => m.severity === 'error' && /unknown option|invalid option|unknown configuration option/i.test(m.text),
-    );
+    const unknown = c.messages.some((m) => m.severity === 'error' && UNKNOWN_OPTION_RE.test(m.text));
     if (!unknown) return;
     const cmd = c.command;
     if (cmd.kind === 'set_option') edits.push(remove(cmd.start, cmd.end));
@@ -139,7 +133,7 @@ async function enableAutoImplicit(run: RepairRun): Promise<void> {
   if (!/set_option\s+(relaxed)?autoImplicit\s+false/.test(run.text)) return;
   const edits = run
     .selected()
-    .filter((d) => errorsIn(run.r, d).some((m) => /unknown identifier|unknown universe level/i.test(m.text)))
+    .filter((d) => errorsIn(run.r, d).some((m) => UNKNOWN_NAME_RE.test(m.text)))
     .map((d) => insert(d.command.start, 'set_option autoImplicit true in\n'));
   for (const _ of edits) run.bump('enable_autoImplicit');
   await run.step(edits);
@@ -176,7 +170,7 @@ async function insertSorries(run: RepairRun): Promise<void> {
     if (d.bodyForm === 'tactic' && d.bodySpan && d.bodySig) {
       const byPos = r.file.lines.toLean(d.bodySpan.start);
       const unsolved = errs.find(
-        (m) => m.text.startsWith('unsolved goals') && m.pos.line === byPos.line && m.pos.column === byPos.column,
+        (m) => UNSOLVED_GOALS_RE.test(m.text) && m.pos.line === byPos.line && m.pos.column === byPos.column,
       );
       // Only a block that ran to its end: any other error inside means a tactic failed and aborted it.
       if (!unsolved || errs.length > 1) continue;
@@ -201,7 +195,7 @@ async function removeExtraneousTactics(run: RepairRun): Promise<void> {
   const edits: TextEdit[] = [];
   for (const d of run.selected()) {
     if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
-    const extra = errorsIn(r, d).find((m) => /^no goals( to be proved)?/i.test(m.text));
+    const extra = errorsIn(r, d).find((m) => NO_GOALS_RE.test(m.text));
     if (!extra) continue;
     const at = r.file.lines.fromLean(extra.pos);
     const block = parseTacticBlock(r.file.sig, d.bodySig[0], d.bodySig[1]);

@@ -16,7 +16,14 @@ import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
-import { elaborateContent, isSorryWarning, messagesIn, sameDecl, type Elaborated } from './elaborate.ts';
+import {
+  elaborateContent,
+  requestElabOptions,
+  isSorryWarning,
+  messagesIn,
+  sameDecl,
+  type Elaborated,
+} from './elaborate.ts';
 import { reprint } from './layout.ts';
 import { selectDeclarations } from './selection.ts';
 import { unusedVariableName } from './lean-texts.ts';
@@ -43,19 +50,23 @@ class SimplifyRun {
   ) {}
 
   elab(text: string): Promise<Elaborated> {
-    const { req } = this;
-    return elaborateContent(
-      text,
-      { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options, global_options: req.global_options },
-      this.ctx,
-    );
+    return elaborateContent(text, requestElabOptions(this.req), this.ctx);
   }
+
+  /** Lean failed while checking a trial (crash, memory): reported, and no further trial is sent. */
+  trialFailure: string | undefined;
 
   /** Try one edit in one declaration; keep it when that declaration is no worse. */
   async attempt(d: SourceDecl, edit: TextEdit, name: string): Promise<boolean> {
+    if (this.trialFailure) return false;
     const t = await this.elab(applyEdits(this.r.content, [edit]));
+    if (t.failure) {
+      // Not a verdict on the edit: Lean did not answer. Saying nothing would report a finished simplification.
+      this.trialFailure = t.toolErrors.join('; ');
+      return false;
+    }
     const td = sameDecl(t, d);
-    if (t.failure || !td || badness(t, td) > badness(this.r, d)) return false;
+    if (!td || badness(t, td) > badness(this.r, d)) return false;
     this.r = t;
     this.stats[name] = (this.stats[name] ?? 0) + 1;
     return true;
@@ -80,7 +91,7 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
     const run = new SimplifyRun(req, ctx);
     run.r = await run.elab(reprint(req.content)); // AXLE's layout (tools/layout.ts)
     let iterations = 0;
-    for (let changed = !run.r.failure; changed && iterations < 20;) {
+    for (let changed = !run.r.failure; changed && !run.trialFailure && iterations < 20;) {
       changed = false;
       iterations++;
       for (const d0 of selectDeclarations(run.r.file, req).decls) {
@@ -90,6 +101,7 @@ export const simplify_theorems: ToolImpl<'simplify_theorems'> = {
     const { r } = run;
     const tool = emptyMessages();
     pushAll(tool.errors, r.toolErrors, selectDeclarations(r.file, req).errors);
+    if (run.trialFailure) tool.errors.push(`while checking a simplification: ${run.trialFailure}`);
     pushAll(tool.warnings, r.toolWarnings);
     tool.infos.push(`simplification finished after ${iterations} iteration${iterations === 1 ? '' : 's'}`);
     return {

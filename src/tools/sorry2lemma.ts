@@ -6,6 +6,7 @@
  * `first | exact … | exact …`; in a term, the application); when a hypothesis has no usable
  * name the call site keeps its sorry, with a comment naming the lemma, and a tool warning.
  */
+import { UNSOLVED_GOALS_RE } from './lean-texts.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, insert, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
@@ -152,7 +153,7 @@ function liftUnsolvedGoals(
   const base = declName(d);
   let unsolved = 0;
   for (const m of messages) {
-    if (m.severity !== 'error' || !m.text.startsWith('unsolved goals')) continue;
+    if (m.severity !== 'error' || !UNSOLVED_GOALS_RE.test(m.text)) continue;
     for (const g of parseGoals(m.text.slice(m.text.indexOf('\n') + 1))) {
       const name = `${base}.unsolved${unsolved++ ? `_${unsolved - 1}` : ''}`;
       out.lemmas.push(lemmaFromGoal(name, g, req.include_whole_context).text);

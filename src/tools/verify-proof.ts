@@ -285,6 +285,8 @@ function rule3StandardAxioms(permitted: readonly string[] | undefined, candRun: 
     const v = declVerdict(candRun, d);
     if (v.hasErrors || v.usesSorry)
       found.fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
+    else if (v.axiomsUnanswered)
+      found.fail(name, `Declaration '${name}': Lean did not say which axioms it uses (${v.axiomsUnanswered})`);
     for (const a of v.foreignAxioms) {
       if (!permits(permitted, a))
         found.fail(name, `In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);

@@ -14,7 +14,7 @@ import { ComparatorBackend, SUCCESS_PHRASE } from '../../src/backend/comparator/
 import { workspaceFiles } from '../../src/backend/comparator/workspace.ts';
 import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { JAIL_WORKDIR } from '../../src/backend/process/sandbox.ts';
-import { comparatorConfig } from '../../src/envs/comparator-config.ts';
+import { comparatorConfig, readsToolVariables } from '../../src/envs/comparator-config.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'fake-comparator.mjs');
@@ -59,6 +59,8 @@ t.test(
       theorem_names: ['a'],
       definition_names: ['d'],
       permitted_axioms: ['propext', 'Quot.sound', 'Classical.choice'],
+      // Issue 27, defect 2: `enable_nanoda : Bool` has no default [comparator v4.28.0 … v4.33.0: Main.lean, `Config`].
+      enable_nanoda: false,
     });
     t.match(bare['lakefile.toml'], /\[\[lean_lib\]\]\nname = "Challenge"\n\n\[\[lean_lib\]\]\nname = "Solution"/);
     t.notMatch(bare['lakefile.toml'], /packagesDir|require/);
@@ -143,6 +145,12 @@ t.test(
     t.same(inner.slice(-4), ['lake', 'env', tools.comparator, 'config.json']);
     t.equal(c.env.COMPARATOR_LEAN4EXPORT, tools.lean4export);
     t.equal(c.env.COMPARATOR_LANDRUN, tools.landrun);
+    // Issue 27, defect 3: comparator v4.28.0/v4.29.0 runs `landrun` and `lean4export` from PATH only.
+    t.same(
+      c.env.PATH!.split(path.delimiter),
+      [path.dirname(tools.lean4export), path.dirname(tools.landrun), '/usr/bin', '/bin', '/home/u/.elan/bin'],
+      'the pinned builds first on PATH',
+    );
     t.equal(c.env.ELAN_TOOLCHAIN, 'leanprover/lean4:v4.28.0');
     t.ok(a.includes('HOME') && a[a.indexOf('HOME') + 1] === JAIL_WORKDIR, 'HOME is the workspace inside the jail');
 
@@ -295,4 +303,26 @@ t.test("a request cannot raise the memory cap above the daemon's address-space l
   await b.run({ ...req('-- FAKE: okay\n'), memoryMb: 100_000 }, tools);
   await b.run({ ...req('-- FAKE: okay\n'), memoryMb: 512 }, tools);
   t.same(seen, [4096, 512]);
+});
+
+// Issue 27, defect 3: the "shim" setting names comparator's scripts/fake-landrun.sh, which exists (and is
+// read through COMPARATOR_LANDRUN) from comparator v4.30.0 only [comparator: scripts/, Main.lean `M.run`].
+t.test('the landrun shim is refused where comparator has none (before v4.30.0)', async (t) => {
+  const shim = (tag: string) =>
+    backend({
+      config: comparatorConfig.parse({
+        landrun: 'shim',
+        pins: { [tag]: { comparator: 'a'.repeat(40), lean4export: 'b'.repeat(40) } },
+      }),
+    }).locate(environmentConfig.parse({ ...env, lean_toolchain: `leanprover/lean4:${tag}` }));
+  const old = shim('v4.29.0');
+  t.ok('missing' in old && old.missing.some((m) => /has no scripts\/fake-landrun\.sh/.test(m)), 'v4.29.0');
+  t.ok('tools' in shim('v4.30.0'), 'v4.30.0 has the shim');
+  t.same(['v4.28.0', 'v4.30.0-rc2', 'v4.30.0', 'v4.31.0-rc1', 'v4.33.0'].map(readsToolVariables), [
+    false,
+    false,
+    true,
+    true,
+    true,
+  ]);
 });

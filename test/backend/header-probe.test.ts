@@ -89,3 +89,52 @@ t.test('the environment becomes unavailable with the reason, over HTTP', async (
   t.equal(e.available, false);
   t.match(e.unavailable_reason, /imports did not load \(import Mathlib\)/);
 });
+
+// Issue 27, defect 1: a request's own header (`ignore_imports: false`) that does not import is that
+// request's error at its header line; the environment (whose own header imports) stays available.
+t.test("a request header's import failure is that request's error, not the environment's", async (t) => {
+  const app = await makeApp({ launch: () => fakeLaunch({ FAKE_REPL_IMPORT_DROPPED: 'Mathlb' }) });
+  t.teardown(() => app.close());
+  const check = (content: string, ignore_imports: boolean) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/check',
+      payload: { content, environment: TEST_ENV, ignore_imports, timeout_seconds: 20 },
+    });
+  const bad = await check('import Mathlb\n\ntheorem t : True := trivial\n', false);
+  t.equal(bad.statusCode, 200, bad.body);
+  const body = bad.json() as { okay: boolean; lean_messages: { errors: string[] } };
+  t.equal(body.okay, false);
+  t.match(body.lean_messages.errors.join('\n'), /^-:1:0: error: the imports did not load \(import Mathlb\)/m);
+  const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json() as {
+    name: string;
+    available: boolean;
+  }[];
+  t.equal(envs.find((x) => x.name === TEST_ENV)!.available, true, 'the environment stays available');
+  const good = await check('theorem t : True := trivial\n', true);
+  t.equal(good.statusCode, 200, good.body);
+  t.equal((good.json() as { okay: boolean }).okay, true, 'other callers are served');
+});
+
+t.test("a session of a request's own header opens on a failed import; the environment's own does not", async (t) => {
+  const s = await LeanSession.open(sessionOpts(DROPPED), 'import BlahBlahBlah', undefined, false);
+  t.teardown(() => s.kill());
+  const r = await s.run(
+    'import BlahBlahBlah',
+    chainKeys(rootKey('import BlahBlahBlah'), ['def a := 1']).map((key) => ({ key, text: 'def a := 1' })),
+  );
+  t.match(r.root.messages, [{ severity: 'error', pos: { line: 1, column: 0 }, data: /imports did not load/ }]);
+});
+
+// Issue 27, defect 14: `prelude` alone imports nothing (not even Init), so `#check Nat` would fail there
+// without any import having failed [lean4 v4.28.0: src/Lean/Elab/Import.lean, `headerToImports`].
+t.test('a bare prelude header sends no probe and is no import failure', async (t) => {
+  const p = probedHeader('prelude\n');
+  t.same(p.cmd, 'prelude', 'no probe after it');
+  // Whatever a prelude-only environment says, it is not read as an import failure.
+  const v = readHeaderProbe('prelude', p, [
+    { severity: 'error', pos: { line: 2, column: 7 }, endPos: null, data: 'Unknown identifier `Nat`' },
+  ]);
+  t.equal(v.importFailure, undefined);
+  t.equal(probedHeader('prelude\nimport Init.Core').probeLine, 3, 'with imports the probe stays');
+});

@@ -46,6 +46,7 @@ function makePool(
     spawnMs?: number;
     fail?: () => boolean;
     limit?: number;
+    decidesAvailability?: boolean;
   } = {},
 ) {
   const spawned: Res[] = [];
@@ -56,6 +57,7 @@ function makePool(
     idleMs: o.idleMs ?? 0,
     log: silent,
     policy: byRss(o.limit ?? Infinity),
+    ...(o.decidesAvailability === undefined ? {} : { decidesAvailability: o.decidesAvailability }),
     spawn: async () => {
       await new Promise((r) => setTimeout(r, o.spawnMs ?? 1));
       if (o.fail?.()) throw new Error('no toolchain');
@@ -204,6 +206,21 @@ t.test('start failures: waiters fail fast, later ones too during the backoff', a
   await t.rejects(pool.acquire(-1, AbortSignal.timeout(5000)), { name: 'LeanStartError', message: /no toolchain/ });
   await t.rejects(pool.acquire(-1, AbortSignal.timeout(5000)), { name: 'LeanStartError' });
   t.equal(pool.stats().failedStarts, 1, 'the backoff holds off a second start');
+});
+
+// Issue 27, defect 1: only the environment's own header pool decides the environment's availability.
+t.test("a start failure says whether it is the environment's (own header) or one header's", async (t) => {
+  const own = makePool({ fail: () => true });
+  const other = makePool({ fail: () => true, decidesAvailability: false });
+  t.teardown(() => Promise.all([own.pool.destroyAll(), other.pool.destroyAll()]));
+  const failure = (p: Pool<Res, number>) =>
+    p.acquire(-1, AbortSignal.timeout(5000)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  t.match(await failure(own.pool), { name: 'LeanStartError', environmentWide: true });
+  t.match(await failure(other.pool), { name: 'LeanStartError', environmentWide: false });
+  t.match(await failure(other.pool), { name: 'LeanStartError', environmentWide: false }, 'during the backoff too');
 });
 
 t.test('an unhealthy resource is retired at release and replaced', async (t) => {

@@ -47,14 +47,17 @@ function replay(t: Test, inFile: string, outFile: string): void {
     t.same(tracker.observe(requests[i]!, r), [], `response ${i} (${r.type}) has the ids the REPL assigns`);
     const messages = r.type === 'error' ? [] : r.value.messages;
     for (const m of messages) {
-      const s = formatMessage(toLeanMessage(m, { line: 1, column: 0 }));
-      t.ok(
-        s.startsWith(
-          `<stdin>:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}: ${m.severity === 'trace' ? 'info' : m.severity}: `,
-        ),
-        s.split('\n')[0]!,
-      );
-      t.ok(s.endsWith(m.data));
+      const lm = toLeanMessage(m, { line: 1, column: 0 });
+      const s = formatMessage(lm);
+      if (lm.severity === 'info') t.equal(s, m.data.endsWith('\n') ? m.data : `${m.data}\n`, 'an info is its text');
+      else
+        t.ok(
+          s.startsWith(
+            `-:${m.pos.line === 0 ? 1 : m.pos.line}:${m.pos.column}${!m.endPos ? '' : m.endPos.line === 0 ? '-1:0' : `-${m.endPos.line}:${m.endPos.column}`}: ${m.severity}: `,
+          ),
+          s.split('\n')[0]!,
+        );
+      t.ok(s.endsWith(m.data.endsWith('\n') ? m.data : `${m.data}\n`), 'the text, then one newline');
     }
   });
 }
@@ -122,8 +125,8 @@ t.test('positions move from the command to the content', async (t) => {
     toLeanMessage({ severity: 'info', pos: { line: 1, column: 1 }, data: 'i' }, origin),
   ]);
   t.same(set, {
-    errors: ['<stdin>:10:2: error: unsolved goals\n⊢ False'],
-    warnings: ['<stdin>:11:0: warning: w'],
-    infos: ['<stdin>:10:3: info: i'],
+    errors: ['-:10:2: error: unsolved goals\n⊢ False\n'],
+    warnings: ['-:11:0: warning: w\n'],
+    infos: ['i\n'],
   });
 });

@@ -6,7 +6,14 @@
 import t, { type Test } from 'tap';
 import { withDeadline } from '../../src/admission/deadline.ts';
 import { LeanBackend, type BackendLimits, type ElabJob } from '../../src/backend/index.ts';
-import { heartbeatBudget, scopeLimit, stoppedAt, wrappable } from '../../src/backend/deadline/heartbeats.ts';
+import {
+  heartbeatBudget,
+  isKernelTimeout,
+  scopeLimit,
+  stoppedAt,
+  stoppedByBudget,
+  wrappable,
+} from '../../src/backend/deadline/heartbeats.ts';
 import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { liveProcessGroups } from '../../src/backend/process/repl-process.ts';
 import { canonicalHeaderOf } from '../../src/backend/session/keys.ts';
@@ -144,6 +151,19 @@ t.test(
     t.equal(s.deadlines.killedAfterGrace, 0);
   },
 );
+
+// Issue 27, defect 7: the kernel's stop names no budget; under the service's budget it is the deadline's, not a verdict.
+t.test('deadline: a kernel deterministic timeout under the budget is a timeout, never remembered', async (t) => {
+  t.ok(isKernelTimeout('(kernel) deterministic timeout'), 'the recorded text (kernel_maxheartbeats.lean)');
+  t.ok(stoppedByBudget('(kernel) deterministic timeout', 5));
+  t.notOk(stoppedByBudget('(kernel) declaration has metavariables', 5));
+  const b = backend(t, {}, { FAKE_REPL_HEARTBEATS_PER_MS: '2', FAKE_REPL_KERNEL_STOP: '1' });
+  const err = await run(b, job(['theorem slow : True := by SPIN 60000']), 1).catch((e: unknown) => e);
+  t.match(err, { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ });
+  const next = await run(b, job(['theorem slow : True := by SPIN 10']));
+  t.same([next.reused, next.sent], [0, 1], 'the cut-short outcome was not remembered');
+  t.equal(b.stats()['lean-test']!.deadlines.heartbeatStops, 1);
+});
 
 t.test(
   'deadline, double honours the budget but is slower than assumed: answered within the grace, session kept',

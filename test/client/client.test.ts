@@ -1,6 +1,7 @@
 /** The client against the real daemon on loopback: retries on 429/503 only, gives up on a refused connection, bounded concurrency. */
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
+import { TOOL_NAMES } from '../../src/contract/tools.ts';
 import { LeanToolClient, ServiceRequestError } from '../../src/client/client.ts';
 import { emptyMessages } from '../../src/contract/common.ts';
 import type { ToolTable } from '../../src/tools/types.ts';
@@ -185,5 +186,17 @@ t.test('configuration from the spec’s variables', async (t) => {
   t.same([c.url, c.timeoutSeconds, c.maxConcurrency], ['http://h:1', 5, 7]);
   const d = new LeanToolClient({ env: {} });
   t.same([d.url, d.timeoutSeconds, d.maxConcurrency], ['http://127.0.0.1:8080', 1800, 20]);
-  t.type(d.normalize, 'function', 'one method per tool');
+});
+
+t.test('one method per tool, each calling its own route', async (t) => {
+  const c = new LeanToolClient({ env: {} });
+  const called: string[] = [];
+  // Shadow `call` on the instance: every tool method goes through it with its tool's name.
+  Object.assign(c, { call: async (tool: string) => void called.push(tool) });
+  const methods = c as unknown as Record<string, (r: object) => Promise<unknown>>;
+  for (const tool of TOOL_NAMES) {
+    t.type(methods[tool], 'function', `${tool} is a method`);
+    await methods[tool]!({ content: 'x' });
+  }
+  t.same(called, [...TOOL_NAMES], 'each method calls its own tool, in order');
 });

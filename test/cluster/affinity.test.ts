@@ -15,7 +15,7 @@ import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.t
 const bin = natsServerPath();
 if (!bin) {
   t.comment(`skipping the affinity test: ${NO_NATS_REASON}`);
-  t.pass('skipped: nats-server absent');
+  t.plan(0, `skip: ${NO_NATS_REASON}`);
 } else {
   t.test("a header the worker's session pool holds warm is advertised before any job and routed to it", async (t) => {
     const nats = await startNatsServer(bin);

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { usesNats } from '../../src/cluster/config.ts';
+import { effectiveSlots, usesNats } from '../../src/cluster/config.ts';
 import { loadConfig } from '../../src/config.ts';
 
 function root(cluster?: object): string {
@@ -27,6 +27,7 @@ t.test('LEAN_TOOL_ROLE and NATS_URL override the file', async (t) => {
       NATS_URL: 'nats://n1:4222,nats://n2:4222',
       LEAN_TOOL_NODE_ID: 'w-7',
       LEAN_TOOL_WORKER_SLOTS: '4',
+      LEAN_TOOL_MAX_SESSIONS: '4',
     },
     root({ role: 'front' }),
   );
@@ -48,3 +49,30 @@ t.test('a front or worker without NATS, or a bad role, is a clear startup error'
   );
   t.throws(() => loadConfig({}, root({ role: 'both', prefix: 'a.b' })), /invalid configuration/);
 });
+
+t.test(
+  "a worker's slots follow its Lean session capacity unless set; more slots than sessions is refused",
+  async (t) => {
+    const derived = loadConfig({ LEAN_TOOL_ROLE: 'worker', NATS_URL: 'nats://n:4222' }, root());
+    t.equal(derived.cluster.workerSlots, null, 'unset by default');
+    t.equal(effectiveSlots(derived.cluster, derived.lean), derived.lean.maxSessions, 'slots = lean.maxSessions');
+    const three = loadConfig(
+      { LEAN_TOOL_ROLE: 'worker', NATS_URL: 'nats://n:4222', LEAN_TOOL_MAX_SESSIONS: '3' },
+      root(),
+    );
+    t.equal(effectiveSlots(three.cluster, three.lean), 3);
+    // The k8s manifests' old contradiction: 4 slots over 2 sessions.
+    t.throws(
+      () => loadConfig({ LEAN_TOOL_ROLE: 'worker', NATS_URL: 'nats://n:4222', LEAN_TOOL_WORKER_SLOTS: '4' }, root()),
+      /workerSlots \(4\) exceeds the worker's Lean session capacity \(2/,
+    );
+    t.doesNotThrow(
+      () => loadConfig({ LEAN_TOOL_ROLE: 'front', NATS_URL: 'nats://n:4222', LEAN_TOOL_WORKER_SLOTS: '4' }, root()),
+      'a front runs no jobs: its slots contradict nothing',
+    );
+    t.throws(
+      () => loadConfig({ LEAN_TOOL_MAX_SESSIONS: 'x' }, root()),
+      /LEAN_TOOL_MAX_SESSIONS must be a positive integer/,
+    );
+  },
+);

@@ -7,17 +7,17 @@ import type { FastifyInstance } from 'fastify';
 import type { LeanRunner } from '../../src/backend/index.ts';
 import type { Probe } from '../../src/envs/registry.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
-import { makeApp, testConfig } from '../helpers.ts';
+import { makeApp, testConfig, testEnvironments } from '../helpers.ts';
 
 export interface Ran {
   count: number;
   contents: string[];
 }
 
-/** A `check` double: waits `ms` (or until aborted), then answers naming its node. */
-export function reportingCheck(node: string, ran: Ran, ms = 0, onStart?: () => void): ToolImpl<'check'> {
+/** A `check` double: waits `ms` (or until aborted), then answers naming its node (`lean`: whether it claims to need Lean, for routing). */
+export function reportingCheck(node: string, ran: Ran, ms = 0, onStart?: () => void, lean = false): ToolImpl<'check'> {
   return {
-    needsLean: () => false,
+    needsLean: () => lean,
     async run(req, ctx) {
       onStart?.();
       if (ms) {
@@ -68,12 +68,14 @@ export async function clusterApp(
     prefix?: string;
     probe?: Probe;
     cluster?: Record<string, unknown>;
+    environments?: typeof testEnvironments;
   } = {},
 ): Promise<FastifyInstance> {
   return makeApp({
     config: testConfig({
       cluster: { ...clusterSettings(url, nodeId, role), prefix: extra.prefix ?? 'lean', ...extra.cluster },
       admission: { anonymousConcurrency: 16 },
+      ...(extra.environments ? { environments: extra.environments } : {}),
     }),
     ...(extra.check ? { tools: { check: extra.check } } : {}),
     ...(extra.lean ? { lean: extra.lean } : {}),

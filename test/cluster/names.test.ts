@@ -43,16 +43,27 @@ t.test('the header a request elaborates first', async (t) => {
 });
 
 t.test('subjects and consumer names are valid NATS tokens', async (t) => {
-  const n = new Names('lean');
+  const n = new Names('lean', 16);
   const k = workKey('lean-4.28.0', 'import Mathlib');
   t.equal(token('lean-4.28.0'), 'lean-4_28_0', 'dots would split the subject');
   t.equal(token('a b*>c'), 'a_b__c');
-  t.equal(n.workSubject(k), `lean.work.lean-4_28_0.${k.hash}`);
+  t.match(n.bucketSubject(k), /^lean\.work\.lean-4_28_0\.b([0-9]|1[0-5])$/);
   t.equal(keyId(k), `lean-4_28_0.${k.hash}`);
-  t.match(n.keyConsumer(k), /^[A-Za-z0-9_-]+$/, 'durable names take no dots or wildcards');
-  t.equal(n.fallbackSubject, 'lean.work.fallback');
-  t.notOk(
-    n.fallbackSubject.split('.').length === n.workSubject(k).split('.').length,
-    'the fallback cannot collide with a key subject (work-queue consumers must not overlap)',
+  for (const s of [n.bucketSubject(k), n.workSubject('lean-4.28.0', 'any'), n.workSubject('lean-4.28.0', 'plain')]) {
+    t.match(n.consumerOf(s), /^[A-Za-z0-9_-]+$/, 'durable names take no dots or wildcards');
+    t.same(n.parseWork(s)?.envToken, 'lean-4_28_0');
+  }
+  t.equal(n.workSubject('lean-4.28.0', 'any'), 'lean.work.lean-4_28_0.any');
+});
+
+t.test('the work subjects are bounded: any number of headers falls into the same buckets', async (t) => {
+  const n = new Names('lean', 16);
+  const subjects = new Set<string>();
+  for (let i = 0; i < 1000; i++) subjects.add(n.bucketSubject(workKey('e', `import H${i}`)));
+  t.equal(subjects.size, 16, '1,000 headers, 16 subjects (hence 16 consumers) for the environment');
+  t.equal(
+    n.bucketSubject(workKey('e', 'import A\nimport B')),
+    n.bucketSubject(workKey('e', '  import A\n\nimport B  ')),
+    'one canonical header, one bucket',
   );
 });

@@ -10,12 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export function natsServerPath(): string | undefined {
-  const candidates = [
-    process.env.NATS_SERVER_BIN,
-    '/usr/sbin/nats-server',
-    '/usr/bin/nats-server',
-    '/usr/local/bin/nats-server',
-  ];
+  // Set, it is the only candidate (NATS_SERVER_BIN=none runs the cluster files as on a machine without NATS).
+  if (process.env.NATS_SERVER_BIN !== undefined)
+    return existsSync(process.env.NATS_SERVER_BIN) ? process.env.NATS_SERVER_BIN : undefined;
+  const candidates = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
   for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(path.join(dir, 'nats-server'));
   return candidates.find((c): c is string => !!c && existsSync(c));
 }
@@ -46,12 +44,14 @@ async function reachable(port: number): Promise<boolean> {
 
 export interface NatsServer {
   url: string;
+  /** SIGKILL, like a crash (the store stays). */
+  kill(): Promise<void>;
+  /** Starts again on the same port and store (after kill). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startNatsServer(bin: string): Promise<NatsServer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lean-tool-nats-'));
-  const port = await freePort();
+async function spawnServer(bin: string, port: number, dir: string): Promise<ChildProcess> {
   const child: ChildProcess = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -65,15 +65,28 @@ export async function startNatsServer(bin: string): Promise<NatsServer> {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  return child;
+}
+
+export async function startNatsServer(bin: string): Promise<NatsServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lean-tool-nats-'));
+  const port = await freePort();
+  let child = await spawnServer(bin, port, dir);
+  const exit = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
   return {
     url: `nats://127.0.0.1:${port}`,
+    kill: () => exit('SIGKILL'),
+    async restart() {
+      child = await spawnServer(bin, port, dir);
+    },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await exit('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -50,12 +50,13 @@ t.test('every semantic field on a small file', { skip }, async (t) => {
     'immediate external constants of the type',
   );
   t.ok(d.external_value_dependencies.length > 0);
-  t.ok(d.wall_ms >= 0 && d.heartbeats > 0, 'an omega proof costs heartbeats');
+  t.ok(Number.isFinite(d.wall_ms) && d.wall_ms >= 0 && d.wall_ms < 600_000, `wall_ms is a duration (${d.wall_ms})`);
+  t.ok(d.heartbeats > 0, 'an omega proof costs heartbeats');
   t.same(d.declaration_messages.errors, []);
   t.equal(r.documents.holey.is_sorry, true);
   t.match(
     r.documents.holey.declaration_messages.warnings.join('\n'),
-    /^<stdin>:7:\d+: warning: declaration uses .sorry./m,
+    /^-:7:\d+(?:-\d+:\d+)?: warning: declaration uses .sorry./m,
     "at the user's position, not the wrapper's",
   );
   t.equal(r.documents.double.term_depth > 0, true);

@@ -26,7 +26,7 @@ t.test('check on a valid file, a file with an error, a file with sorry', { skip 
   const bad = await callTool(app, 'check', { content: 'theorem three : 1 + 1 = 3 := rfl\n' });
   t.equal(bad.okay, false);
   t.ok(bad.lean_messages.errors.length > 0);
-  t.match(bad.lean_messages.errors[0], /^<stdin>:\d+:\d+: error: /);
+  t.match(bad.lean_messages.errors[0], /^-:\d+:\d+(?:-\d+:\d+)?: error: /);
   t.same(bad.failed_declarations, ['three']);
 
   const sorry = await callTool(app, 'check', { content: 'theorem s : True := by sorry\n' });

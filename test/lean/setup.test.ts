@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { generatedProject, replTagFor, tagsOfLsRemote } from '../../lean/lake-project.ts';
 import { PROJECT_ROOT } from '../../src/config.ts';
 import { toolchainTag } from '../../src/envs/config.ts';
 
@@ -135,4 +136,43 @@ t.test('defect 9: a project pinning another toolchain is refused at setup', asyn
     /pins leanprover\/lean4:v4\.27\.0 in lean-toolchain but the environment is configured with leanprover\/lean4:v4\.28\.0/,
   );
   t.same(calls, [], 'nothing built');
+});
+
+// Issue 27, defect 15: the REPL tags as `git tag` lists them in leanprover-community/repl (v4.24.0 … v4.33.0-rc2 part).
+const REPL_TAGS = [
+  'v4.24.0',
+  'v4.24.0-rc1',
+  'v4.25.0',
+  'v4.25.0-rc2',
+  'v4.25.1',
+  'v4.26.0',
+  'v4.27.0',
+  'v4.28.0',
+  'v4.29.0',
+  'v4.30.0',
+  'v4.31.0',
+  'v4.32.0',
+  'v4.32.0-rc1',
+  'v4.33.0-rc1',
+  'v4.33.0-rc2',
+];
+t.test('defect 15: a toolchain without a REPL tag gets the highest tag of its minor version', async (t) => {
+  t.equal(replTagFor('v4.28.0', REPL_TAGS), 'v4.28.0');
+  t.equal(replTagFor('v4.24.1', REPL_TAGS), 'v4.24.0');
+  t.equal(replTagFor('v4.32.1', REPL_TAGS), 'v4.32.0');
+  t.equal(replTagFor('v4.32.2', REPL_TAGS), 'v4.32.0');
+  t.equal(replTagFor('v4.25.2', REPL_TAGS), 'v4.25.1');
+  t.equal(replTagFor('v4.33.0', REPL_TAGS), 'v4.33.0-rc2', 'a release after its last rc');
+  t.equal(replTagFor('v4.34.0', REPL_TAGS), undefined, 'another minor version is never used');
+  t.same(tagsOfLsRemote('abc\trefs/tags/v4.24.0\ndef\trefs/tags/v4.32.0\n'), ['v4.24.0', 'v4.32.0']);
+});
+
+t.test('defect 16: the generated project builds the header and requires no REPL', async (t) => {
+  const f = generatedProject('lean-4.28.0', 'import Mathlib\n', { git: 'https://x/mathlib4', rev: 'v4.28.0' });
+  t.match(f['lakefile.toml'], /^defaultTargets = \["EnvHeader"\]$/m);
+  t.match(f['lakefile.toml'], /\[\[lean_lib\]\]\nname = "EnvHeader"/);
+  t.match(f['lakefile.toml'], /\[\[require\]\]\nname = "mathlib"\ngit = "https:\/\/x\/mathlib4"\nrev = "v4.28.0"/);
+  t.notMatch(f['lakefile.toml'], /REPL|repl/, 'the REPL is built on its own, not required');
+  t.match(f['EnvHeader.lean'], /^import Mathlib$/m);
+  t.notMatch(generatedProject('plain', '', undefined)['lakefile.toml'], /require/);
 });

@@ -55,6 +55,7 @@ t.test(
   async (t) => {
     for (const dir of ['minif2f-lean4', 'putnambench']) {
       const list = corpusFiles(dir);
+      t.ok(list.length > 0, `${dir}: the folder has files (an absent folder must not pass)`);
       let bad = 0;
       for (const f of list) {
         const file = parseSource(read(f));
@@ -87,7 +88,9 @@ t.test(
     ]) {
       let lines = 0;
       let unmatched = 0;
-      for (const f of corpusFiles(dir)) {
+      const list = corpusFiles(dir);
+      t.ok(list.length > 0, `${dir}: the folder has files (an absent folder must not pass)`);
+      for (const f of list) {
         const src = read(f);
         const file = parseSource(src);
         const declLines = new Set<number>();

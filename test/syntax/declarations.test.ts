@@ -1,4 +1,4 @@
-/** The tricky cases of LEAN_SYNTAX.md §10, one test each. */
+/** Tricky declaration shapes (modifiers, binders, bodies, trailing clauses), one test each. */
 import t from 'tap';
 import { parseSource, type SourceFile } from '../../src/syntax/source.ts';
 

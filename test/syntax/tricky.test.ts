@@ -1,4 +1,4 @@
-/** The remaining cases of LEAN_SYNTAX.md §10, numbered as there. */
+/** Tricky layouts a splitter must survive (strings, comments, indentation, `in`, …), numbered. */
 import t from 'tap';
 import { isTrivia, lex } from '../../src/syntax/lexer.ts';
 import { parseSource, printSource } from '../../src/syntax/source.ts';

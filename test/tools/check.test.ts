@@ -5,7 +5,7 @@ import { check } from '../../src/tools/check.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const lean = scriptedRunner((c) => {
-  const ax = /^#print axioms (.+)$/.exec(c.text);
+  const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
   if (ax)
     return {
       messages: [
@@ -39,4 +39,41 @@ t.test('errors, sorry and foreign axioms mark their declarations; standard axiom
     1,
     'one sorry warning, though both the message and sorryAx report it',
   );
+});
+
+t.test('structured: Lean’s messages and sorries with their positions, only when asked', async (t) => {
+  const withSorry = scriptedRunner((c) =>
+    /\bsorry\b/.test(c.text)
+      ? {
+          messages: [
+            { ...msg('warning', c.origin, 'declaration uses `sorry`'), endPos: { line: c.origin.line, column: 13 } },
+          ],
+          sorries: [
+            {
+              goal: '⊢ True',
+              pos: { line: 1, column: 23 },
+              endPos: { line: 1, column: 28 },
+              origin: c.origin,
+            },
+          ],
+        }
+      : {},
+  );
+  const text = 'theorem good : True := trivial\n\ntheorem holey : True := sorry\n';
+  const plain = await check.run(parseToolRequest('check', { content: text, environment: 'x' }), toolCtx(withSorry));
+  t.equal(plain.structured, undefined, 'absent by default');
+  const r = await check.run(
+    parseToolRequest('check', { content: text, environment: 'x', structured: true }),
+    toolCtx(withSorry),
+  );
+  t.same(r.structured?.messages, [
+    {
+      severity: 'warning',
+      pos: { line: 3, column: 0 },
+      endPos: { line: 3, column: 13 },
+      data: 'declaration uses `sorry`',
+    },
+  ]);
+  // The sorry's positions were the command's (line 1): moved to the content's line 3.
+  t.same(r.structured?.sorries, [{ pos: { line: 3, column: 23 }, endPos: { line: 3, column: 28 }, goal: '⊢ True' }]);
 });

@@ -16,7 +16,7 @@ const lean = () =>
     if (c.text.includes('  sorry\n'))
       return {
         messages: [
-          msg('warning', c.origin, "declaration uses 'sorry'"),
+          msg('warning', c.origin, 'declaration uses `sorry`'),
           msg('info', c.origin, `'${full}' depends on axioms: [sorryAx]`),
         ],
       };
@@ -39,7 +39,7 @@ t.test('negations are tried with each terminal tactic in order; the first succes
   const probe = r.jobs[0]!.commands.find((c) => c.text.includes('¬ (1 = 2)') && c.text.includes('decide'))!.text;
   t.equal(
     probe,
-    'namespace N\ntheorem axle_disprove_1 : ¬ (1 = 2) := by\n  decide\n#print axioms axle_disprove_1\nend N',
+    'namespace N\ntheorem axle_disprove_1 : ¬ (1 = 2) := by\n  decide\nset_option pp.fullNames true in #print axioms _root_.N.axle_disprove_1\nend N',
     'run in the theorem’s namespace, a named theorem whose axioms are asked',
   );
 });

@@ -55,12 +55,12 @@ t.test(
     t.same(b.local_syntactic_dependencies, ['a']);
     t.same(
       b.declaration_messages.warnings,
-      ["<stdin>:4:2: warning: declaration uses 'sorry'"],
+      ['-:4:2: warning: declaration uses `sorry`\n'],
       'the sorry warning at its own line and column',
     );
     t.same(
       r.lean_messages.warnings,
-      ["<stdin>:4:2: warning: declaration uses 'sorry'"],
+      ['-:4:2: warning: declaration uses `sorry`\n'],
       "the helper's messages are not the user's",
     );
     t.same(r.lean_messages.infos, [], 'measure and probe output are not Lean messages about the content');
@@ -90,8 +90,8 @@ t.test(
   async (t) => {
     const r = await run('extract_decls', { content: 'def a : Nat := 1\n  def z : Nat := ERR +\n    ERR\n' });
     t.same(r.documents.z!.declaration_messages.errors, [
-      '<stdin>:2:17: error: unknown identifier ERR',
-      '<stdin>:3:4: error: unknown identifier ERR',
+      '-:2:17: error: Unknown identifier `ERR`\n',
+      '-:3:4: error: Unknown identifier `ERR`\n',
     ]);
     t.same(r.documents.z!.line_pos, 2);
   },

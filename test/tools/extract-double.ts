@@ -61,9 +61,9 @@ export function helperDouble(overrides: { helperError?: string; noInfo?: string[
     lines.forEach((l, i) => {
       if (i < offset) return;
       const s = l.indexOf('sorry');
-      if (s >= 0) messages.push(at(c.origin, i + 1, s, 'warning', "declaration uses 'sorry'"));
+      if (s >= 0) messages.push(at(c.origin, i + 1, s, 'warning', 'declaration uses `sorry`'));
       const e = l.indexOf('ERR');
-      if (e >= 0) messages.push(at(c.origin, i + 1, e, 'error', 'unknown identifier ERR'));
+      if (e >= 0) messages.push(at(c.origin, i + 1, e, 'error', 'Unknown identifier `ERR`'));
     });
     const probe = /#lean_tool_info «([^»]+)»/.exec(c.text);
     if (probe) {

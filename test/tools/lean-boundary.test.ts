@@ -141,7 +141,7 @@ t.test('defect 13: private names in #print axioms, and the sorry of a declaratio
   t.same(parseAxioms("'plain' does not depend on any axioms"), { name: 'plain', axioms: [] });
 
   const lean = scriptedRunner((c) => {
-    const ax = /^#print axioms (.+)$/.exec(c.text);
+    const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
     if (ax?.[1] === 'secret')
       return { messages: [msg('info', c.origin, "'_private.0.secret' depends on axioms: [myAxiom]")] };
     if (ax?.[1] === 'broken') return { messages: [msg('info', c.origin, "'broken' depends on axioms: [sorryAx]")] };
@@ -167,7 +167,8 @@ t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input 
   const content =
     'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend\n\nattribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp\n';
   const lean = scriptedRunner((c) => {
-    if (c.text.startsWith('#print axioms')) return {};
+    const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
+    if (ax) return { messages: [msg('info', c.origin, `'${ax[1]}' does not depend on any axioms`)] };
     const line = c.text.split('\n').findIndex((l) => l.includes('ERR'));
     // The error at its line inside the input, as the REPL reports positions relative to the input.
     return line >= 0
@@ -175,7 +176,7 @@ t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input 
       : {};
   });
   const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
-  const sent = lean.jobs[0]!.commands.map((c) => c.text).filter((x) => !x.startsWith('#print'));
+  const sent = lean.jobs[0]!.commands.map((c) => c.text).filter((x) => !x.includes('#print axioms'));
   t.same(sent, [
     'mutual\ntheorem ev : True := trivial\ntheorem od : True := ERR\nend',
     'attribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp',

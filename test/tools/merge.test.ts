@@ -9,7 +9,8 @@ const runner = (types: Record<string, string>[] = []) =>
   scriptedRunner((c, n) => {
     const check = /^#check @(.+)$/.exec(c.text);
     if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}`)] };
-    if (c.text.startsWith('#print')) return { messages: [msg('info', c.origin, `'x' does not depend on any axioms`)] };
+    const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
+    if (ax) return { messages: [msg('info', c.origin, `'${ax[1]}' does not depend on any axioms`)] };
     if (/\bsorry\b/.test(c.text)) return { messages: [msg('warning', c.origin, 'declaration uses `sorry`')] };
     if (c.text.includes('ERR')) return { messages: [msg('error', c.origin, 'boom')] };
     return {};

@@ -50,7 +50,7 @@ function runner(s: Script): LeanRunner & { jobs: ElabJob[] } {
         commands: job.commands.map((c) => {
           const m: LeanMessage[] = [];
           const check = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/.exec(c.text);
-          const axioms = /^#print axioms (.+)$/.exec(c.text);
+          const axioms = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
           const example = /#check \(@_root_\.(\S+) : type_of%/.exec(c.text);
           if (check) m.push(info(`${check[1]} : ${s.types[n]?.[check[1]!] ?? '?'}`, c.origin));
           else if (axioms) {

@@ -2,8 +2,12 @@
  * The command line of one comparator run. comparator is started as its README says
  * (leanprover/comparator README: `lake env path/to/comparator/binary path/to/config.json`,
  * run in the project directory), with
- *   - COMPARATOR_LEAN4EXPORT and COMPARATOR_LANDRUN naming the pinned builds (README, note
- *     under the requirements; read by `M.run` in Main.lean);
+ *   - the pinned lean4export and landrun builds found by name: comparator at v4.28.0 and v4.29.0 spawns
+ *     `cmd := "landrun"` and `cmd := "lean4export"` from PATH [comparator v4.28.0, v4.29.0: Main.lean,
+ *     `runSandBoxed`, `runSandBoxedWithStdout`; README.md: "two additional binaries in `PATH`"], so their
+ *     folders go first on PATH (issue 27, defect 3); from v4.30.0 `M.run` reads COMPARATOR_LEAN4EXPORT and
+ *     COMPARATOR_LANDRUN [comparator v4.30.0: Main.lean, `M.run`, `(← IO.getEnv "COMPARATOR_LANDRUN").getD
+ *     "landrun"`], which are set too;
  *   - ELAN_TOOLCHAIN naming the environment's toolchain: comparator asks `lean --print-prefix`
  *     and runs `lake build` through elan (Main.lean, `queryLeanPrefix`, `safeLakeBuild`);
  *   - the request's memory cap as RLIMIT_AS of every process (prlimit), with the other
@@ -64,9 +68,17 @@ function prlimit(memoryMb: number, l: ProcessLimits, parent: NodeJS.ProcessEnv):
   return [bin, ...flags, '--'];
 }
 
+/** PATH with the folders of lean4export and landrun first (comparator before v4.30.0 finds them only there). */
+export function toolPath(tools: Pick<ComparatorTools, 'lean4export' | 'landrun'>, rest: string | undefined): string {
+  const dirs = [path.dirname(tools.lean4export), path.dirname(tools.landrun)];
+  return [...new Set(dirs), ...(rest ? [rest] : [])].join(path.delimiter);
+}
+
 export function comparatorCommand(input: CommandInput, parent: NodeJS.ProcessEnv): ComparatorCommand {
+  const base = childEnv(parent);
   const env: Record<string, string> = {
-    ...childEnv(parent),
+    ...base,
+    PATH: toolPath(input.tools, base.PATH),
     ELAN_TOOLCHAIN: input.toolchain,
     COMPARATOR_LEAN4EXPORT: input.tools.lean4export,
     COMPARATOR_LANDRUN: input.tools.landrun,

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { comparatorPaths, type ComparatorConfig } from '../../envs/comparator-config.ts';
+import { comparatorPaths, readsToolVariables, type ComparatorConfig } from '../../envs/comparator-config.ts';
 import { toolchainTag, type EnvironmentConfig } from '../../envs/config.ts';
 import { searchDirs, which } from '../../envs/toolchain.ts';
 import type { ProcessLimits } from '../process/launch.ts';
@@ -32,7 +32,7 @@ import { writeWorkspace } from './workspace.ts';
 
 export const SUCCESS_PHRASE = 'Your solution is okay!';
 const SETUP_HINT =
-  'run `npm run lean:setup` (it builds comparator, lean4export and landrun at the pinned commits; see README, "comparator")';
+  'run `npm run lean:setup` (it builds comparator, lean4export and landrun at the pinned commits; see docs/tools.md, "comparator")';
 
 export interface ComparatorRequest {
   env: EnvironmentConfig;
@@ -92,7 +92,11 @@ export class ComparatorBackend {
     if (!exists(p.comparator)) missing.push(`the comparator build ${p.comparator}`);
     if (!exists(p.lean4export)) missing.push(`the lean4export build ${p.lean4export}`);
     const landrun = this.#o.config.landrun === 'shim' ? p.shim : p.landrun;
-    if (!exists(landrun))
+    if (this.#o.config.landrun === 'shim' && !readsToolVariables(tag))
+      missing.push(
+        `the landrun build ${p.landrun}: comparator ${tag} has no scripts/fake-landrun.sh and runs \`landrun\` from PATH only (the "shim" setting needs comparator v4.30.0 or later)`,
+      );
+    else if (!exists(landrun))
       missing.push(
         this.#o.config.landrun === 'shim'
           ? `comparator's landrun shim ${landrun}`

@@ -7,8 +7,11 @@
  *   lean-toolchain  the environment's toolchain (elan picks it from the working directory)
  *   Challenge.lean  Solution.lean  config.json
  *
- * config.json has the fields of comparator's `Config` structure (Main.lean at the pinned
- * commits: challenge_module, solution_module, theorem_names, definition_names?, permitted_axioms).
+ * config.json has the fields of comparator's `Config` structure [comparator v4.28.0 … v4.33.0: Main.lean,
+ * `structure Config … deriving Lean.FromJson`]: challenge_module, solution_module, theorem_names,
+ * permitted_axioms and enable_nanoda (a `Bool` with no default, so the derived `FromJson` fails without
+ * it and comparator exits before building: issue 27, defect 2), plus definition_names (an `Option` with
+ * default `none`, from v4.30.0; older tags ignore the key).
  * An environment with dependencies (Mathlib) shares its already built packages: the workspace's
  * `packagesDir` points at the environment project's `.lake/packages` (bound read-only in the
  * jail) and its lake-manifest.json is the environment's, so Lake finds every package at the
@@ -59,6 +62,9 @@ export function workspaceFiles(input: WorkspaceInput, manifestText: string | und
     theorem_names: input.theoremNames,
     ...(input.definitionNames.length > 0 ? { definition_names: input.definitionNames } : {}),
     permitted_axioms: PERMITTED_AXIOMS,
+    // No second kernel: nanoda is an optional extra check whose binary lean:setup does not build
+    // [comparator v4.28.0: README.md, "Checking with Additional Kernels"].
+    enable_nanoda: false,
   };
   const lakefile = ['# Scratch workspace of one comparator request (generated).', 'name = "comparator_scratch"'];
   const files: Record<string, string> = {};

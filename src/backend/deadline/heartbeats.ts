@@ -50,7 +50,7 @@ const DECL_KEYWORDS = new Set([
 ]);
 const MODIFIERS = new Set(['private', 'protected', 'noncomputable', 'partial', 'unsafe', 'nonrec', 'public']);
 const STOP_RE = /\(deterministic\) timeout.*maximum number of heartbeats \((\d+)\) has been reached/;
-const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*$/;
+const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*(?:--[^\n]*\s*)?$/;
 
 /** Whether `text` is a command that `set_option … in` can wrap without changing what it does. */
 export function wrappable(text: string): boolean {
@@ -103,6 +103,56 @@ export function scopeLimit(text: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** `text` without its leading whitespace and comments (linear). */
+function leadingCode(text: string): string {
+  let i = 0;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('--', i)) {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) return '';
+      i = nl + 1;
+    } else if (text.startsWith('/-', i)) {
+      // A (doc) comment: nested, linear scan to just past its closing `-/`.
+      let depth = 0;
+      while (i < text.length) {
+        if (text.startsWith('/-', i)) {
+          depth++;
+          i += 2;
+        } else if (text.startsWith('-/', i)) {
+          i += 2;
+          if (--depth === 0) break;
+        } else i++;
+      }
+    } else return text.slice(i);
+  }
+}
+
+const OPENS_SCOPE = /^(?:(?:noncomputable|public|private)\s+)*(?:section|namespace)\b/;
+const ENDS_SCOPE = /^end\b/;
+
+/**
+ * The heartbeat limit in force at each command: Lean's default, changed by a standalone
+ * `set_option maxHeartbeats N` until the end of the scope it stands in. Options live in the
+ * scope: `section`/`namespace` push a copy of the current one and `end` pops it, restoring the
+ * options in force before [lean4 v4.28.0: src/Lean/Elab/BuiltinCommand.lean, `addScope` and `elabEnd`
+ * (`modify fun s => { s with scopes := s.scopes.drop … }`); src/Lean/Elab/Command.lean, `Scope.opts`],
+ * so a limit raised inside a section does not hold after its `end` (issue 27, defect 8).
+ */
+export function scopeLimits(texts: readonly string[]): number[] {
+  const out: number[] = [];
+  const stack: number[] = [];
+  let limit = LEAN_DEFAULT_MAX_HEARTBEATS;
+  for (const t of texts) {
+    out.push(limit);
+    const code = leadingCode(t);
+    if (OPENS_SCOPE.test(code)) stack.push(limit);
+    else if (ENDS_SCOPE.test(code)) limit = stack.pop() ?? limit;
+    else limit = scopeLimit(code) ?? limit;
+  }
+  return out;
+}
+
 /**
  * The budget for a command: what the remaining time buys at `perSecond` heartbeats
  * (thousands, the option's unit), never above the limit in scope (`scope`, 0 = none).
@@ -114,8 +164,18 @@ export function heartbeatBudget(remainingMs: number, perSecond: number, scope: n
 
 export const WRAP_LINES = 1;
 
+/**
+ * The comment after `in`: Mathlib's `linter.style.maxHeartbeats` (in `linter.mathlibStandardSet`, which
+ * `mathlib_options` turns on) warns about a `set_option maxHeartbeats n in` whose `in` has no comment in
+ * its trailing trivia [mathlib4 Mathlib/Tactic/Linter/Style.lean, `getSetOptionMaxHeartbeatsComment`:
+ * `inAtom.getTrailing?`; `getDeprecatedSyntax`: "Please, add a comment explaining the need for modifying
+ * the maxHeartbeat limit"]. The budget is the service's, not the author's: with the comment on the same
+ * line, the wrap adds no warning and still one line (issue 27, defect 6).
+ */
+export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat budget';
+
 export function withBudget(text: string, budget: number): string {
-  return `set_option maxHeartbeats ${budget} in\n${text}`;
+  return `set_option maxHeartbeats ${budget} in ${BUDGET_COMMENT}\n${text}`;
 }
 
 /** The budget a message says Lean stopped at, if it is a heartbeat stop. */
@@ -124,8 +184,27 @@ export function stoppedAt(messageText: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * The kernel's own stop: `Kernel.Exception.deterministicTimeout` renders as the bare text
+ * "(kernel) deterministic timeout", naming no budget [lean4 src/Lean/Message.lean,
+ * `Kernel.Exception.toMessageData`; recorded: ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean,
+ * `error: (kernel) deterministic timeout` under `set_option maxHeartbeats 500`]. The kernel counts against the same
+ * `maxHeartbeats`, so in a command sent with a budget below the limit in scope it is the budget's stop
+ * (issue 27, defect 7).
+ */
+const KERNEL_STOP_RE = /^\(kernel\) deterministic timeout\b/;
+
+export function isKernelTimeout(messageText: string): boolean {
+  return KERNEL_STOP_RE.test(messageText);
+}
+
+/** Whether a message of a command sent with budget `budget` is Lean stopping at that budget (elaborator or kernel). */
+export function stoppedByBudget(messageText: string, budget: number): boolean {
+  return stoppedAt(messageText) === budget || isKernelTimeout(messageText);
+}
+
 /** The budget a wrapped text was sent with. */
 export function sentBudget(sentText: string): number | undefined {
-  const m = /^set_option maxHeartbeats (\d+) in\n/.exec(sentText);
+  const m = /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText);
   return m ? Number(m[1]) : undefined;
 }

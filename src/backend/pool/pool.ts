@@ -78,6 +78,8 @@ export interface PoolOptions<R extends Poolable, Q> {
   gate?: SlotGate;
   /** How many retirements `stats()` remembers. */
   history?: number;
+  /** Whether this pool's start failures make the whole environment unavailable (default true; false for a request's own header). */
+  decidesAvailability?: boolean;
 }
 
 export interface Retirement {
@@ -194,7 +196,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Starts are failing and nothing is alive: say so now instead of at the caller's deadline.
     if (this.#retryTimer && this.#idle.length + this.#busy.size + this.#starting === 0) {
-      return Promise.reject(new LeanStartError(this.opts.name, this.#counts.lastStartError ?? 'unknown error'));
+      return Promise.reject(this.#startError(this.#counts.lastStartError ?? 'unknown error'));
     }
     if (this.#waiters.length === 0) {
       const r = this.#take(request);
@@ -459,7 +461,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
         this.opts.log.error({ pool: this.opts.name, err: msg }, 'lean session failed to start');
         // Nothing alive to serve the waiters: fail them now rather than let them wait for their deadline.
         if (this.#idle.length + this.#busy.size + this.#starting === 0) {
-          this.#waiters.failAll(new LeanStartError(this.opts.name, msg));
+          this.#waiters.failAll(this.#startError(msg));
         }
         // No replacement is coming: the draining resources are ordinary again, and the policy
         // decides anew at their next release (retiring at once, as the backoff leaves no room to replace).
@@ -474,6 +476,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
         this.#settle();
       },
     );
+  }
+
+  #startError(msg: string): LeanStartError {
+    return new LeanStartError(this.opts.name, msg, { environmentWide: this.opts.decidesAvailability ?? true });
   }
 
   #retire(e: Entry<R>, reason: string, kill: boolean): void {

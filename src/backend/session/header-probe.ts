@@ -10,9 +10,10 @@
  *
  * So the header is sent with one probe command after it: `#check Nat`. `importModules`
  * imports all modules or throws, so after any failed import the environment is empty and
- * `Nat` is unknown: the probe answers an error (`Unknown identifier \`Nat\`` at v4.33.0-rc2,
- * shape of repl-transcripts/dup_msg.expected.out; older toolchains spell it `unknown
- * identifier 'Nat'`), while in a loaded environment it answers the info `Nat : Type`. Only
+ * `Nat` is unknown: the probe answers an error (the recorded shape is `#check g` of the REPL's
+ * dup_msg test: ``Unknown identifier `g` `` at REPL tags v4.24.0 … v4.33.0-rc2, `unknown identifier 'g'`
+ * at v4.21.0 and v4.22.0 — ../shared/recorded/repl/<tag>/dup_msg.expected.out), while in a loaded
+ * environment it answers the info `Nat : Type`. Only
  * errors are read, never the info's text. `#check` adds nothing to the environment, so the
  * env id the REPL returns is the header's own, and no extra env id is spent.
  */
@@ -27,8 +28,16 @@ export interface ProbedHeader {
   probeLine: number;
 }
 
+/**
+ * A bare `prelude` header (no imports) asks for an empty environment: no `Init`, so no `Nat`
+ * [lean4 src/Lean/Elab/Import.lean, `headerToImports`: `if preludeTk.isNone then #[{ module := \`Init }]`].
+ * Nothing is imported, so nothing can fail to import: no probe is sent (issue 27, defect 14).
+ */
+const BARE_PRELUDE = /^\s*(?:module\s+)?prelude\s*$/;
+
 export function probedHeader(header: string): ProbedHeader {
   const body = header.replace(/\s+$/, '');
+  if (BARE_PRELUDE.test(body)) return { cmd: body, probeLine: Infinity };
   if (body === '') return { cmd: HEADER_PROBE, probeLine: 1 };
   return { cmd: `${body}\n${HEADER_PROBE}`, probeLine: body.split('\n').length + 1 };
 }

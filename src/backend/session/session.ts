@@ -5,8 +5,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Log } from '../../log.ts';
-import type { ReplMessage, ReplSorry } from '../protocol/schema.ts';
-import { commandRequest } from '../protocol/requests.ts';
+import type { ReplMessage, ReplResponse, ReplSorry } from '../protocol/schema.ts';
+import { commandRequest, proofStepRequest } from '../protocol/requests.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
@@ -81,12 +81,21 @@ export class LeanSession {
     this.#outcomes = new LRUCache({ max: Math.max(1, opts.prefixEntries) });
   }
 
-  /** Spawn a REPL and elaborate the environment's header; the result is the base root. */
-  static async open(opts: SessionOptions, header: string, signal?: AbortSignal): Promise<LeanSession> {
+  /**
+   * Spawn a REPL and elaborate `header`; the result is the base root. With `own` (the environment's
+   * own header) a header that does not import or elaborate is the environment's failure: the session
+   * does not open. Any other header (a request's own, `ignore_imports: false`) is that request's
+   * business: the session opens on the failed root, and each request on it gets the failure as an
+   * error at its header line, as Lean's own `processHeader` goes on in an empty environment after
+   * reporting the import error [lean4 v4.28.0: src/Lean/Elab/Import.lean, `processHeader`]
+   * (issue 27, defect 1).
+   */
+  static async open(opts: SessionOptions, header: string, signal?: AbortSignal, own = true): Promise<LeanSession> {
     const proc = opts.spawn();
     const session = new LeanSession(proc, opts);
     try {
       const root = await session.#elaborateRoot(header, signal);
+      if (!own) return session;
       if (root.importFailure) throw new HeaderError(`the environment header failed to import: ${root.importFailure}`);
       const errors = root.messages.filter((m) => m.severity === 'error');
       if (errors.length > 0)
@@ -200,6 +209,24 @@ export class LeanSession {
       return { root, outcomes };
     } catch (e) {
       if (!(e instanceof StoppedError)) this.#poisoned = true;
+      throw e;
+    }
+  }
+
+  /**
+   * One tactic on a proof state this process recorded (`{"tactic", "proofState"}` [repl v4.28.0:
+   * REPL/Main.lean, `runProofStep`]): the REPL's answer as is (a proof-step response, or an error
+   * such as "Unknown proof state." or "Lean error:\n…"). A process fault poisons the session.
+   */
+  async step(tactic: string, proofState: number, signal?: AbortSignal): Promise<ReplResponse> {
+    this.uses++;
+    try {
+      const r = await this.#proc.send(proofStepRequest(tactic, proofState), signal);
+      if (r.type === 'command')
+        throw new ReplError('garbage', 'the REPL answered a proof step with a command response');
+      return r;
+    } catch (e) {
+      this.#poisoned = true;
       throw e;
     }
   }

@@ -1,0 +1,120 @@
+/**
+ * lean:doctor's checks that need more than one session's command chain: headers opened the way the
+ * pools open them (one session per header), and a comparator run through the tool's own runner; plus
+ * the table a machine without Lean prints (every check, each saying it cannot run).
+ */
+import { ComparatorBackend } from '../src/backend/comparator/runner.ts';
+import type { ReplProcess } from '../src/backend/process/repl-process.ts';
+import { LeanSession } from '../src/backend/session/session.ts';
+import { PROJECT_ROOT, type Config } from '../src/config.ts';
+import { CHECKS } from '../src/doctor/checks.ts';
+import type { EnvironmentConfig } from '../src/envs/config.ts';
+import { pino } from 'pino';
+
+export interface Row {
+  env: string;
+  check: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The checks lean/doctor.ts runs besides CHECKS, in its order. */
+export const ENVIRONMENT_CHECKS = [
+  'environment available',
+  'header imports',
+  'memory after import',
+  'failed import detected',
+  'bare prelude header',
+  'Lean version',
+];
+export const COMPARATOR_CHECK = 'comparator pair (config.json fields, landrun/lean4export found)';
+
+/** Without a toolchain: every check, each "cannot run: no toolchain". */
+export function cannotRun(envs: readonly string[]): Row[] {
+  const names = [...ENVIRONMENT_CHECKS, ...CHECKS.map((c) => c.name), COMPARATOR_CHECK];
+  return envs.flatMap((env) => names.map((check) => ({ env, check, ok: false, detail: 'cannot run: no toolchain' })));
+}
+
+const log = pino({ level: 'silent' });
+
+/**
+ * Issue 27, defects 1 and 14, on the production path: a request's own header gets a session of its own
+ * (`LeanSession.open(…, own = false)`, as the backend's pool for that header does); a misspelt import must
+ * open with the failure at its header, and a bare `prelude` must open with none.
+ */
+export async function headerChecks(env: string, spawn: () => ReplProcess, signal: AbortSignal): Promise<Row[]> {
+  const open = async (header: string) => {
+    const s = await LeanSession.open({ spawn, log, prefixEntries: 10 }, header, signal, false);
+    try {
+      return (await s.run(header, [], { signal })).root;
+    } finally {
+      s.kill('doctor done');
+    }
+  };
+  const rows: Row[] = [];
+  try {
+    const bad = await open('import AxleDoctorNoSuchModule');
+    rows.push({
+      env,
+      check: ENVIRONMENT_CHECKS[3]!,
+      ok: bad.importFailure !== undefined,
+      detail: bad.importFailure ? 'reported at the header line' : 'NOT reported: a typo in imports would be silent',
+    });
+  } catch (e) {
+    rows.push({
+      env,
+      check: ENVIRONMENT_CHECKS[3]!,
+      ok: false,
+      detail: `the session did not open: ${(e as Error).message}`,
+    });
+  }
+  try {
+    const prelude = await open('prelude');
+    rows.push({
+      env,
+      check: ENVIRONMENT_CHECKS[4]!,
+      ok: prelude.importFailure === undefined,
+      detail: prelude.importFailure ?? 'no import failure reported',
+    });
+  } catch (e) {
+    rows.push({
+      env,
+      check: ENVIRONMENT_CHECKS[4]!,
+      ok: false,
+      detail: `the session did not open: ${(e as Error).message}`,
+    });
+  }
+  return rows;
+}
+
+/** Issue 27, defects 2 and 3: a pair that must pass, through the comparator tool's runner (skipped when not built). */
+export async function comparatorPair(env: EnvironmentConfig, config: Config): Promise<Row> {
+  const backend = new ComparatorBackend({
+    root: PROJECT_ROOT,
+    config: config.comparator,
+    sandbox: env.sandbox ?? config.lean.sandbox,
+    limits: config.lean.limits,
+    parentEnv: process.env,
+  });
+  const located = backend.locate(env);
+  if ('missing' in located)
+    return { env: env.name, check: COMPARATOR_CHECK, ok: true, detail: `not built: ${located.missing.join('; ')}` };
+  const r = await backend.run(
+    {
+      env,
+      challenge: 'theorem doctor_cmp : 1 + 1 = 2 := by sorry\n',
+      solution: 'theorem doctor_cmp : 1 + 1 = 2 := by decide\n',
+      theoremNames: ['doctor_cmp'],
+      definitionNames: [],
+      memoryMb: backend.defaultMemoryMb,
+      signal: AbortSignal.timeout(600_000),
+    },
+    located.tools,
+  );
+  return {
+    env: env.name,
+    check: COMPARATOR_CHECK,
+    ok: r.okay,
+    detail: r.okay ? `okay in ${r.ms} ms` : `exit ${r.exitStatus}: ${r.output.slice(-300)}`,
+  };
+}

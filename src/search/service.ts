@@ -1,0 +1,152 @@
+/**
+ * Proof search sessions, daemon-wide: the state registry and its caps, the step cache, the
+ * processes searches may hold, and one `SearchSession` per stream connection. The stream
+ * channel hands `goal.*` messages here through its extension hook (`connect`).
+ */
+import type { LeanBackend } from '../backend/index.ts';
+import { leaseSession, type SessionLease } from '../backend/lease.ts';
+import { isSearchTool, SEARCH_REQUESTS, type GoalStatResult, type SearchTool } from '../contract/search.ts';
+import { describeDetails, issuesToDetails } from '../contract/validate.ts';
+import type { EnvironmentConfig } from '../envs/config.ts';
+import type { EnvironmentRegistry } from '../envs/registry.ts';
+import { clip, serviceError } from '../errors.ts';
+import type { SearchConfig } from './config.ts';
+import { ProcessHost, ProcessSlots } from './host.ts';
+import { StateRegistry, type StateOwner } from './registry.ts';
+import { SearchSession } from './session.ts';
+import { StateIds } from './state.ts';
+import { StepCache } from './step-cache.ts';
+
+export interface SearchServiceOptions {
+  config: SearchConfig;
+  /** Heartbeats one second of a root command's deadline buys (the backend's `lean.heartbeatsPerSecond`). */
+  heartbeatsPerSecond: number;
+  registry: Pick<EnvironmentRegistry, 'get' | 'names' | 'availability'>;
+  /** How a host takes a process (tests may substitute; the daemon leases from the backend's pools). */
+  lease: (env: EnvironmentConfig, header: string, signal: AbortSignal) => Promise<SessionLease>;
+}
+
+/** The stream's view of one connection's search (see server/stream.ts, `StreamExtension`). */
+export interface SearchConnection {
+  run(tool: string, request: unknown, signal: AbortSignal): Promise<unknown>;
+  close(): void;
+}
+
+export class SearchService {
+  readonly registry: StateRegistry;
+  readonly cache: StepCache;
+  readonly ids = new StateIds();
+  readonly slots: ProcessSlots;
+  readonly config: SearchConfig;
+  readonly heartbeatsPerSecond: number;
+  #opts: SearchServiceOptions;
+  #sessions = new Set<SearchSession>();
+
+  constructor(opts: SearchServiceOptions) {
+    this.#opts = opts;
+    this.config = opts.config;
+    this.heartbeatsPerSecond = opts.heartbeatsPerSecond;
+    this.registry = new StateRegistry(opts.config);
+    this.cache = new StepCache(opts.config.cacheEntries);
+    this.slots = new ProcessSlots(opts.config.maxProcesses);
+  }
+
+  /** The daemon's: processes leased from the backend's warm pools. */
+  static forBackend(backend: LeanBackend, opts: Omit<SearchServiceOptions, 'lease'>): SearchService {
+    return new SearchService({ ...opts, lease: (env, header, signal) => leaseSession(backend, env, header, signal) });
+  }
+
+  handles(tool: string): boolean {
+    return isSearchTool(tool);
+  }
+
+  connect(): SearchConnection {
+    const session = new SearchSession(this);
+    this.#sessions.add(session);
+    return {
+      run: (tool, request, signal) => this.#run(session, tool, request, signal),
+      close: () => {
+        this.#sessions.delete(session);
+        session.close();
+      },
+    };
+  }
+
+  async #run(session: SearchSession, tool: string, raw: unknown, signal: AbortSignal): Promise<unknown> {
+    if (!isSearchTool(tool)) throw serviceError('unknown_tool', 'tool', { tool: clip(tool), tools: 'goal.*' });
+    switch (tool) {
+      case 'goal.start':
+        return session.start(parse(tool, raw), signal);
+      case 'goal.tactic':
+        return session.tactic(parse(tool, raw), signal);
+      case 'goal.delete':
+        return session.delete(parse(tool, raw));
+      case 'goal.stat':
+        parse(tool, raw);
+        return session.stat();
+    }
+  }
+
+  /** The environment a start names, if it can run Lean. */
+  environment(name: string): EnvironmentConfig {
+    const env = this.#opts.registry.get(name);
+    if (!env)
+      throw serviceError(
+        'unknown_environment',
+        'environment',
+        { name: clip(name), known: this.#opts.registry.names().join(', ') || 'none configured' },
+        { details: [{ field: 'request.environment', message: 'names no configured environment' }] },
+      );
+    const a = this.#opts.registry.availability(name);
+    if (!a.available)
+      throw serviceError('environment_unavailable', 'cannot_run_lean', {
+        env: name,
+        reason: a.reason,
+        withoutLean: '',
+      });
+    return env;
+  }
+
+  newHost(environment: string, header: string): ProcessHost {
+    return new ProcessHost({
+      environment,
+      slots: this.slots,
+      recycleDeadStates: this.config.recycleDeadStates,
+      migrateReplStates: this.config.migrateReplStates,
+      lease: (signal) => this.#opts.lease(this.environment(environment), header, signal),
+    });
+  }
+
+  stats(owner?: StateOwner): Omit<GoalStatResult, 'processes'> {
+    const c = this.config;
+    return {
+      connection: { states: owner ? this.registry.held(owner) : 0, maxStates: c.maxStatesPerConnection },
+      daemon: {
+        states: this.registry.size,
+        maxStates: c.maxStates,
+        processes: this.slots.used,
+        maxProcesses: this.slots.max,
+      },
+      cache: { entries: this.cache.size, hits: this.cache.hits, misses: this.cache.misses },
+    };
+  }
+
+  /** The daemon closes: every session ends (their processes are the backend's to destroy). */
+  close(): void {
+    for (const s of this.#sessions) s.close();
+    this.#sessions.clear();
+    this.registry.close();
+  }
+}
+
+function parse<T extends SearchTool>(tool: T, raw: unknown) {
+  const body = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
+  const clean = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
+  const r = SEARCH_REQUESTS[tool].safeParse(clean);
+  if (r.success) return r.data as import('../contract/search.ts').SearchRequest<T>;
+  const details = issuesToDetails(r.error.issues, tool).map((d) => ({
+    ...d,
+    field: d.field ? `request.${d.field}` : 'request',
+  }));
+  throw serviceError('invalid_request', 'fields', { tool, problems: describeDetails(details) }, { details });
+}

@@ -1,0 +1,75 @@
+/**
+ * The MCP view of the tool contract: one MCP tool per service tool, its input and output
+ * JSON Schemas derived from the zod request and response schemas (src/contract/tools.ts) the
+ * same way as the OpenAPI document, its description the contract's summary. Nothing here is
+ * written per tool: a tool added to the contract is listed on /mcp at once.
+ */
+import { z } from 'zod';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { TOOLS, TOOL_NAMES, type ToolName } from '../../contract/tools.ts';
+import type { ServiceError } from '../../errors.ts';
+
+/** The URI of the environment listing, as an MCP resource (the answer of GET /v1/environments). */
+export const ENVIRONMENTS_URI = 'lean-tool://environments';
+
+type JsonObject = { [k: string]: unknown };
+
+const requestInfo = z.object({ request_id: z.string().describe('This call, for POST /v1/shared-links.') });
+
+/**
+ * A zod schema as an MCP tool schema: JSON Schema 2020-12 (MCP's default dialect since
+ * 2025-11-25), with `$schema` left out so clients on earlier protocol versions, which assume
+ * draft-07 and may refuse a `$schema` they do not know, read the same object.
+ */
+function toolSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+  }) as JsonObject;
+  return rest as Tool['inputSchema'];
+}
+
+function describe(tool: ToolName): string {
+  const spec = TOOLS[tool];
+  const deprecated = 'deprecated' in spec && spec.deprecated ? ' (Deprecated.)' : '';
+  return (
+    `${spec.summary}${deprecated} \`environment\` names a Lean environment (resource ${ENVIRONMENTS_URI}). ` +
+    'Lean and tool findings are in lean_messages and tool_messages of the result; a request the service refuses is a tool error naming the reason.'
+  );
+}
+
+/** Every tool, built once (converting the schemas costs a few milliseconds). */
+export function mcpToolList(): Tool[] {
+  return TOOL_NAMES.map((name) => ({
+    name,
+    description: describe(name),
+    inputSchema: toolSchema(TOOLS[name].request, 'input'),
+    // Every answer carries info.request_id (src/server/request-id.ts), as over HTTP.
+    outputSchema: toolSchema(TOOLS[name].response.extend({ info: requestInfo }), 'output'),
+    // The tools read their input and change nothing anywhere (MCP tool annotations, 2025-03-26).
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  }));
+}
+
+/** A tool's answer: the JSON object as structured content, and as text for clients that read only text. */
+export function toolResult(result: object): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(result) }],
+    structuredContent: result as JsonObject,
+  };
+}
+
+/**
+ * A refused or failed request (HTTP's non-200 answers) as an MCP tool error: `isError` with the
+ * same `{error: {code, message, details?}}` envelope HTTP sends, plus the status it would have
+ * had and, for 429/503, when to retry.
+ */
+export function toolError(e: ServiceError): CallToolResult {
+  const body = {
+    ...e.toBody(),
+    status: e.status,
+    ...(e.retryAfter !== undefined ? { retry_after_seconds: e.retryAfter } : {}),
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}

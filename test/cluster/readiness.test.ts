@@ -1,0 +1,94 @@
+/**
+ * Liveness and readiness of fronts and workers against a real nats-server that dies and
+ * comes back (issue 24): readiness follows the loss of the last worker and of NATS within
+ * 5 s and recovers by itself; a front that cannot publish fails within 2 s with a clear
+ * message while a job already queued keeps its deadline; every connection state change is
+ * counted. Skips, saying why, when nats-server is not installed.
+ */
+import type { FastifyInstance } from 'fastify';
+import t from 'tap';
+import { TEST_ENV } from '../helpers.ts';
+import { clusterApp, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
+import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
+
+const bin = natsServerPath();
+if (!bin) {
+  t.comment(`skipping the readiness tests: ${NO_NATS_REASON}`);
+  t.plan(0, `skip: ${NO_NATS_REASON}`);
+} else {
+  const ready = async (app: FastifyInstance) => {
+    const r = await app.inject({ method: 'GET', url: '/health/ready' });
+    return { code: r.statusCode, reasons: (r.json() as { reasons: string[] }).reasons };
+  };
+  const isReady = (app: FastifyInstance) => async () => (await ready(app)).code === 200;
+  const isUnready = (app: FastifyInstance) => async () => (await ready(app)).code === 503;
+  const post = (content: string) => ({
+    method: 'POST' as const,
+    url: '/api/v1/check',
+    payload: JSON.stringify({ content, environment: TEST_ENV, timeout_seconds: 30 }),
+    headers: { 'content-type': 'application/json' },
+  });
+
+  t.test('readiness follows the last worker and NATS, and recovers by itself', async (t) => {
+    const nats = await startNatsServer(bin);
+    const prefix = 'ready';
+    const ran: Ran = { count: 0, contents: [] };
+    const check = reportingCheck('w', ran, 0);
+    const front = await clusterApp(nats.url, 'f', 'front', { prefix });
+    let w = await clusterApp(nats.url, 'w', 'worker', { prefix, check });
+    t.teardown(async () => {
+      await front.close();
+      await w.close();
+      await nats.stop();
+    });
+    t.equal((await front.inject({ method: 'GET', url: '/health/live' })).statusCode, 200, 'live');
+    await until(isReady(front), 5000, 'the front ready');
+    await until(isReady(w), 5000, 'the worker ready');
+
+    // The last worker of the environment leaves.
+    await w.close();
+    let t0 = Date.now();
+    await until(isUnready(front), 5000, 'the front unready without workers');
+    t.ok(Date.now() - t0 <= 5000, `unready ${Date.now() - t0} ms after the last worker left`);
+    t.match((await ready(front)).reasons.join('\n'), /no live worker/);
+    w = await clusterApp(nats.url, 'w2', 'worker', { prefix, check: reportingCheck('w2', ran, 2500) });
+    await until(isReady(front), 5000, 'the front ready again when a worker joins');
+
+    // NATS dies while a 2.5 s job runs.
+    await until(() => workersSeen(front) === 1, 5000, 'the worker in membership');
+    const queued = front.inject(post('theorem queued : True := trivial\n'));
+    await until(
+      () => ran.count === 0 && (w.cluster!.status().worker as { busy: number }).busy === 1,
+      5000,
+      'the job to start',
+    );
+    await nats.kill();
+    t0 = Date.now();
+    await until(isUnready(front), 5000, 'the front unready without NATS');
+    await until(isUnready(w), 5000, 'the worker unready without NATS');
+    t.ok(Date.now() - t0 <= 5000, `both unready ${Date.now() - t0} ms after NATS died`);
+    t.match((await ready(front)).reasons.join('\n'), /NATS is unreachable/);
+    t.equal(
+      (await front.inject({ method: 'GET', url: '/health/live' })).statusCode,
+      200,
+      'still live: a restart would not help',
+    );
+    t0 = Date.now();
+    const refused = await front.inject(post('theorem during : True := trivial\n'));
+    t.equal(refused.statusCode, 503);
+    t.match(refused.json().error.message, /NATS is unreachable from this front/);
+    t.ok(Date.now() - t0 < 2000, `failed within 2 s (${Date.now() - t0} ms)`);
+
+    await nats.restart();
+    await until(isReady(front), 15_000, 'the front ready again after NATS returned');
+    await until(isReady(w), 15_000, 'the worker ready again after NATS returned');
+    const r = await queued;
+    t.equal(r.statusCode, 200, 'the job queued before the outage was answered within its deadline');
+    t.equal((await front.inject(post('theorem after : True := trivial\n'))).statusCode, 200, 'new requests run again');
+    const metrics = (await front.inject({ method: 'GET', url: '/metrics' })).body;
+    t.match(metrics, /lean_tool_nats_connection_events_total\{event="disconnect"\} [1-9]/, 'the disconnect counted');
+    t.match(metrics, /lean_tool_nats_connection_events_total\{event="reconnect"\} [1-9]/, 'the reconnect counted');
+    t.match(metrics, /lean_tool_nats_connected 1/);
+    t.match(metrics, /lean_tool_cluster_live_workers\{environment="lean-test"\} 1/);
+  });
+}

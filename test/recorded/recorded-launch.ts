@@ -1,0 +1,111 @@
+/**
+ * How a test runs real tool code on recorded Lean: the product's LeanBackend (pool, session,
+ * header probe, heartbeat wrapper, framing, response parsing) over the recorded REPL process
+ * (recorded-repl.ts) for one REPL tag, through the product's launch path.
+ *
+ *   const rec = recordedLean(t, 'v4.28.0');           // undefined when ../shared is absent (skip with recordedSkip)
+ *   const out = await check.run({ content, ... }, rec.ctx());
+ *   t.same(rec.refusals(), []);                        // every answer came from a recording
+ *
+ * A request with no recording ends the process (exit 86): the tool reports a Lean failure and
+ * `refusals()` says which input was missing.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import type { Test } from 'tap';
+import { LeanBackend, type BackendLimits } from '../../src/backend/index.ts';
+import { buildLaunch, NO_LIMITS, type LaunchSpec } from '../../src/backend/process/launch.ts';
+import { environmentConfig, type EnvironmentConfig } from '../../src/envs/config.ts';
+import type { ToolContext } from '../../src/tools/types.ts';
+import { sharedPath, sharedSkip } from '../shared-data.ts';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+export const RECORDED_REPL = path.join(HERE, 'recorded-repl.ts');
+
+/** The transcripts of one REPL tag, or undefined. */
+export function recordedTagDir(tag: string): string | undefined {
+  const dir = sharedPath('recorded');
+  const d = dir && path.join(dir, 'repl', tag);
+  return d && existsSync(d) ? d : undefined;
+}
+
+/** Why tests on `tag`'s recordings cannot run here, or false. */
+export function recordedSkip(tag: string): string | false {
+  return (
+    sharedSkip('recorded') ||
+    (recordedTagDir(tag) ? false : `no recorded REPL transcripts for ${tag} under ../shared/recorded/repl`)
+  );
+}
+
+const LIMITS: BackendLimits = {
+  minWarm: 0,
+  maxSessions: 1,
+  maxProcesses: 2,
+  maxUses: 1000,
+  maxRssMb: 4096,
+  sandbox: 'none',
+  limits: NO_LIMITS,
+  prefixEntries: 1000,
+  startupTimeoutSeconds: 60,
+  rssPollMs: 1000,
+  heartbeatsPerSecond: 0,
+};
+
+/** The recorded REPL of `tag` through the product's launch path (run by Node with tsx, no jail). */
+export function recordedLaunch(tag: string, refusalsFile: string): LaunchSpec {
+  const spec = buildLaunch(
+    { project_dir: ROOT, repl_command: [process.execPath, '--import', 'tsx', RECORDED_REPL] },
+    { limits: NO_LIMITS, sandbox: 'none' },
+    process.env,
+  );
+  return {
+    ...spec,
+    env: { ...spec.env, RECORDED_REPL_DIR: recordedTagDir(tag)!, RECORDED_REPL_REFUSALS: refusalsFile },
+  };
+}
+
+export interface RecordedLean {
+  tag: string;
+  env: EnvironmentConfig;
+  backend: LeanBackend;
+  /** A tool context on the recorded backend (a fresh signal each call; no deadline, so no heartbeat wrapper). */
+  ctx: () => ToolContext;
+  /** The inputs the recorded REPL refused so far (each ended its process). */
+  refusals: () => string[];
+}
+
+/** A backend on the recorded REPL of `tag`, destroyed at the end of `t`; undefined when the recordings are absent. */
+export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean | undefined {
+  if (recordedSkip(tag)) return undefined;
+  const tmp = mkdtempSync(path.join(tmpdir(), 'recorded-repl-'));
+  const refusalsFile = path.join(tmp, 'refusals.jsonl');
+  const env = environmentConfig.parse({
+    name: `recorded-${tag}`,
+    lean_toolchain: `leanprover/lean4:${tag}`,
+    imports,
+    project_dir: ROOT,
+  });
+  const log = pino({ level: 'silent' });
+  const backend = new LeanBackend({ limits: LIMITS, log, launch: () => recordedLaunch(tag, refusalsFile) });
+  t.teardown(async () => {
+    await backend.destroy();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+  return {
+    tag,
+    env,
+    backend,
+    ctx: () => ({ env, signal: new AbortController().signal, log, lean: backend, progress: () => {} }),
+    refusals: () =>
+      existsSync(refusalsFile)
+        ? readFileSync(refusalsFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => (JSON.parse(l) as { reason: string }).reason)
+        : [],
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The recorded REPL (issue 27 §2): a process that speaks the REPL's framing (a JSON request per
+ * blank-line-ended block, pretty JSON and a blank line back [repl v4.28.0: REPL/Main.lean, `getLines`,
+ * `printFlush`]) and answers only what the transcripts of one tag recorded (repl-answers.ts). Anything
+ * else is refused loudly: the refusal is appended to $RECORDED_REPL_REFUSALS (if set), written to
+ * stderr, and the process exits 86, so the backend reports a Lean failure and a test can never
+ * pass on an invented answer.
+ *   RECORDED_REPL_DIR: the transcripts (../shared/recorded/repl/<tag>)
+ * Started by recorded-launch.ts through the product's launch path.
+ */
+import { appendFileSync } from 'node:fs';
+import { RecordedAnswers } from './repl-answers.ts';
+
+export const REFUSAL_EXIT = 86;
+
+const dir = process.env.RECORDED_REPL_DIR;
+if (!dir) {
+  process.stderr.write('recorded-repl: RECORDED_REPL_DIR is not set\n');
+  process.exit(2);
+}
+const answers = new RecordedAnswers(dir);
+const refusals = process.env.RECORDED_REPL_REFUSALS;
+
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk: string) => {
+  buf += chunk;
+  let end: number;
+  while ((end = buf.indexOf('\n\n')) >= 0) {
+    const block = buf.slice(0, end).trim();
+    buf = buf.slice(end + 2);
+    if (block) handle(block);
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+
+function handle(block: string): void {
+  let request: Record<string, unknown>;
+  try {
+    request = JSON.parse(block) as Record<string, unknown>;
+  } catch {
+    return refuse(`not JSON: ${block.slice(0, 200)}`);
+  }
+  const a = answers.answer(request);
+  if (a.kind === 'refusal') return refuse(a.reason);
+  process.stdout.write(`${JSON.stringify(a.response, null, 2)}\n\n`);
+}
+
+function refuse(reason: string): void {
+  if (refusals) appendFileSync(refusals, `${JSON.stringify({ reason })}\n`);
+  process.stderr.write(`recorded-repl: refused (no recording): ${reason}\n`);
+  process.exit(REFUSAL_EXIT);
+}

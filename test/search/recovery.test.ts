@@ -1,0 +1,110 @@
+/**
+ * Losing the process mid-search: a tactic past its kill deadline (the transcript REPL never
+ * answers it: typed slowness) and a crash (it exits: a typed fault). Every live state is
+ * replayed from the recordings on a fresh process and the client is told; the search then
+ * finishes as recorded. Plus the lifecycle: states die with the connection, the process goes.
+ * Through the TypeScript client (ProofSearch) as well as raw messages.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { ProofSearch, ProofSearchError } from '../../src/client/proof-search.ts';
+import { waitFor } from '../backend/fake.ts';
+import { TEST_ENV } from '../helpers.ts';
+import { recordedAnswers, recordingsSkip, searchDaemon, transcripts } from './helpers.ts';
+
+const skip = recordingsSkip();
+const TAG = 'v4.28.0';
+const onceFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'search-once-')), 'first');
+
+for (const [kind, envVar] of [
+  ['timeout', 'TRANSCRIPT_HANG'],
+  ['crash', 'TRANSCRIPT_CRASH'],
+] as const) {
+  t.test(
+    `the process lost mid-search (${kind}): every state is rebuilt and the client is told`,
+    { skip },
+    async (t) => {
+      const rec = recordedAnswers(TAG, 'proof_step');
+      const { app, url } = await searchDaemon({
+        TRANSCRIPTS: transcripts(TAG, ['proof_step']),
+        [envVar]: 'exact t',
+        TRANSCRIPT_ONCE_FILE: onceFile(),
+      });
+      t.teardown(() => app.close());
+      await using search = await ProofSearch.connect({ url, environment: TEST_ENV });
+      const root = (await search.start('def f : Nat := by sorry')).states[0]!;
+      const [a, b] = (await search.tactic(root.state, ['apply Int.natAbs', 'have t : Nat := 42'])).results;
+      if (!a?.ok || !b?.ok) throw new Error('branches expected');
+      const pidBefore = (await search.stat()).processes[0]!.pid;
+
+      const lost = await search.tactic(b.state, 'exact t', { timeoutSeconds: 1 });
+      const r = lost.results[0]!;
+      t.equal(r.ok, false);
+      if (!r.ok) t.equal(r.kind, kind, `the outcome says ${kind}`);
+      t.same(
+        [...lost.rebuilt].sort(),
+        [root.state, a.state, b.state].sort(),
+        'every live state was rebuilt, and named',
+      );
+      t.same(lost.lost, []);
+      const stat = await search.stat();
+      t.not(stat.processes[0]!.pid, pidBefore, 'on a fresh process');
+      t.equal(stat.processes[0]!.liveStates, 3);
+
+      // The rebuilt states are the same states: the search goes on from them.
+      const fin = (await search.tactic(b.state, 'exact t')).results[0]!;
+      t.ok(fin.ok && fin.proofStatus === rec[3]!.proofStatus, 'finished as recorded after the rebuild');
+      const other = (await search.tactic(a.state, 'have t : Nat := 42')).results[0]!;
+      t.equal(other.ok, false, 'branch 1 still answers (no recording of this tactic there)');
+    },
+  );
+}
+
+t.test('a crash between messages is found at the next message and repaired there', { skip }, async (t) => {
+  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(TAG, ['proof_step']) });
+  t.teardown(() => app.close());
+  await using search = await ProofSearch.connect({ url, environment: TEST_ENV });
+  const root = (await search.start('def f : Nat := by sorry')).states[0]!;
+  const b = (await search.tactic(root.state, 'have t : Nat := 42')).results[0]!;
+  if (!b.ok) throw new Error('a state expected');
+  const pid = (await search.stat()).processes[0]!.pid;
+  process.kill(-pid, 'SIGKILL');
+  await new Promise((r) => setTimeout(r, 200));
+  const fin = await search.tactic(b.state, 'exact t');
+  t.same([...fin.rebuilt].sort(), [root.state, b.state].sort(), 'told which states were rebuilt');
+  t.ok(fin.results[0]!.ok, 'and the step ran on the rebuilt state');
+});
+
+t.test('the client: errors are typed, dispose ends the states and frees the process', { skip }, async (t) => {
+  const { app, url } = await searchDaemon(
+    { TRANSCRIPTS: transcripts(TAG, ['proof_step']) },
+    { search: { recycleDeadStates: 1 } },
+  );
+  t.teardown(() => app.close());
+  const search = await ProofSearch.connect({ url, environment: TEST_ENV });
+  await t.rejects(search.tactic('st_nope', 'rfl'), ProofSearchError);
+  const root = (await search.start('def f : Nat := by sorry')).states[0]!;
+  t.ok(root.state);
+  const watcher = await ProofSearch.connect({ url, environment: TEST_ENV });
+  t.equal((await watcher.stat()).daemon.processes, 1, 'one process held');
+  await search.dispose();
+  t.ok(
+    await waitFor(() => false, 50).then(async () => {
+      for (let i = 0; i < 100; i++) {
+        const st = await watcher.stat();
+        if (st.daemon.processes === 0 && st.daemon.states === 0) return true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    }),
+    'the states died with the connection and the process was given back',
+  );
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  t.ok(
+    JSON.stringify(status.pools).includes('search: recycled'),
+    'a process holding only dead proof states was recycled (search.recycleDeadStates)',
+  );
+  await watcher.dispose();
+});

@@ -1,0 +1,161 @@
+/**
+ * Proof search over /v1/stream, driven by the real REPL's recorded transcripts (proof_step,
+ * proof_branching, tactic_mode_sorry, pickle_proof_state_1 at several tags): branching, deleting,
+ * finishing with the REPL's "Completed", the step cache, and unknown states. Every goal and
+ * status compared is read from the recording, never typed here.
+ */
+import t from 'tap';
+import { TEST_ENV } from '../helpers.ts';
+import { rawStream, recordedAnswers, recordingsSkip, searchDaemon, transcripts } from './helpers.ts';
+
+const skip = recordingsSkip();
+const TAGS = ['v4.24.0', 'v4.28.0', 'v4.33.0-rc2'];
+
+t.test('a branching search over /v1/stream: start, two branches, delete one, finish the other', { skip }, async (t) => {
+  for (const tag of TAGS) {
+    const rec = recordedAnswers(tag, 'proof_step');
+    const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['proof_step']) });
+    t.teardown(() => app.close());
+    const s = await rawStream(url);
+    const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    t.equal(start.event, 'result', `${tag}: started`);
+    const root = start.result.states;
+    t.equal(root.length, 1, `${tag}: one sorry, one state`);
+    const recordedSorry = (rec[0]!.sorries as { goal: string; pos: unknown }[])[0]!;
+    t.same(root[0].goals, [recordedSorry.goal], `${tag}: the root goal is the recorded sorry's`);
+    t.same(root[0].pos, recordedSorry.pos, `${tag}: at the recorded position (no header lines in this content)`);
+    t.match(root[0].state, /^st_/, 'an opaque id, not the REPL index');
+
+    const branches = await s.call('goal.tactic', {
+      state: root[0].state,
+      tactics: ['apply Int.natAbs', 'have t : Nat := 42'],
+    });
+    const [a, b] = branches.result.results;
+    t.ok(a.ok && b.ok, `${tag}: both tactics answered`);
+    t.same(a.goals, rec[1]!.goals, `${tag}: branch 1 has the recorded goals`);
+    t.same(b.goals, rec[2]!.goals, `${tag}: branch 2 has the recorded goals`);
+    t.equal(a.proofStatus, rec[1]!.proofStatus);
+    t.not(a.state, b.state);
+
+    const del = await s.call('goal.delete', { states: [a.state, 'st_never'] });
+    t.same(del.result, { deleted: 1, unknown: ['st_never'] });
+    const gone = await s.call('goal.tactic', { state: a.state, tactics: ['exact 0'] });
+    t.equal(gone.event, 'error', 'a deleted state is unknown');
+    t.equal(gone.error.code, 'invalid_request');
+    t.equal(gone.error.details[0].field, 'request.state');
+
+    const done = await s.call('goal.tactic', { state: b.state, tactics: ['exact t'] });
+    const fin = done.result.results[0];
+    t.equal(fin.proofStatus, rec[3]!.proofStatus, `${tag}: the recorded status`);
+    t.equal(fin.proofStatus, 'Completed', `${tag}: the REPL's kernel-checked "Completed"`);
+    t.same(fin.goals, []);
+    t.same(done.result.rebuilt, []);
+
+    const stat = (await s.call('goal.stat', {})).result;
+    t.equal(stat.connection.states, 3, 'root, branch 2 and the finished state are live');
+    t.equal(stat.processes.length, 1, 'one process holds the search');
+    t.equal(stat.processes[0].liveStates, 3);
+    await s.close();
+  }
+});
+
+t.test('theorem mode: the named theorem is the goal (proof_branching, linear to Completed)', { skip }, async (t) => {
+  const tag = 'v4.28.0';
+  const rec = recordedAnswers(tag, 'proof_branching');
+  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['proof_branching']) });
+  t.teardown(() => app.close());
+  const s = await rawStream(url);
+  const content = 'theorem complex_and (p q r : Prop) (h1 : p ∧ q) (h2 : q → r) : p ∧ r := by sorry';
+  const start = await s.call('goal.start', { environment: TEST_ENV, content, theorem: 'complex_and' });
+  let state = start.result.states[0].state;
+  const steps = ['apply And.intro', 'exact h1.left', 'apply h2', 'exact h1.right'];
+  for (const [i, tactic] of steps.entries()) {
+    const r = (await s.call('goal.tactic', { state, tactics: [tactic] })).result.results[0];
+    t.same(r.goals, rec[i + 1]!.goals, `step ${i + 1}: recorded goals`);
+    t.equal(r.proofStatus, rec[i + 1]!.proofStatus);
+    state = r.state;
+  }
+  const missing = await s.call('goal.start', { environment: TEST_ENV, content, theorem: 'nope' });
+  t.equal(missing.error.code, 'invalid_request', 'a theorem the content does not declare');
+  await s.close();
+});
+
+t.test(
+  'the step cache: the same (root, path, tactic) on another connection is answered without Lean',
+  { skip },
+  async (t) => {
+    const tag = 'v4.28.0';
+    const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['proof_step']) });
+    t.teardown(() => app.close());
+    const one = await rawStream(url);
+    const r1 = await one.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const s1 = (await one.call('goal.tactic', { state: r1.result.states[0].state, tactics: ['have t : Nat := 42'] }))
+      .result.results[0];
+    t.equal(s1.cached, false);
+    await one.close();
+    const two = await rawStream(url);
+    const r2 = await two.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const s2 = (await two.call('goal.tactic', { state: r2.result.states[0].state, tactics: ['have t : Nat := 42'] }))
+      .result.results[0];
+    t.equal(s2.cached, true, 'answered from the step cache');
+    t.same(s2.goals, s1.goals);
+    // The cached child was never sent: using it places it on the process by replaying its path.
+    const fin = (await two.call('goal.tactic', { state: s2.state, tactics: ['exact t'] })).result.results[0];
+    t.equal(fin.proofStatus, 'Completed');
+    t.equal(fin.cached, false);
+    await two.close();
+  },
+);
+
+t.test('tactic_mode_sorry: a tactic that is itself sorry, and the REPL verdict it gets', { skip }, async (t) => {
+  for (const tag of ['v4.21.0', 'v4.28.0', 'v4.32.0']) {
+    const rec = recordedAnswers(tag, 'tactic_mode_sorry');
+    const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['tactic_mode_sorry']) });
+    t.teardown(() => app.close());
+    const s = await rawStream(url);
+    const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const r = (await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['sorry'] })).result
+      .results[0];
+    t.equal(r.proofStatus, rec[1]!.proofStatus, `${tag}: recorded status`);
+    t.not(r.proofStatus, 'Completed', 'a sorry never completes a proof');
+    t.same(
+      r.sorries,
+      (rec[1]!.sorries as { goal: string }[]).map((x) => x.goal),
+      'the goal of the sorry, not a state',
+    );
+    await s.close();
+  }
+});
+
+t.test('pickle_proof_state_1: the answers recorded on unpickled copies drive the same search', { skip }, async (t) => {
+  const tag = 'v4.28.0';
+  const rec = recordedAnswers(tag, 'pickle_proof_state_1');
+  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['pickle_proof_state_1']) });
+  t.teardown(() => app.close());
+  const s = await rawStream(url);
+  const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+  const h = (await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['have t : Nat := 42'] }))
+    .result.results[0];
+  t.same(h.goals, rec[4]!.goals);
+  const fin = (await s.call('goal.tactic', { state: h.state, tactics: ['exact t'] })).result.results[0];
+  t.equal(fin.proofStatus, rec[7]!.proofStatus);
+  await s.close();
+});
+
+t.test('unknown_proof_state: an id the connection does not hold never reaches the REPL', { skip }, async (t) => {
+  const tag = 'v4.28.0';
+  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['unknown_proof_state']) });
+  t.teardown(() => app.close());
+  const s = await rawStream(url);
+  const r = await s.call('goal.tactic', { state: 'st_1', tactics: ['exact 42'] });
+  t.equal(r.error.code, 'invalid_request');
+  t.match(r.error.message, /no live proof search state/);
+  const other = await rawStream(url);
+  const start = await other.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+  const foreign = await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['exact 42'] });
+  t.equal(foreign.error.code, 'invalid_request', "another connection's state is unknown here");
+  const bad = await s.call('goal.tactic', { state: 'x', tactics: [] });
+  t.equal(bad.error.details[0].field, 'request.tactics', 'validated by the contract');
+  await s.close();
+  await other.close();
+});

@@ -1,0 +1,276 @@
+/**
+ * /mcp end to end with the official SDK's own Client over Streamable HTTP: the tool list
+ * derived from the contract, a tool call through the same pipeline and cache as HTTP, a 409
+ * as a tool error, validation as HTTP words it, cancellation freeing the caller's slot,
+ * progress notifications, the environments resource, keys, and the session bounds.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import t from 'tap';
+import { TOOL_NAMES, TOOLS } from '../../../src/contract/tools.ts';
+import { ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
+import type { ToolTable } from '../../../src/tools/types.ts';
+import { makeApp, TEST_ENV, testConfig, UNAVAILABLE_ENV } from '../../helpers.ts';
+
+const CONTENT = 'theorem foo : 1 + 1 = 2 := by\n  norm_num\n\ntheorem bar : True := trivial\n';
+
+async function listen(app: FastifyInstance): Promise<URL> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const a = app.server.address();
+  if (!a || typeof a === 'string') throw new Error('no port');
+  return new URL(`http://127.0.0.1:${a.port}/mcp`);
+}
+
+async function connect(url: URL, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'test', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  return client;
+}
+
+const text = (r: unknown) =>
+  JSON.parse(((r as CallToolResult).content[0] as { text: string }).text) as Record<string, unknown>;
+
+/** A `check` that runs until its signal aborts, reporting progress; records what it saw. */
+function slowCheck() {
+  const seen = { started: 0, aborted: 0, reason: undefined as unknown };
+  let onStart: () => void = () => {};
+  const started = new Promise<void>((r) => (onStart = r));
+  const tools: ToolTable = {
+    check: {
+      needsLean: () => false,
+      run: (_req, ctx) =>
+        new Promise((resolve, reject) => {
+          seen.started++;
+          ctx.progress({ stage: 'elaborating', done: 1, total: 3 });
+          ctx.progress({ stage: 'elaborating', done: 3, total: 3 });
+          onStart();
+          if (ctx.signal.aborted) return reject(ctx.signal.reason);
+          ctx.signal.addEventListener('abort', () => {
+            seen.aborted++;
+            seen.reason = ctx.signal.reason;
+            reject(ctx.signal.reason);
+          });
+          void resolve;
+        }),
+    },
+  };
+  return { tools, seen, started };
+}
+
+t.test('tools/list: one tool per contract tool, schemas and descriptions from the contract', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const client = await connect(await listen(app));
+  t.teardown(() => client.close());
+  const { tools } = await client.listTools();
+  t.same(tools.map((x) => x.name).sort(), [...TOOL_NAMES].sort());
+  const t2s = tools.find((x) => x.name === 'theorem2sorry')!;
+  t.ok(t2s.description?.startsWith(TOOLS.theorem2sorry.summary), 'the contract summary');
+  t.same(t2s.inputSchema.required, ['content', 'environment']);
+  t.same(Object.keys(t2s.inputSchema.properties ?? {}).sort(), Object.keys(TOOLS.theorem2sorry.request.shape).sort());
+  t.equal(t2s.annotations?.readOnlyHint, true);
+  t.ok(t2s.outputSchema?.properties?.content, 'an output schema from the response schema');
+  const merge = tools.find((x) => x.name === 'merge')!;
+  t.same(merge.inputSchema.required?.sort(), ['documents', 'environment']);
+});
+
+t.test('tools/call theorem2sorry: the pipeline’s answer and cache, shared with HTTP', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const client = await connect(await listen(app));
+  t.teardown(() => client.close());
+  const request = { content: CONTENT, environment: TEST_ENV, reparse: false };
+  const r = (await client.callTool({ name: 'theorem2sorry', arguments: request })) as CallToolResult;
+  t.notOk(r.isError);
+  const http = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: request });
+  t.equal(http.statusCode, 200);
+  t.equal(http.headers['x-cache'], 'hit', 'the MCP call filled the same cache');
+  // Equal but for `timings` and `info.request_id`, which are each request's own.
+  const { timings: _t1, info: httpInfo, ...viaHttp } = http.json() as Record<string, unknown>;
+  const { timings: _t2, info, ...viaMcp } = r.structuredContent as { timings: unknown; info: { request_id: string } };
+  t.same(viaMcp, viaHttp, 'the same answer as POST /api/v1/theorem2sorry');
+  t.match(info.request_id, /^[0-9a-f-]{36}$/, 'info.request_id, as over HTTP');
+  t.not(info.request_id, (httpInfo as { request_id: string }).request_id);
+  const share = await app.inject({ method: 'POST', url: '/v1/shared-links', payload: { request_id: info.request_id } });
+  t.equal(share.statusCode, 201, 'the MCP call can be shared by its caller');
+  t.same(text(r), r.structuredContent, 'and as text for text-only clients');
+  const out = (r.structuredContent as { content: string }).content;
+  t.ok(out.includes('sorry') && !out.includes('norm_num'), 'the proof replaced');
+});
+
+t.test('a 409 (environment cannot run Lean) is a tool error with the HTTP envelope', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const client = await connect(await listen(app));
+  t.teardown(() => client.close());
+  const request = { content: CONTENT, environment: UNAVAILABLE_ENV };
+  const r = (await client.callTool({ name: 'theorem2sorry', arguments: request })) as CallToolResult;
+  t.equal(r.isError, true);
+  const http = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: request });
+  t.equal(http.statusCode, 409);
+  const body = text(r);
+  t.equal(body.status, 409);
+  t.same(body.error, http.json().error, 'the same code and message as HTTP');
+  t.match((body.error as { message: string }).message, /"reparse": false/);
+});
+
+t.test('invalid arguments are refused as HTTP refuses them; an unknown tool is a protocol error', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const client = await connect(await listen(app));
+  t.teardown(() => client.close());
+  const r = (await client.callTool({ name: 'theorem2sorry', arguments: { content: 'x', bogus: 1 } })) as CallToolResult;
+  t.equal(r.isError, true);
+  const body = text(r) as { status: number; error: { code: string; details: { field: string }[] } };
+  t.equal(body.status, 400);
+  t.equal(body.error.code, 'invalid_request');
+  t.same(body.error.details.map((d) => d.field).sort(), ['bogus', 'environment']);
+  await t.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /unknown tool "no_such_tool"/);
+});
+
+t.test('cancellation aborts the run and frees the caller’s slot; progress is notified', async (t) => {
+  const { tools, seen, started } = slowCheck();
+  // One anonymous slot: a call that kept it after cancellation would block the next one forever.
+  const app = await makeApp({ tools, config: testConfig({ server: { mcp: { progressIntervalMs: 0 } } }) });
+  t.teardown(() => app.close());
+  const client = await connect(await listen(app));
+  t.teardown(() => client.close());
+  const ctrl = new AbortController();
+  const progress: { progress: number; message?: string }[] = [];
+  const call = client.callTool({ name: 'check', arguments: { content: 'x', environment: TEST_ENV } }, undefined, {
+    signal: ctrl.signal,
+    onprogress: (p) => progress.push(p),
+  });
+  await started;
+  // The notifications travel on the call's own stream; they are read before the cancel is sent.
+  for (let i = 0; i < 200 && progress.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
+  ctrl.abort('user pressed stop');
+  await t.rejects(call);
+  // The cancel notification travels as its own POST; wait for the run to see it.
+  for (let i = 0; i < 200 && seen.aborted === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  t.equal(seen.aborted, 1, 'the tool saw its signal abort');
+  t.match(seen.reason, { code: 'cancelled' });
+  t.ok(progress.length >= 3, `${progress.length} progress notifications (started, 1/3, 3/3)`);
+  t.ok(
+    progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress),
+    'progress increases',
+  );
+  t.ok(progress.some((p) => p.message === 'elaborating 3/3'));
+  // The slot is free: a second call starts (and is cancelled in turn).
+  const ctrl2 = new AbortController();
+  const second = client.callTool({ name: 'check', arguments: { content: 'y', environment: TEST_ENV } }, undefined, {
+    signal: ctrl2.signal,
+  });
+  for (let i = 0; i < 200 && seen.started < 2; i++) await new Promise((r) => setTimeout(r, 25));
+  t.equal(seen.started, 2, 'the next call was admitted');
+  ctrl2.abort();
+  await t.rejects(second);
+});
+
+t.test('the environments resource is GET /v1/environments', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const client = await connect(await listen(app));
+  t.teardown(() => client.close());
+  const { resources } = await client.listResources();
+  t.same(
+    resources.map((r) => r.uri),
+    [ENVIRONMENTS_URI],
+  );
+  const read = await client.readResource({ uri: ENVIRONMENTS_URI });
+  const listed = JSON.parse((read.contents[0] as { text: string }).text) as unknown;
+  t.same(listed, (await app.inject({ method: 'GET', url: '/v1/environments' })).json());
+});
+
+t.test('keys: an unknown key is 401 before MCP; a session is its caller’s only', async (t) => {
+  const keys = [
+    { key: 'alice-key-123', name: 'alice' },
+    { key: 'bob-key-12345', name: 'bob' },
+  ];
+  const app = await makeApp({ config: testConfig({ keys }) });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: 'Bearer wrong-key-1',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+  });
+  t.equal(res.status, 401);
+  t.equal(((await res.json()) as { error: { code: string } }).error.code, 'unauthorized');
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: 'Bearer alice-key-123' } },
+  });
+  const alice = new Client({ name: 'alice', version: '0' });
+  await alice.connect(transport);
+  t.teardown(() => alice.close());
+  const sid = transport.sessionId!;
+  t.ok(sid);
+  const asBob = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: 'Bearer bob-key-12345',
+      'mcp-session-id': sid,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+  });
+  t.equal(asBob.status, 404, "another caller cannot use alice's session");
+  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length, 'alice still can');
+});
+
+t.test(
+  'session bounds: the least recently used idle session makes room; a request without a session is 400',
+  async (t) => {
+    const app = await makeApp({ config: testConfig({ server: { mcp: { maxSessions: 1 } } }) });
+    t.teardown(() => app.close());
+    const url = await listen(app);
+    const first = await connect(url);
+    const second = await connect(url);
+    t.teardown(() => Promise.all([first.close(), second.close()]));
+    await t.rejects(first.listTools(), /Session not found|404/, 'the first, idle, was closed for the second');
+    t.equal((await second.listTools()).tools.length, TOOL_NAMES.length);
+    const bare = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    t.equal(bare.status, 400);
+    t.match(await bare.json(), { jsonrpc: '2.0', error: { code: -32000 } });
+  },
+);
+
+t.test('session bounds: every session busy refuses a new one with 503 and Retry-After', async (t) => {
+  const { tools, started } = slowCheck();
+  const app = await makeApp({ tools, config: testConfig({ server: { mcp: { maxSessions: 1 } } }) });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const busy = await connect(url);
+  const ctrl = new AbortController();
+  const call = busy.callTool({ name: 'check', arguments: { content: 'x', environment: TEST_ENV } }, undefined, {
+    signal: ctrl.signal,
+  });
+  await started;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+    }),
+  });
+  t.equal(res.status, 503);
+  t.equal(res.headers.get('retry-after'), '2');
+  t.match(await res.json(), { error: { code: 'overloaded', message: /maxSessions/ } });
+  ctrl.abort();
+  await t.rejects(call);
+  await busy.close();
+});
