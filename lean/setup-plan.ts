@@ -68,7 +68,13 @@ function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
   const done = built ? { done: 'already built' } : {};
   return [
     {
-      title: `clone the Lean REPL at tag ${tag}`,
+      title: `list the REPL's tags, to build the one serving ${tag} (the same tag, or the highest of its minor version: lean/lake-project.ts replTagFor)`,
+      command: `git ls-remote --tags --refs ${c.replGit}`,
+      cwd: c.buildDir,
+      ...done,
+    },
+    {
+      title: `clone the Lean REPL at that tag (${tag} when it exists)`,
       command: `git clone --depth 1 --branch ${tag} ${c.replGit} ${dir}`,
       cwd: c.buildDir,
       download: DOWNLOADS.repl,
@@ -103,7 +109,7 @@ function projectSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
   const tag = toolchainTag(env.lean_toolchain) ?? '?';
   return [
     {
-      title: `create the Lake project ${env.project_dir}: lean-toolchain ${env.lean_toolchain}, lakefile.toml requiring REPL ${tag}${needsMathlib(env) ? ` and Mathlib ${tag} (${c.mathlibGit})` : ''}`,
+      title: `create the Lake project ${env.project_dir}: lean-toolchain ${env.lean_toolchain}, a library of the environment's header${needsMathlib(env) ? `, requiring Mathlib ${tag} (${c.mathlibGit})` : ''} (lean/lake-project.ts generatedProject)`,
       ...done,
     },
   ];

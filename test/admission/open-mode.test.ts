@@ -133,3 +133,35 @@ t.test('one anonymous client at twice the default fan-out: 40 concurrent request
   const codes = (await Promise.all(pending)).map((r) => r.statusCode);
   t.same(codes, Array(40).fill(200), 'all 40 answered, none 429');
 });
+
+t.test('the startup log says which mode the daemon is in', async (t) => {
+  const { Writable } = await import('node:stream');
+  const { default: pino } = await import('pino');
+  const capture = () => {
+    const lines: { msg?: string; openMode?: boolean }[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as { msg?: string });
+        done();
+      },
+    });
+    return { lines, logger: pino({ level: 'info' }, sink) };
+  };
+  const open = capture();
+  const a = await makeApp({ logger: open.logger });
+  await a.close();
+  t.match(
+    open.lines.find((l) => l.openMode !== undefined),
+    {
+      openMode: true,
+      msg: /^open mode: no API keys configured, so any "Authorization: Bearer" value is served as a key/,
+    },
+  );
+  const keyed = capture();
+  const b = await makeApp({ logger: keyed.logger, config: testConfig({ keys: [{ key: 'configured-key-1' }] }) });
+  await b.close();
+  t.match(
+    keyed.lines.find((l) => l.openMode !== undefined),
+    { openMode: false, msg: /1 API key\(s\) configured: an unknown key gets 401/ },
+  );
+});
