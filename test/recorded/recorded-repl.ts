@@ -11,7 +11,7 @@
 import { appendFileSync } from 'node:fs';
 import { RecordedAnswers } from './repl-answers.ts';
 
-export const REFUSAL_EXIT = 86;
+const REFUSAL_EXIT = 86;
 
 const dir = process.env.RECORDED_REPL_DIR;
 if (!dir) {

@@ -12,7 +12,7 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import type { ToolName } from '../../src/contract/tools.ts';
 import { builtinTools } from '../../src/tools/index.ts';
 import { readExchanges } from './repl-source.ts';
-import { recordedLean, recordedSkip, recordedTagDir } from './recorded-launch.ts';
+import { recordedLean, recordedSkip, recordedTagDir, type RecordedLean } from './recorded-launch.ts';
 
 const TAG = 'v4.28.0';
 const SKIP = recordedSkip(TAG);
@@ -45,6 +45,15 @@ function recordedSet(tag: string, file: string, cmd: string, env?: number, down 
   return set;
 }
 
+/** One recorded backend per tag for the file (a refusal ends only its process; the pool starts another). */
+const backends = new Map<string, RecordedLean>();
+function on(tag: string): RecordedLean & { refusedHere: () => string[] } {
+  let rec = backends.get(tag);
+  if (!rec) backends.set(tag, (rec = recordedLean(t, tag)!));
+  const before = rec.refusals().length;
+  return { ...rec, refusedHere: () => rec.refusals().slice(before) };
+}
+
 const run = (tool: string, body: Record<string, unknown>, ctx: unknown) =>
   tools[tool]!.run(parseToolRequest(tool as ToolName, { environment: 'x', ...body }), ctx);
 
@@ -68,9 +77,9 @@ const RECORDED: [tag: string, tool: string, content: string, file: string, cls: 
 
 for (const [tag, tool, content, file, cls] of RECORDED) {
   t.test(`${tool} on recorded Lean ${tag}: ${cls}`, { skip: recordedSkip(tag) }, async (t) => {
-    const rec = recordedLean(t, tag)!;
+    const rec = on(tag);
     const r = await run(tool, { content }, rec.ctx());
-    t.same(rec.refusals(), [], 'every input the tool sent was recorded');
+    t.same(rec.refusedHere(), [], 'every input the tool sent was recorded');
     const want = recordedSet(tag, file, content);
     t.same(r.lean_messages, want, "Lean's recorded messages, as AXLE prints them");
     if (tool === 'check') {
@@ -111,9 +120,9 @@ t.test(
     // at the first input's position (line 1, column 12).
     const recorded = readExchanges(path.join(recordedTagDir(TAG)!, 'variables.in'));
     const content = recorded.map((x) => x.request.cmd as string).join('\n\n');
-    const rec = recordedLean(t, TAG)!;
+    const rec = on(TAG);
     const r = await run('normalize', { content }, rec.ctx());
-    t.same(rec.refusals(), [], 'all recorded');
+    t.same(rec.refusedHere(), [], 'all recorded');
     const w = (recorded[1]!.response.messages as RecordedMsg[])[0]!;
     t.equal(w.pos.line, 1, 'recorded in the second answer, at line 1 of the first input');
     const at = `-:${w.pos.line}:${w.pos.column}-${w.endPos!.line}:${w.endPos!.column}: warning: ${w.data}\n`;
@@ -165,9 +174,9 @@ const RECOGNISED: [tag: string, tool: string, body: Record<string, unknown>, edi
 
 for (const [tag, tool, body, edit, cls] of RECOGNISED) {
   t.test(`${tool} reads the recorded ${cls} and acts on it (${tag})`, { skip: recordedSkip(tag) }, async (t) => {
-    const rec = recordedLean(t, tag)!;
+    const rec = on(tag);
     const r = await run(tool, body, rec.ctx());
-    const refused = rec.refusals();
+    const refused = rec.refusedHere();
     t.comment(`refused: ${refused.map((s) => s.slice(0, 160)).join(' | ')}`);
     t.equal(refused[0], `no recording of ${JSON.stringify(edit)} on init`, 'the first unrecorded input is the edit');
     t.match(
@@ -212,9 +221,9 @@ const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: 
 
 for (const [tool, body, missing, why] of GAPS) {
   t.test(`${tool}: the input it needs has no recording (${why})`, { skip: SKIP }, async (t) => {
-    const rec = recordedLean(t, TAG)!;
+    const rec = on(TAG);
     const r = await run(tool, body, rec.ctx());
-    const refused = rec.refusals();
+    const refused = rec.refusedHere();
     t.comment(`refused: ${refused.map((s) => s.slice(0, 160)).join(' | ')}`);
     t.ok(
       refused.some((s) => missing.test(s)),
