@@ -43,7 +43,10 @@ export function reprint(text: string, file: SourceFile = parseSource(text)): str
       }
     }
     if (i < spans.length) {
-      pieces.push(pending + text.slice(spans[i]!.start, spans[i]!.end));
+      const piece = text.slice(spans[i]!.start, spans[i]!.end);
+      // A span that runs to the end of the text (an unterminated comment) holds the final newline,
+      // which the join below adds once more: without this, every reprint added one (issue 23).
+      pieces.push(pending + (spans[i]!.end === text.length ? piece.trimEnd() : piece));
       pending = '';
       prevEnd = spans[i]!.end;
     }
