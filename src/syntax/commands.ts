@@ -279,8 +279,15 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
   const kind = sig.kind[k];
   const text = sig.text[k]!;
   if (kind === 'mod-doc') return true;
+  // An unterminated comment (an `error` token to the end of the text) on a line of its own is
+  // its own opaque span, never the tail of the previous command's body, which an edit would
+  // drop with it (issue 23: theorem2sorry lost a trailing unterminated `/--`).
+  if (kind === 'error' && text.startsWith('/-') && sig.firstOnLine[k] === true) return true;
   if (kind === 'doc-comment' || text === '@[' || (kind === 'ident' && MODIFIERS.has(text))) {
     const j = prefixEnd(s, k);
+    // A doc comment with nothing after it (terminated or not) documents nothing in the previous
+    // command: its own span, so an edit of that command's body never drops it (issue 23).
+    if (j >= sig.length && kind === 'doc-comment' && sig.firstOnLine[k] === true) return true;
     const w = leadWord(sig, j);
     if (w === undefined) return false;
     if (HARD_COMMAND_KEYWORDS.has(w) || HASH_COMMANDS.has(w) || w === 'section' || w === 'namespace') {

@@ -11,6 +11,13 @@ import { parseSource, type SourceFile } from '../syntax/source.ts';
 
 const isBlank = (s: string) => s.trim() === '';
 
+/** The spaces and tabs before `at` on its line when nothing else precedes it there, else ''. */
+function indentOf(text: string, at: number): string {
+  let i = at;
+  while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  return i === 0 || text[i - 1] === '\n' ? text.slice(i, at) : '';
+}
+
 export function reprint(text: string, file: SourceFile = parseSource(text)): string {
   // Top-level spans in order: the header (all imports, one block) and each command.
   const spans: { start: number; end: number }[] = [];
@@ -27,7 +34,7 @@ export function reprint(text: string, file: SourceFile = parseSource(text)): str
       const a = gap.length - gap.trimStart().length;
       const b = gap.trimEnd().length;
       const before = gap.slice(0, a);
-      let comments = gap.slice(a, b);
+      let comments = indentOf(text, prevEnd + a) + gap.slice(a, b);
       const after = gap.slice(b);
       if (pieces.length > 0 && !before.includes('\n')) {
         // `rfl -- note`: the comment ends the previous command's line; anything after it stands apart.
@@ -43,7 +50,13 @@ export function reprint(text: string, file: SourceFile = parseSource(text)): str
       }
     }
     if (i < spans.length) {
-      pieces.push(pending + text.slice(spans[i]!.start, spans[i]!.end));
+      // The command's own indentation, kept for every command alike (issue 23: the indentation
+      // was dropped before a command's first line but kept inside it, after a doc comment or an
+      // `open … in` prefix, so commands of one scope came out at different columns).
+      const piece = indentOf(text, spans[i]!.start) + text.slice(spans[i]!.start, spans[i]!.end);
+      // A span that runs to the end of the text (an unterminated comment) holds the final newline,
+      // which the join below adds once more: without this, every reprint added one (issue 23).
+      pieces.push(pending + (spans[i]!.end === text.length ? piece.trimEnd() : piece));
       pending = '';
       prevEnd = spans[i]!.end;
     }

@@ -8,6 +8,7 @@ import { replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { maxOf } from '../util/arrays.ts';
 import { rewriteSelected } from './output.ts';
+import { declName } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 
 /** The edit that replaces a declaration's proof by sorry, or undefined when it has none. */
@@ -36,10 +37,17 @@ export const theorem2sorry: ToolImpl<'theorem2sorry'> = {
   needsLean: (req) => req.reparse,
   // With theorems_only false, defs and instances lose their values too; types (structure, inductive…) have none to lose.
   run: (req, ctx) =>
-    rewriteSelected(req, ctx, (_file, sel) => ({
-      edits: sel.decls
-        .filter((d) => !STRUCTURAL.has(d.kind))
-        .map((d) => proofToSorry(req.content, d))
-        .filter((e) => e !== undefined),
-    })),
+    rewriteSelected(req, ctx, (file, sel) => {
+      const kept = sel.decls.filter((d) => !STRUCTURAL.has(d.kind));
+      // A declaration whose proof the model cannot find is named, never skipped silently (issue 23).
+      const warnings = kept
+        .filter((d) => !d.bodySpan)
+        .map(
+          (d) => `no proof found for '${declName(d)}' (line ${file.lines.lineOf(d.command.start) + 1}); left unchanged`,
+        );
+      return {
+        edits: kept.map((d) => proofToSorry(req.content, d)).filter((e) => e !== undefined),
+        warnings,
+      };
+    }),
 };
