@@ -504,13 +504,27 @@ export function declVerdict(
   };
 }
 
+/** How a declaration's type is asked for: full names (the `open`s in force must not change the text) and `→`/`fun` as Mathlib prints them. */
+export const CHECK_PRINTING = ['set_option pp.fullNames true in', 'set_option pp.unicode.fun true in'];
+export const printedCheck = (name: string) => [...CHECK_PRINTING, `#check @${name}`].join('\n');
+
 /** Whitespace-insensitive form of Lean text, for comparing statements and values as written. */
 export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** The type in a `#check @name` output (its first info message), whitespace squashed; undefined without one. */
+/**
+ * The type in a `#check @name` output (its first info message), whitespace squashed; undefined without one.
+ * Lean prints `@name : …` for a constant with implicit or instance arguments and `name : …` otherwise
+ * (recorded: ../shared/recorded/batteries/<tag>/…, `info: @vec_of_some : {d_some_nat : some_nat.Val} → …` beside
+ * `info: prime_dec : …`), so the `@` is dropped with the name: the type alone compares across names
+ * (merge's rule 5; issue 27, defect 11).
+ */
 export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
   const text = messages?.find((m) => m.severity === 'info')?.text;
-  return text === undefined
-    ? undefined
-    : squash(text.startsWith(name) ? text.slice(name.length) : text).replace(/^:\s*/, '');
+  if (text === undefined) return undefined;
+  const bare = text.startsWith(`@${name}`)
+    ? text.slice(name.length + 1)
+    : text.startsWith(name)
+      ? text.slice(name.length)
+      : text;
+  return squash(bare).replace(/^:\s*/, '');
 }
