@@ -18,6 +18,7 @@ import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
+import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
 
 export interface ElabOptions {
   ignore_imports: boolean;
@@ -219,7 +220,19 @@ export async function elaborateContent<K = unknown>(
   out.reused = result.reused;
   out.sent = result.sent;
   pushAll(out.messages, result.headerMessages);
-  for (const [i, r] of result.commands.entries()) readOutcome(r, roles[i]!, opts, out);
+  const sentUnits: SentUnit[] = [];
+  for (const [i, r] of result.commands.entries()) {
+    const role = roles[i]!;
+    if (role.kind !== 'body') {
+      readOutcome(r, role, opts, out);
+      continue;
+    }
+    // A `variable` binder's linter warning can arrive with a later input (variable-warnings.ts, defect 10).
+    const unit = { ...commands[i]!, variable: role.pieces.some((p) => p.cmd.kind === 'variable') };
+    const messages = r.messages.map((m) => refileVariableWarning(m, unit, sentUnits, ctx.env.lean_toolchain));
+    sentUnits.push(unit);
+    readOutcome({ ...r, messages }, role, opts, out);
+  }
   return out;
 }
 
