@@ -36,6 +36,7 @@ Every API used is long-stable core API; where each is defined in leanprover/lean
 namespace _lean_tool_extract
 open Lean Elab Command Meta
 
+/-- `#lean_tool_measure cmd`: elaborate `cmd` and report its wall time and heartbeats. -/
 syntax (name := measure) "#lean_tool_measure " command : command
 
 /-- Elaborate the wrapped command, synchronously (`Elab.async` off, so proofs are not left to
@@ -53,13 +54,14 @@ unit of `maxHeartbeats` (thousands). -/
     let j := Json.mkObj [("wall_ms", toJson ((t1 - t0) / 1000000)), ("heartbeats", toJson ((h1 - h0) / 1000))]
     logInfo m!"lean_tool_measure {j.compress}"
 
-/-- Auxiliary constants Lean's elaborator generates in this module: matchers (`f.match_1`),
-auxiliary lemmas and proofs (`_auxLemma.3`, `f._proof_1`, `f.proof_1`, `_simp_…`), and other
-internal names; private user declarations are not auxiliaries. -/
+/-- Whether a name's last component is an auxiliary proof's (`f.proof_1`). -/
 def isProofAux : Name → Bool
   | .str _ s => s.startsWith "proof_"
   | _ => false
 
+/-- Auxiliary constants Lean's elaborator generates in this module: matchers (`f.match_1`),
+auxiliary lemmas and proofs (`_auxLemma.3`, `f._proof_1`, `f.proof_1`, `_simp_…`), and other
+internal names; private user declarations are not auxiliaries. -/
 def isLocalAux (env : Environment) (n : Name) : Bool :=
   (env.getModuleIdxFor? n).isNone && !isPrivateName n && (isMatcherCore env n || n.isInternal || isProofAux n)
 
@@ -104,6 +106,7 @@ def resolveWritten (env : Environment) (ns : Name) (opens : Array Name) (written
 /-- `#lean_tool_info name ns (opens…) written…`: `ns` is `_root_` for the root namespace. -/
 syntax (name := info) "#lean_tool_info " ident ident "(" ident* ")" ident* : command
 
+/-- Elaborate `#lean_tool_info`: report the declaration's facts as one JSON info message. -/
 @[command_elab info] def elabInfo : CommandElab := fun stx => do
   let env ← getEnv
   let n := stx[1].getId

@@ -14,7 +14,7 @@ import {
   sentBudget,
   stoppedByBudget,
   withBudget,
-  wrappable,
+  budgetable,
   WRAP_LINES,
 } from './deadline/heartbeats.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
@@ -379,7 +379,7 @@ export class LeanBackend implements LeanRunner {
     return {
       stops: () => stops,
       prepare: (text: string, i: number) => {
-        if (!wrappable(text)) return { text, lines: 0 };
+        if (!budgetable(text)) return { text, lines: 0 };
         const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
         // At the limit in scope the budget changes nothing a real run would do: send the text as is.
         return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n), lines: WRAP_LINES };

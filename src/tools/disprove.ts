@@ -12,7 +12,7 @@ import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { LeanMessage } from '../backend/index.ts';
 import type { SourceFile } from '../syntax/source.ts';
-import { inDeclScope, piType } from '../syntax/statements.ts';
+import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
 import { elaborateContent, type Elaborated, type Probe } from './elaborate.ts';
 import { parseAxioms, printAxiomsCommand } from './lean-texts.ts';
 import { declName, selectDeclarations } from './selection.ts';
@@ -38,10 +38,16 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
       continue;
     }
     const negated = `¬ (${type})`;
+    // Under section variables the theorem's statement has them as binders, which its written signature
+    // lacks: the probe negates the elaborated type itself, `type_of% @_root_.<name>` [lean4 v4.28.0:
+    // src/Lean/Elab/BuiltinNotation.lean, `elabTypeOf`], so the variables stay inside the `¬` (issue 27,
+    // defect 13). The `negated` field keeps the written form.
+    const withVariables = d.fullName !== undefined && scopeCommands(file, d).some((c) => /^\s*variable\b/.test(c));
+    const probed = withVariables ? `¬ (type_of% @_root_.${d.fullName})` : negated;
     for (const tactic of req.terminal_tactics) {
       const lemma = `axle_disprove_${out.length}`;
       const text = inDeclScope(file, d, [
-        `theorem ${lemma} : ${negated} := by`,
+        `theorem ${lemma} : ${probed} := by`,
         `  ${tactic}`,
         printAxiomsCommand(d.namespace ? `${d.namespace}.${lemma}` : lemma),
       ]);

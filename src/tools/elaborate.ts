@@ -19,6 +19,7 @@ import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
+import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
 
 export interface ElabOptions {
   ignore_imports: boolean;
@@ -225,7 +226,19 @@ export async function elaborateContent<K = unknown>(
   out.reused = result.reused;
   out.sent = result.sent;
   pushAll(out.messages, result.headerMessages);
-  for (const [i, r] of result.commands.entries()) readOutcome(r, roles[i]!, opts, out);
+  const sentUnits: SentUnit[] = [];
+  for (const [i, r] of result.commands.entries()) {
+    const role = roles[i]!;
+    if (role.kind !== 'body') {
+      readOutcome(r, role, opts, out);
+      continue;
+    }
+    // A `variable` binder's linter warning can arrive with a later input (variable-warnings.ts, defect 10).
+    const unit = { ...commands[i]!, variable: role.pieces.some((p) => p.cmd.kind === 'variable') };
+    const messages = r.messages.map((m) => refileVariableWarning(m, unit, sentUnits, ctx.env.lean_toolchain));
+    sentUnits.push(unit);
+    readOutcome({ ...r, messages }, role, opts, out);
+  }
   return out;
 }
 
@@ -515,13 +528,27 @@ export function declVerdict(
   };
 }
 
+/** How a declaration's type is asked for: full names (the `open`s in force must not change the text) and `→`/`fun` as Mathlib prints them. */
+export const CHECK_PRINTING = ['set_option pp.fullNames true in', 'set_option pp.unicode.fun true in'];
+export const printedCheck = (name: string) => [...CHECK_PRINTING, `#check @${name}`].join('\n');
+
 /** Whitespace-insensitive form of Lean text, for comparing statements and values as written. */
 export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** The type in a `#check @name` output (its first info message), whitespace squashed; undefined without one. */
+/**
+ * The type in a `#check @name` output (its first info message), whitespace squashed; undefined without one.
+ * Lean prints `@name : …` for a constant with implicit or instance arguments and `name : …` otherwise
+ * (recorded: ../shared/recorded/batteries/<tag>/…, `info: @vec_of_some : {d_some_nat : some_nat.Val} → …` beside
+ * `info: prime_dec : …`), so the `@` is dropped with the name: the type alone compares across names
+ * (merge's rule 5; issue 27, defect 11).
+ */
 export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
   const text = messages?.find((m) => m.severity === 'info')?.text;
-  return text === undefined
-    ? undefined
-    : squash(text.startsWith(name) ? text.slice(name.length) : text).replace(/^:\s*/, '');
+  if (text === undefined) return undefined;
+  const bare = text.startsWith(`@${name}`)
+    ? text.slice(name.length + 1)
+    : text.startsWith(name)
+      ? text.slice(name.length)
+      : text;
+  return squash(bare).replace(/^:\s*/, '');
 }

@@ -27,7 +27,7 @@ import { firstTokenFrom } from '../syntax/significant.ts';
 import { renameInSource } from '../syntax/renaming.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { piType } from '../syntax/statements.ts';
-import { checkedType, declVerdict, elaborateContent, squash, type Elaborated } from './elaborate.ts';
+import { checkedType, declVerdict, elaborateContent, printedCheck, squash, type Elaborated } from './elaborate.ts';
 import { reprint } from './layout.ts';
 import { normalizeSource } from './normalize-source.ts';
 import { namedDecls } from './selection.ts';
@@ -103,7 +103,8 @@ async function elaborateInputs(
   for (let i = 0; i < normalized.length; i++) {
     const r = await elaborateContent(normalized[i]!, { ignore_imports: req.ignore_imports }, ctx, {
       axiomsOf: namedDecls,
-      probes: (f) => namedDecls(f).map((d) => ({ key: d, text: `#check @${d.fullName}` })),
+      // Full names, as verify_proof asks: the `open`s of different inputs must not print one constant two ways (defect 11).
+      probes: (f) => namedDecls(f).map((d) => ({ key: d, text: printedCheck(d.fullName!) })),
     });
     parseMs += r.parseMs;
     errors.push(...r.toolErrors.map((e) => `document ${i}: ${e}`));

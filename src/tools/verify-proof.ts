@@ -26,7 +26,7 @@ import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
-import { checkedType, declVerdict, elaborateContent, squash, type Elaborated } from './elaborate.ts';
+import { checkedType, declVerdict, elaborateContent, printedCheck, squash, type Elaborated } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import type { ToolRequest } from '../contract/tools.ts';
@@ -77,8 +77,7 @@ export function defeqCheck(
  * How both sides print types for the face-value comparison: the same options on both, whatever
  * each side's mathlib_options and opens (full names, so an `open` cannot change the text).
  */
-export const CHECK_PRINTING = ['set_option pp.fullNames true in', 'set_option pp.unicode.fun true in'];
-export const printedCheck = (name: string) => [...CHECK_PRINTING, `#check @${name}`].join('\n');
+export { CHECK_PRINTING, printedCheck } from './elaborate.ts';
 
 /** Exact names, or globs with `*`. */
 export function permits(patterns: readonly string[] | undefined, name: string): boolean {

@@ -7,7 +7,15 @@
  * lists it as thin); `npm run lean:doctor` checks it against Mathlib.
  */
 import t from 'tap';
-import { scopeLimit, scopeLimits, sentBudget, withBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
+import {
+  BUDGET_COMMENT,
+  isBudgetBlock,
+  scopeLimit,
+  scopeLimits,
+  sentBudget,
+  withBudget,
+  WRAP_LINES,
+} from '../../src/backend/deadline/heartbeats.ts';
 
 /** The linter's judgment of the first `set_option maxHeartbeats n in`: true when it would warn. */
 function mathlibLintFires(text: string): boolean {
@@ -60,4 +68,17 @@ t.test('the limit in force follows section/namespace … end', async (t) => {
   t.equal(at['theorem e : True := trivial'], 0, 'the namespace’s limit again after the inner `end`');
   t.equal(at['theorem f : True := trivial'], 200000, 'the default after `end N`');
   t.equal(at['theorem h : True := trivial'], 50, '`mutual … end` is no scope');
+});
+
+// Issue 27, defect 13: the tools' probe blocks (`section … end`, `namespace N … end N`) get a budget too.
+t.test('a probe block gets its budget inside, on its second line', async (t) => {
+  const probe = 'namespace N\ntheorem axle_disprove_0 : ¬ (1 = 2) := by\n  decide\nend N';
+  t.ok(isBudgetBlock(probe));
+  t.notOk(isBudgetBlock('namespace N'), 'a lone scope command is no block');
+  t.notOk(isBudgetBlock('theorem t : True := trivial'));
+  const sent = withBudget(probe, 700);
+  t.equal(sent.split('\n')[1], `set_option maxHeartbeats 700 ${BUDGET_COMMENT}`);
+  t.equal(sent.split('\n').length - probe.split('\n').length, WRAP_LINES, 'one line added, below the first');
+  t.equal(sentBudget(sent), 700);
+  t.notOk(mathlibLintFires(sent), 'a standalone set_option is not what the maxHeartbeats linter flags');
 });

@@ -152,6 +152,16 @@ t.test(
   },
 );
 
+// Issue 27, defect 13: a probe block (disprove, defeq checks) is stopped by Lean at its budget, not killed.
+t.test('deadline: a probe block gets a Lean-side budget and stops at it', async (t) => {
+  const b = backend(t, {}, { FAKE_REPL_HEARTBEATS_PER_MS: '2' });
+  const err = await run(b, job(['section\ntheorem slow : True := by SPIN 60000\nend']), 1).catch((e: unknown) => e);
+  t.match(err, { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ });
+  const s = b.stats()['lean-test']!;
+  t.equal(s.deadlines.heartbeatStops, 1);
+  t.equal(s.deadlines.killedAfterGrace, 0, 'not killed');
+});
+
 // Issue 27, defect 7: the kernel's stop names no budget; under the service's budget it is the deadline's, not a verdict.
 t.test('deadline: a kernel deterministic timeout under the budget is a timeout, never remembered', async (t) => {
   t.ok(isKernelTimeout('(kernel) deterministic timeout'), 'the recorded text (kernel_maxheartbeats.lean)');

@@ -61,3 +61,17 @@ t.test('selection applies', async (t) => {
   t.same(Object.keys(res.results), ['N.right']);
   t.same(res.disproved_theorems, []);
 });
+
+// Issue 27, defect 13: section variables are binders of the theorem's statement; the probe negates the
+// elaborated type so that they stay inside the negation, and the variable commands are not replayed.
+t.test('under section variables the probe negates the elaborated statement', async (t) => {
+  const r = lean();
+  const src = 'section\nvariable (n : Nat)\ntheorem pos : 0 < n := sorry\nend\n';
+  await disprove.run(
+    parseToolRequest('disprove', { content: src, environment: 'x', terminal_tactics: ['omega'] }),
+    toolCtx(r),
+  );
+  const probe = r.jobs[0]!.commands.find((c) => c.text.includes('axle_disprove_0 :'))!.text;
+  t.match(probe, /^section\ntheorem axle_disprove_0 : ¬ \(type_of% @_root_\.pos\) := by\n  omega\n/);
+  t.notMatch(probe, /variable/, 'no variable in scope of the probe: nothing is bound outside the negation');
+});

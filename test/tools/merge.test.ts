@@ -5,10 +5,12 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { merge, SEPARATOR } from '../../src/tools/merge.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
-const runner = (types: Record<string, string>[] = []) =>
+// `at`: Lean prints `@name : …` for constants with implicit arguments (recorded: batteries `#check @vec_of_some`).
+const runner = (types: Record<string, string>[] = [], at = false) =>
   scriptedRunner((c, n) => {
-    const check = /^#check @(.+)$/.exec(c.text);
-    if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}`)] };
+    const check = /^set_option pp\.fullNames true in\n(?:set_option [^\n]* in\n)*#check @(.+)$/.exec(c.text);
+    if (check)
+      return { messages: [msg('info', c.origin, `${at ? '@' : ''}${check[1]} : ${types[n]?.[check[1]!] ?? 'T'}`)] };
     const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
     if (ax) return { messages: [msg('info', c.origin, `'${ax[1]}' does not depend on any axioms`)] };
     if (/\bsorry\b/.test(c.text)) return { messages: [msg('warning', c.origin, 'declaration uses `sorry`')] };
@@ -149,4 +151,15 @@ t.test("a renamed theorem's type is the one Lean printed under its first name (r
     /'u' in document 1 states something else than the earlier one: renamed to 'u_1'/,
   );
   t.match(r.tool_messages.infos.join('\n'), /theorems 'w', 'u_1' state the same type: merged as 'w'/);
+});
+
+// Issue 27, defect 11: `#check @name` prints `@name : …` for constants with implicit arguments; rule 5 compares the types.
+t.test('rule 5 merges equivalent types printed as `@name : …`', async (t) => {
+  const types: Record<string, string>[] = [{ a: '∀ {n : ℕ}, n = n' }, { b: '∀ {n : ℕ}, n = n' }];
+  const r = await run(
+    ['theorem a {n : ℕ} : n = n := rfl\n', 'theorem b {n : ℕ} : n = n := rfl\n'],
+    runner(types, true),
+    { use_def_eq: true },
+  );
+  t.equal((r.content.match(/theorem /g) ?? []).length, 1, r.content);
 });

@@ -174,7 +174,28 @@ export const WRAP_LINES = 1;
  */
 export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat budget';
 
+/**
+ * A probe the tools build as one input `section … end` / `namespace N … end N` (disprove's attempts,
+ * verify_proof's definitional-equality checks): `set_option … in` cannot wrap several commands, but a
+ * standalone `set_option maxHeartbeats N` right after the opening line holds for the block's own commands
+ * and ends with its `end` (see `scopeLimits`), so the probes get a Lean-side budget too (issue 27, defect 13).
+ * Only such self-contained blocks: a content unit is a single command, never a scope with its `end`.
+ */
+export function isBudgetBlock(text: string): boolean {
+  const nl = text.indexOf('\n');
+  if (nl < 0 || !OPENS_SCOPE.test(text)) return false;
+  const last = text.slice(text.trimEnd().lastIndexOf('\n') + 1).trim();
+  return ENDS_SCOPE.test(last);
+}
+
+/** Whether the backend can send `text` with a heartbeat budget (wrapped, or set inside its block). */
+export const budgetable = (text: string): boolean => wrappable(text) || isBudgetBlock(text);
+
 export function withBudget(text: string, budget: number): string {
+  if (!wrappable(text) && isBudgetBlock(text)) {
+    const nl = text.indexOf('\n');
+    return `${text.slice(0, nl)}\nset_option maxHeartbeats ${budget} ${BUDGET_COMMENT}${text.slice(nl)}`;
+  }
   return `set_option maxHeartbeats ${budget} in ${BUDGET_COMMENT}\n${text}`;
 }
 
@@ -205,6 +226,8 @@ export function stoppedByBudget(messageText: string, budget: number): boolean {
 
 /** The budget a wrapped text was sent with. */
 export function sentBudget(sentText: string): number | undefined {
-  const m = /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText);
+  const m =
+    /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText) ??
+    new RegExp(`^[^\\n]*\\nset_option maxHeartbeats (\\d+) ${BUDGET_COMMENT}\\n`).exec(sentText);
   return m ? Number(m[1]) : undefined;
 }
