@@ -240,13 +240,14 @@ export class ClusterFront implements Executor {
       await this.claims.release(job.key, claim);
       throw serviceError('overloaded', 'cluster_queue', { reason: (err as Error).message }, { retryAfter: 2 });
     }
-    // Queued: waiters elsewhere now know the claimer got this far (a job in the stream is answered even if we die).
-    const held = await this.claims.queued(job.key, job, claim);
     this.#queued.set(seq, { job: job.id, key: job.key });
     this.#submitted[warm ? 'warm' : 'fallback']++;
     this.opts.observer?.submitted(warm ? 'warm' : 'fallback');
     // The subject rides along: an idle worker pulling it can fetch at once without looking at every queue.
     nc.publish(names.kick, subject);
+    // Queued: waiters elsewhere now know the claimer got this far (a job in the stream is answered
+    // even if we die). Not awaited before the wait: the job is already on its way.
+    const held = this.claims.queued(job.key, job, claim);
     try {
       // Ours: its own error, or anyone's success for this key (the same result).
       return await outcomes.next((o) => o.job === job.id || o.status === 'ok', signal);
@@ -257,7 +258,7 @@ export class ClusterFront implements Executor {
     } finally {
       this.#queued.delete(seq);
       // Not awaited: the answer need not wait for the key to be freed (the worker frees it too).
-      void this.claims.release(job.key, held);
+      void held.then((rev) => this.claims.release(job.key, rev));
     }
   }
 

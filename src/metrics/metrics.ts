@@ -5,10 +5,13 @@
  * from their stats at scrape time, so the hot path pays for nothing it does not need.
  * One registry per app (tests build many apps in one process).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LimiterStats } from '../admission/limiter.ts';
 import type { CacheStats } from '../cache/result-cache.ts';
 import { RequestSeries } from './request-series.ts';
+import { ClusterMetrics, type ClusterGauges } from './cluster-metrics.ts';
+
+export type { ClusterGauges };
 
 /** Pool figures per environment as /v1/status shows them; retirements by reason per header pool. */
 export interface PoolFigures {
@@ -32,16 +35,6 @@ export interface MetricSources {
   cluster?: () => ClusterGauges | undefined;
 }
 
-/** What a cluster node reports at scrape time (src/cluster/node.ts gauges). */
-export interface ClusterGauges {
-  connected: boolean;
-  /** Live workers per environment that can run Lean for it. */
-  liveWorkers: Record<string, number>;
-  liveWorkerCount: number;
-  freeSlots: number;
-  claimsHeld: number;
-}
-
 const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900,
 ];
@@ -51,12 +44,7 @@ export class Metrics {
   /** Recorded per request without prom-client (the hit path is hot), formatted at scrape. */
   readonly #perRequest = new RequestSeries(LATENCY_BUCKETS);
   readonly #sharedCache: Counter<'result'>;
-  readonly #jobs: Counter<'route'>;
-  readonly #redeliveries: Counter;
-  readonly #roundTrip: Histogram<'tool' | 'environment'>;
-  readonly #workerJobs: Histogram<'tool' | 'environment' | 'status'>;
-  readonly #natsEvents: Counter<'event'>;
-  readonly #dropped: Counter<'kind'>;
+  readonly #cluster: ClusterMetrics;
 
   constructor(src: MetricSources) {
     const registers = [this.registry];
@@ -150,134 +138,31 @@ export class Metrics {
       labelNames: ['result'],
       registers,
     });
-    this.#jobs = new Counter({
-      name: 'lean_tool_cluster_jobs_total',
-      help: 'Jobs a front sent to the cluster: to a warm header subject, to the fallback, or joined (same request already in flight)',
-      labelNames: ['route'],
-      registers,
-    });
-    this.#redeliveries = new Counter({
-      name: 'lean_tool_cluster_redeliveries_total',
-      help: 'Jobs this worker received again after another delivery was not acknowledged (worker died or stalled)',
-      registers,
-    });
-    this.#roundTrip = new Histogram({
-      name: 'lean_tool_cluster_job_seconds',
-      help: 'Front: from queueing a job to its outcome, by tool and environment',
-      labelNames: ['tool', 'environment'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#workerJobs = new Histogram({
-      name: 'lean_tool_worker_job_seconds',
-      help: 'Worker: time running a job, by tool, environment and outcome',
-      labelNames: ['tool', 'environment', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.#natsEvents = new Counter({
-      name: 'lean_tool_nats_connection_events_total',
-      help: 'NATS connection state changes (disconnect, reconnecting, reconnect, staleConnection, ldm, error, close)',
-      labelNames: ['event'],
-      registers,
-    });
-    this.#dropped = new Counter({
-      name: 'lean_tool_cluster_dropped_messages_total',
-      help: 'NATS messages dropped at the boundary (not JSON, or not matching their schema), by kind',
-      labelNames: ['kind'],
-      registers,
-    });
-    if (src.cluster) clusterGauges(src.cluster, registers);
-    if (src.queues) {
-      const queues = src.queues;
-      new Gauge({
-        name: 'lean_tool_cluster_queue_depth',
-        help: 'Cluster jobs per work subject: pending (not yet delivered) and in_progress (delivered, not acknowledged)',
-        labelNames: ['subject', 'state'],
-        registers,
-        collect() {
-          this.reset();
-          for (const q of queues()) {
-            this.set({ subject: q.subject, state: 'pending' }, q.pending);
-            this.set({ subject: q.subject, state: 'in_progress' }, q.inProgress);
-          }
-        },
-      });
-    }
+    this.#cluster = new ClusterMetrics(registers, LATENCY_BUCKETS, src);
   }
 
   request(tool: string, status: number, cache: string | undefined, seconds: number): void {
     this.#perRequest.record(tool, status, cache, seconds);
   }
 
-  // The cluster's observers (src/cluster front and worker).
+  // The cluster's observers (src/cluster front, worker and connection).
   readonly front = {
     sharedCache: (result: 'hit' | 'miss') => this.#sharedCache.inc({ result }),
-    submitted: (route: 'warm' | 'fallback') => this.#jobs.inc({ route }),
-    joined: () => this.#jobs.inc({ route: 'joined' }),
+    submitted: (route: 'warm' | 'fallback') => this.#cluster.jobs.inc({ route }),
+    joined: () => this.#cluster.jobs.inc({ route: 'joined' }),
     roundTrip: (tool: string, environment: string, seconds: number) =>
-      this.#roundTrip.observe({ tool, environment }, seconds),
+      this.#cluster.roundTrip.observe({ tool, environment }, seconds),
   };
 
-  readonly worker = {
-    redelivered: () => this.#redeliveries.inc(),
-    ran: (tool: string, environment: string, status: string, seconds: number) =>
-      this.#workerJobs.observe({ tool, environment, status }, seconds),
-  };
+  get worker() {
+    return this.#cluster.worker;
+  }
 
-  readonly connection = {
-    event: (event: string) => this.#natsEvents.inc({ event }),
-    dropped: (kind: string) => this.#dropped.inc({ kind }),
-  };
+  get connection() {
+    return this.#cluster.connection;
+  }
 
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
-}
-
-/** Gauges read from the cluster node at scrape time. */
-function clusterGauges(read: () => ClusterGauges | undefined, registers: Registry[]): void {
-  new Gauge({
-    name: 'lean_tool_nats_connected',
-    help: '1 while this node is connected to NATS, else 0',
-    registers,
-    collect() {
-      const g = read();
-      if (g) this.set(g.connected ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'lean_tool_cluster_live_workers',
-    help: 'Live workers (fresh heartbeat) that can run Lean, per environment',
-    labelNames: ['environment'],
-    registers,
-    collect() {
-      this.reset();
-      for (const [environment, n] of Object.entries(read()?.liveWorkers ?? {})) this.set({ environment }, n);
-    },
-  });
-  new Gauge({
-    name: 'lean_tool_cluster_workers',
-    help: 'Live workers (fresh heartbeat), all environments',
-    registers,
-    collect() {
-      this.set(read()?.liveWorkerCount ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'lean_tool_cluster_free_slots',
-    help: 'Job slots free on live workers, from their heartbeats',
-    registers,
-    collect() {
-      this.set(read()?.freeSlots ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'lean_tool_cluster_claims_held',
-    help: 'In-flight claims this front holds (requests it computes for the cluster)',
-    registers,
-    collect() {
-      this.set(read()?.claimsHeld ?? 0);
-    },
-  });
 }
