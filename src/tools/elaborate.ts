@@ -185,24 +185,7 @@ export async function elaborateContent<K = unknown>(
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 
-  const out: Elaborated<K> = {
-    content: prepared.content,
-    file,
-    messages: [],
-    tactics: [],
-    commands: [],
-    axioms: new Map(),
-    axiomsUnanswered: new Map(),
-    probes: new Map(),
-    preamble: [],
-    toolErrors: [],
-    toolWarnings: [...prepared.warnings],
-    failure: undefined,
-    parseMs,
-    elaborateMs: 0,
-    reused: 0,
-    sent: 0,
-  };
+  const out = emptyElaborated<K>(prepared, file, parseMs);
   const t1 = performance.now();
   let result: ElabResult;
   try {
@@ -226,6 +209,41 @@ export async function elaborateContent<K = unknown>(
   out.reused = result.reused;
   out.sent = result.sent;
   pushAll(out.messages, result.headerMessages);
+  readOutcomes(result, roles, commands, opts, ctx, out);
+  return out;
+}
+
+/** What an elaboration holds before Lean has answered anything. */
+function emptyElaborated<K>(prepared: Prepared, file: SourceFile, parseMs: number): Elaborated<K> {
+  return {
+    content: prepared.content,
+    file,
+    messages: [],
+    tactics: [],
+    commands: [],
+    axioms: new Map(),
+    axiomsUnanswered: new Map(),
+    probes: new Map(),
+    preamble: [],
+    toolErrors: [],
+    toolWarnings: [...prepared.warnings],
+    failure: undefined,
+    parseMs,
+    elaborateMs: 0,
+    reused: 0,
+    sent: 0,
+  };
+}
+
+/** Each command's outcome read by its role; the content's own messages refiled where Lean sent them late. */
+function readOutcomes<K>(
+  result: ElabResult,
+  roles: Role[],
+  commands: readonly ElabCommand[],
+  opts: ElabOptions,
+  ctx: ToolContext,
+  out: Elaborated<K>,
+): void {
   const sentUnits: SentUnit[] = [];
   for (const [i, r] of result.commands.entries()) {
     const role = roles[i]!;
@@ -239,7 +257,6 @@ export async function elaborateContent<K = unknown>(
     sentUnits.push(unit);
     readOutcome({ ...r, messages }, role, opts, out);
   }
-  return out;
 }
 
 /** Progress counts the content's commands only, not options, probes or axiom questions. */

@@ -60,6 +60,40 @@ function trailing(p: Pos, line: number, lines: readonly string[], nonBlank: read
   return blank(rest) && nonBlank[line]! === nonBlank[p.line]!;
 }
 
+/** Outer before inner at the same start: the longer range first. */
+const outerFirst = (a: TacticStep, b: TacticStep) =>
+  a.pos.line - b.pos.line ||
+  a.pos.column - b.pos.column ||
+  b.endPos.line - a.endPos.line ||
+  b.endPos.column - a.endPos.column;
+
+/** nonBlank[l]: lines 1..l holding something besides whitespace and comments. */
+function nonBlankCounts(lines: readonly string[]): number[] {
+  const nonBlank = [0];
+  for (const l of lines) nonBlank.push(nonBlank.at(-1)! + (blank(l) ? 0 : 1));
+  return nonBlank;
+}
+
+/**
+ * Pops the steps finished by `end`, each recorded on the step that holds it; returns the one
+ * finished at the outer level, if any. An outer step ending where its last nested one ends
+ * passes that one on (the innermost wins, as in Lean).
+ */
+function closeFinished(stack: Open[], end: Pos): TacticStep | undefined {
+  let outer: TacticStep | undefined;
+  while (stack.length > 0 && before(stack.at(-1)!.step.endPos, end)) {
+    const o = stack.pop()!;
+    const inner = o.lastDone;
+    const done =
+      inner && inner.endPos.line === o.step.endPos.line && inner.endPos.column === o.step.endPos.column
+        ? inner
+        : o.step;
+    if (stack.length > 0) stack.at(-1)!.lastDone = done;
+    else outer = done;
+  }
+  return outer;
+}
+
 export function proofStatesByLine(
   steps: readonly TacticStep[],
   content: string,
@@ -67,18 +101,9 @@ export function proofStatesByLine(
   /** Characters of JSON the list may take (the request's response bound, less the rest of the response). */
   budget?: number,
 ): { states: LineState[]; truncatedAt: number | undefined } {
-  // Outer before inner at the same start: the longer range first.
-  const sorted = [...steps].sort(
-    (a, b) =>
-      a.pos.line - b.pos.line ||
-      a.pos.column - b.pos.column ||
-      b.endPos.line - a.endPos.line ||
-      b.endPos.column - a.endPos.column,
-  );
+  const sorted = [...steps].sort(outerFirst);
   const lines = content.split('\n');
-  // nonBlank[l]: lines 1..l holding something besides whitespace and comments.
-  const nonBlank = [0];
-  for (const l of lines) nonBlank.push(nonBlank.at(-1)! + (blank(l) ? 0 : 1));
+  const nonBlank = nonBlankCounts(lines);
   const states: LineState[] = [];
   const stack: Open[] = [];
   let lastDone: TacticStep | undefined;
@@ -92,26 +117,13 @@ export function proofStatesByLine(
       stack.push({ step: sorted[next]!, lastDone: undefined });
       next++;
     }
-    // Finished by the end of this line: recorded on the step that holds it. An outer step ending
-    // where its last nested one ends passes that one on (the innermost wins, as in Lean).
-    while (stack.length > 0 && before(stack.at(-1)!.step.endPos, end)) {
-      const o = stack.pop()!;
-      const inner = o.lastDone;
-      const done =
-        inner && inner.endPos.line === o.step.endPos.line && inner.endPos.column === o.step.endPos.column
-          ? inner
-          : o.step;
-      if (stack.length > 0) stack.at(-1)!.lastDone = done;
-      else lastDone = done;
-    }
+    lastDone = closeFinished(stack, end) ?? lastDone;
     const inside = stack.at(-1);
     const recent = inside ? inside.lastDone : lastDone;
     const state =
       recent && (trailing(recent.endPos, line, lines, nonBlank) || !inside)
         ? show(recent.goalsAfter)
-        : inside
-          ? show(inside.step.goalsBefore)
-          : show(sorted[next]!.goalsBefore);
+        : show((inside ? inside.step : sorted[next]!).goalsBefore);
     if (size + state.length > cap || (budget !== undefined && used + state.length + ENTRY_CHARS > budget))
       return { states, truncatedAt: line };
     size += state.length;
