@@ -3,7 +3,8 @@
  * source model, the structural tools and the per-declaration statement work of the Lean tools
  * (piType, inDeclScope, scopeCommands) in-process: time per byte must stay flat (linear).
  * The table gives µs per KB at each size and the 64×/4× ratio ("flatness"; 1.0 = linear,
- * 16 = quadratic).
+ * 16 = quadratic), both sizes warm. Then issue 23's findings through the daemon (adversarial-http.ts):
+ * request time at 1× and 64×, and the status endpoint's p99 meanwhile.
  */
 import { parseSource, SourceLimitError } from '../../src/syntax/source.ts';
 import { renameInSource } from '../../src/syntax/renaming.ts';
@@ -11,6 +12,7 @@ import { normalizeSource } from '../../src/tools/normalize-source.ts';
 import { round, type ScenarioResult } from '../lib.ts';
 import { selectDeclarations } from '../../src/tools/selection.ts';
 import { inDeclScope, piType, scopeCommands } from '../../src/syntax/statements.ts';
+import { adversarialHttpRows } from './adversarial-http.ts';
 
 /** Each family: a text generator for n repetitions and the base n (the 1× size). */
 export const FAMILIES: Record<string, { base: number; gen: (n: number) => string }> = {
@@ -28,6 +30,19 @@ export const FAMILIES: Record<string, { base: number; gen: (n: number) => string
   'long line simp; …': { base: 2000, gen: (n) => `theorem t : True := by ${'simp; '.repeat(n)}\n` },
   'decreasing_by ×n': { base: 1000, gen: (n) => `theorem t : True := trivial\n${'decreasing_by simp\n'.repeat(n)}` },
   'have ×n': { base: 500, gen: (n) => `theorem t : True := by\n${'  have h : True := trivial\n'.repeat(n)}` },
+  // Issue 23, item 4: a run of modifiers with no command after it (the prefix skip restarted per modifier).
+  'private\\n ×n (no command)': { base: 1000, gen: (n) => 'private\n'.repeat(n) },
+  '@[simp] ×n before a theorem': { base: 1000, gen: (n) => `${'@[simp] '.repeat(n)}theorem t : True := trivial\n` },
+  '/-- d -/ ×n (no command)': { base: 1000, gen: (n) => '/-- d -/\n'.repeat(n) },
+  // Issue 23, item 9: many declarations sharing their last name component, each referenced.
+  'N_i.foo ×n referenced': {
+    base: 100,
+    gen: (n) =>
+      Array.from(
+        { length: n },
+        (_, i) => `namespace N${i}\ndef foo : Nat := ${i}\ntheorem t : foo = ${i} := rfl\nend N${i}\n`,
+      ).join(''),
+  },
   'declarations ×n': {
     base: 500,
     gen: (n) => Array.from({ length: n }, (_, i) => `theorem t${i} : True := t${i > 0 ? i - 1 : 0}`).join('\n'),
@@ -95,6 +110,10 @@ export async function adversarialScenario(): Promise<ScenarioResult> {
       `${round(flat, 2)} (64× = ${round(kb64, 0)} KB${refusal})`,
     ]);
   }
+  // Issue 23: the findings through the daemon, with the status endpoint's p99 meanwhile.
+  const http = await adversarialHttpRows();
+  figures.http = http.figures;
+  for (const row of http.rows) table.push(row);
   return {
     name: 'adversarial',
     summary: `parse + rename + select + statements + normalize per family: µs/KB at 1×/4×/16×/64×; worst 64×/4× ratio ${round(worst, 2)} (${worstName})`,

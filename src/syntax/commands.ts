@@ -336,8 +336,8 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
   return !cur.lowTactics && !cur.openNotation && endsExpression(sig, k - 1);
 }
 
-function classify(sig: SigTokens, k: number): { kind: CommandKind; keyword: string } {
-  const j = skipDeclPrefix(sig, k);
+/** `j`: where the keyword after k's prefixes is (prefixEnd when a Scan is at hand: a long run is measured once). */
+function classify(sig: SigTokens, k: number, j = skipDeclPrefix(sig, k)): { kind: CommandKind; keyword: string } {
   if (sig.kind[k] === 'mod-doc') return { kind: 'module-doc', keyword: '/-!' };
   const hw = hashWord(sig, j);
   if (hw) return { kind: 'hash', keyword: hw };
@@ -381,7 +381,7 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
   let curStart = -1;
   const close = (endK: number) => {
     if (curStart < 0 || endK <= curStart) return;
-    const c = classify(sig, curStart);
+    const c = classify(sig, curStart, prefixEnd(s, curStart));
     raw.push({
       kind: c.kind,
       keyword: c.keyword,
@@ -401,7 +401,7 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
       close(k);
       curStart = k;
       base = s.depth[k]!;
-      const c = classify(sig, k);
+      const c = classify(sig, k, prefixEnd(s, k));
       cur = {
         start: k,
         col: sig.col[k]!,
@@ -411,7 +411,7 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
         openNotation: c.kind === 'notation',
       };
       // Continue after the keyword, so `private theorem` or `/-- doc -/ def` stay one command.
-      const kw = skipDeclPrefix(sig, k);
+      const kw = prefixEnd(s, k);
       if (kw > k && kw < sig.length) k = c.keyword.startsWith('class ') ? kw + 1 : kw;
       else if (c.keyword.startsWith('class ')) k++;
       continue;
