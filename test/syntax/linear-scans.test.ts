@@ -1,7 +1,8 @@
 /**
  * Issue 23, items 4 and 9: scans over user input stay linear. Asserted as the ratio of the
- * best of five warm runs between sizes n and 4n (linear: ~4; the quadratic scans this
- * guards against: ~16), never as an absolute time. Sizes are large enough for each run to
+ * best of five warm runs between sizes n and 8n (linear: ~8; the quadratic scans this
+ * guards against: ~64; the threshold between them leaves room for GC noise on a loaded
+ * machine, where a linear parse measured up to 10× at 4n), never as an absolute time. Sizes are large enough for each run to
  * take tens of milliseconds (small runs are dominated by GC and JIT noise).
  */
 import t from 'tap';
@@ -24,17 +25,17 @@ function best(f: () => unknown): number {
   return Math.max(min, 500);
 }
 
-/** Ratio of the run time at 4n to that at n (after warm-up runs). */
+/** Ratio of the run time at 8n to that at n (after warm-up runs). */
 function growth(make: (n: number) => () => unknown, n: number): number {
   const small = make(n);
-  const large = make(4 * n);
+  const large = make(8 * n);
   small();
   large();
   return best(large) / best(small);
 }
 
-/** Linear: ~4; quadratic: ~16. */
-const LINEAR = 10;
+/** Linear: ~8 (measured 11–15 here: GC grows a little faster than the input); quadratic: ~64. */
+const LINEAR = 28;
 
 const families: [string, (n: number) => string][] = [
   // The declaration-prefix skip restarted from every modifier of a run with no command after it.
@@ -50,7 +51,7 @@ for (const [name, gen] of families) {
       const text = gen(n);
       return () => parseSource(text);
     }, 16_000);
-    t.ok(r < LINEAR, `4× the input costs ${r.toFixed(1)}× the time`);
+    t.ok(r < LINEAR, `8× the input costs ${r.toFixed(1)}× the time`);
   });
 }
 
@@ -63,7 +64,7 @@ t.test('rename: many declarations sharing their last name component', async (t) 
     const map = Object.fromEntries(Array.from({ length: n }, (_, i) => [`N${i}.foo`, `N${i}.bar`]));
     return () => renameInSource(content, map);
   }, 1_500);
-  t.ok(r < LINEAR, `4× the declarations cost ${r.toFixed(1)}× the time`);
+  t.ok(r < LINEAR, `8× the declarations cost ${r.toFixed(1)}× the time`);
 });
 
 t.test('name resolution by candidates agrees with the scan it replaces for crowded last components', async (t) => {
