@@ -22,6 +22,7 @@ import { elanToolchainDir, readPinnedToolchain } from '../src/envs/probe.ts';
 import { discoverToolchain } from '../src/envs/toolchain.ts';
 import { comparatorStep } from './comparator-setup.ts';
 import { generatedProject, replTagFor, tagsOfLsRemote } from './lake-project.ts';
+import { ELAN_INSTALL, formatPlan } from './setup-plan.ts';
 
 const REPL_GIT = 'https://github.com/leanprover-community/repl';
 const MATHLIB_GIT = 'https://github.com/leanprover-community/mathlib4';
@@ -194,11 +195,26 @@ async function main(): Promise<number> {
     return 2;
   }
   const tc = discoverToolchain(process.env);
+  // The plan, printed whole even where elan is absent (lean/setup-plan.ts).
+  if (dryRun) {
+    console.log(
+      formatPlan(envs, {
+        root: PROJECT_ROOT,
+        buildDir: BUILD,
+        hostEnv: process.env,
+        elan: tc.elan,
+        replGit: REPL_GIT,
+        mathlibGit: MATHLIB_GIT,
+      }),
+    );
+    return 0;
+  }
   if (!tc.elan) {
     console.error(
       [
         'lean:setup needs elan (the Lean toolchain manager) and found none on PATH or in ~/.elan/bin.',
-        'Install it (https://github.com/leanprover/elan), then run `npm run lean:setup` again.',
+        `Install it (https://github.com/leanprover/elan): ${ELAN_INSTALL}`,
+        'then run `npm run lean:setup` again (`--dry-run` prints every step with its download first).',
         'Missing: elan; and for each environment its toolchain, the Lean REPL build, and its Lake project:',
         ...envs.map(
           (e) =>

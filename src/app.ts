@@ -33,8 +33,10 @@ import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
 import { registerMcp } from './server/adapters/mcp.ts';
+import { registerKimina } from './server/adapters/kimina.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { SearchService } from './search/service.ts';
+import { registerEndpoints } from './server/endpoints.ts';
 import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
@@ -160,6 +162,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     cluster = await ClusterNode.start({
       config: config.cluster,
       leanLimits: config.lean,
+      bodyLimitBytes: config.server.bodyLimitBytes,
       registry,
       tools,
       lean,
@@ -241,11 +244,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     limits: config.server.stream,
     closing: () => closing,
     extension: search,
+    // Leave the exit timer (main.ts) time to see the sockets close.
+    drainTimeoutMs: Math.max(0, config.server.drainTimeoutMs - 2_000),
   });
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
   // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
   registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
+  registerKimina(app, {
+    authorize,
+    closing: () => closing,
+    pipeline,
+    environment: () => config.server.kimina.environment ?? config.environments[0]?.name,
+    maxSnippets: config.server.kimina.maxSnippets,
+  });
   registerSharedLinkRoutes(app, links, authorize);
+  registerEndpoints(app, authorizeListing);
   registerRoutes(app, {
     links,
     authorize,

@@ -72,6 +72,14 @@ export const configSchema = z.strictObject({
           progressIntervalMs: z.number().int().nonnegative().default(500),
         })
         .prefault({}),
+      /** Kimina Lean Server's routes (src/server/adapters/kimina.ts; docs/kimina.md). */
+      kimina: z
+        .strictObject({
+          /** The environment snippets run on; null: the first configured one. */
+          environment: z.string().min(1).nullable().default(null),
+          maxSnippets: z.number().int().positive().default(1000),
+        })
+        .prefault({}),
     })
     .prefault({}),
   admission: z
@@ -137,6 +145,14 @@ export const configSchema = z.strictObject({
       indices: z.number().int().positive().default(100_000),
       renameEntries: z.number().int().positive().default(100_000),
       documents: z.number().int().positive().default(1_000),
+      /** A response may be this many times its request's size (413 response_too_large past it; issue 23)… */
+      responseFactor: z.number().positive().default(8),
+      /** …and always at least this many bytes. */
+      responseMinBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 * 1024),
     })
     .prefault({}),
   /** The worker-thread pool for tools that need no Lean (parsing and rewriting off the event loop). */

@@ -71,6 +71,8 @@ export const ERROR_CODES = {
       empty_body: 'the request body is empty; expected a JSON object',
       content_length: 'the request body length does not match Content-Length',
       body: 'the request body is not valid JSON: {reason}',
+      body_as:
+        'the request body is not valid JSON ({reason}); it was sent {type}, and every body is read as JSON whatever its Content-Type',
       stream_message: 'the message is not valid JSON: {reason}',
       unreadable: 'the request body could not be read as JSON',
     },
@@ -131,7 +133,7 @@ export const ERROR_CODES = {
       'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
     messages: {
       bound:
-        'the response {what} exceeds the limit of {limit} bytes for this request ({factor} × the {input}-byte request, at least limits.responseMinBytes); send a smaller request or raise limits.responseFactor',
+        'the response {what}, over the limit of {limit} for this request (limits.responseFactor × the request size, at least limits.responseMinBytes); send a smaller request or raise the limit',
       event:
         'the stream event for this request exceeds the limit of {limit} bytes for one message (server.stream.sendHardLimitBytes)',
     },

@@ -1,6 +1,7 @@
 /** Process entry: load config, build the app, listen, and drain on SIGTERM/SIGINT. */
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfigFiles, type LoadedConfig } from './config.ts';
+import { listenErrorLine } from './server/listen-error.ts';
 
 let loaded: LoadedConfig;
 try {
@@ -40,6 +41,9 @@ try {
   void app.warmWorkers();
   app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
 } catch (err) {
-  app.log.fatal({ err }, 'cannot listen');
+  // A busy port (or a host without that address): one line naming the setting, no stack.
+  const line = listenErrorLine(err, config.server.host, config.server.port);
+  if (line) process.stderr.write(`${line}\n`);
+  else app.log.fatal({ err }, 'cannot listen');
   process.exit(1);
 }

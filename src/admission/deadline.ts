@@ -21,7 +21,8 @@ export function withDeadline<T>(
   if (parent?.aborted) return Promise.reject(parent.reason instanceof Error ? parent.reason : new Error('aborted'));
   const ctrl = new AbortController();
   const ms = Math.max(0, Math.round(seconds * 1000));
-  markDeadline(ctrl.signal, Date.now() + ms);
+  const deadlineAt = Date.now() + ms;
+  markDeadline(ctrl.signal, deadlineAt);
   const onParentAbort = () => ctrl.abort(parent!.reason);
   parent?.addEventListener('abort', onParentAbort, { once: true });
   // One promise settled by whichever comes first (cheaper than racing a second one per request).
@@ -48,7 +49,10 @@ export function withDeadline<T>(
     started.then(
       (v) => {
         settle();
-        resolve(v);
+        // Work that held the thread past the deadline (the timer could not fire meanwhile)
+        // finishes before the timer's turn: it is late all the same, never a 200 (issue 23).
+        if (Date.now() > deadlineAt) reject(serviceError('timeout', 'deadline', { seconds }));
+        else resolve(v);
       },
       (e: unknown) => {
         settle();

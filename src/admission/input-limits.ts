@@ -20,6 +20,10 @@ export interface InputLimits {
   renameEntries: number;
   /** Entries of merge's `documents`. */
   documents: number;
+  /** A response may be this many times the request (tools/response-bound.ts)… */
+  responseFactor: number;
+  /** …and always at least this many bytes. */
+  responseMinBytes: number;
 }
 
 /** Fields with a limit of their own above. */
@@ -39,6 +43,8 @@ export const DEFAULT_INPUT_LIMITS: InputLimits = {
   indices: 100_000,
   renameEntries: 100_000,
   documents: 1_000,
+  responseFactor: 8,
+  responseMinBytes: 1024 * 1024,
 };
 
 /**

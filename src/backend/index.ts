@@ -20,7 +20,8 @@ import {
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
-import { toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
+import { shiftPos, toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
+import type { TacticStep } from './protocol/infotree.ts';
 import type { ReplMessage, ReplSorry } from './protocol/schema.ts';
 import { PoolAgent } from './pool/agent.ts';
 import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
@@ -30,6 +31,7 @@ import { canonicalHeaderOf, chainKeys, rootKey, type CanonicalHeader } from './s
 import { LeanSession, StoppedError } from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
+export type { TacticStep } from './protocol/infotree.ts';
 export { shiftPos } from './protocol/messages.ts';
 export { canonicalHeader } from './session/keys.ts';
 
@@ -62,6 +64,8 @@ export interface BackendLimits {
 
 export interface ElabCommand {
   text: string;
+  /** Ask for the command's tactic steps (the REPL's info tree of original tactic nodes). */
+  infotree?: boolean;
   /** Where the text starts in the content the response returns (messages are moved there). */
   origin: Origin;
 }
@@ -75,6 +79,8 @@ export interface ElabJob {
 export interface ElabCommandResult {
   messages: LeanMessage[];
   sorries: (ReplSorry & { origin: Origin })[];
+  /** Its tactic steps on content positions, when asked for (ElabCommand.infotree). */
+  tactics?: TacticStep[];
   cached: boolean;
   ms: number;
 }
@@ -229,7 +235,11 @@ export class LeanBackend implements LeanRunner {
     const pool = this.pool(env, job.header);
     const root = rootKey(header.text);
     const texts = job.commands.map((c) => c.text);
-    const keys = chainKeys(root, texts);
+    // A command asked with its info tree has an outcome of its own (never remembered; session.ts).
+    const keys = chainKeys(
+      root,
+      job.commands.map((c) => (c.infotree ? `${c.text}\u0000infotree` : c.text)),
+    );
     const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
     if (ws.header !== header.text) {
       // Cannot happen (a pool is per header); refuse rather than import a second header into a process.
@@ -254,7 +264,7 @@ export class LeanBackend implements LeanRunner {
 
     const work = ws.session.run(
       header.text,
-      keys.map((key, i) => ({ key, text: texts[i]! })),
+      keys.map((key, i) => ({ key, text: texts[i]!, infotree: job.commands[i]!.infotree })),
       {
         signal: kill.signal,
         stop: ctx.signal,
@@ -329,6 +339,15 @@ export class LeanBackend implements LeanRunner {
           return {
             messages: o.messages.map((m) => toLeanMessage(m, origin)),
             sorries: o.sorries.map((s) => ({ ...s, origin })),
+            ...(o.tactics
+              ? {
+                  tactics: o.tactics.map((x) => ({
+                    ...x,
+                    pos: shiftPos(x.pos, origin),
+                    endPos: shiftPos(x.endPos, origin),
+                  })),
+                }
+              : {}),
             cached: o.cached,
             ms: o.ms,
           };

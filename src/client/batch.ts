@@ -71,6 +71,65 @@ export function progressLine(s: {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${s.done}/${s.total} done (${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed), ${s.total - s.done} queued, ${rate.toFixed(1)}/s, ETA ${eta}s`;
 }
 
+/** Counts of a batch run and the lines of its results.jsonl. */
+interface BatchState {
+  done: number;
+  ok: number;
+  notOkay: number;
+  failed: number;
+  total: number;
+  elapsedS: number;
+  failures: string[];
+  results: string[];
+}
+
+/** A response that is not okay: `okay: false`, or errors in its messages. */
+const notOkay = (res: Record<string, unknown>) =>
+  res.okay === false ||
+  ((res.lean_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0 ||
+  ((res.tool_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0;
+
+/** One input: call the tool, count and record the outcome, write its content under `outDir`. */
+async function runItem(
+  client: LeanToolClient,
+  tool: ToolName,
+  item: ReturnType<typeof collect>[number],
+  s: BatchState,
+  outDir: string | undefined,
+): Promise<void> {
+  try {
+    const res = (await client.call(tool, item.request as never)) as Record<string, unknown>;
+    const bad = notOkay(res);
+    if (bad) s.notOkay++;
+    else s.ok++;
+    s.results.push(JSON.stringify({ input: item.label, status: bad ? 'not_okay' : 'ok', response: res }));
+    if (outDir && item.rel && typeof res.content === 'string') {
+      const out = path.join(outDir, item.rel);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, res.content);
+    }
+  } catch (e) {
+    s.failed++;
+    const msg = e instanceof ServiceRequestError ? `${e.code}: ${e.message}` : (e as Error).message;
+    s.failures.push(`${item.label}: ${msg}`);
+    s.results.push(JSON.stringify({ input: item.label, status: 'error', error: msg }));
+  }
+  s.done++;
+}
+
+/** results.jsonl (to `outDir`, or stdout), the summary and the first failures; the exit code. */
+function finishBatch(s: BatchState, outDir: string | undefined, io: Io): number {
+  if (io.isTTY) io.stderr('\n');
+  const jsonl = `${s.results.join('\n')}\n`;
+  if (outDir) writeFileSync(path.join(outDir, 'results.jsonl'), jsonl);
+  else io.stdout(jsonl);
+  io.stderr(
+    `summary: ${s.total} inputs, ${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed in ${s.elapsedS.toFixed(1)} s${outDir ? `; results in ${path.join(outDir, 'results.jsonl')}` : ''}\n`,
+  );
+  for (const f of s.failures.slice(0, 10)) io.stderr(`  failed: ${f}\n`);
+  return s.failed > 0 ? 3 : s.notOkay > 0 ? 1 : 0;
+}
+
 export async function runBatch(
   client: LeanToolClient,
   tool: ToolName,
@@ -85,9 +144,16 @@ export async function runBatch(
   }
   const items = collect(inputs, base);
   const started = performance.now();
-  const s = { done: 0, ok: 0, notOkay: 0, failed: 0, total: items.length, elapsedS: 0 };
-  const failures: string[] = [];
-  const results: string[] = [];
+  const s: BatchState = {
+    done: 0,
+    ok: 0,
+    notOkay: 0,
+    failed: 0,
+    total: items.length,
+    elapsedS: 0,
+    failures: [],
+    results: [],
+  };
   let lastPrint = 0;
   const tick = (force = false) => {
     s.elapsedS = (performance.now() - started) / 1000;
@@ -100,37 +166,9 @@ export async function runBatch(
   tick(true);
   await Promise.all(
     items.map(async (item) => {
-      try {
-        const res = (await client.call(tool, item.request as never)) as Record<string, unknown>;
-        const bad =
-          res.okay === false ||
-          ((res.lean_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0 ||
-          ((res.tool_messages as { errors: unknown[] } | undefined)?.errors.length ?? 0) > 0;
-        if (bad) s.notOkay++;
-        else s.ok++;
-        results.push(JSON.stringify({ input: item.label, status: bad ? 'not_okay' : 'ok', response: res }));
-        if (opts.outDir && item.rel && typeof res.content === 'string') {
-          const out = path.join(opts.outDir, item.rel);
-          mkdirSync(path.dirname(out), { recursive: true });
-          writeFileSync(out, res.content);
-        }
-      } catch (e) {
-        s.failed++;
-        const msg = e instanceof ServiceRequestError ? `${e.code}: ${e.message}` : (e as Error).message;
-        failures.push(`${item.label}: ${msg}`);
-        results.push(JSON.stringify({ input: item.label, status: 'error', error: msg }));
-      }
-      s.done++;
+      await runItem(client, tool, item, s, opts.outDir);
       tick(s.done === s.total);
     }),
   );
-  if (io.isTTY) io.stderr('\n');
-  const jsonl = `${results.join('\n')}\n`;
-  if (opts.outDir) writeFileSync(path.join(opts.outDir, 'results.jsonl'), jsonl);
-  else io.stdout(jsonl);
-  io.stderr(
-    `summary: ${s.total} inputs, ${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed in ${s.elapsedS.toFixed(1)} s${opts.outDir ? `; results in ${path.join(opts.outDir, 'results.jsonl')}` : ''}\n`,
-  );
-  for (const f of failures.slice(0, 10)) io.stderr(`  failed: ${f}\n`);
-  return s.failed > 0 ? 3 : s.notOkay > 0 ? 1 : 0;
+  return finishBatch(s, opts.outDir, io);
 }

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { TOOLS, TOOL_NAMES, isToolName, type ToolName } from '../contract/tools.ts';
 import { runBatch } from './batch.ts';
+import { commandHelp } from './command-help.ts';
 import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
 
@@ -329,6 +330,7 @@ const VERDICT_TOOLS = new Set<ToolName>([
   'comparator',
   'extract_decls',
   'extract_theorems',
+  'extract_proof_states',
 ]);
 
 const readInput = (f: string, io: Io) => (f === '-' ? io.stdin() : readFileSync(f, 'utf8'));
@@ -391,7 +393,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   // No command: the help, and 0, as AXLE's CLI does.
   if (p.help || !p.command) {
-    io.stdout(`${usage()}\n`);
+    io.stdout(`${p.tool ? commandHelp(p.tool) : usage()}\n`);
     return EXIT.ok;
   }
   const isOther = (OTHER_COMMANDS as readonly string[]).includes(p.command);

@@ -27,6 +27,18 @@ export interface ClientOptions {
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
+/** Where the daemon is and the key to send: the options, else the spec's client variables (one reading for every client). */
+export function serviceEndpoint(opts: { url?: string; apiKey?: string; env?: NodeJS.ProcessEnv }): {
+  url: string;
+  apiKey: string | undefined;
+} {
+  const env = opts.env ?? process.env;
+  return {
+    url: (opts.url ?? env.SERVICE_API_URL ?? DEFAULT_URL).replace(/\/+$/, ''),
+    apiKey: opts.apiKey ?? env.SERVICE_API_KEY ?? undefined,
+  };
+}
+
 /** A request-level error from the daemon (or the network). */
 export class ServiceRequestError extends Error {
   constructor(
@@ -84,8 +96,7 @@ export class LeanToolClient {
 
   constructor(opts: ClientOptions = {}) {
     const env = opts.env ?? process.env;
-    this.url = (opts.url ?? env.SERVICE_API_URL ?? DEFAULT_URL).replace(/\/+$/, '');
-    this.#apiKey = opts.apiKey ?? env.SERVICE_API_KEY ?? undefined;
+    ({ url: this.url, apiKey: this.#apiKey } = serviceEndpoint(opts));
     this.timeoutSeconds = opts.timeoutSeconds ?? Number(env.SERVICE_TIMEOUT_SECONDS ?? 1800);
     this.maxConcurrency = Math.max(1, opts.maxConcurrency ?? Number(env.SERVICE_MAX_CONCURRENCY ?? 20));
     this.#sem = new Semaphore(this.maxConcurrency);

@@ -15,7 +15,7 @@ import type {
   GoalTacticResult,
   SearchTool,
 } from '../contract/search.ts';
-import { DEFAULT_URL } from './client.ts';
+import { serviceEndpoint } from './client.ts';
 
 export interface ProofSearchOptions {
   /** The environment searches start in (a `start` may name another). */
@@ -66,9 +66,8 @@ export class ProofSearch implements AsyncDisposable {
   }
 
   static async connect(opts: ProofSearchOptions): Promise<ProofSearch> {
-    const env = opts.env ?? process.env;
-    const base = (opts.url ?? env.SERVICE_API_URL ?? DEFAULT_URL).replace(/\/+$/, '').replace(/^http/, 'ws');
-    const key = opts.apiKey ?? env.SERVICE_API_KEY;
+    const { url, apiKey: key } = serviceEndpoint(opts);
+    const base = url.replace(/^http/, 'ws');
     const ws = new WebSocket(`${base}/v1/stream`, key ? { headers: { authorization: `Bearer ${key}` } } : {});
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

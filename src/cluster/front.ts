@@ -79,8 +79,9 @@ export class ClusterFront implements Executor {
   }
 
   async lookup(p: Prepared<ToolName>): Promise<object | undefined> {
-    // NATS down: no lookup (it could only time out); run() answers at once why.
-    if (!this.opts.health.connected()) return undefined;
+    // NATS or JetStream down: no lookup (it could only time out); run() answers at once why.
+    const js = this.opts.health.jetstream();
+    if (!this.opts.health.connected() || (!js.ok && js.error)) return undefined;
     const v = await this.#shared(p.key);
     this.opts.observer?.sharedCache(v ? 'hit' : 'miss');
     return v;
@@ -101,8 +102,17 @@ export class ClusterFront implements Executor {
 
   /** Refuses at once what the cluster cannot run now (issue 24): no hanging until the deadline. */
   #admit(p: Prepared<ToolName>, needsLean: boolean): void {
+    const js = this.opts.health.jetstream();
     if (!this.opts.health.connected())
       throw serviceError('overloaded', 'cluster_unreachable', { reason: 'disconnected' }, { retryAfter: 2 });
+    // Refused only on a JetStream call that failed (and none succeeded since), not on mere quiet.
+    if (!js.ok && js.error)
+      throw serviceError(
+        'overloaded',
+        'cluster_unreachable',
+        { reason: `JetStream has not answered for ${js.last_ok_ms} ms: ${js.error}` },
+        { retryAfter: 2 },
+      );
     const can = this.members.capability(p.env.name, needsLean);
     if (can === 'no-workers') throw serviceError('overloaded', 'cluster_no_workers', {}, { retryAfter: 2 });
     if (can === 'not-here')

@@ -29,6 +29,8 @@ export interface ClusterNodeDeps {
   workerObserver?: WorkerDeps['observer'];
   connectionObserver?: ConnectionObserver & { dropped(kind: string): void };
   pools?: WorkerDeps['pools'];
+  /** The daemon's body limit (server.bodyLimitBytes): a NATS max_payload below it is warned about at start. */
+  bodyLimitBytes?: number;
 }
 
 export interface QueueDepth {
@@ -79,13 +81,28 @@ export class ClusterNode {
   static async start(deps: ClusterNodeDeps): Promise<ClusterNode> {
     const nodeId = deps.config.nodeId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '_')}-${process.pid}`;
     const log = deps.log.child({ node: nodeId, role: deps.config.role });
-    // Every message dropped at the boundary: logged (rate is bounded by what NATS delivers) and counted.
+    // Every message dropped at the boundary is counted; logged at most once a second per kind
+    // (with how many were dropped since), so a stray publisher cannot flood the log.
+    const lastLogged = new Map<string, { at: number; since: number }>();
     const drop = (kind: string, reason: string) => {
-      log.warn({ kind, reason }, 'dropped a NATS message that does not match its schema');
       deps.connectionObserver?.dropped(kind);
+      const l = lastLogged.get(kind) ?? { at: 0, since: 0 };
+      l.since++;
+      if (Date.now() - l.at >= 1000) {
+        log.warn({ kind, reason, dropped: l.since }, 'dropped a NATS message that does not match its schema');
+        l.at = Date.now();
+        l.since = 0;
+      }
+      lastLogged.set(kind, l);
     };
     const c = await openCluster(deps.config, nodeId, drop);
     const node = new ClusterNode(nodeId, c, new Membership(c), deps, log);
+    const maxPayload = c.nc.info?.max_payload;
+    if (node.front && deps.bodyLimitBytes && maxPayload !== undefined && maxPayload < deps.bodyLimitBytes)
+      log.warn(
+        { maxPayload, bodyLimitBytes: deps.bodyLimitBytes },
+        `NATS max_payload (${maxPayload} bytes) is below server.bodyLimitBytes (${deps.bodyLimitBytes}): larger requests get 413 from this front; raise max_payload (deploy/nats/nats.conf) to align them`,
+      );
     node.worker?.start();
     if (node.front) {
       // Queue depth for status and metrics, refreshed in the background (status stays synchronous).
@@ -166,8 +183,11 @@ export class ClusterNode {
       node: this.nodeId,
       role: this.c.config.role,
       connected: this.health.connected(),
+      max_payload: this.c.nc.info?.max_payload,
       jetstream: this.health.jetstream(),
       connection_events: this.health.events(),
+      // The same verdict as /health/ready: `connected` alone said nothing of workers (issue 24).
+      readiness: (({ ready, reasons }) => ({ ready, reasons }))(this.readiness()),
       ...(this.front ? { submitted: this.front.stats() } : {}),
       ...(this.worker ? { worker: this.worker.stats() } : {}),
       workers: this.members.live().map((m) => ({

@@ -8,23 +8,18 @@
  */
 import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/transport-node';
-import { withDeadline } from '../admission/deadline.ts';
 import type { LeanRunner } from '../backend/index.ts';
-import { isToolName } from '../contract/tools.ts';
-import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
-import { environmentCannotStart } from '../backend/errors.ts';
 import { serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { toServiceError } from '../server/error-handler.ts';
-import { isCacheable } from '../server/pipeline.ts';
-import type { ToolImpl, ToolTable } from '../tools/types.ts';
+import type { ToolTable } from '../tools/types.ts';
 import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import { executeJob } from './execute.ts';
 import type { ConnectionHealth } from './health.ts';
 import type { Membership } from './membership.ts';
 import { cachedResult, decodeAs, encode, jobSchema, type Heartbeat, type Job, type Outcome } from './messages.ts';
-import { keyId, requestHeader, token, workKey, type WorkKey } from './names.ts';
+import { keyId, token, workKey, type WorkKey } from './names.ts';
 import { PullPlanner } from './pull-plan.ts';
 
 export interface WorkerDeps {
@@ -361,60 +356,13 @@ export class ClusterWorker {
     }
   }
 
-  async #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
-    try {
-      if (!isToolName(job.tool)) throw serviceError('invalid_request', 'cluster_unknown_tool', { tool: job.tool });
-      const request = parseToolRequest(job.tool, job.request);
-      const env = this.deps.registry.get(job.environment);
-      if (!env)
-        throw serviceError('unknown_environment', 'cluster_worker', { env: job.environment, node: this.nodeId });
-      const impl = this.deps.tools[job.tool] as ToolImpl<typeof job.tool> | undefined;
-      if (!impl) throw serviceError('not_implemented', 'cluster_worker', { tool: job.tool, node: this.nodeId });
-      const needsLean = impl.needsLean(request);
-      if (needsLean) {
-        const a = this.deps.registry.availability(env.name);
-        if (!a.available)
-          throw serviceError('environment_unavailable', 'cluster_worker', {
-            env: env.name,
-            node: this.nodeId,
-            reason: a.reason,
-          });
-        await this.#warmUp(
-          workKey(env.name, requestHeader(request as { content?: unknown; ignore_imports?: unknown }, env.imports)),
-        );
-      }
-      const progress = job.progress
-        ? (e: { stage: string; done?: number; total?: number }) =>
-            this.c.nc.publish(this.c.names.progress(job.id), encode(e))
-        : () => {};
-      const log = this.deps.log.child({ job: job.id, tool: job.tool });
-      let leanFailed = false;
-      const result = await withDeadline(seconds, cancel, (signal) =>
-        impl.run(request, {
-          env,
-          signal,
-          log,
-          lean: this.deps.lean,
-          progress,
-          leanFailed: () => {
-            leanFailed = true;
-          },
-        }),
-      );
-      return {
-        job: job.id,
-        status: 'ok',
-        result,
-        cacheable: isCacheable(impl, result, leanFailed),
-        worker: this.nodeId,
-      };
-    } catch (err) {
-      // Lean cannot start here for this environment: our heartbeat says so from now on (fronts route elsewhere).
-      if (environmentCannotStart(err)) this.deps.registry.reportUnavailable(job.environment, err.message);
-      const se = toServiceError(err);
-      if (se.code === 'internal') this.deps.log.error({ err, job: job.id }, 'cluster job failed');
-      return { job: job.id, status: 'error', worker: this.nodeId, error: se.toBody().error };
-    }
+  #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
+    return executeJob(job, cancel, seconds, {
+      ...this.deps,
+      nodeId: this.nodeId,
+      progress: (e) => this.c.nc.publish(this.c.names.progress(job.id), encode(e)),
+      warmUp: (k) => this.#warmUp(k),
+    });
   }
 
   /** This header is (about to be) warm here: pull its bucket from now on and tell the fronts. */

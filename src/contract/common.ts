@@ -21,8 +21,17 @@ const optionValue = z.union([z.boolean(), z.number().int(), z.string()], {
 
 /** Every shared parameter, with the spec's type, range and default. Tools pick the ones they accept. */
 export const sharedParams = {
-  content: z.string({ error: 'is required and must be a string of Lean source' }),
-  environment: z.string({ error: 'is required and must be an environment name' }).min(1, 'must not be empty'),
+  content: z
+    .string({ error: 'is required and must be a string of Lean source' })
+    .describe(
+      "The Lean source to process, as the text of a .lean file (imports included; with ignore_imports true they are replaced by the environment's header).",
+    ),
+  environment: z
+    .string({ error: 'is required and must be an environment name' })
+    .min(1, 'must not be empty')
+    .describe(
+      'The Lean environment (Lean version and libraries) to use, such as lean-4.28.0; GET /v1/environments lists them with their availability.',
+    ),
   names: z
     .array(z.string(), { error: 'must be a list of declaration names' })
     .optional()
@@ -95,6 +104,13 @@ export const sharedResponse = {
   content: z.string(),
   timings,
 } as const;
+
+/** `info` of every tool response (AXLE's newer API): the request's own id, for logs and shared links. */
+export const responseInfo = z.object({
+  request_id: z
+    .uuid()
+    .describe("This request's id (a fresh UUID each time, cache hits included); see POST /v1/shared-links."),
+});
 
 export const environmentInfo = z.object({
   name: z.string(),

@@ -1,7 +1,9 @@
 /** The OpenAPI 3.1 document, derived from the zod schemas (never written by hand). */
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.ts';
-import { environmentInfo, errorBody } from './common.ts';
+import { environmentInfo, errorBody, responseInfo } from './common.ts';
+import { toolExample } from './examples.ts';
+import { shareCreated, sharedLink, shareRequest } from './shared-links.ts';
 import { TOOLS, TOOL_NAMES } from './tools.ts';
 
 const json = (schema: z.ZodType, io: 'input' | 'output') =>
@@ -31,11 +33,15 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         summary: spec.summary,
         deprecated: 'deprecated' in spec ? spec.deprecated : undefined,
         security: [{}, { bearer: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: json(spec.request, 'input') } } },
+        requestBody: {
+          required: true,
+          // "Try it out" sends this example: valid for the tool (test/contract/examples.test.ts).
+          content: { 'application/json': { schema: json(spec.request, 'input'), example: toolExample(name) } },
+        },
         responses: {
           200: {
             description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)',
-            content: { 'application/json': { schema: json(spec.response, 'output') } },
+            content: { 'application/json': { schema: json(spec.response.extend({ info: responseInfo }), 'output') } },
           },
           ...errors,
         },
@@ -51,6 +57,37 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           description: 'Environments',
           content: { 'application/json': { schema: json(z.array(environmentInfo), 'output') } },
         },
+      },
+    },
+  };
+  paths['/v1/endpoints'] = {
+    get: {
+      operationId: 'endpoints',
+      summary: "Tool metadata in AXLE's form (what AXLE's MCP server builds its tool schemas from); needs no key",
+      responses: {
+        200: { description: '{tool: {description, inputs: [{name, type, description, required, default?}]}}' },
+      },
+    },
+  };
+  paths['/v1/shared-links'] = {
+    post: {
+      operationId: 'share',
+      summary: 'Save a recent request of yours (its info.request_id) as a shared link',
+      requestBody: { required: true, content: { 'application/json': { schema: json(shareRequest, 'input') } } },
+      responses: {
+        201: { description: 'Saved', content: { 'application/json': { schema: json(shareCreated, 'output') } } },
+        ...errors,
+      },
+    },
+  };
+  paths['/v1/shared-links/{request_id}'] = {
+    get: {
+      operationId: 'sharedLink',
+      summary: 'A saved shared link: the request and its result',
+      parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+      responses: {
+        200: { description: 'The link', content: { 'application/json': { schema: json(sharedLink, 'output') } } },
+        ...errors,
       },
     },
   };

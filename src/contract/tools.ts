@@ -39,6 +39,10 @@ const enumList = <T extends readonly [string, ...string[]]>(values: T, what: str
     error: `must be a list of ${what}`,
   });
 
+const formalStatement = z
+  .string({ error: 'is required and must be the sorried statement source' })
+  .describe('The sorried statement the proof must satisfy (Lean source).');
+
 const terminalTactics = z
   .array(z.string().min(1), { error: 'must be a list of tactic strings' })
   .default(['grind'])
@@ -59,6 +63,17 @@ function pick<K extends SharedParamName>(keys: readonly K[]): Pick<typeof shared
 function singleText<K extends SharedParamName, E extends z.ZodRawShape>(accepts: readonly K[], extra: E) {
   return z.strictObject({ ...BASE, ...pick(accepts), ...extra });
 }
+
+const includeWholeContext = z
+  .boolean()
+  .default(true)
+  .describe(
+    'true: each lemma takes the whole local context; false: the context is minimised by a relevance heuristic.',
+  );
+const reconstructCallsite = z
+  .boolean()
+  .default(false)
+  .describe('true: the original site is replaced by an application of the new lemma.');
 
 const respond = <E extends z.ZodRawShape>(extra: E) => z.object({ ...sharedResponse, ...extra });
 const SELECT = ['names', 'indices'] as const;
@@ -124,10 +139,19 @@ export const TOOLS = {
   verify_proof: {
     summary: 'Check that a candidate proof is valid and conforms to a sorried formal statement.',
     request: singleText(['mathlib_options'], {
-      formal_statement: z.string({ error: 'is required and must be the sorried statement source' }),
-      permitted_sorries: z.array(z.string(), { error: 'must be a list of theorem names or glob patterns' }).optional(),
-      use_def_eq: z.boolean().default(true),
-      verify_negation: z.boolean().default(false),
+      formal_statement: formalStatement,
+      permitted_sorries: z
+        .array(z.string(), { error: 'must be a list of theorem names or glob patterns' })
+        .optional()
+        .describe('Theorem names (or glob patterns) allowed to contain sorry; their statements are still checked.'),
+      use_def_eq: z
+        .boolean()
+        .default(true)
+        .describe('true: compare types after kernel reduction; false: compare at face value (faster).'),
+      verify_negation: z
+        .boolean()
+        .default(false)
+        .describe('Also check whether content proves the negation of formal_statement.'),
     }),
     response: respond({
       okay: z.boolean(),
@@ -138,7 +162,7 @@ export const TOOLS = {
   comparator: {
     summary: 'Slower, more thorough verify_proof running an external comparator in a container.',
     request: singleText([], {
-      formal_statement: z.string({ error: 'is required and must be the sorried statement source' }),
+      formal_statement: formalStatement,
       memory_limit_mb: z
         .number()
         .int()
@@ -157,7 +181,10 @@ export const TOOLS = {
   theorem2lemma: {
     summary: 'Switch the declaration keyword between theorem and lemma.',
     request: singleText([...SELECT, 'theorems_only', 'reparse', ...OPTS], {
-      target: z.enum(['lemma', 'theorem'], { error: 'must be "lemma" or "theorem"' }).default('lemma'),
+      target: z
+        .enum(['lemma', 'theorem'], { error: 'must be "lemma" or "theorem"' })
+        .default('lemma')
+        .describe('The keyword the selected declarations get: lemma or theorem.'),
     }),
     response: respond({}),
   },
@@ -174,26 +201,37 @@ export const TOOLS = {
   have2lemma: {
     summary: 'Lift have statements out of proofs into standalone lemmas.',
     request: singleText([...SELECT, 'theorems_only', 'verbosity', 'delab_options', 'reparse', ...OPTS], {
-      include_have_body: z.boolean().default(false),
-      include_whole_context: z.boolean().default(true),
-      reconstruct_callsite: z.boolean().default(false),
+      include_have_body: z
+        .boolean()
+        .default(false)
+        .describe('true: the extracted lemma carries the original have proof; false: sorry.'),
+      include_whole_context: includeWholeContext,
+      reconstruct_callsite: reconstructCallsite,
     }),
     response: respond({ lemma_names: z.array(z.string()) }),
   },
   sorry2lemma: {
     summary: 'Lift sorries and unsolved goals at error locations into standalone lemmas.',
     request: singleText([...SELECT, 'verbosity'], {
-      extract_sorries: z.boolean().default(true),
-      extract_errors: z.boolean().default(true),
-      include_whole_context: z.boolean().default(true),
-      reconstruct_callsite: z.boolean().default(false),
+      extract_sorries: z.boolean().default(true).describe('Lift sorry placeholders into standalone lemmas.'),
+      extract_errors: z
+        .boolean()
+        .default(true)
+        .describe('Lift unsolved goals at error locations into standalone lemmas.'),
+      include_whole_context: includeWholeContext,
+      reconstruct_callsite: reconstructCallsite,
     }),
     response: respond({ lemma_names: z.array(z.string()) }),
   },
   extract_decls: {
     summary: 'Split a file into one self-contained document per declaration, with analysis fields.',
     request: singleText([...SELECT, 'verbosity', 'delab_options', ...OPTS], {
-      elaborate_proofs: z.boolean().default(true),
+      elaborate_proofs: z
+        .boolean()
+        .default(true)
+        .describe(
+          'false: every theorem proof is replaced by sorry before elaboration (faster; some fields then unusable).',
+        ),
     }),
     response: respond({ documents: z.record(z.string(), documentSchema) }),
   },
@@ -203,10 +241,25 @@ export const TOOLS = {
     request: singleText([...SELECT, 'delab_options', ...OPTS], {}),
     response: respond({ documents: z.record(z.string(), documentSchema) }),
   },
+  extract_proof_states: {
+    summary:
+      'The tactic proof state at the end of each line, as an editor’s goal panel shows it (lines without one omitted).',
+    request: singleText(OPTS, {}),
+    response: respond({
+      proof_states: z
+        .array(z.object({ line: z.number().int(), proof_state: z.string() }))
+        .describe('{line, proof_state} per line with a tactic proof state, in file order; 1-based lines of content.'),
+      truncated: z
+        .boolean()
+        .describe('True when proof_states reached its 10,000,000-character cap and later lines were omitted.'),
+    }),
+  },
   simplify_theorems: {
     summary: 'Remove unnecessary tactics and unused haves, clean variable names.',
     request: singleText([...SELECT, 'theorems_only', ...OPTS], {
-      simplifications: enumList(SIMPLIFICATIONS, 'simplifications').default([...SIMPLIFICATIONS]),
+      simplifications: enumList(SIMPLIFICATIONS, 'simplifications')
+        .default([...SIMPLIFICATIONS])
+        .describe(`Simplifications to apply: ${SIMPLIFICATIONS.join(', ')}.`),
     }),
     response: respond({ simplification_stats: z.record(z.string(), z.number().int()) }),
   },
@@ -215,10 +268,14 @@ export const TOOLS = {
     request: z.strictObject({
       documents: z
         .array(z.string(), { error: 'is required and must be a list of Lean source texts' })
-        .min(1, 'must hold at least one document'),
+        .min(1, 'must hold at least one document')
+        .describe('The Lean files to merge, each as its source text.'),
       environment: sharedParams.environment,
-      use_def_eq: z.boolean().default(true),
-      include_alts_as_comments: z.boolean().default(false),
+      use_def_eq: z.boolean().default(true).describe('Use definitional equality to de-duplicate declarations.'),
+      include_alts_as_comments: z
+        .boolean()
+        .default(false)
+        .describe('When de-duplicating, keep all versions of a merged declaration as comments.'),
       ignore_imports: sharedParams.ignore_imports,
       timeout_seconds: sharedParams.timeout_seconds,
     }),
@@ -227,17 +284,24 @@ export const TOOLS = {
   rename: {
     summary: 'Rename declarations and update all references.',
     request: singleText(['reparse', ...OPTS], {
-      declarations: z.record(z.string().min(1), z.string().min(1, 'new names must not be empty'), {
-        error: 'is required and must map old full names to new full names',
-      }),
+      declarations: z
+        .record(z.string().min(1), z.string().min(1, 'new names must not be empty'), {
+          error: 'is required and must map old full names to new full names',
+        })
+        .describe('Old declaration name to new name.'),
     }),
     response: respond({}),
   },
   normalize: {
     summary: 'Standardise file structure before other operations (especially merge).',
     request: singleText([], {
-      normalizations: enumList(NORMALIZATIONS, 'normalizations').default([...DEFAULT_NORMALIZATIONS]),
-      failsafe: z.boolean().default(true),
+      normalizations: enumList(NORMALIZATIONS, 'normalizations')
+        .default([...DEFAULT_NORMALIZATIONS])
+        .describe(`Normalizations to apply, from: ${NORMALIZATIONS.join(', ')}.`),
+      failsafe: z
+        .boolean()
+        .default(true)
+        .describe('Return the original content unchanged if normalization introduces errors.'),
     }),
     response: respond({ normalize_stats: z.record(z.string(), z.number().int()) }),
   },

@@ -19,7 +19,9 @@ export { elanToolchainDir } from '../host/discovery.ts';
 
 export type Availability = { available: true } | { available: false; reason: string };
 
-const SETUP_HINT = 'run `npm run lean:setup` (see docs/environments.md, "Adding a Lean environment")';
+/** The fix an unavailable environment's reason names: setting up that one environment. */
+const setupHint = (name: string) =>
+  `run \`npm run lean:setup -- ${name}\` (\`--dry-run\` first prints each step; see docs/environments.md)`;
 
 /** Where `lake exe repl` finds its binary: the project itself or the REPL dependency. */
 export function replBinaryCandidates(projectDir: string): string[] {
@@ -37,18 +39,21 @@ export function probeEnvironment(
   if (!tc.lake && !tc.elan) {
     return {
       available: false,
-      reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${SETUP_HINT}`,
+      reason: `no Lean toolchain found: neither lake nor elan is on PATH or in ~/.elan/bin; install elan, then ${setupHint(cfg.name)}`,
     };
   }
   if (tc.elan && !existsSync(elanToolchainDirOf(cfg.lean_toolchain, env))) {
-    return { available: false, reason: `Lean toolchain ${cfg.lean_toolchain} is not installed in elan; ${SETUP_HINT}` };
+    return {
+      available: false,
+      reason: `Lean toolchain ${cfg.lean_toolchain} is not installed in elan; ${setupHint(cfg.name)}`,
+    };
   }
   const dir = lakeDir(cfg);
   if (!existsSync(dir)) {
-    return { available: false, reason: `Lake project ${dir} does not exist; ${SETUP_HINT}` };
+    return { available: false, reason: `Lake project ${dir} does not exist; ${setupHint(cfg.name)}` };
   }
   if (!['lakefile.lean', 'lakefile.toml'].some((f) => existsSync(path.join(dir, f)))) {
-    return { available: false, reason: `${dir} has no lakefile.lean or lakefile.toml; ${SETUP_HINT}` };
+    return { available: false, reason: `${dir} has no lakefile.lean or lakefile.toml; ${setupHint(cfg.name)}` };
   }
   // The daemon runs the configured toolchain (ELAN_TOOLCHAIN); oleans built by another one do not load.
   const pinned = readPinnedToolchain(dir);
@@ -61,17 +66,18 @@ export function probeEnvironment(
   const [cmd, ...args] = cfg.repl_command;
   if (cmd === 'lake' && args[0] === 'exe') {
     if (!replBinaryCandidates(dir).some((f) => existsSync(f))) {
-      return { available: false, reason: `the Lean REPL is not built in ${dir}; ${SETUP_HINT}` };
+      return { available: false, reason: `the Lean REPL is not built in ${dir}; ${setupHint(cfg.name)}` };
     }
   } else if (cmd === 'lake' && args[0] === 'env' && args[1]) {
     // `lake env <repl binary>` as recorded by lean:setup.
     if (!which(path.isAbsolute(args[1]) ? args[1] : path.join(dir, args[1]), [])) {
-      return { available: false, reason: `the Lean REPL binary ${args[1]} is missing; ${SETUP_HINT}` };
+      return { available: false, reason: `the Lean REPL binary ${args[1]} is missing; ${setupHint(cfg.name)}` };
     }
   } else if (cmd && cmd !== 'lake') {
     const resolved =
       path.isAbsolute(cmd) || !cmd.includes('/') ? which(cmd, searchDirs(env)) : which(path.join(dir, cmd), []);
-    if (!resolved) return { available: false, reason: `REPL command ${cmd} is not an executable; ${SETUP_HINT}` };
+    if (!resolved)
+      return { available: false, reason: `REPL command ${cmd} is not an executable; ${setupHint(cfg.name)}` };
   }
   // Last, as it runs a one-off self-test: the jail must work when it is asked for.
   if (sandbox === 'bwrap') {

@@ -22,6 +22,11 @@ export const searchConfig = z
      * replayed on a fresh one and is recycled (0: never). The REPL cannot free a state.
      */
     migrateReplStates: z.number().int().nonnegative().default(10_000),
+    /**
+     * Tactics from the root a state may have. A state keeps its ancestors (its path, for replay)
+     * alive after they are deleted, so this bounds what a live state holds.
+     */
+    maxDepth: z.number().int().positive().default(1000),
     /** Step results kept in the step cache. */
     cacheEntries: z.number().int().nonnegative().default(100_000),
   })

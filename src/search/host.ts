@@ -52,7 +52,11 @@ export class ProcessHost {
     return run;
   }
 
-  /** Whether states placed on an earlier process need rebuilding (it died while they lived). */
+  /**
+   * Whether states placed on an earlier process need rebuilding (it died while they lived). A
+   * lease whose process died since the last message (a crash, the memory watchdog, a cancel) is
+   * dropped here first: this is where such a death is found.
+   */
   needsRebuild(): boolean {
     if (this.#lease && !this.#lease.healthy) this.drop('the process died');
     return this.#lostGen !== undefined && this.live.size > 0;

@@ -5,7 +5,13 @@
  */
 import type { LeanBackend } from '../backend/index.ts';
 import { leaseSession, type SessionLease } from '../backend/lease.ts';
-import { isSearchTool, SEARCH_REQUESTS, type GoalStatResult, type SearchTool } from '../contract/search.ts';
+import {
+  isSearchTool,
+  SEARCH_REQUESTS,
+  type GoalStatResult,
+  type SearchRequest,
+  type SearchTool,
+} from '../contract/search.ts';
 import { describeDetails, issuesToDetails } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
@@ -139,11 +145,12 @@ export class SearchService {
   }
 }
 
-function parse<T extends SearchTool>(tool: T, raw: unknown) {
+/** A message's request validated by its zod schema; field paths in the error are relative to the message. */
+function parse<T extends SearchTool>(tool: T, raw: unknown): SearchRequest<T> {
   const body = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
   const clean = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
   const r = SEARCH_REQUESTS[tool].safeParse(clean);
-  if (r.success) return r.data as import('../contract/search.ts').SearchRequest<T>;
+  if (r.success) return r.data as SearchRequest<T>;
   const details = issuesToDetails(r.error.issues, tool).map((d) => ({
     ...d,
     field: d.field ? `request.${d.field}` : 'request',

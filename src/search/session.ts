@@ -136,6 +136,14 @@ export class SearchSession implements StateOwner {
     rec: Recovered,
   ): Promise<TacticOutcome> {
     if (!parent.live) return { tactic, ok: false, kind: 'lost', error: 'the state is gone', cached: false };
+    if (parent.depth >= this.svc.config.maxDepth)
+      return {
+        tactic,
+        ok: false,
+        kind: 'limit',
+        error: `the state is ${parent.depth} tactics deep (search.maxDepth)`,
+        cached: false,
+      };
     const over = this.svc.registry.refusal(this);
     if (over)
       return { tactic, ok: false, kind: 'limit', error: `${over.scope} holds ${over.count} states`, cached: false };
@@ -152,8 +160,13 @@ export class SearchSession implements StateOwner {
       return this.#answer(host, parent, tactic, outcomeOf(step), placement, false);
     } catch (e) {
       if (e instanceof Lost) {
-        this.svc.registry.delete(this, [e.state.id]);
-        rec.lost.push({ state: e.state.id, reason: e.message });
+        // The state (or the ancestor whose replay failed) cannot be placed: it is gone.
+        const gone = [...new Set([e.state, parent])].filter((s) => s.live);
+        this.svc.registry.delete(
+          this,
+          gone.map((s) => s.id),
+        );
+        for (const s of gone) rec.lost.push({ state: s.id, reason: e.message });
         return { tactic, ok: false, kind: 'lost', error: e.message, cached: false };
       }
       if (signal.aborted || !(e instanceof TacticDeadline || e instanceof ReplError)) throw e;

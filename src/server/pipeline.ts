@@ -19,6 +19,7 @@ import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
 import type { StructuralPool } from '../workers/structural-pool.ts';
+import { checkResponseSize, responseChars, responseLimit } from '../tools/response-bound.ts';
 
 export interface PipelineDeps {
   registry: EnvironmentRegistry;
@@ -74,6 +75,10 @@ export interface RunOptions {
   info: RunInfo;
   onStarted?: () => void;
   progress?: ToolContext['progress'];
+  /** The request's size as received (characters), for its response bound; default: measured from the request. */
+  inputChars?: number | undefined;
+  /** The client's address: anonymous callers are told apart by it for fair scheduling. */
+  clientAddress?: string | undefined;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
@@ -98,7 +103,7 @@ export interface Prepared<T extends ToolName> {
 export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
   const withoutLean =
     'reparse' in TOOLS[tool].request.shape
-      ? ` Without Lean, ${tool} still answers with "reparse": false (the transformed content, not elaborated).`
+      ? ` Without Lean, ${tool} still answers with "reparse": false (lean-tool: --no-reparse), giving the transformed content, not elaborated.`
       : '';
   return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
 }
@@ -150,6 +155,16 @@ export class Pipeline {
     return { miss: { tool, request, env, impl, key } };
   }
 
+  /**
+   * The permanent refusal execute would answer for this request (its environment cannot run the
+   * Lean it needs), or undefined: the stream asks first, so it never announces `queued` for it.
+   */
+  refusal<T extends ToolName>(p: Prepared<T>): ServiceError | undefined {
+    if (!(this.deps.executor?.checksLocalAvailability ?? true) || !p.impl.needsLean(p.request)) return undefined;
+    const a = this.deps.registry.availability(p.env.name);
+    return a.available ? undefined : unavailable(p.tool, p.env.name, a.reason);
+  }
+
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawKey?: RawKey): Promise<ToolResponse<T>> {
     const executor = this.deps.executor;
     if (executor?.lookup) {
@@ -160,10 +175,8 @@ export class Pipeline {
         return shared as ToolResponse<T>;
       }
     }
-    if ((executor?.checksLocalAvailability ?? true) && p.impl.needsLean(p.request)) {
-      const a = this.deps.registry.availability(p.env.name);
-      if (!a.available) throw unavailable(p.tool, p.env.name, a.reason);
-    }
+    const refused = this.refusal(p);
+    if (refused) throw refused;
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);
@@ -182,6 +195,9 @@ export class Pipeline {
         this.deps.maxTimeoutSeconds,
       );
       opts.info.deadlineSeconds = seconds;
+      // The response bound (issue 23): tools refuse early when they can; every result is measured.
+      const limits = this.deps.limits ?? DEFAULT_INPUT_LIMITS;
+      const maxResponseChars = responseLimit(opts.inputChars ?? responseChars(p.request), limits);
       opts.onStarted?.();
       // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
       let leanFailed = false;
@@ -199,10 +215,14 @@ export class Pipeline {
             })
           : structural
             ? // No Lean: on a worker thread (a structural tool never reports a Lean failure).
-              (structural.run(p.tool, p.request, p.env, signal) as Promise<ToolResponse<T>>)
+              (structural.run(p.tool, p.request, p.env, signal, {
+                caller: opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id,
+                maxResponseChars,
+              }) as Promise<ToolResponse<T>>)
             : p.impl.run(p.request, {
                 env: p.env,
                 signal,
+                maxResponseChars,
                 log: opts.log,
                 lean: this.deps.lean,
                 progress: opts.progress ?? (() => {}),
@@ -214,6 +234,8 @@ export class Pipeline {
           throw e;
         }),
       );
+      // A worker measured its own result before sending it back.
+      if (!structural) checkResponseSize(result, maxResponseChars);
       if (isCacheable(p.impl, result, leanFailed)) {
         this.deps.cache.set(p.key, result);
         if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);

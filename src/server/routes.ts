@@ -56,9 +56,18 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) {
       request.svc.cache = 'hit';
-      const body = withRequestId(prepared.hit.body, requestId);
-      links?.record(requestId, { tool, caller: request.caller, inputs: raw ?? (request.body as object), result: body });
-      return reply.header('x-cache', 'hit').type('application/json; charset=utf-8').send(body);
+      const stored = prepared.hit.body;
+      links?.record(requestId, {
+        tool,
+        caller: request.caller,
+        inputs: raw ?? (request.body as object),
+        result: stored,
+        withoutId: true,
+      });
+      return reply
+        .header('x-cache', 'hit')
+        .type('application/json; charset=utf-8')
+        .send(withRequestId(stored, requestId));
     }
     const result = await deps.pipeline.execute(
       prepared.miss,
@@ -67,6 +76,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
         log: request.log,
         signal: clientGoneSignal(request, reply),
         info: request.svc,
+        inputChars: raw?.length,
+        clientAddress: request.ip,
       },
       r?.rawKey,
     );
@@ -107,12 +118,14 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
  */
 const ROUTES: [RegExp, string[]][] = [
   [/^\/api\/v1\/[^/]+$/, ['POST']],
-  [/^\/v1\/(environments|status|stream)$/, ['GET', 'HEAD']],
+  [/^\/v1\/(environments|status|stream|endpoints)$/, ['GET', 'HEAD']],
   [/^\/v1\/shared-links$/, ['POST']],
   [/^\/v1\/shared-links\/[^/]+$/, ['GET', 'HEAD']],
   [/^\/v1\/[^/]+\/[^/]+$/, ['POST']],
   [/^\/(docs(\/.*)?)?$/, ['GET', 'HEAD']],
   [/^\/mcp$/, ['GET', 'POST', 'DELETE']],
+  [/^\/(api\/check\/?|verify|one_pass_verify_batch)$/, ['POST']],
+  [/^\/health\/?$/, ['GET', 'HEAD']],
 ];
 
 /**

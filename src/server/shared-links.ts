@@ -14,6 +14,8 @@ import type { Caller } from '../admission/keys.ts';
 import { issuesToDetails, describeDetails } from '../contract/validate.ts';
 import { shareRequest, type SharedLink } from '../contract/shared-links.ts';
 import { clip, serviceError } from '../errors.ts';
+import { RecentRequests, type RecentRequest } from './recent-requests.ts';
+import { withRequestId } from './request-id.ts';
 
 export interface SharedLinksConfig {
   enabled: boolean;
@@ -44,19 +46,21 @@ export interface RecordedRequest {
   inputs: string | object;
   /** The response body as sent (JSON bytes or text), or the object. */
   result: Buffer | string | object;
+  /**
+   * A cache hit's stored bytes, without its request id (spliced in when the link is read): the
+   * Buffer is the cache's own, so remembering it holds no new memory and copies nothing.
+   */
+  withoutId?: boolean;
 }
 
-interface Entry extends RecordedRequest {
-  createdAt: number;
-  size: number;
-}
-
-interface Saved extends Entry {
+interface Saved extends RecentRequest {
   savedAt: number;
 }
 
 /** Per-entry bookkeeping beyond the payload (map slot, object, strings' headers). */
 const ENTRY_OVERHEAD = 256;
+/** At most this many recent requests, whatever their size. */
+const RECENT_SLOTS = 65_536;
 
 const sizeOf = (v: Buffer | string | object): number =>
   Buffer.isBuffer(v) ? v.byteLength : typeof v === 'string' ? v.length : JSON.stringify(v).length;
@@ -67,7 +71,7 @@ const asObject = (v: Buffer | string | object): Record<string, unknown> =>
   (Buffer.isBuffer(v) || typeof v === 'string' ? JSON.parse(v.toString()) : v) as Record<string, unknown>;
 
 export class SharedLinks {
-  readonly #recent: LRUCache<string, Entry> | undefined;
+  readonly #recent: RecentRequests | undefined;
   readonly #saved: LRUCache<string, Saved> | undefined;
   readonly #ttlMs: number;
 
@@ -78,11 +82,12 @@ export class SharedLinks {
   ) {
     this.#ttlMs = config.ttlSeconds * 1000;
     if (!config.enabled) return;
-    this.#recent = new LRUCache<string, Entry>({
-      maxSize: Math.max(1, config.recentMaxBytes),
-      ttl: config.recentSeconds * 1000,
-      sizeCalculation: (e) => Math.max(1, e.size),
-    });
+    // Slots: enough for the byte bound at small requests, preallocated once (~80 bytes a slot).
+    this.#recent = new RecentRequests(
+      Math.max(16, Math.min(RECENT_SLOTS, Math.floor(config.recentMaxBytes / ENTRY_OVERHEAD))),
+      config.recentMaxBytes,
+      config.recentSeconds * 1000,
+    );
     this.#saved = new LRUCache<string, Saved>({
       maxSize: Math.max(1, config.maxBytes),
       ttl: this.#ttlMs,
@@ -98,9 +103,9 @@ export class SharedLinks {
   record(requestId: string, r: RecordedRequest): void {
     const recent = this.#recent;
     if (!recent) return;
+    // A hit's bytes are the cache's, but counted: once the cache drops them, this holds them alone.
     const size = sizeOf(r.inputs) + sizeOf(r.result) + ENTRY_OVERHEAD;
-    if (size > this.config.recentMaxBytes) return;
-    recent.set(requestId, { ...r, createdAt: Date.now(), size });
+    recent.add(requestId, r.tool, r.caller.id, r.caller.keyClass, r.inputs, r.result, r.withoutId === true, size);
   }
 
   /** Save a recent request of this caller's as a link; 404 when there is none (or it is another caller's). */
@@ -135,7 +140,7 @@ export class SharedLinks {
       request_id: requestId,
       tool_name: s.tool,
       inputs: asObject(s.inputs),
-      result: asObject(s.result),
+      result: asObject(s.withoutId && Buffer.isBuffer(s.result) ? withRequestId(s.result, requestId) : s.result),
       state: 'completed',
       created_at: iso(s.createdAt),
     };
@@ -146,13 +151,13 @@ export class SharedLinks {
       enabled: this.enabled,
       recent: this.#recent?.size ?? 0,
       saved: this.#saved?.size ?? 0,
-      recentBytes: this.#recent?.calculatedSize ?? 0,
+      recentBytes: this.#recent?.bytes ?? 0,
       savedBytes: this.#saved?.calculatedSize ?? 0,
     };
   }
 
-  #mayShare(e: Entry, caller: Caller): boolean {
-    if (e.caller.id !== caller.id) return false;
+  #mayShare(e: RecentRequest, caller: Caller): boolean {
+    if (e.callerId !== caller.id) return false;
     // Anonymous callers are one caller; they may share only on a local daemon (open mode).
     return caller.keyClass !== 'anonymous' || this.openMode();
   }

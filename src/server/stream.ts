@@ -22,6 +22,7 @@ import {
 import { ServiceError, serviceError, type ErrorDetail } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
+import { StreamDrain } from './stream-drain.ts';
 import type { Pipeline } from './pipeline.ts';
 import { attachRequestId, newRequestId } from './request-id.ts';
 import type { SharedLinks } from './shared-links.ts';
@@ -81,12 +82,19 @@ export async function registerStream(
     closing?: () => boolean;
     links?: SharedLinks;
     extension?: StreamExtension;
+    /** On close, in-flight stream requests get this long to finish before their sockets close. */
+    drainTimeoutMs?: number;
   },
 ): Promise<void> {
   const limits = opts.limits ?? DEFAULT_STREAM_LIMITS;
   // An encapsulated context: the websocket plugin's per-request hooks then apply to this route only.
   await parent.register(async (app) => {
-    await app.register(websocket, { options: { maxPayload: opts.maxPayloadBytes } });
+    // Shutdown drains the sockets (stream-drain.ts) instead of the plugin's default, which closed them at once.
+    const drain = new StreamDrain();
+    await app.register(websocket, {
+      options: { maxPayload: opts.maxPayloadBytes },
+      preClose: () => drain.drain(app.websocketServer, opts.drainTimeoutMs ?? 30_000, app.log),
+    });
     // Refuse a bad key before the upgrade (a plain 401 response).
     app.addHook('preValidation', async (request) => {
       opts.authorize(request);
@@ -94,6 +102,7 @@ export async function registerStream(
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       const inFlight = new Map<string, AbortController>();
       const extension = opts.extension?.connect();
+      drain.track(socket, inFlight);
       // Backpressure: results (cache hits included) are only sent while the client reads them.
       // Past the budget, stop reading its new requests; past the hard limit, close the socket.
       // Every event is bounded and no send throws (stream-send.ts).
@@ -145,6 +154,8 @@ export async function registerStream(
       });
       const onMessage = (data: RawData, isBinary: boolean) => {
         lastActivity = Date.now();
+        // The message's size: its response may be limits.responseFactor times it.
+        const inputChars = isBinary ? 0 : (data as Buffer).length;
         // Every answer names the client's id when the message carried one, even if nothing else in it is valid.
         let id: string | null = null;
         let msg;
@@ -196,7 +207,8 @@ export async function registerStream(
         id = msg.id;
         const reqId = id;
         // Shutting down: the documented 503 for each new request until the socket closes.
-        if (opts.closing?.()) return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
+        if (opts.closing?.() || drain.draining)
+          return fail(reqId, serviceError('overloaded', 'shutting_down', { what: 'the daemon' }));
         if (inFlight.has(reqId))
           return fail(
             reqId,
@@ -235,6 +247,9 @@ export async function registerStream(
         const rid = newRequestId();
         if ('hit' in prepared)
           return answer(reqId, tool, rid, msg.request, JSON.parse(prepared.hit.body.toString('utf8')) as object, 'hit');
+        // An environment that cannot run the Lean it needs: refused at once, never announced as queued.
+        const refused = pipeline.refusal(prepared.miss);
+        if (refused) return fail(reqId, refused, rid);
         const ctrl = new AbortController();
         inFlight.set(reqId, ctrl);
         send({ id: reqId, event: 'queued', request_id: rid });
@@ -244,6 +259,8 @@ export async function registerStream(
             log: request.log,
             signal: ctrl.signal,
             info,
+            inputChars,
+            clientAddress: request.ip,
             onStarted: () =>
               send({ id: reqId, event: 'started', deadline_seconds: info.deadlineSeconds, request_id: rid }),
             progress: (p) =>

@@ -18,15 +18,42 @@ export class EditConflictError extends Error {
   }
 }
 
+/**
+ * The output of a transformation would be longer than its caller allows (issue 23: a rename of
+ * a short name into a long one at every occurrence grew 588 KB into 382 MB). Raised before the
+ * output is built when the size can be predicted (applyEdits with `maxChars`).
+ */
+export class OutputLimitError extends Error {
+  constructor(
+    readonly chars: number,
+    readonly limit: number,
+  ) {
+    super(`the output would be at least ${chars} characters, over the limit of ${limit}`);
+    this.name = 'OutputLimitError';
+  }
+}
+
+/** The length of `text` once `edits` apply (linear; nothing is built). */
+export function editedLength(text: string, edits: readonly TextEdit[]): number {
+  let n = text.length;
+  for (const e of edits) n += e.text.length - (e.end - e.start);
+  return n;
+}
+
 export const replace = (start: number, end: number, text: string): TextEdit => ({ start, end, text });
 export const insert = (at: number, text: string): TextEdit => ({ start: at, end: at, text });
 export const remove = (start: number, end: number): TextEdit => ({ start, end, text: '' });
 
 /**
  * Apply edits to `text`. Edits may come in any order; insertions at the same offset keep
- * their given order. Overlapping replacements throw EditConflictError, out-of-range ones RangeError.
+ * their given order. Overlapping replacements throw EditConflictError, out-of-range ones RangeError;
+ * an output longer than `maxChars` throws OutputLimitError before it is built.
  */
-export function applyEdits(text: string, edits: readonly TextEdit[]): string {
+export function applyEdits(text: string, edits: readonly TextEdit[], maxChars = Infinity): string {
+  if (maxChars < Infinity) {
+    const chars = editedLength(text, edits);
+    if (chars > maxChars) throw new OutputLimitError(chars, maxChars);
+  }
   const sorted = edits
     .map((e, i) => ({ e, i }))
     .sort((x, y) => x.e.start - y.e.start || x.e.end - y.e.end || x.i - y.i)

@@ -237,8 +237,14 @@ function resolveHits(
   if (!(declared instanceof NameIndex)) return resolveInSet(written, scope, declared);
   const idx = declared;
   const ns = scope.namespace;
-  const hits: { name: string; group: number; open: number; depth: number }[] = [];
-  for (const f of idx.withLast(lastComponent(written))) {
+  const sameLast = idx.withLast(lastComponent(written));
+  // Many declarations may share the last component (`N1.foo` … `N70000.foo`): then building the
+  // few names the scope can reach and looking each up is cheaper than testing every one of them
+  // (issue 23: one scan per occurrence made rename quadratic).
+  if (sameLast.length > (componentCount(ns) + 1) * (scope.opens.length + 1))
+    return sortHits(resolveByCandidates(written, scope, idx));
+  const hits: Hit[] = [];
+  for (const f of sameLast) {
     let p: string;
     if (f === written) p = '';
     else if (f.length > written.length + 1 && f.charCodeAt(f.length - written.length - 1) === 46 && f.endsWith(written))
@@ -264,7 +270,57 @@ function resolveHits(
       break;
     }
   }
+  return sortHits(hits);
+}
+
+interface Hit {
+  name: string;
+  group: number;
+  open: number;
+  depth: number;
+}
+
+/** Through the namespace first (innermost first), then through the opens in their order. */
+function sortHits(hits: Hit[]): Hit[] {
   if (hits.length > 1) hits.sort((a, b) => a.group - b.group || a.open - b.open || a.depth - b.depth);
+  return hits;
+}
+
+const componentCount = (ns: string): number => {
+  let n = ns === '' ? 0 : 1;
+  for (let i = 0; i < ns.length; i++) if (ns.charCodeAt(i) === 46) n++;
+  return n;
+};
+
+/**
+ * The hits of resolveHits, found by building each name `written` can denote from `scope`
+ * (`p.written` for each namespace prefix p, `q.o.written` for each open o and prefix q) and
+ * looking it up: (depth + 1) × (opens + 1) lookups, whatever the number of declarations.
+ */
+function resolveByCandidates(written: string, scope: ResolveScope, idx: NameIndex): Hit[] {
+  const ns = scope.namespace;
+  const prefixes = [''];
+  for (let i = 0; i < ns.length; i++) if (ns.charCodeAt(i) === 46) prefixes.push(ns.slice(0, i));
+  if (ns !== '') prefixes.push(ns);
+  const join = (p: string, q: string) => (p === '' ? q : `${p}.${q}`);
+  const hits: Hit[] = [];
+  const seen = new Set<string>();
+  for (const p of prefixes) {
+    const f = join(p, written);
+    if (idx.has(f) && !seen.has(f)) {
+      seen.add(f);
+      hits.push({ name: f, group: 0, open: 0, depth: -p.length });
+    }
+  }
+  scope.opens.forEach((o, i) => {
+    for (const q of prefixes) {
+      const f = join(join(q, o), written);
+      if (idx.has(f) && !seen.has(f)) {
+        seen.add(f);
+        hits.push({ name: f, group: 1, open: i, depth: -q.length });
+      }
+    }
+  });
   return hits;
 }
 

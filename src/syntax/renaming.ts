@@ -59,7 +59,8 @@ export interface RenameResult {
   renamed: number;
 }
 
-export function renameInSource(text: string, mapping: Record<string, string>): RenameResult {
+/** `maxChars`: the longest output allowed (OutputLimitError, raised before it is built). */
+export function renameInSource(text: string, mapping: Record<string, string>, maxChars = Infinity): RenameResult {
   const file = parseSource(text);
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -159,5 +160,5 @@ export function renameInSource(text: string, mapping: Record<string, string>): R
       if (to !== undefined) edits.push(replace(occ.end - component.length, occ.end, to));
     }
   }
-  return { output: applyEdits(text, edits), errors, warnings, renamed: renames.size };
+  return { output: applyEdits(text, edits, maxChars), errors, warnings, renamed: renames.size };
 }

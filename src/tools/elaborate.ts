@@ -10,6 +10,7 @@ import {
   type ElabCommand,
   type ElabResult,
   type LeanMessage,
+  type TacticStep,
 } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
@@ -120,6 +121,8 @@ export interface Elaborated<K = unknown> {
   file: SourceFile;
   /** Every Lean message about the content, on content positions. */
   messages: LeanMessage[];
+  /** The content's tactic steps on content positions, in order (ElaborateExtras.tactics). */
+  tactics: TacticStep[];
   commands: CommandOutcome[];
   /** `fullName → axioms` for the declarations asked about (absent: the name did not elaborate). */
   axioms: Map<string, string[]>;
@@ -151,6 +154,8 @@ export interface ElaborateExtras<K = unknown> {
   ) => { text: string; silent: boolean } | undefined;
   /** Adjust the header elaborated first (e.g. extract_decls adds `import Lean` for its helper when there is none). */
   header?: (header: string) => string;
+  /** Ask Lean for the content's tactic steps (goals before and after each tactic): they come back in `tactics`. */
+  tactics?: boolean;
   /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
   preamble?: readonly string[];
 }
@@ -184,6 +189,7 @@ export async function elaborateContent<K = unknown>(
     content: prepared.content,
     file,
     messages: [],
+    tactics: [],
     commands: [],
     axioms: new Map(),
     axiomsUnanswered: new Map(),
@@ -319,7 +325,11 @@ function contentUnits(
       if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
     });
     roles.push({ kind: 'body', pieces });
-    commands.push({ text, origin: file.lines.toLean(unit[0]!.start) });
+    commands.push({
+      text,
+      origin: file.lines.toLean(unit[0]!.start),
+      ...(extras.tactics ? { infotree: true } : {}),
+    });
     if (stop) break;
   }
 }
@@ -351,6 +361,7 @@ function readOutcome(r: ElabResult['commands'][number], role: Role, opts: ElabOp
       });
     }
     for (const m of r.messages) if (!pieceOf(m.pos.line).silent) out.messages.push(m);
+    for (const x of r.tactics ?? []) if (!pieceOf(x.pos.line).silent) out.tactics.push(x);
   } else if (role.kind === 'lint') {
     // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
     // "All linting checks passed!" [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:

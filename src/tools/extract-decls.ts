@@ -32,6 +32,7 @@ import {
 } from './extract-lean.ts';
 import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
 import { sorryBody } from './output.ts';
+import { outputBudget } from './response-bound.ts';
 import { selectDeclarations } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 
@@ -213,6 +214,7 @@ export async function runExtract(
     sorried: st.sorried,
     declMessages,
     measures,
+    charge: outputBudget(ctx.maxResponseChars),
   };
   const documents = r.failure ? {} : buildDocuments(sources, tool);
   const timings = {
@@ -335,6 +337,8 @@ interface DocumentSources {
   sorried: Set<SourceDecl>;
   declMessages: Map<SourceDecl, LeanMessage[]>;
   measures: Map<SourceDecl, Measure>;
+  /** Counts the standalone contents built (they grow with dependency depth): throws past the response bound. */
+  charge: (chars: number) => void;
 }
 
 /** One document per selected declaration: the structural fields, and Lean's where it answered. */
@@ -354,10 +358,12 @@ function buildDocuments(src: DocumentSources, tool: MessageSet): Record<string, 
     const messages = toMessageSet(declMessages.get(d) ?? []);
     const m = measures.get(d);
     const structure = structuralDocument(fs, d);
+    const content = sel.explicit ? '' : documentContent(fs, d, header);
+    src.charge(content.length + structure.declaration.length);
     documents[keys.get(d)!] = {
       ...structure,
       kind: theoremsOnly ? 'theorem' : d.kind,
-      content: sel.explicit ? '' : documentContent(fs, d, header),
+      content,
       type: ok?.type ?? '',
       type_hash: ok?.type_hash ?? null,
       unfolded_type_hash: ok?.unfolded_type_hash ?? null,

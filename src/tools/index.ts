@@ -4,6 +4,7 @@ import { check } from './check.ts';
 import { comparatorTool } from './comparator.ts';
 import { disprove } from './disprove.ts';
 import { extract_decls, extract_theorems } from './extract-decls.ts';
+import { extract_proof_states } from './extract-proof-states.ts';
 import { have2lemma } from './have2lemma.ts';
 import { have2sorry } from './have2sorry.ts';
 import { merge } from './merge.ts';
@@ -37,5 +38,6 @@ export function builtinTools(deps: { comparator?: ComparatorBackend } = {}): Too
     disprove,
     extract_decls,
     extract_theorems,
+    extract_proof_states,
   };
 }

@@ -18,6 +18,12 @@ export interface ToolContext {
    * response, and the caller learns it here, typed, so such a result is never cached.
    */
   leanFailed?: (failure: LeanFailure) => void;
+  /**
+   * The longest response this request may produce (characters; `limits.responseFactor` × the
+   * request, issue 23). A tool that can predict or accumulate its output size refuses early
+   * (OutputLimitError); every response is measured after the run as well.
+   */
+  maxResponseChars?: number;
 }
 
 export interface ToolImpl<T extends ToolName> {

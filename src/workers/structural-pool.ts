@@ -14,6 +14,7 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import { relayedError, serviceError } from '../errors.ts';
 import { builtinTools } from '../tools/index.ts';
 import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
+import { FairScheduler } from './fair-scheduler.ts';
 
 const BUILTIN = builtinTools();
 
@@ -40,6 +41,15 @@ export interface StructuralPoolOptions {
   maxHeapMb?: number | undefined;
   /** Idle workers above one are stopped after this long. */
   idleTimeoutMs?: number | undefined;
+  /** Extra threads that serve only callers with nothing running (fair-scheduler.ts; default 1). */
+  reserveThreads?: number | undefined;
+}
+
+export interface StructuralRunOptions {
+  /** Who asked (API key label, or the anonymous caller's address): the unit of fair scheduling. */
+  caller?: string | undefined;
+  /** The response bound (characters): the worker refuses a larger result instead of sending it back. */
+  maxResponseChars?: number | undefined;
 }
 
 export interface StructuralPoolStats {
@@ -57,9 +67,12 @@ export class StructuralPool {
   private running = 0;
   private readonly threads: number;
   private started: Promise<boolean> | undefined;
+  /** Which caller's task runs next (per-caller queues; issue 23). */
+  private readonly fair: FairScheduler;
 
   constructor(private readonly opts: StructuralPoolOptions = {}) {
     this.threads = opts.threads || Math.max(1, Math.min(4, availableParallelism()));
+    this.fair = new FairScheduler(this.threads, opts.reserveThreads ?? 1);
   }
 
   /** Started on first use (or by warm()): a daemon that never serves a structural tool starts no threads. */
@@ -68,8 +81,8 @@ export class StructuralPool {
       filename: workerFile(),
       // All threads start at once (each loads the sources, which takes a moment): a replacement
       // for a terminated worker is then rarely waited for.
-      minThreads: this.threads,
-      maxThreads: this.threads,
+      minThreads: this.threads + this.fair.reserve,
+      maxThreads: this.threads + this.fair.reserve,
       idleTimeout: this.opts.idleTimeoutMs ?? 60_000,
       // Admission already bounds how many requests run; the pool's own queue needs no limit.
       maxQueue: Infinity,
@@ -111,12 +124,20 @@ export class StructuralPool {
   }
 
   /** Run a structural tool on a worker; rejects with the signal's reason when it aborts. */
-  async run(tool: ToolName, request: unknown, env: EnvironmentConfig, signal: AbortSignal): Promise<unknown> {
-    signal.throwIfAborted();
+  async run(
+    tool: ToolName,
+    request: unknown,
+    env: EnvironmentConfig,
+    signal: AbortSignal,
+    opts: StructuralRunOptions = {},
+  ): Promise<unknown> {
+    // Fair turn first: the task reaches Piscina only when a thread is free for it.
+    const release = await this.fair.acquire(opts.caller ?? '', signal);
     this.running++;
     let out: StructuralOutcome;
     try {
-      out = await this.piscina.run({ tool, request, env }, { signal });
+      const task: StructuralTask = { tool, request, env, maxResponseChars: opts.maxResponseChars };
+      out = await this.piscina.run(task, { signal });
     } catch (e) {
       if (signal.aborted) {
         this.terminated++;
@@ -126,6 +147,7 @@ export class StructuralPool {
       throw serviceError('internal', 'worker_failed', { reason: (e as Error).message }, { cause: e });
     } finally {
       this.running--;
+      release();
     }
     if (out.ok) return out.response;
     if (out.code)
@@ -138,7 +160,7 @@ export class StructuralPool {
     return {
       threads: p?.threads.length ?? 0,
       running: this.running,
-      queued: p?.queueSize ?? 0,
+      queued: (p?.queueSize ?? 0) + this.fair.queued,
       completed: p?.completed ?? 0,
       terminated: this.terminated,
     };

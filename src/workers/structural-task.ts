@@ -10,12 +10,15 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import { isServiceError, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { sourceLimitError } from '../tools/source-limits.ts';
 import { builtinTools } from '../tools/index.ts';
+import { checkResponseSize } from '../tools/response-bound.ts';
 import type { ToolContext, ToolImpl } from '../tools/types.ts';
 
 export interface StructuralTask {
   tool: ToolName;
   request: unknown;
   env: EnvironmentConfig;
+  /** The response bound: a larger result is refused here, before it is copied to the main thread. */
+  maxResponseChars?: number | undefined;
 }
 
 export type StructuralOutcome =
@@ -45,9 +48,12 @@ export default async function runStructural(task: StructuralTask): Promise<Struc
     lean: noLean,
     progress: () => {},
     leanFailed: () => {},
+    ...(task.maxResponseChars === undefined ? {} : { maxResponseChars: task.maxResponseChars }),
   };
   try {
-    return { ok: true, response: await impl.run(task.request as never, ctx) };
+    const response = await impl.run(task.request as never, ctx);
+    checkResponseSize(response, task.maxResponseChars);
+    return { ok: true, response };
   } catch (e) {
     const se = isServiceError(e) ? e : sourceLimitError(e);
     if (se) return { ok: false, code: se.code, message: se.message, details: se.details };

@@ -95,3 +95,13 @@ t.test('deadline cap and enforcement', async (t) => {
   parent.abort(new Error('parent'));
   await t.rejects(p, /parent/);
 });
+
+t.test('work that holds the thread past its deadline is a timeout, never a result (issue 23)', async (t) => {
+  const late = withDeadline(0.05, undefined, async () => {
+    const end = Date.now() + 120;
+    while (Date.now() < end); // the timer cannot fire while this runs
+    return 'done';
+  });
+  await t.rejects(late, { code: 'timeout' });
+  t.equal(await withDeadline(5, undefined, async () => 'in time'), 'in time');
+});

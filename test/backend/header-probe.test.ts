@@ -105,7 +105,7 @@ t.test("a request header's import failure is that request's error, not the envir
   t.equal(bad.statusCode, 200, bad.body);
   const body = bad.json() as { okay: boolean; lean_messages: { errors: string[] } };
   t.equal(body.okay, false);
-  t.match(body.lean_messages.errors.join('\n'), /^<stdin>:1:0: error: the imports did not load \(import Mathlb\)/m);
+  t.match(body.lean_messages.errors.join('\n'), /^-:1:0: error: the imports did not load \(import Mathlb\)/m);
   const envs = (await app.inject({ method: 'GET', url: '/v1/environments' })).json() as {
     name: string;
     available: boolean;

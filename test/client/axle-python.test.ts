@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/config.ts';
-import { makeApp, UNAVAILABLE_ENV } from '../helpers.ts';
+import { makeApp, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
 
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const env = {
@@ -51,3 +51,36 @@ t.test('AXLE client: structural request works; no Lean fails within 10 s naming 
   t.ok(out.check.seconds < 10, `check failed after ${out.check.seconds} s (whole script ${seconds.toFixed(1)} s)`);
   t.notMatch(String(r.stderr), /Retrying|retry/i, 'the client logged no retries');
 });
+
+// Issue 29: an AXLE user has AXLE_API_KEY exported; with no keys configured here (open mode) it is
+// served as a key. Its client's default fan-out (20) of 500 requests sees no 429, with and without a key.
+for (const key of ['axle-user-exported-key', undefined]) {
+  t.test(
+    `AXLE client ${key ? 'with AXLE_API_KEY exported' : 'without a key'}: environments, theorem2sorry 200, 500 requests at its default fan-out with no 429`,
+    { skip },
+    async (t) => {
+      const app = await makeApp();
+      t.teardown(() => app.close());
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const clientEnv: NodeJS.ProcessEnv = { ...env, AXLE_API_URL: url };
+      delete clientEnv.AXLE_MAX_CONCURRENCY;
+      if (key) clientEnv.AXLE_API_KEY = key;
+      else delete clientEnv.AXLE_API_KEY;
+      const r = await execa(PYTHON, [path.join(PROJECT_ROOT, 'scripts', 'axle-client-fanout.py'), TEST_ENV, '500'], {
+        env: clientEnv,
+        reject: false,
+        timeout: 300_000,
+      });
+      t.equal(r.exitCode, 0, String(r.stderr).slice(-2000));
+      const out = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
+      t.equal(out.max_concurrency, 20, "the client's default fan-out");
+      t.same(out.environments, [TEST_ENV, UNAVAILABLE_ENV], 'environments listed');
+      t.match(out.theorem2sorry.content, /theorem a : 1 = 1 := sorry/, 'theorem2sorry answered 200');
+      t.match(out.theorem2sorry.request_id, /^[0-9a-f-]{36}$/, 'info.request_id');
+      t.same(out.fanout.errors, []);
+      t.equal(out.fanout.ok, 500, `all 500 answered (${out.fanout.seconds} s)`);
+      t.equal(out.fanout.retries, 0, 'no retry: the daemon never answered 429 (or 503)');
+    },
+  );
+}

@@ -1,9 +1,11 @@
 /**
  * What an operator relies on (issue 24), against a real nats-server: workers take only jobs
  * of environments they can run and the front refuses at once what none can; a claim left by
- * a dead front blocks nobody for long; a job larger than NATS can carry is a permanent 413.
+ * a dead front blocks nobody for long; a job larger than NATS can carry is a permanent 413;
+ * malformed messages are dropped at the boundary and counted.
  * Skips, saying why, when nats-server is not installed.
  */
+import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import t from 'tap';
@@ -136,5 +138,39 @@ if (!bin) {
     t.notOk(r.headers['retry-after'], 'no Retry-After: retrying cannot help');
     t.match(r.json().error.message, /exceeds the NATS server's max_payload of 1048576 bytes/);
     t.equal((await front.inject(post('theorem small : True := trivial\n'))).statusCode, 200, 'small ones still run');
+    t.equal(front.cluster!.status().max_payload, 1048576, '/v1/status shows the limit');
+  });
+
+  t.test('malformed messages from NATS are dropped at the boundary, counted, and break nothing', async (t) => {
+    const prefix = 'junk';
+    const w = await clusterApp(nats.url, 'w', 'worker', { prefix, check: reportingCheck('w', newRan()) });
+    const front = await clusterApp(nats.url, 'f', 'front', { prefix });
+    const nc = await connect({ servers: nats.url });
+    t.teardown(async () => {
+      await nc.close();
+      await front.close();
+      await w.close();
+    });
+    await until(() => workersSeen(front) === 1, 10_000, 'the worker');
+    nc.publish(`${prefix}.members.evil`, 'not json');
+    nc.publish(`${prefix}.members.evil`, JSON.stringify({ node: 'evil', slots: -1 }));
+    // A job that is no job, straight into the stream where the worker pulls.
+    const js = jetstream(nc);
+    await js.publish(`${prefix}.work.${TEST_ENV}.plain`, JSON.stringify({ id: 'x', tool: 'check' }));
+    nc.publish(`${prefix}.kick`, `${prefix}.work.${TEST_ENV}.plain`);
+    const metric = (body: string, kind: string) =>
+      Number(new RegExp(`lean_tool_cluster_dropped_messages_total\\{kind="${kind}"\\} (\\d+)`).exec(body)?.[1] ?? 0);
+    await until(
+      async () => metric((await front.inject({ method: 'GET', url: '/metrics' })).body, 'heartbeat') === 2,
+      5000,
+      'two bad heartbeats counted on the front',
+    );
+    await until(
+      async () => metric((await w.inject({ method: 'GET', url: '/metrics' })).body, 'job') === 1,
+      5000,
+      'the bad job counted on the worker',
+    );
+    t.equal(workersSeen(front), 1, 'no phantom worker');
+    t.equal((await front.inject(post('theorem after : True := trivial\n'))).statusCode, 200, 'work goes on');
   });
 }

@@ -68,6 +68,8 @@ if (!bin) {
     await until(isUnready(w), 5000, 'the worker unready without NATS');
     t.ok(Date.now() - t0 <= 5000, `both unready ${Date.now() - t0} ms after NATS died`);
     t.match((await ready(front)).reasons.join('\n'), /NATS is unreachable/);
+    const status = (await front.inject({ method: 'GET', url: '/v1/status' })).json();
+    t.match(status.cluster, { connected: false, readiness: { ready: false } }, '/v1/status no longer says connected');
     t.equal(
       (await front.inject({ method: 'GET', url: '/health/live' })).statusCode,
       200,

@@ -23,12 +23,13 @@ function wrongValue(tool: ToolName, field: string): unknown {
   return [42, 'x', true, [1], { a: [] }].find((v) => !schema.safeParse(v).success);
 }
 
-t.test('every spec tool plus check has a schema', async (t) => {
+t.test('every spec tool plus check and AXLE’s newer extract_proof_states has a schema', async (t) => {
   t.same(TOOL_NAMES.sort(), [
     'check',
     'comparator',
     'disprove',
     'extract_decls',
+    'extract_proof_states',
     'extract_theorems',
     'have2lemma',
     'have2sorry',

@@ -2,6 +2,20 @@
 import t from 'tap';
 import { CLASSES, countsOf, RECORDED_SKIP, recordedIndex } from './index.ts';
 
+/** The message classes each Lean-backed part of the service reads (src/tools, src/backend). */
+const READS: Record<string, string[]> = {
+  backend: ['heartbeat_timeout', 'kernel_timeout', 'unknown_identifier'],
+  check: ['uses_sorry', 'print_axioms'],
+  verify_proof: ['uses_sorry', 'print_axioms', 'check_output'],
+  repair_proofs: ['unknown_option', 'unknown_identifier', 'unsolved_goals', 'no_goals'],
+  simplify_theorems: ['unused_variable', 'uses_sorry'],
+  sorry2lemma: ['unsolved_goals'],
+  have2lemma: ['unsolved_goals'],
+  disprove: ['print_axioms', 'uses_sorry'],
+  merge: ['check_output', 'print_axioms', 'uses_sorry'],
+  extract_decls: ['lint_output'],
+};
+
 t.test('the recorded index', { skip: RECORDED_SKIP }, async (t) => {
   const t0 = performance.now();
   const items = recordedIndex()!;
@@ -33,6 +47,19 @@ t.test('the recorded index', { skip: RECORDED_SKIP }, async (t) => {
   t.ok(named.length >= 20, `${named.length} classes (at least 20)`);
   const missing = CLASSES.filter((c) => !perClass.has(c));
   t.comment(`classes with no recording: ${missing.join(', ') || 'none'}`);
+  const repl = countsOf(items.filter((i) => i.source === 'repl')).perClass;
+  for (const [part, classes] of Object.entries(READS)) {
+    const line = classes.map((c) => `${c} ${repl.get(c) ?? 0} REPL / ${perClass.get(c) ?? 0} all`);
+    t.comment(`${part} reads: ${line.join(', ')}`);
+  }
+  const unrecorded = [...new Set(Object.values(READS).flat())].filter((c) => !perClass.has(c));
+  t.comment(`read by the service but never recorded (doctor checks): ${unrecorded.join(', ') || 'none'}`);
+  t.ok(
+    Object.values(READS)
+      .flat()
+      .every((c) => CLASSES.includes(c)),
+    'every class the service reads has a classification rule',
+  );
   for (const it of items) {
     if (it.line < 1 || !it.file || !it.version) t.fail(`item without provenance: ${JSON.stringify(it).slice(0, 200)}`);
   }

@@ -88,3 +88,22 @@ t.test('the service wrappers: header probe and heartbeat budget', { skip: record
     'only recorded inputs',
   );
 });
+
+t.test(
+  'a recording made with infotree answers the plain request, without the info tree',
+  { skip: recordedSkip(TAG) },
+  async (t) => {
+    const a = new RecordedAnswers(recordedTagDir(TAG)!);
+    const h = a.answer({ cmd: probedHeader('').cmd });
+    const env = h.kind === 'answer' ? (h.response.env as number) : -1;
+    // infotree.in records `def f (h : Int) : Nat := by constructor` only with "infotree": "substantive".
+    const recorded = readExchanges(path.join(recordedTagDir(TAG)!, 'infotree.in'))[0]!;
+    t.ok('infotree' in recorded.request && 'infotree' in recorded.response, 'recorded with its info tree');
+    const r = a.answer({ cmd: recorded.request.cmd, env });
+    t.equal(r.kind, 'answer');
+    if (r.kind === 'answer') {
+      t.notOk('infotree' in r.response, 'the field the option added is removed');
+      t.same(r.response.messages, recorded.response.messages, 'the messages are the recording');
+    }
+  },
+);

@@ -9,12 +9,15 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import WebSocket from 'ws';
 import { ProofSearch, ProofSearchError } from '../../src/client/proof-search.ts';
 import { waitFor } from '../backend/fake.ts';
 import { TEST_ENV } from '../helpers.ts';
 import { recordedAnswers, recordingsSkip, searchDaemon, transcripts } from './helpers.ts';
 
 const skip = recordingsSkip();
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- stream events' JSON, read field by field
+type Json = any;
 const TAG = 'v4.28.0';
 const onceFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'search-once-')), 'first');
 
@@ -107,4 +110,82 @@ t.test('the client: errors are typed, dispose ends the states and frees the proc
     'a process holding only dead proof states was recycled (search.recycleDeadStates)',
   );
   await watcher.dispose();
+});
+
+t.test('states idle past the TTL expire, and their process goes back', { skip }, async (t) => {
+  const { app, url } = await searchDaemon(
+    { TRANSCRIPTS: transcripts(TAG, ['proof_step']) },
+    { search: { stateTtlSeconds: 0.3 } },
+  );
+  t.teardown(() => app.close());
+  await using search = await ProofSearch.connect({ url, environment: TEST_ENV });
+  const root = (await search.start('def f : Nat := by sorry')).states[0]!;
+  t.equal((await search.stat()).daemon.processes, 1);
+  let gone = false;
+  for (let i = 0; i < 100 && !gone; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const st = await search.stat();
+    gone = st.connection.states === 0 && st.daemon.processes === 0;
+  }
+  t.ok(gone, 'expired, and the process was given back');
+  const err = await search.tactic(root.state, 'exact 0').catch((e: unknown) => e);
+  t.ok(err instanceof ProofSearchError && err.code === 'invalid_request', 'an expired id is unknown');
+});
+
+t.test('cancelling a running tactic kills its process; the next message rebuilds the states', { skip }, async (t) => {
+  const { app, url } = await searchDaemon({
+    TRANSCRIPTS: transcripts(TAG, ['proof_step']),
+    TRANSCRIPT_HANG: 'exact t',
+    TRANSCRIPT_ONCE_FILE: onceFile(),
+  });
+  t.teardown(() => app.close());
+  const ws = new WebSocket(`${url}/v1/stream`);
+  await new Promise((r) => ws.once('open', r));
+  const events: { id: string; event: string; result?: Json; error?: Json }[] = [];
+  ws.on('message', (d) => events.push(JSON.parse(String(d))));
+  const answer = async (id: string) => {
+    for (let i = 0; i < 400; i++) {
+      const e = events.find((x) => x.id === id && (x.event === 'result' || x.event === 'error'));
+      if (e) return e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`no answer for ${id}`);
+  };
+  const send = (id: string, tool: string, request: object) => ws.send(JSON.stringify({ id, tool, request }));
+  send('s', 'goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+  const root = (await answer('s')).result.states[0].state;
+  send('h', 'goal.tactic', { state: root, tactics: ['have t : Nat := 42'] });
+  const h = (await answer('h')).result.results[0].state;
+  send('x', 'goal.tactic', { state: h, tactics: ['exact t'] });
+  await new Promise((r) => setTimeout(r, 200));
+  ws.send(JSON.stringify({ id: 'x', cancel: true }));
+  t.equal((await answer('x')).error.code, 'cancelled');
+  send('y', 'goal.tactic', { state: h, tactics: ['exact t'] });
+  const y = (await answer('y')).result;
+  t.same([...y.rebuilt].sort(), [root, h].sort(), 'the states were rebuilt at the next message');
+  t.equal(y.results[0].proofStatus, 'Completed');
+  ws.close();
+});
+
+t.test('the daemon-wide cap on processes held by searches refuses a start beyond it', { skip }, async (t) => {
+  const { app, url } = await searchDaemon(
+    { TRANSCRIPTS: transcripts(TAG, ['proof_step']) },
+    { search: { maxProcesses: 1 } },
+  );
+  t.teardown(() => app.close());
+  await using one = await ProofSearch.connect({ url, environment: TEST_ENV });
+  await using two = await ProofSearch.connect({ url, environment: TEST_ENV });
+  await one.start('def f : Nat := by sorry');
+  const err = await two.start('def f : Nat := by sorry').catch((e: unknown) => e);
+  t.ok(err instanceof ProofSearchError && err.code === 'queue_full', 'refused, retryable');
+  await one.dispose();
+  let ok = false;
+  for (let i = 0; i < 40 && !ok; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    ok = await two.start('def f : Nat := by sorry').then(
+      () => true,
+      () => false,
+    );
+  }
+  t.ok(ok, 'served once the first search ended');
 });

@@ -127,19 +127,21 @@ t.test('tactic_mode_sorry: a tactic that is itself sorry, and the REPL verdict i
   }
 });
 
-t.test('pickle_proof_state_1: the answers recorded on unpickled copies drive the same search', { skip }, async (t) => {
-  const tag = 'v4.28.0';
-  const rec = recordedAnswers(tag, 'pickle_proof_state_1');
-  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['pickle_proof_state_1']) });
-  t.teardown(() => app.close());
-  const s = await rawStream(url);
-  const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
-  const h = (await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['have t : Nat := 42'] }))
-    .result.results[0];
-  t.same(h.goals, rec[4]!.goals);
-  const fin = (await s.call('goal.tactic', { state: h.state, tactics: ['exact t'] })).result.results[0];
-  t.equal(fin.proofStatus, rec[7]!.proofStatus);
-  await s.close();
+t.test('pickle_proof_state_1/_env: answers recorded on unpickled copies drive the same search', { skip }, async (t) => {
+  for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2'])
+    for (const name of ['pickle_proof_state_1', 'pickle_proof_state_env']) {
+      const rec = recordedAnswers(tag, name);
+      const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, [name]) });
+      t.teardown(() => app.close());
+      const s = await rawStream(url);
+      const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+      const h = (await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['have t : Nat := 42'] }))
+        .result.results[0];
+      t.same(h.goals, rec[4]!.goals, `${tag} ${name}: the goals recorded on the unpickled copy`);
+      const fin = (await s.call('goal.tactic', { state: h.state, tactics: ['exact t'] })).result.results[0];
+      t.equal(fin.proofStatus, rec[7]!.proofStatus, `${tag} ${name}: the recorded status`);
+      await s.close();
+    }
 });
 
 t.test('unknown_proof_state: an id the connection does not hold never reaches the REPL', { skip }, async (t) => {
@@ -159,3 +161,37 @@ t.test('unknown_proof_state: an id the connection does not hold never reaches th
   await s.close();
   await other.close();
 });
+
+t.test(
+  'caps: a state past search.maxDepth, and a connection past its state cap, answer kind "limit"',
+  { skip },
+  async (t) => {
+    const tag = 'v4.28.0';
+    const { app, url } = await searchDaemon(
+      { TRANSCRIPTS: transcripts(tag, ['proof_step']) },
+      { search: { maxDepth: 1, maxStatesPerConnection: 3 } },
+    );
+    t.teardown(() => app.close());
+    const s = await rawStream(url);
+    const root = (await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' })).result
+      .states[0].state;
+    const two = (
+      await s.call('goal.tactic', {
+        state: root,
+        tactics: ['apply Int.natAbs', 'have t : Nat := 42', 'apply Int.natAbs'],
+      })
+    ).result.results;
+    t.same(
+      two.map((r: { ok: boolean; kind?: string }) => r.ok || r.kind),
+      [true, true, 'limit'],
+      'the third state is over the connection cap of 3',
+    );
+    const deep = (await s.call('goal.tactic', { state: two[1].state, tactics: ['exact t'] })).result.results[0];
+    t.equal(deep.kind, 'limit', 'one tactic deep is the limit');
+    t.match(deep.error, /search\.maxDepth/);
+    const again = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    t.equal(again.error.code, 'invalid_request', 'a start over the cap is refused');
+    t.match(again.error.message, /maxStatesPerConnection/);
+    await s.close();
+  },
+);

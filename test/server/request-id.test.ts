@@ -166,3 +166,21 @@ t.test('shared links: bounded in bytes and time; nothing stored when disabled', 
     'nothing stored',
   );
 });
+
+t.test('recent requests: a ring bounded by slots, bytes and age', async (t) => {
+  const { RecentRequests } = await import('../../src/server/recent-requests.ts');
+  const ring = new RecentRequests(2, 100, 1_000);
+  const add = (id: string, size: number) => ring.add(id, 'check', 'anonymous', 'anonymous', '{}', '{}', false, size);
+  add('a', 10);
+  add('b', 10);
+  add('c', 10);
+  t.equal(ring.get('a'), undefined, 'past the slots, the oldest goes');
+  t.match(ring.get('b'), { tool: 'check', size: 10 });
+  add('d', 95);
+  t.equal(ring.size, 1, 'past the bytes, the oldest go until it fits');
+  t.equal(ring.bytes, 95);
+  t.equal(ring.get('c'), undefined);
+  add('huge', 101);
+  t.ok(ring.get('d') && !ring.get('huge'), 'one larger than the bound is not kept, and drops nothing');
+  t.equal(ring.get('d', Date.now() + 1_001), undefined, 'past the age, it is not answered');
+});

@@ -18,7 +18,11 @@ export const testEnv = environmentConfig.parse({
 export type Respond = (
   cmd: { text: string; origin: Origin },
   job: number,
-) => { messages?: LeanMessage[]; sorries?: ElabResult['commands'][number]['sorries'] };
+) => {
+  messages?: LeanMessage[];
+  sorries?: ElabResult['commands'][number]['sorries'];
+  tactics?: ElabResult['commands'][number]['tactics'];
+};
 
 export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[] } {
   const jobs: ElabJob[] = [];
@@ -35,7 +39,13 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
         sent: job.commands.length,
         commands: job.commands.map((c) => {
           const r = respond(c, n);
-          return { messages: r.messages ?? [], sorries: r.sorries ?? [], cached: false, ms: 0 };
+          return {
+            messages: r.messages ?? [],
+            sorries: r.sorries ?? [],
+            ...(r.tactics ? { tactics: r.tactics } : {}),
+            cached: false,
+            ms: 0,
+          };
         }),
       };
     },

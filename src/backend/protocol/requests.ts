@@ -29,8 +29,10 @@ export interface PickleRequest {
 export type ReplRequest = CommandRequest | ProofStepRequest | PickleRequest;
 
 /** A header (no `env`: the REPL parses imports and builds a new environment) or commands on `env`. */
-export function commandRequest(cmd: string, env?: number): CommandRequest {
-  return env === undefined ? { cmd } : { cmd, env };
+export function commandRequest(cmd: string, env?: number, infotree?: 'original'): CommandRequest {
+  const r: CommandRequest = env === undefined ? { cmd } : { cmd, env };
+  if (infotree) r.infotree = infotree;
+  return r;
 }
 
 export function proofStepRequest(tactic: string, proofState: number): ProofStepRequest {

@@ -5,6 +5,8 @@
  * commands" and two requests sharing a preamble share its keys.
  */
 import { hash } from 'node:crypto';
+import { isTrivia, lex, type TokenKind } from '../../syntax/lexer.ts';
+import { LineIndex } from '../../syntax/positions.ts';
 import type { Origin } from '../protocol/messages.ts';
 
 const sha = (s: string) => hash('sha256', s);
@@ -20,100 +22,41 @@ export interface CanonicalHeader {
 const STARTERS = new Set(['module', 'prelude']);
 const IMPORT_PARTS = new Set(['public', 'meta', 'private', 'import', 'all', 'runtime']);
 
+/** Tokens of a header that are not statements' words: whitespace and comments of every kind. */
+const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k === 'mod-doc';
+
 /**
  * The header's statements in order, with comments (`--`, nested `/- -/`), whitespace and
  * repeated imports removed, so headers that differ only in trivia share a pool and a root
  * (Kimina keys by raw text and misses on trivia: its issue #73). Header grammar: Lean's
  * [lean4 v4.28.0: src/Lean/Parser/Module.lean] (`header := optional "module" >> optional "prelude" >> many import`,
  * `import := optional "public" >> optional "meta" >> "import " >> optional "all" >> ident`).
- * One linear pass; names in «» may hold spaces.
+ * The words are the source model's tokens (syntax/lexer.ts: the one reader of Lean text, so
+ * `«a b»` names and nested comments are read as everywhere else); one linear pass.
  */
 export function canonicalHeaderOf(raw: string): CanonicalHeader {
+  const lines = new LineIndex(raw);
   const statements: { text: string; origin: Origin }[] = [];
-  let cur: string[] = [];
-  let curOrigin: Origin = { line: 1, column: 0 };
+  let words: string[] = [];
+  let origin: Origin = { line: 1, column: 0 };
   const flush = () => {
-    if (cur.length > 0) statements.push({ text: cur.join(' '), origin: curOrigin });
-    cur = [];
+    if (words.length > 0) statements.push({ text: words.join(' '), origin });
+    words = [];
   };
-  const add = (tok: string, at: Origin) => {
-    if (STARTERS.has(tok)) {
+  for (const t of lex(raw)) {
+    if (isHeaderTrivia(t.kind)) continue;
+    const word = raw.slice(t.start, t.end);
+    const at = lines.toLean(t.start);
+    if (STARTERS.has(word)) {
       flush();
-      statements.push({ text: tok, origin: at });
-      return;
+      statements.push({ text: word, origin: at });
+      continue;
     }
-    if (cur.length === 0) curOrigin = at;
-    cur.push(tok);
+    if (words.length === 0) origin = at;
+    words.push(word);
     // An import is complete at its module name (the first word after `import` that is not `all`/`runtime`).
-    const i = cur.indexOf('import');
-    if (!IMPORT_PARTS.has(tok) && (i >= 0 || cur.length === 1)) flush();
-  };
-
-  const chars = Array.from(raw);
-  let line = 1;
-  let column = 0;
-  let tok = '';
-  let tokAt: Origin = { line: 1, column: 0 };
-  const endTok = () => {
-    if (tok) add(tok, tokAt);
-    tok = '';
-  };
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (c === '-' && chars[i + 1] === '-' && tok === '') {
-      while (i < chars.length && chars[i] !== '\n') i++;
-      i--;
-      continue;
-    }
-    if (c === '/' && chars[i + 1] === '-' && tok === '') {
-      endTok();
-      let depth = 0;
-      for (; i < chars.length; i++) {
-        const d = chars[i]!;
-        if (d === '/' && chars[i + 1] === '-') {
-          depth++;
-          i++;
-          column += 2;
-        } else if (d === '-' && chars[i + 1] === '/') {
-          depth--;
-          i++;
-          column += 2;
-          if (depth === 0) break;
-        } else if (d === '\n') {
-          line++;
-          column = 0;
-        } else column++;
-      }
-      continue;
-    }
-    if (c === '«') {
-      if (!tok) tokAt = { line, column };
-      for (; i < chars.length && chars[i] !== '»'; i++) {
-        tok += chars[i];
-        column++;
-      }
-      if (i < chars.length) {
-        tok += '»';
-        column++;
-      }
-      continue;
-    }
-    if (c === '\n') {
-      endTok();
-      line++;
-      column = 0;
-      continue;
-    }
-    if (/\s/.test(c)) {
-      endTok();
-      column++;
-      continue;
-    }
-    if (!tok) tokAt = { line, column };
-    tok += c;
-    column++;
+    if (!IMPORT_PARTS.has(word) && (words.includes('import') || words.length === 1)) flush();
   }
-  endTok();
   flush();
   const seen = new Set<string>();
   const kept = statements.filter((s) => {

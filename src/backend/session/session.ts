@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { Log } from '../../log.ts';
 import type { ReplMessage, ReplResponse, ReplSorry } from '../protocol/schema.ts';
 import { commandRequest, proofStepRequest } from '../protocol/requests.ts';
+import { tacticSteps, type TacticStep } from '../protocol/infotree.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
@@ -40,6 +41,8 @@ export interface CommandOutcome {
   /** Answered from this session's memory, without sending it. */
   cached: boolean;
   ms: number;
+  /** The tactic steps of its info tree, when asked for (`infotree`). */
+  tactics?: TacticStep[];
 }
 
 export interface RootOutcome {
@@ -147,7 +150,7 @@ export class LeanSession {
    */
   async run(
     header: string,
-    commands: readonly { key: string; text: string }[],
+    commands: readonly { key: string; text: string; infotree?: boolean | undefined }[],
     opts: {
       signal?: AbortSignal;
       onCommand?: (done: number, total: number, cached: boolean) => void;
@@ -179,7 +182,10 @@ export class LeanSession {
           if (opts.stop?.aborted) throw new StoppedError(opts.stop.reason);
           const sent = opts.prepare?.(c.text, i) ?? { text: c.text, lines: 0 };
           const t0 = performance.now();
-          const r = await this.#proc.send(commandRequest(sent.text, env), opts.signal);
+          const r = await this.#proc.send(
+            commandRequest(sent.text, env, c.infotree ? 'original' : undefined),
+            opts.signal,
+          );
           const ms = Math.round(performance.now() - t0);
           let outcome: Omit<CommandOutcome, 'cached'>;
           if (r.type === 'command') {
@@ -188,6 +194,7 @@ export class LeanSession {
               messages: r.value.messages.map((m) => unshift(m, sent.lines)),
               sorries: r.value.sorries.map((x) => unshift(x, sent.lines)),
               ms,
+              ...(c.infotree ? { tactics: tacticSteps(r.value.infotree).map((x) => unshift(x, sent.lines)) } : {}),
             };
           } else if (r.type === 'error') {
             // The REPL could not run the command (for example an internal exception): report it, keep the env.
@@ -200,7 +207,9 @@ export class LeanSession {
           } else {
             throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
           }
-          if (opts.remember?.(outcome.messages, sent.text, i) ?? true) this.#outcomes.set(c.key, outcome);
+          // An info tree can be large: such outcomes are answered, not remembered.
+          if (!c.infotree && (opts.remember?.(outcome.messages, sent.text, i) ?? true))
+            this.#outcomes.set(c.key, outcome);
           outcomes.push({ ...outcome, cached: false });
           env = outcome.env;
         }

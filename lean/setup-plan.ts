@@ -1,0 +1,158 @@
+/**
+ * `npm run lean:setup -- [NAME…] --dry-run`: every step setup would take for each environment,
+ * with the command, where it runs, and what it downloads, printed without running anything and
+ * without needing elan (a machine without elan is exactly where one wants to read the plan first).
+ * Steps already done on this machine are marked so. The steps mirror lean/setup.ts.
+ *
+ * Download sizes are estimates, best effort, and said as such (`~`): they vary by version and
+ * nothing here can measure them without downloading. Sources beside each figure.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { lakeDir, toolchainTag, type EnvironmentConfig } from '../src/envs/config.ts';
+import { elanToolchainDir } from '../src/envs/probe.ts';
+
+/** elan's documented installer (github.com/leanprover/elan README), installing no default toolchain: setup installs each environment's. */
+export const ELAN_INSTALL = 'curl https://elan.lean-lang.org/elan-init.sh -sSf | sh -s -- -y --default-toolchain none';
+
+/** Best-effort download estimates (not measured here; they vary by version). */
+export const DOWNLOADS = {
+  elan: '~10 MB (the elan binary)',
+  // A Lean release archive for Linux x86_64 (leanprover/lean4 release assets); an estimate.
+  toolchain: '~200-400 MB compressed, ~1-2 GB installed (estimate; see the release assets of leanprover/lean4)',
+  repl: '< 1 MB (a shallow clone of leanprover-community/repl at one tag)',
+  // The Lean Zulip, mathlib4 stream, "Download mathlib4 once and link multiple projects against it" (Feb 2026): "all 700MB of mathlib cache".
+  mathlibCache:
+    '~700 MB of prebuilt Mathlib .olean archives (as reported on the Lean Zulip, Feb 2026), several GB unpacked',
+  mathlibSource: '~0.5-1 GB (Lake clones mathlib4 and its dependencies: batteries, aesop, plausible, …; estimate)',
+  repo: 'the repository clone (size depends on the project)',
+} as const;
+
+export interface PlanStep {
+  title: string;
+  /** The command, as setup runs it. */
+  command?: string;
+  /** Where it runs (relative to the project root when inside it). */
+  cwd?: string;
+  download?: string;
+  /** Set when this machine already has the result: setup skips the step. */
+  done?: string;
+}
+
+export interface PlanContext {
+  root: string;
+  buildDir: string;
+  hostEnv: NodeJS.ProcessEnv;
+  /** The elan binary found, if any. */
+  elan: string | undefined;
+  replGit: string;
+  mathlibGit: string;
+}
+
+const needsMathlib = (env: EnvironmentConfig) => /\bimport\s+Mathlib\b/.test(env.imports);
+
+function toolchainStep(env: EnvironmentConfig, c: PlanContext): PlanStep {
+  const installed = existsSync(elanToolchainDir(env.lean_toolchain, c.hostEnv));
+  return {
+    title: `install the Lean toolchain ${env.lean_toolchain}`,
+    command: `${c.elan ?? 'elan'} toolchain install ${env.lean_toolchain}`,
+    download: DOWNLOADS.toolchain,
+    ...(installed ? { done: 'already installed' } : {}),
+  };
+}
+
+function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
+  const tag = toolchainTag(env.lean_toolchain) ?? '?';
+  const dir = path.join(c.buildDir, `repl-${tag}`);
+  const built = existsSync(path.join(dir, '.lake', 'build', 'bin', 'repl'));
+  const done = built ? { done: 'already built' } : {};
+  return [
+    {
+      title: `clone the Lean REPL at tag ${tag}`,
+      command: `git clone --depth 1 --branch ${tag} ${c.replGit} ${dir}`,
+      cwd: c.buildDir,
+      download: DOWNLOADS.repl,
+      ...done,
+    },
+    { title: `build the REPL ${tag}`, command: 'lake build', cwd: dir, ...done },
+  ];
+}
+
+function projectSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
+  const root = lakeDir(env);
+  const exists = ['lakefile.toml', 'lakefile.lean'].some((f) => existsSync(path.join(root, f)));
+  const done = exists ? { done: `Lake project exists: ${root}` } : {};
+  if (env.repo_url) {
+    const steps: PlanStep[] = [
+      {
+        title: `clone ${env.repo_url}`,
+        command: `git clone ${env.repo_url} ${env.project_dir}`,
+        download: DOWNLOADS.repo,
+        ...done,
+      },
+    ];
+    if (env.revision)
+      steps.push({
+        title: `check out ${env.revision}`,
+        command: `git checkout ${env.revision}`,
+        cwd: env.project_dir,
+        ...done,
+      });
+    return steps;
+  }
+  const tag = toolchainTag(env.lean_toolchain) ?? '?';
+  return [
+    {
+      title: `create the Lake project ${env.project_dir}: lean-toolchain ${env.lean_toolchain}, lakefile.toml requiring REPL ${tag}${needsMathlib(env) ? ` and Mathlib ${tag} (${c.mathlibGit})` : ''}`,
+      ...done,
+    },
+  ];
+}
+
+function buildSteps(env: EnvironmentConfig): PlanStep[] {
+  const root = lakeDir(env);
+  const steps: PlanStep[] = [];
+  if (needsMathlib(env))
+    steps.push({
+      title: `fetch the prebuilt Mathlib oleans${env.repo_url ? " (when the project's lakefile requires Mathlib)" : ''}`,
+      command: 'lake exe cache get',
+      cwd: root,
+      download: `${DOWNLOADS.mathlibSource}, then ${DOWNLOADS.mathlibCache}`,
+    });
+  steps.push({ title: `build ${env.name}'s dependencies`, command: 'lake build', cwd: root });
+  return steps;
+}
+
+/** Every step of one environment, in order. */
+export function environmentPlan(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
+  return [
+    toolchainStep(env, c),
+    ...replSteps(env, c),
+    ...projectSteps(env, c),
+    ...buildSteps(env),
+    { title: `record repl_command for ${env.name} in config/local.json (LEAN_TOOL_CONFIG when set)` },
+  ];
+}
+
+/** The whole plan as text: elan first when it is missing, then each environment. */
+export function formatPlan(envs: EnvironmentConfig[], c: PlanContext): string {
+  const rel = (p: string) => path.relative(c.root, p) || '.';
+  const lines = ['lean:setup --dry-run: nothing is run; sizes are estimates (~).'];
+  let n = 0;
+  const step = (s: PlanStep) => {
+    lines.push(`  ${++n}. ${s.title}${s.done ? ` [skipped: ${s.done}]` : ''}`);
+    if (s.command) lines.push(`     $ ${s.cwd ? `(${rel(s.cwd)}) ` : ''}${s.command}`);
+    if (s.download && !s.done) lines.push(`     download: ${s.download}`);
+  };
+  if (!c.elan) {
+    lines.push('', 'elan (the Lean toolchain manager) is not installed: setup needs it first.');
+    step({ title: 'install elan', command: ELAN_INSTALL, download: DOWNLOADS.elan });
+  }
+  for (const env of envs) {
+    lines.push('', `== ${env.name} (${env.lean_toolchain}${env.repo_url ? `, ${env.repo_url}` : ''})`);
+    n = 0;
+    for (const s of environmentPlan(env, c)) step(s);
+  }
+  lines.push('', 'The comparator tool (optional) is set up after each environment; see README, "comparator".');
+  return lines.join('\n');
+}

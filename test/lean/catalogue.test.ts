@@ -1,0 +1,75 @@
+/**
+ * Issue 29 item 3: AXLE's environment catalogue in config/default.json, each environment
+ * unavailable with a reason naming `lean:setup NAME` until set up, and `lean:setup --dry-run`
+ * printing every step (with downloads) on a machine without elan.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { loadConfig, PROJECT_ROOT } from '../../src/config.ts';
+import { EnvironmentRegistry } from '../../src/envs/registry.ts';
+import { ELAN_INSTALL } from '../../lean/setup-plan.ts';
+
+const home = mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
+// A host with no Lean at all: no elan, no lake, an empty HOME; no overlay file.
+const bare = { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') };
+const config = loadConfig(bare, PROJECT_ROOT, { overlayMayBeMissing: true });
+
+// AXLE's names (AxiomMath/axiom-lean-engine docs/configuration.md, docs/setup/configuration.md)
+// and every newer release the REPL has a tag for (leanprover-community/repl: v4.30.0, v4.31.0,
+// v4.32.0; v4.33.0 has only release candidates there).
+const AXLE_LEAN = ['4.21.0', '4.25.1', '4.26.0', '4.27.0', '4.28.0', '4.29.0', '4.30.0', '4.31.0', '4.32.0'];
+
+t.test("the default configuration lists AXLE's environments", async (t) => {
+  const byName = new Map(config.environments.map((e) => [e.name, e]));
+  for (const v of AXLE_LEAN)
+    t.match(byName.get(`lean-${v}`), { lean_toolchain: `leanprover/lean4:v${v}`, imports: 'import Mathlib' }, v);
+  t.match(byName.get('pnt-4.26.0'), {
+    lean_toolchain: 'leanprover/lean4:v4.26.0',
+    repo_url: 'https://github.com/AlexKontorovich/PrimeNumberTheoremAnd',
+    revision: 'd24e98e2384cd191486517bfca980576772f6c17',
+    imports: 'import Mathlib\nimport PrimeNumberTheoremAnd',
+  });
+  t.ok(byName.has('core-4.28.0'), 'the core-only environment stays');
+});
+
+t.test('each is unavailable until set up, and the reason names `lean:setup NAME`', async (t) => {
+  const registry = new EnvironmentRegistry(config.environments, { ttlMs: 0, hostEnv: bare });
+  const listed = registry.list();
+  t.equal(listed.length, config.environments.length);
+  for (const e of listed) {
+    t.equal(e.available, false, e.name);
+    t.match(e.unavailable_reason, `npm run lean:setup -- ${e.name}`, `${e.name}: the reason names its setup`);
+  }
+});
+
+t.test('lean:setup --dry-run without elan: every step, with its command and download', async (t) => {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts'), 'lean-4.29.0', 'pnt-4.26.0', '--dry-run'],
+    { cwd: PROJECT_ROOT, env: bare, encoding: 'utf8' },
+  );
+  t.equal(r.status, 0, r.stderr);
+  const out = r.stdout;
+  t.match(out, 'elan (the Lean toolchain manager) is not installed');
+  t.match(out, `$ ${ELAN_INSTALL}`, 'the command that installs elan');
+  const section = (name: string) => out.slice(out.indexOf(`== ${name}`)).split('\n\n')[0]!;
+  const lean = section('lean-4.29.0');
+  for (const cmd of [
+    'elan toolchain install leanprover/lean4:v4.29.0',
+    'git clone --depth 1 --branch v4.29.0 https://github.com/leanprover-community/repl',
+    'lake build',
+    'lake exe cache get',
+  ])
+    t.match(lean, cmd, `lean-4.29.0: ${cmd}`);
+  t.match(lean, /create the Lake project .*requiring REPL v4\.29\.0 and Mathlib v4\.29\.0/);
+  t.match(lean, /download: .*~700 MB of prebuilt Mathlib/, 'the Mathlib cache download, estimated');
+  t.match(lean, /download: ~200-400 MB compressed/, 'the toolchain download, estimated');
+  const pnt = section('pnt-4.26.0');
+  t.match(pnt, 'git clone https://github.com/AlexKontorovich/PrimeNumberTheoremAnd');
+  t.match(pnt, 'git checkout d24e98e2384cd191486517bfca980576772f6c17');
+  t.match(pnt, 'lake exe cache get');
+  t.notMatch(out, /lean-4\.28\.0/, 'only the environments named');
+});

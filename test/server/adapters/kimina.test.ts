@@ -1,0 +1,197 @@
+/**
+ * Kimina Lean Server's routes with Kimina's request and response shapes
+ * [project-numina/kimina-lean-server fb2393d: client/kimina_client/models.py, server/routers/
+ * check.py, backward.py, health.py; tests/test_api.py posts `CheckRequest(snippets=[…]).model_dump()`].
+ * The Lean side is the community REPL's own recorded answers (../shared/recorded/repl/v4.28.0,
+ * by path): a runner double answers exactly the recorded commands and refuses any other, and
+ * Kimina's `response` must be the REPL's answer as recorded (its `env` and `proofState` ids
+ * aside, which name state inside one REPL process).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import type { ElabJob, ElabResult, LeanRunner } from '../../../src/backend/index.ts';
+import { toLeanMessage } from '../../../src/backend/protocol/messages.ts';
+import type { ReplMessage, ReplSorry } from '../../../src/backend/protocol/schema.ts';
+import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
+import { sharedPath, sharedSkip } from '../../shared-data.ts';
+
+const TAG = 'v4.28.0';
+const skip = sharedSkip(`recorded/repl/${TAG}`);
+
+interface Answer {
+  messages?: ReplMessage[];
+  sorries?: (ReplSorry & { proofState?: number })[];
+  env?: number;
+}
+
+/** A transcript's commands and answers: JSON objects separated by blank lines (a JSON string holds no raw newline). */
+function transcript(name: string): { cmd: string; answer: Answer }[] {
+  const dir = path.join(sharedPath(`recorded/repl/${TAG}`)!, name);
+  const objects = (f: string) =>
+    readFileSync(f, 'utf8')
+      .split(/\n\s*\n/)
+      .filter((x) => x.trim())
+      .map((x) => JSON.parse(x) as Record<string, unknown>);
+  const ins = objects(`${dir}.in`);
+  const outs = objects(`${dir}.expected.out`);
+  return ins.flatMap((i, k) =>
+    typeof i.cmd === 'string' && i.env === undefined ? [{ cmd: i.cmd, answer: outs[k] as Answer }] : [],
+  );
+}
+
+/** The backend double: a recorded command (with no imports, as the REPL's tests run) gets its recorded answer. */
+function recordedRunner(recorded: { cmd: string; answer: Answer }[]): LeanRunner & { sent: string[] } {
+  const sent: string[] = [];
+  return {
+    sent,
+    async elaborate(_env, job: ElabJob, { signal }): Promise<ElabResult> {
+      if (signal.aborted) throw signal.reason;
+      if (job.header.trim() !== '') throw new Error(`no recording with a header: ${job.header}`);
+      return {
+        headerMessages: [],
+        session: 1,
+        reused: 0,
+        sent: job.commands.length,
+        commands: job.commands.map((c) => {
+          sent.push(c.text);
+          const hit = recorded.find((r) => r.cmd === c.text);
+          if (!hit) throw new Error(`not recorded: ${JSON.stringify(c.text)}`);
+          return {
+            messages: (hit.answer.messages ?? []).map((m) => toLeanMessage(m, c.origin)),
+            sorries: (hit.answer.sorries ?? []).map((s) => ({ ...s, origin: c.origin })),
+            cached: false,
+            ms: 0,
+          };
+        }),
+      };
+    },
+  };
+}
+
+/** What Kimina passes on for a recorded answer: the REPL's fields without its process-local ids. */
+const kiminaView = (a: Answer) => ({
+  ...(a.messages?.length ? { messages: a.messages } : {}),
+  ...(a.sorries?.length ? { sorries: a.sorries.map(({ proofState: _p, ...s }) => s) } : {}),
+});
+
+t.test('POST /api/check: each snippet’s response is the REPL’s recorded answer', { skip }, async (t) => {
+  // Errors only; a sorry with its warning; a sorry with an error.
+  const recorded = [
+    ...transcript('no_goal_sorry'),
+    ...transcript('app_type_mismatch').slice(1),
+    ...transcript('no_goal_sorry_2'),
+  ];
+  t.equal(recorded.length, 3);
+  const lean = recordedRunner(recorded);
+  const app = await makeApp({ lean, config: testConfig({ server: { kimina: { environment: TEST_ENV } } }) });
+  t.teardown(() => app.close());
+  const snippets = recorded.map((r, i) => ({ id: `s${i}`, code: r.cmd }));
+  const res = await app.inject({ method: 'POST', url: '/api/check', payload: { snippets, timeout: 20 } });
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json() as { results: { id: string; time: number; response: unknown }[] };
+  t.same(
+    body.results.map((r) => r.id),
+    ['s0', 's1', 's2'],
+    'one result per snippet, in order',
+  );
+  for (const [i, r] of body.results.entries()) {
+    t.same(r.response, kiminaView(recorded[i]!.answer), `snippet ${i}: the REPL's messages and sorries`);
+    t.type(r.time, 'number');
+    t.same(Object.keys(r).sort(), ['id', 'response', 'time'], 'no None fields (response_model_exclude_none)');
+  }
+  t.same(
+    lean.sent,
+    recorded.map((r) => r.cmd),
+    'each snippet elaborated as written, nothing else sent',
+  );
+  // The same pipeline and cache: again, and nothing reaches Lean.
+  const again = await app.inject({ method: 'POST', url: '/api/check/', payload: { snippets } });
+  t.equal(again.statusCode, 200);
+  t.equal(lean.sent.length, 3, 'answered from the result cache');
+});
+
+t.test('POST /verify: codes with proof or code, custom_id as a string, time inside response', { skip }, async (t) => {
+  const recorded = transcript('app_type_mismatch').slice(1);
+  const app = await makeApp({ lean: recordedRunner(recorded) });
+  t.teardown(() => app.close());
+  const payload = {
+    codes: [
+      { custom_id: 7, proof: recorded[0]!.cmd },
+      { custom_id: 'b', code: recorded[0]!.cmd },
+    ],
+  };
+  for (const url of ['/verify', '/one_pass_verify_batch']) {
+    const res = await app.inject({ method: 'POST', url, payload });
+    t.equal(res.statusCode, 200, res.body);
+    const results = (res.json() as { results: { custom_id: string; response: { time: number } }[] }).results;
+    t.same(
+      results.map((r) => r.custom_id),
+      ['7', 'b'],
+    );
+    for (const r of results) {
+      const { time, ...rest } = r.response;
+      t.type(time, 'number');
+      t.same(rest, kiminaView(recorded[0]!.answer));
+    }
+  }
+  const bad = await app.inject({ method: 'POST', url: '/verify', payload: { codes: [{ custom_id: 1 }] } });
+  t.equal(bad.statusCode, 400);
+  t.match(bad.json(), {
+    error: { code: 'invalid_request', details: [{ field: 'codes.0', message: /no proof\/code/ }] },
+  });
+});
+
+t.test('a snippet past its timeout is Kimina’s per-snippet timeout error; the others answer', async (t) => {
+  const lean: LeanRunner = {
+    elaborate: (_env, _job, { signal }) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+  };
+  const app = await makeApp({ lean, config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    payload: { snippets: [{ id: 'slow', code: 'example : True := trivial' }], timeout: 1 },
+  });
+  t.equal(res.statusCode, 200);
+  t.same(res.json(), { results: [{ id: 'slow', time: 1, error: 'Lean REPL command timed out in 1 seconds' }] });
+});
+
+t.test('request-level refusals keep their status; /health needs no key', async (t) => {
+  const app = await makeApp({
+    config: testConfig({ keys: [{ key: 'kimina-key-1' }], server: { kimina: { environment: UNAVAILABLE_ENV } } }),
+  });
+  t.teardown(() => app.close());
+  const health = await app.inject({ method: 'GET', url: '/health' });
+  t.equal(health.statusCode, 200);
+  t.same(health.json(), { status: 'ok' });
+  const wrongKey = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    headers: { authorization: 'Bearer not-a-key-99' },
+    payload: { snippets: [{ id: 'a', code: '#check Nat' }] },
+  });
+  t.equal(wrongKey.statusCode, 401);
+  const unavailable = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    headers: { authorization: 'Bearer kimina-key-1' },
+    payload: { snippets: [{ id: 'a', code: '#check Nat' }] },
+  });
+  t.equal(unavailable.statusCode, 409, 'an environment that cannot run Lean is the request’s 409');
+  const dup = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    payload: {
+      snippets: [
+        { id: 'a', code: 'x' },
+        { id: 'a', code: 'y' },
+      ],
+    },
+  });
+  t.equal(dup.statusCode, 400);
+  t.match(dup.json(), { error: { message: /unique ids/ } });
+  const wrongMethod = await app.inject({ method: 'GET', url: '/verify' });
+  t.equal(wrongMethod.statusCode, 405);
+});

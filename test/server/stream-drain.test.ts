@@ -1,0 +1,90 @@
+/**
+ * Issue 23, item 8: closing the daemon (SIGTERM → app.close, src/main.ts) drains the stream
+ * channel: in-flight work is answered, new requests on open sockets are refused with the
+ * 503-equivalent `overloaded`, then the socket closes with 1001 "going away". Before, the
+ * sockets closed within 3 ms with no result and no error.
+ */
+import t from 'tap';
+import WebSocket from 'ws';
+import { waitFor } from '../backend/fake.ts';
+import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
+import type { ToolImpl } from '../../src/tools/types.ts';
+
+/** A structural tool that takes `ms` (its result names it), standing in for real work. */
+const slow = (ms: number): ToolImpl<'theorem2sorry'> => ({
+  needsLean: () => false,
+  run: async (req, ctx) => {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(ctx.signal.reason as Error);
+      });
+    });
+    return {
+      content: `done ${req.content}`,
+      lean_messages: { errors: [], warnings: [], infos: [] },
+      tool_messages: { errors: [], warnings: [], infos: [] },
+      timings: {},
+    };
+  },
+});
+
+interface Event {
+  id: string;
+  event: string;
+  result?: { content: string };
+  error?: { code: string };
+}
+
+t.test('close drains in-flight stream work, refuses new requests, then closes with 1001', async (t) => {
+  const app = await makeApp({
+    tools: { theorem2sorry: slow(600) },
+    config: testConfig({ server: { drainTimeoutMs: 10_000 } }),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
+  const seen: (Event | { close: number })[] = [];
+  ws.on('message', (d) => seen.push(JSON.parse(String(d)) as Event));
+  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+  void closed.then((code) => seen.push({ close: code }));
+  await new Promise((r) => ws.once('open', r));
+  const ask = (id: string) =>
+    ws.send(JSON.stringify({ id, tool: 'theorem2sorry', request: { content: id, environment: TEST_ENV } }));
+  ask('a');
+  await waitFor(() => seen.some((e) => 'event' in e && e.event === 'started'));
+  const closing = app.close();
+  // The drain began: a new request on the open socket is refused, not dropped.
+  await new Promise((r) => setTimeout(r, 50));
+  ask('b');
+  const code = await closed;
+  await closing;
+  t.equal(code, 1001, 'the socket closed with 1001 (going away)');
+  const final = (id: string) =>
+    seen.find((e): e is Event => 'id' in e && e.id === id && e.event !== 'queued' && e.event !== 'started');
+  t.equal(final('a')?.event, 'result', 'the in-flight request was answered');
+  t.equal(final('a')?.result?.content, 'done a');
+  t.equal(final('b')?.event, 'error', 'the request sent during the drain was refused');
+  t.equal(final('b')?.error?.code, 'overloaded', 'with the 503-equivalent code');
+  const order = seen.map((e) => ('close' in e ? 'close' : `${e.id}:${e.event}`));
+  t.ok(order.indexOf('a:result') < order.indexOf('close'), `result before close: ${order.join(', ')}`);
+});
+
+t.test('a drain that times out still closes the sockets (1001) and ends', async (t) => {
+  const app = await makeApp({
+    tools: { theorem2sorry: slow(60_000) },
+    config: testConfig({ server: { drainTimeoutMs: 2_500 } }),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
+  const events: Event[] = [];
+  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Event));
+  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+  await new Promise((r) => ws.once('open', r));
+  ws.send(JSON.stringify({ id: 'x', tool: 'theorem2sorry', request: { content: 'x', environment: TEST_ENV } }));
+  await waitFor(() => events.some((e) => e.event === 'started'));
+  const t0 = Date.now();
+  await app.close();
+  t.equal(await closed, 1001);
+  t.ok(Date.now() - t0 < 5_000, `closed after the drain timeout (${Date.now() - t0} ms)`);
+});
