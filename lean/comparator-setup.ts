@@ -4,7 +4,7 @@
  * environment's Lean version (config `comparator.pins`), and landrun at `comparator.landrunCommit`.
  *
  *   lean/.build/comparator-<tag>/   git checkout at the pinned commit; lean-toolchain = the environment's;
- *                                   `lake build lean4export comparator` (comparator README, "Development")
+ *                                   `lake build lean4export comparator` (comparator README "Development" from v4.30.0; lakefile.toml at every pin)
  *   lean/.build/landrun/landrun     `go build -o landrun cmd/landrun/main.go` (landrun README)
  *
  * comparator's lake-manifest.json pins lean4export; the pin in config must be that commit (the export

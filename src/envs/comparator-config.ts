@@ -37,13 +37,17 @@ export const comparatorConfig = z.strictObject({
 
 export type ComparatorConfig = z.output<typeof comparatorConfig>;
 
-/** The build locations for one toolchain tag (README "Development" of leanprover/comparator). */
+/**
+ * The build locations for one toolchain tag: `lake build lean4export comparator` in the checkout [comparator v4.30.0 …:
+ * README.md, "Development"; the section is absent at v4.28.0 and v4.29.0, whose lakefile.toml has the same
+ * `comparator` executable and `lean4export` requirement] (issue 27, defect 18).
+ */
 export function comparatorPaths(root: string, cfg: Pick<ComparatorConfig, 'buildDir'>, tag: string) {
   const build = path.resolve(root, cfg.buildDir);
   const checkout = path.join(build, `comparator-${tag}`);
   return {
     checkout,
-    // `lake build lean4export comparator` puts the binaries here (leanprover/comparator README, "Development").
+    // `lake build lean4export comparator` puts the binaries here (Lake's layout: .lake/build/bin of each package).
     comparator: path.join(checkout, '.lake', 'build', 'bin', 'comparator'),
     lean4export: path.join(checkout, '.lake', 'packages', 'lean4export', '.lake', 'build', 'bin', 'lean4export'),
     shim: path.join(checkout, 'scripts', 'fake-landrun.sh'),

@@ -58,7 +58,11 @@ export function defeqCheck(
     [
       'set_option autoImplicit true in',
       'set_option relaxedAutoImplicit true in',
-      `axiom ${expected} ${sig}`,
+      // A theorem is re-stated as a theorem: an `axiom` keeps only the section variables its type uses
+      // (`mkForallFVars vars type (usedOnly := true)` [lean4 src/Lean/Elab/Declaration.lean, `elabAxiom`]) while
+      // a theorem also keeps the instance-implicit ones over included variables, so an unused `[Inhabited α]`
+      // made a candidate identical to the statement fail (issue 27, defect 9).
+      d.kind === 'theorem' ? `theorem ${expected} ${sig} := sorry` : `axiom ${expected} ${sig}`,
       // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
       // [lean4 v4.28.0: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
       ...(opaque.length

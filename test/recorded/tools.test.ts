@@ -129,9 +129,6 @@ t.test(
     t.ok(
       r.lean_messages.warnings.includes(at),
       `reported at the variable: ${JSON.stringify(r.lean_messages.warnings[0])}`,
-      {
-        todo: 'defect 10 of issue 27 §3, fixed by the engineer "defects": today it lands on the line of the second `variable`',
-      },
     );
   },
 );

@@ -95,12 +95,12 @@ t.test('signatures become Pi types, replayed in the statement’s namespace and 
   t.equal(piType(f, d), '∀ {α : Sort u} [Inhabited α] (x : α), x = x');
   t.equal(
     defeqCheck(f, d),
-    'namespace P\nuniverse u\nopen Real\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\naxiom axle_expected_0 {α : Sort u} [Inhabited α] (x : α) : x = x\n#check (@_root_.P.t : type_of% @axle_expected_0)\nend P',
+    'namespace P\nuniverse u\nopen Real\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\ntheorem axle_expected_0 {α : Sort u} [Inhabited α] (x : α) : x = x := sorry\n#check (@_root_.P.t : type_of% @axle_expected_0)\nend P',
   );
   const g = parseSource('theorem plain : 1 = 1 := rfl\n');
   t.equal(
     defeqCheck(g, g.decls[0]!),
-    'section\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\naxiom axle_expected_0 : 1 = 1\n#check (@_root_.plain : type_of% @axle_expected_0)\nend',
+    'section\nset_option autoImplicit true in\nset_option relaxedAutoImplicit true in\ntheorem axle_expected_0 : 1 = 1 := sorry\n#check (@_root_.plain : type_of% @axle_expected_0)\nend',
   );
 });
 
@@ -120,7 +120,7 @@ t.test(
         'variable {α : Type u} (xs : List α)',
         'set_option autoImplicit true in',
         'set_option relaxedAutoImplicit true in',
-        'axiom axle_expected_0 : xs.length = xs.length',
+        'theorem axle_expected_0 : xs.length = xs.length := sorry',
         'set_option allowUnsafeReducibility true in',
         'attribute [local irreducible] _root_.answer in',
         '#check (@_root_.len : type_of% @axle_expected_0)',
@@ -263,4 +263,16 @@ t.test('syntax the statement does not declare is refused (it could change what t
     { types: [types, types] },
   );
   t.match(inst.tool_messages.errors[0], /Candidate declares an instance the statement does not \(instance at line 1\)/);
+});
+
+// Issue 27, defect 9: an `axiom` drops section variables its type does not use (`usedOnly := true` in
+// lean4 src/Lean/Elab/Declaration.lean, `elabAxiom`), a theorem keeps instance-implicit ones: re-state as a theorem.
+t.test('defect 9: a theorem is re-stated as a theorem, keeping unused instance-implicit variables', async (t) => {
+  const f = parseSource('section\nvariable {α : Type} [Inhabited α]\ntheorem t (x : α) : x = x := rfl\nend\n');
+  const text = defeqCheck(f, f.decls[0]!, 0)!;
+  t.match(text, /\nvariable \{α : Type\} \[Inhabited α\]\n/);
+  t.match(text, /\ntheorem axle_expected_0 \(x : α\) : x = x := sorry\n/);
+  t.notMatch(text, /\naxiom /);
+  const d = parseSource('def answer : Nat := sorry\n');
+  t.match(defeqCheck(d, d.decls[0]!, 0)!, /\naxiom axle_expected_0 : Nat\n/, 'a def is still an axiom');
 });

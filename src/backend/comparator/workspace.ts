@@ -1,7 +1,7 @@
 /**
  * The private scratch workspace of one comparator run: a Lake project holding the challenge
  * module (the formal statement), the solution module (the candidate) and comparator's JSON
- * configuration, layed out as leanprover/comparator's README ("Development") builds its tests:
+ * configuration, layed out as comparator's own tests/projects/<name>/ are (Challenge.lean, Solution.lean, config.json at every pinned tag):
  *
  *   lakefile.toml   name + one [[lean_lib]] per module (+ the environment's requirements)
  *   lean-toolchain  the environment's toolchain (elan picks it from the working directory)
