@@ -22,7 +22,7 @@ const once = () => new Promise((r) => {
   const t0 = process.hrtime.bigint();
   http.get(url, { agent }, (res) => { res.resume(); res.on('end', () => { out.push(Number(process.hrtime.bigint() - t0) / 1e6); r(); }); }).on('error', () => r());
 });
-(async () => { while (!stop) { await once(); await new Promise((r) => setTimeout(r, 20)); } process.stdout.write(JSON.stringify(out)); })();
+(async () => { while (!stop) { await once(); await new Promise((r) => setTimeout(r, 20)); } process.stdout.write(JSON.stringify(out), () => process.exit(0)); })();
 `;
 
 /** Polls /v1/status from a child process while `work` runs; returns its latencies (ms). */
@@ -34,7 +34,7 @@ async function polled(port: number, work: () => Promise<unknown>): Promise<numbe
   child.stdout.on('data', (d) => (text += String(d)));
   await new Promise((r) => setTimeout(r, 300));
   await work();
-  child.stdin.write('x');
+  child.stdin.end('x');
   await new Promise((r) => child.once('close', r));
   return JSON.parse(text || '[]') as number[];
 }
