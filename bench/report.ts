@@ -14,7 +14,7 @@ import { NOISY_SHARE } from './proc.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const RECORDED_DIR = path.join(BENCH_DIR, 'results');
-const DOC = path.join(BENCH_DIR, '..', 'docs', 'benchmarks.md');
+export const DOC = path.join(BENCH_DIR, '..', 'docs', 'benchmarks.md');
 
 /** The conditions of one scenario's run (bench/run.ts measures them around the scenario's process). */
 export interface Conditions {
@@ -39,10 +39,14 @@ export interface RecordedRun {
 }
 
 export function readRuns(dir = RECORDED_DIR): RecordedRun[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => ({ file: f, ...(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Omit<RecordedRun, 'file'>) }));
+  return (
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => ({ file: f, ...(JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Omit<RecordedRun, 'file'>) }))
+      // Other benches write their own shapes here too (bench/search/steps.ts): only `npm run bench` runs count.
+      .filter((r) => Array.isArray(r.results))
+  );
 }
 
 /** PASS / FAIL only on a quiet run whose load was recorded; SKIP for what was not measured. */
