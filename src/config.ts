@@ -64,7 +64,7 @@ export const configSchema = z.strictObject({
           idleTimeoutMs: z.number().int().positive().default(300_000),
         })
         .prefault({}),
-      /** MCP sessions of /mcp (src/server/adapters/mcp.ts; docs/mcp.md). */
+      /** MCP sessions of /mcp (src/server/adapters/mcp-endpoint.ts; docs/mcp.md). */
       mcp: z
         .strictObject({
           maxSessions: z.number().int().positive().default(64),

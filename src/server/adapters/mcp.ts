@@ -1,93 +1,26 @@
 /**
- * `POST/GET/DELETE /mcp`: the Model Context Protocol over Streamable HTTP (MCP 2025-03-26 and
- * later), served by the official TypeScript SDK's transport on the raw request and response
- * (fastify hands them over with `reply.hijack()`). The key check is the HTTP routes' own
- * (`authorize`: 401, and 503 while shutting down, in the service's error envelope, before the
- * SDK sees anything); each tool call is then admitted under that caller (mcp-server.ts).
- * Session errors are JSON-RPC errors, as the SDK's transport answers them, so MCP clients
- * recognise a lost session (404) and start a new one.
+ * The MCP endpoint `/mcp` (Streamable HTTP, the official SDK; docs/mcp.md). The SDK and the
+ * tool schemas load on the first request to /mcp, not at startup: a daemon nobody reaches over
+ * MCP does not pay their ~160 ms of module loading (measured: sdk/server/mcp.js 123–132 ms,
+ * streamableHttp.js 36–38 ms) nor their memory.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller } from '../../admission/keys.ts';
-import type { Pipeline } from '../pipeline.ts';
-import type { SharedLinks } from '../shared-links.ts';
-import { createMcpServer } from './mcp-server.ts';
-import { McpSessions, type McpSession, type McpSessionLimits } from './mcp-sessions.ts';
-import { mcpToolList } from './mcp-tools.ts';
+import type { FastifyInstance } from 'fastify';
+import type { McpDeps, McpEndpoint } from './mcp-endpoint.ts';
+
+export type { McpDeps };
 
 export const MCP_PATH = '/mcp';
 
-export interface McpDeps {
-  authorize: (request: FastifyRequest) => Caller;
-  pipeline: Pipeline;
-  version: string;
-  environments: () => unknown[];
-  limits: McpSessionLimits & { progressIntervalMs: number };
-  links?: SharedLinks;
-}
-
-/** A JSON-RPC error without a request id (the transport's own form for session errors). */
-function rpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
-
-export function registerMcp(app: FastifyInstance, deps: McpDeps): McpSessions {
-  const sessions = new McpSessions(deps.limits);
-  // Converting every zod schema costs milliseconds: once, on the first session.
-  let tools: ReturnType<typeof mcpToolList> | undefined;
-  const serverDeps = () => ({
-    pipeline: deps.pipeline,
-    tools: (tools ??= mcpToolList()),
-    version: deps.version,
-    environments: deps.environments,
-    progressIntervalMs: deps.limits.progressIntervalMs,
-    links: deps.links,
+export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
+  let loading: Promise<McpEndpoint> | undefined;
+  const endpoint = () => (loading ??= import('./mcp-endpoint.ts').then((m) => m.createMcpEndpoint(deps)));
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: MCP_PATH,
+    handler: async (request, reply) => (await endpoint()).handle(request, reply),
   });
-
-  /** The SDK answers on the raw response from here on; a failure it leaves unanswered gets a 500. */
-  const handOver = async (session: McpSession, request: FastifyRequest, reply: FastifyReply) => {
-    reply.hijack();
-    try {
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
-    } catch (err) {
-      request.log.error({ err }, 'mcp transport failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
-      } else reply.raw.end();
-    }
-  };
-
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const caller = deps.authorize(request);
-    const sid = request.headers['mcp-session-id'];
-    if (typeof sid === 'string') {
-      const session = sessions.get(sid, caller.id);
-      // Closed, expired, evicted or another caller's: the client is to initialize again (spec: 404).
-      if (!session) return rpcError(reply, 404, -32001, 'Session not found');
-      return handOver(session, request, reply);
-    }
-    if (request.method !== 'POST' || !isInitializeRequest(request.body))
-      return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
-    const log = request.log.child({ mcp: true });
-    const { session, settle } = await sessions.create(caller.id, (busy) =>
-      createMcpServer(serverDeps(), { caller, log, busy }),
-    );
-    try {
-      await handOver(session, request, reply);
-    } finally {
-      settle();
-    }
-  };
-
-  app.route({ method: ['GET', 'POST', 'DELETE'], url: MCP_PATH, handler: handle });
   // Shutdown: the open GET streams end at once (they would hold the server open); tool calls in
   // flight finish on their own POST streams, then every session closes.
-  app.addHook('preClose', async () => sessions.closeStreams());
-  app.addHook('onClose', async () => sessions.closeAll());
-  return sessions;
+  app.addHook('preClose', async () => (loading ? (await loading).sessions.closeStreams() : undefined));
+  app.addHook('onClose', async () => (loading ? (await loading).sessions.closeAll() : undefined));
 }
