@@ -56,14 +56,17 @@ function collect(inputs: string[], base: Record<string, unknown>): Item[] {
   return items;
 }
 
-export function progressLine(s: {
+/** The counts of a batch run a progress line shows. */
+interface BatchCounts {
   done: number;
   ok: number;
   notOkay: number;
   failed: number;
   total: number;
   elapsedS: number;
-}): string {
+}
+
+export function progressLine(s: BatchCounts): string {
   const width = 20;
   const filled = s.total ? Math.round((s.done / s.total) * width) : width;
   const rate = s.elapsedS > 0 ? s.done / s.elapsedS : 0;
@@ -72,13 +75,7 @@ export function progressLine(s: {
 }
 
 /** Counts of a batch run and the lines of its results.jsonl. */
-interface BatchState {
-  done: number;
-  ok: number;
-  notOkay: number;
-  failed: number;
-  total: number;
-  elapsedS: number;
+interface BatchState extends BatchCounts {
   failures: string[];
   results: string[];
 }
