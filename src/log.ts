@@ -1,6 +1,6 @@
 /** The logger surface the layers below the edge use (satisfied by pino and by fastify's request.log), and the daemon's logger. */
 import { pino, type LogFn, type Logger } from 'pino';
-import { write, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 
 export interface Log {
   debug: LogFn;
@@ -44,8 +44,10 @@ export const silentLogger = (): Logger => pino({ level: 'silent' });
  * pino's asynchronous destination (sonic-boom 4) measures the byte length of its whole pending
  * string on every line, so a line cost ~2.5 µs of CPU at a 4 KiB buffer and more at larger ones
  * (on a request path of ~15 µs). Here a line costs an array push; the lines are joined and
- * written once per FLUSH_CHARS (or by the logger's timer), one write in flight at a time, and
- * what is pending is written synchronously when the process exits.
+ * written once per FLUSH_CHARS (or by the logger's timer) with one synchronous system call, and
+ * what is pending is written when the process exits; the chunk being written and its offset are
+ * always known, so a full pipe at exit loses no line and tears none (an asynchronous write still
+ * in flight at exit did both).
  *
  * Bounded: while the descriptor does not take the data (a stalled pipe), lines past
  * MAX_PENDING_CHARS are dropped and counted, and a line saying how many is written once writes
@@ -60,8 +62,11 @@ const RETRY_MS = 10;
 export class LineBuffer {
   #parts: string[] = [];
   #chars = 0;
-  #writing = false;
   #dropped = 0;
+  /** The chunk being written and how much of it the descriptor has taken: always known, so an exit loses nothing. */
+  #chunk: Buffer | undefined;
+  #chunkOff = 0;
+  #retry: NodeJS.Timeout | undefined;
   readonly #fd: number;
 
   constructor(fd: number) {
@@ -81,24 +86,44 @@ export class LineBuffer {
     return true;
   }
 
-  /** Starts writing what is pending (unless a write is in flight: it continues with the rest when done). */
+  /** Writes what is pending; a full non-blocking pipe (EAGAIN) is retried shortly from a timer. */
   flush(cb?: (err?: Error) => void): void {
-    if (!this.#writing && this.#chars > 0) this.#writeOut(this.#take(), 0);
+    if (this.#retry === undefined && !this.#drain() && this.#chunk) {
+      this.#retry = setTimeout(() => {
+        this.#retry = undefined;
+        this.flush();
+      }, RETRY_MS).unref();
+    }
     cb?.();
   }
 
-  /** Writes what is pending now, blocking (process exit). A write in flight is left to finish. */
+  /** Writes what is pending now, blocking (process exit): a full pipe is waited for, ~1 s at most. */
   flushSync(): void {
-    if (this.#chars === 0) return;
-    const data = this.#take();
-    // A full non-blocking pipe answers EAGAIN: wait a little and retry, for at most ~1 s.
-    for (let off = 0, tries = 0; off < data.length;) {
-      try {
-        off += writeSync(this.#fd, data, off);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || ++tries > 100) return;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_MS);
+    for (let tries = 0; !this.#drain() && this.#chunk && tries < 100; tries++)
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_MS);
+  }
+
+  /**
+   * Synchronous writes (one system call per ~64 KiB chunk) of the chunk in progress, then of what
+   * is pending, until all is written (true) or the descriptor answers EAGAIN (false; the chunk and
+   * its offset are kept). Another error loses that chunk, not the process.
+   */
+  #drain(): boolean {
+    for (;;) {
+      if (!this.#chunk) {
+        if (this.#chars === 0 && this.#dropped === 0) return true;
+        this.#chunk = this.#take();
+        this.#chunkOff = 0;
       }
+      try {
+        const n = writeSync(this.#fd, this.#chunk, this.#chunkOff);
+        if (n === 0) return false;
+        this.#chunkOff += n;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') return false;
+        this.#chunkOff = this.#chunk.length;
+      }
+      if (this.#chunkOff >= this.#chunk.length) this.#chunk = undefined;
     }
   }
 
@@ -113,23 +138,5 @@ export class LineBuffer {
     this.#parts = [];
     this.#chars = 0;
     return data;
-  }
-
-  #writeOut(data: Buffer, off: number): void {
-    this.#writing = true;
-    write(this.#fd, data, off, data.length - off, null, (err, n) => {
-      if (err) {
-        // A non-blocking pipe that is full: try again shortly. Anything else: this chunk is lost.
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-          setTimeout(() => this.#writeOut(data, off), RETRY_MS).unref();
-          return;
-        }
-      } else if (off + n < data.length) {
-        this.#writeOut(data, off + n);
-        return;
-      }
-      this.#writing = false;
-      if (this.#chars >= FLUSH_CHARS) this.flush();
-    });
   }
 }
