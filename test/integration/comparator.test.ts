@@ -10,6 +10,7 @@ import { loadConfig, PROJECT_ROOT } from '../../src/config.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { probeEnvironment } from '../../src/envs/probe.ts';
 import { comparatorTool } from '../../src/tools/comparator.ts';
+import { skipReasons } from './harness.ts';
 
 const config = loadConfig(process.env);
 const backend = new ComparatorBackend({
@@ -19,17 +20,18 @@ const backend = new ComparatorBackend({
   limits: config.lean.limits,
   parentEnv: process.env,
 });
-const reasons: string[] = [];
+const reasons: { name: string; reason: string }[] = [];
 const env = config.environments
   .sort((x, y) => Number(x.imports !== '') - Number(y.imports !== ''))
   .find((e) => {
     const a = probeEnvironment(e, process.env, undefined, e.sandbox ?? config.lean.sandbox);
-    if (!a.available) return void reasons.push(`${e.name}: ${a.reason}`);
+    if (!a.available) return void reasons.push({ name: e.name, reason: a.reason });
     const l = backend.locate(e);
-    if ('missing' in l) return void reasons.push(ComparatorBackend.describeMissing(e, l.missing));
+    if ('missing' in l)
+      return void reasons.push({ name: e.name, reason: ComparatorBackend.describeMissing(e, l.missing) });
     return true;
   });
-const skip = env ? false : `comparator cannot run here: ${reasons.join('; ')}`;
+const skip = env ? false : `comparator cannot run here: ${skipReasons(reasons)}`;
 if (skip) t.comment(`SKIP comparator integration tests: ${skip}`);
 
 const run = (content: string) =>

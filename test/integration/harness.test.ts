@@ -4,7 +4,7 @@
  * overflowed the stack on a machine with Lean), and without a toolchain it says why it skips.
  */
 import t from 'tap';
-import { chooseEnvironment, config, leanApp } from './harness.ts';
+import { chooseEnvironment, config, leanApp, skipReasons } from './harness.ts';
 
 t.test('leanApp builds a daemon on the configured environments (no recursion)', async (t) => {
   const app = await leanApp(t);
@@ -22,4 +22,17 @@ t.test('chooseEnvironment prefers a core-only environment and explains a skip', 
   const none = chooseEnvironment(envs, (e) => ({ available: false, reason: `missing ${e.name}` }));
   t.equal(none.env, undefined);
   t.match(none.skip, /^no Lean toolchain here: e0: missing e0/);
+});
+
+t.test('a skip names the first reason in full and the other environments by name', async (t) => {
+  t.equal(skipReasons([]), '');
+  t.equal(skipReasons([{ name: 'a', reason: 'no toolchain' }]), 'a: no toolchain');
+  t.equal(
+    skipReasons([
+      { name: 'a', reason: 'no toolchain' },
+      { name: 'b', reason: 'no toolchain (b)' },
+      { name: 'c', reason: 'no toolchain (c)' },
+    ]),
+    'a: no toolchain; also unavailable: b, c',
+  );
 });

@@ -31,8 +31,21 @@ export function chooseEnvironment(
     .filter((p) => p.a.available)
     .sort((x, y) => Number(x.env.imports !== '') - Number(y.env.imports !== ''))[0];
   if (ready) return { env: ready.env, skip: false };
-  const reasons = probes.map((p) => `${p.env.name}: ${p.a.available ? 'available' : p.a.reason}`).join('; ');
+  const reasons = skipReasons(
+    probes.map((p) => ({ name: p.env.name, reason: p.a.available ? 'available' : p.a.reason })),
+  );
   return { env: undefined, skip: `no Lean toolchain here: ${reasons || 'no environment configured'}` };
+}
+
+/**
+ * The first environment's reason in full, then the names of the others: their reasons differ
+ * only by the name in the fix, and eleven of them made every skip line a screenful.
+ */
+export function skipReasons(unavailable: readonly { name: string; reason: string }[]): string {
+  const [first, ...rest] = unavailable;
+  if (!first) return '';
+  const others = rest.length > 0 ? `; also unavailable: ${rest.map((u) => u.name).join(', ')}` : '';
+  return `${first.name}: ${first.reason}${others}`;
 }
 
 /** A daemon on the configured environments; nothing warmed ahead, each test starts what it uses. */
