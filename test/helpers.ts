@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../src/app.ts';
 import { configSchema, type ConfigInput } from '../src/config.ts';
-import type { ToolName } from '../src/contract/tools.ts';
+import { emptyMessages } from '../src/contract/common.ts';
+import type { ToolName, ToolResponse } from '../src/contract/tools.ts';
 import type { Probe } from '../src/envs/registry.ts';
 import { fakeLaunch } from './backend/fake.ts';
 
@@ -81,3 +82,13 @@ export function validRequest(tool: ToolName, environment = TEST_ENV): Record<str
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A clean `check` answer for `content`, as the doubles of the admission and client tests return it. */
+export const checkResult = (content: string): ToolResponse<'check'> => ({
+  okay: true,
+  content,
+  lean_messages: emptyMessages(),
+  tool_messages: emptyMessages(),
+  failed_declarations: [],
+  timings: { total_ms: 0 },
+});

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { ToolTable } from '../../src/tools/types.ts';
-import { makeApp, sleep, testConfig, validRequest } from '../helpers.ts';
+import { checkResult, makeApp, sleep, testConfig, validRequest } from '../helpers.ts';
 import { emptyMessages } from '../../src/contract/common.ts';
 
 /** A stand-in for the check tool that sleeps `content` ms; it honours its abort signal. */
@@ -18,14 +18,7 @@ function sleepyTools(log: { started: number; aborted: number }): ToolTable {
             reject(ctx.signal.reason);
           });
         });
-        return {
-          okay: true,
-          content: req.content,
-          lean_messages: emptyMessages(),
-          tool_messages: emptyMessages(),
-          failed_declarations: [],
-          timings: { total_ms: 0 },
-        };
+        return checkResult(req.content);
       },
     },
   };

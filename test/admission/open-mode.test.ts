@@ -6,9 +6,8 @@
 import t from 'tap';
 import { KeyRing, OPEN_OVERFLOW_ID } from '../../src/admission/keys.ts';
 import { configSchema } from '../../src/config.ts';
-import { emptyMessages } from '../../src/contract/common.ts';
 import type { ToolTable } from '../../src/tools/types.ts';
-import { makeApp, testConfig, validRequest } from '../helpers.ts';
+import { checkResult, makeApp, testConfig, validRequest } from '../helpers.ts';
 
 /** A check stand-in that waits until released, so a test sees who is active and who queues. */
 function gatedTools(): { tools: ToolTable; release: () => void; started: () => number } {
@@ -21,14 +20,7 @@ function gatedTools(): { tools: ToolTable; release: () => void; started: () => n
       run: async (req) => {
         started++;
         await gate;
-        return {
-          okay: true,
-          content: req.content,
-          lean_messages: emptyMessages(),
-          tool_messages: emptyMessages(),
-          failed_declarations: [],
-          timings: { total_ms: 0 },
-        };
+        return checkResult(req.content);
       },
     },
   };

@@ -3,10 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { TOOL_NAMES } from '../../src/contract/tools.ts';
 import { LeanToolClient, ServiceRequestError } from '../../src/client/client.ts';
-import { emptyMessages } from '../../src/contract/common.ts';
 import type { ToolTable } from '../../src/tools/types.ts';
 import { ServiceError } from '../../src/errors.ts';
-import { makeApp, sleep, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
+import { checkResult, makeApp, sleep, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
 
 /** A check that sleeps `content` ms and records how many run at once. */
 function slowCheck(stats: { running: number; peak: number; calls: number }): ToolTable {
@@ -19,14 +18,7 @@ function slowCheck(stats: { running: number; peak: number; calls: number }): Too
         stats.peak = Math.max(stats.peak, stats.running);
         await sleep(Number(req.content.split(' ')[0]));
         stats.running--;
-        return {
-          okay: true,
-          content: req.content,
-          lean_messages: emptyMessages(),
-          tool_messages: emptyMessages(),
-          failed_declarations: [],
-          timings: { total_ms: 0 },
-        };
+        return checkResult(req.content);
       },
     },
   };
@@ -65,14 +57,7 @@ t.test('503 (overloaded: clears by itself) is retried', async (t) => {
         needsLean: () => true,
         run: async (req) => {
           if (++calls <= 2) throw new ServiceError('overloaded', 'no Lean worker free (test)');
-          return {
-            okay: true,
-            content: req.content,
-            lean_messages: emptyMessages(),
-            tool_messages: emptyMessages(),
-            failed_declarations: [],
-            timings: { total_ms: 0 },
-          };
+          return checkResult(req.content);
         },
       },
     },

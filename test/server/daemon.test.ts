@@ -43,22 +43,14 @@ t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) =
 });
 
 t.test('draining: queued requests finish, new ones get 503 overloaded', async (t) => {
-  const { makeApp, sleep } = await import('../helpers.ts');
-  const { emptyMessages } = await import('../../src/contract/common.ts');
+  const { checkResult, makeApp, sleep } = await import('../helpers.ts');
   const app = await makeApp({
     tools: {
       check: {
         needsLean: () => false,
         run: async (req) => {
           await sleep(300);
-          return {
-            okay: true,
-            content: req.content,
-            lean_messages: emptyMessages(),
-            tool_messages: emptyMessages(),
-            failed_declarations: [],
-            timings: { total_ms: 0 },
-          };
+          return checkResult(req.content);
         },
       },
     },

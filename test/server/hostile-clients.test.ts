@@ -7,22 +7,14 @@
 import net from 'node:net';
 import t from 'tap';
 import WebSocket from 'ws';
-import { emptyMessages } from '../../src/contract/common.ts';
-import { makeApp, sleep, TEST_ENV, testConfig } from '../helpers.ts';
+import { checkResult, makeApp, sleep, TEST_ENV, testConfig } from '../helpers.ts';
 
 const checkTool = (delayMs = 0) => ({
   check: {
     needsLean: () => false,
     run: async (req: { content: string }) => {
       if (delayMs) await sleep(delayMs);
-      return {
-        okay: true,
-        content: req.content,
-        lean_messages: emptyMessages(),
-        tool_messages: emptyMessages(),
-        failed_declarations: [],
-        timings: { total_ms: 0 },
-      };
+      return checkResult(req.content);
     },
   },
 });
@@ -53,14 +45,7 @@ t.test(
       tools: {
         check: {
           needsLean: () => false,
-          run: async () => ({
-            okay: true,
-            content: result,
-            lean_messages: emptyMessages(),
-            tool_messages: emptyMessages(),
-            failed_declarations: [],
-            timings: { total_ms: 0 },
-          }),
+          run: async () => checkResult(result),
         },
       },
       config: testConfig({
