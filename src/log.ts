@@ -49,9 +49,11 @@ export const silentLogger = (): Logger => pino({ level: 'silent' });
  * always known, so a full pipe at exit loses no line and tears none (an asynchronous write still
  * in flight at exit did both).
  *
- * Bounded: while the descriptor does not take the data (a stalled pipe), lines past
- * MAX_PENDING_CHARS are dropped and counted, and a line saying how many is written once writes
- * resume, rather than the daemon's memory growing with its log.
+ * Bounded: while the descriptor does not take the data (a stalled non-blocking pipe: EAGAIN),
+ * lines past MAX_PENDING_CHARS are dropped and counted, and a line saying how many is written once
+ * writes resume, rather than the daemon's memory growing with its log. On a blocking descriptor a
+ * reader that stops reading blocks the write, as pino's default (synchronous) destination and
+ * Node's own stdout on Linux do: the price of knowing, at exit, exactly what was written.
  */
 /** Pending characters that start a write (~64 KiB: one system call per ~200 request lines). */
 const FLUSH_CHARS = 64 * 1024;
