@@ -23,12 +23,9 @@ const PENDING: Record<string, string[]> = {
   'syntax/source.ts': ['parseSource'],
   'syntax/renaming.ts': ['renameInSource'],
   'syntax/commands.ts': ['splitCommands', 'startsCommand'],
-  'server/stream.ts': ['registerStream'],
   'app.ts': ['buildApp'],
   'server/routes.ts': ['registerRoutes'],
   'metrics/metrics.ts': ['Metrics.constructor'],
-  'backend/index.ts': ['LeanBackend.elaborate'],
-  'backend/session/session.ts': ['LeanSession.run'],
   'server/pipeline.ts': ['Pipeline.execute'],
 };
 
