@@ -81,17 +81,15 @@ const covers = (entry: string, f: FunctionLength) => f.name === entry || f.name.
 const pending = (f: FunctionLength) => (PENDING[fileOf(f)] ?? []).some((entry) => covers(entry, f));
 
 t.test('the scan measures and names every function, nested ones too', async (t) => {
-  const text = [
-    'function f() {',
-    '  return () => {',
-    '    return 1;',
-    '  };',
-    '}',
-    'class C {',
-    '  constructor() {}',
-    '  m() { const g = function () {}; [1].map((x) => x); }',
-    '}',
-  ].join('\n');
+  const text = `function f() {
+  return () => {
+    return 1;
+  };
+}
+class C {
+  constructor() {}
+  m() { const g = function () {}; [1].map((x) => x); }
+}`;
   t.same(
     functionLengths('x.ts', text).map((f) => [f.at, f.name, f.lines]),
     [

@@ -397,12 +397,14 @@ function parseOrUsage(argv: string[], io: Io): Parsed | number {
   try {
     return parseArgs(argv);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
-      return EXIT.usage;
-    }
+    if (e instanceof UsageError) return usageFailure(e, io);
     throw e;
   }
+}
+
+function usageFailure(e: UsageError, io: Io): number {
+  io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
+  return EXIT.usage;
 }
 
 /** The answers that need no service: --version, the help, an unknown command; undefined for the others. */
@@ -507,10 +509,7 @@ async function runSingle(
 
 /** The exit code of a failed command, its reason printed; what is not a known failure is thrown on. */
 function failureCode(e: unknown, io: Io): number {
-  if (e instanceof UsageError) {
-    io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
-    return EXIT.usage;
-  }
+  if (e instanceof UsageError) return usageFailure(e, io);
   if (e instanceof ServiceRequestError) {
     io.stderr(
       `lean-tool: ${e.code} (${e.status || 'no response'}): ${e.message}\n${(e.details ?? []).map((d) => `  ${d.field}: ${d.message}\n`).join('')}`,

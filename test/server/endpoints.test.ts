@@ -9,10 +9,9 @@
 import t from 'tap';
 import { endpointsMetadata } from '../../src/contract/endpoints.ts';
 import { TOOL_EXAMPLES } from '../../src/contract/examples.ts';
-import { emptyMessages } from '../../src/contract/common.ts';
 import { TOOL_NAMES, TOOLS } from '../../src/contract/tools.ts';
 import type { ToolTable } from '../../src/tools/types.ts';
-import { makeApp, testConfig } from '../helpers.ts';
+import { contentResult, makeApp, testConfig } from '../helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -93,12 +92,7 @@ function echoTools(): ToolTable {
   for (const name of TOOL_NAMES)
     table[name] = {
       needsLean: () => false,
-      run: async (req: Json) => ({
-        content: String(req.content ?? ''),
-        lean_messages: emptyMessages(),
-        tool_messages: emptyMessages(),
-        timings: { total_ms: 0 },
-      }),
+      run: async (req: Json) => contentResult(String(req.content ?? '')),
     };
   return table as ToolTable;
 }

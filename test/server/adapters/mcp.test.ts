@@ -11,17 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { TOOL_NAMES, TOOLS } from '../../../src/contract/tools.ts';
 import { ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
-import type { ToolTable } from '../../../src/tools/types.ts';
 import { makeApp, TEST_ENV, testConfig, UNAVAILABLE_ENV } from '../../helpers.ts';
+import { blockingCheck } from '../../helpers/blocking-check.ts';
+import { listenLoopback } from '../../helpers/loopback.ts';
 
 const CONTENT = 'theorem foo : 1 + 1 = 2 := by\n  norm_num\n\ntheorem bar : True := trivial\n';
 
-async function listen(app: FastifyInstance): Promise<URL> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const a = app.server.address();
-  if (!a || typeof a === 'string') throw new Error('no port');
-  return new URL(`http://127.0.0.1:${a.port}/mcp`);
-}
+const listen = async (app: FastifyInstance) => new URL(`${(await listenLoopback(app)).http}/mcp`);
 
 async function connect(url: URL, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'test', version: '0' });
@@ -31,33 +27,6 @@ async function connect(url: URL, headers: Record<string, string> = {}): Promise<
 
 const text = (r: unknown) =>
   JSON.parse(((r as CallToolResult).content[0] as { text: string }).text) as Record<string, unknown>;
-
-/** A `check` that runs until its signal aborts, reporting progress; records what it saw. */
-function slowCheck() {
-  const seen = { started: 0, aborted: 0, reason: undefined as unknown };
-  let onStart: () => void = () => {};
-  const started = new Promise<void>((r) => (onStart = r));
-  const tools: ToolTable = {
-    check: {
-      needsLean: () => false,
-      run: (_req, ctx) =>
-        new Promise((resolve, reject) => {
-          seen.started++;
-          ctx.progress({ stage: 'elaborating', done: 1, total: 3 });
-          ctx.progress({ stage: 'elaborating', done: 3, total: 3 });
-          onStart();
-          if (ctx.signal.aborted) return reject(ctx.signal.reason);
-          ctx.signal.addEventListener('abort', () => {
-            seen.aborted++;
-            seen.reason = ctx.signal.reason;
-            reject(ctx.signal.reason);
-          });
-          void resolve;
-        }),
-    },
-  };
-  return { tools, seen, started };
-}
 
 t.test('tools/list: one tool per contract tool, schemas and descriptions from the contract', async (t) => {
   const app = await makeApp();
@@ -131,7 +100,7 @@ t.test('invalid arguments are refused as HTTP refuses them; an unknown tool is a
 });
 
 t.test('cancellation aborts the run and frees the caller’s slot; progress is notified', async (t) => {
-  const { tools, seen, started } = slowCheck();
+  const { tools, seen, started } = blockingCheck();
   // One anonymous slot: a call that kept it after cancellation would block the next one forever.
   const app = await makeApp({ tools, config: testConfig({ server: { mcp: { progressIntervalMs: 0 } } }) });
   t.teardown(() => app.close());
@@ -247,7 +216,7 @@ t.test(
 );
 
 t.test('session bounds: every session busy refuses a new one with 503 and Retry-After', async (t) => {
-  const { tools, started } = slowCheck();
+  const { tools, started } = blockingCheck();
   const app = await makeApp({ tools, config: testConfig({ server: { mcp: { maxSessions: 1 } } }) });
   t.teardown(() => app.close());
   const url = await listen(app);
