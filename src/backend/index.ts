@@ -271,19 +271,8 @@ export class LeanBackend implements LeanRunner {
     run: { header: string; job: ElabJob; keys: readonly string[]; budget: Budget },
     ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
   ): Promise<SessionRun> {
-    const { signal } = ctx;
-    const grace = new Grace(ws.session, this.#l.killGraceSeconds * 1000);
     return new Promise<SessionRun>((resolve, reject) => {
-      const onAbort = () => {
-        reject(signal.reason);
-        grace.start();
-      };
-      const settled = (error: unknown) => {
-        grace.stop();
-        signal.removeEventListener('abort', onAbort);
-        this.#handBack(env, pool, ws, error, grace.killed);
-        if (signal.aborted) this.#countDeadline(env, ws, grace.killed);
-      };
+      const grace = new Grace(ctx.signal, reject, ws.session, this.#l.killGraceSeconds * 1000);
       const commands = run.keys.map((key, i) => ({
         key,
         text: run.job.commands[i]!.text,
@@ -291,26 +280,32 @@ export class LeanBackend implements LeanRunner {
       }));
       ws.session
         .run(run.header, commands, {
-          stop: signal,
+          stop: ctx.signal,
           ...run.budget,
-          onCommand: (done, total, cached) => {
+          onCommand(done, total, cached) {
             if (!cached) ws.states++;
             ctx.progress?.(done, total);
           },
         })
         .then(
           (v) => {
-            settled(undefined);
+            this.#settled(env, pool, ws, grace, undefined);
             resolve(v);
           },
           (e: unknown) => {
-            settled(e);
+            this.#settled(env, pool, ws, grace, e);
             reject(e);
           },
         );
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      grace.arm();
     });
+  }
+
+  /** Lean is done with `ws` (answered, stopped or failed): the grace disarmed, the session handed back, a deadline counted. */
+  #settled(env: string, pool: Pool<WarmSession, Affinity>, ws: WarmSession, grace: Grace, error: unknown): void {
+    grace.disarm();
+    this.#handBack(env, pool, ws, error, grace.killed);
+    if (grace.signal.aborted) this.#countDeadline(env, ws, grace.killed);
   }
 
   /** After the work: the session back to the pool, or destroyed when a fault (or the grace kill) broke it. */
@@ -363,18 +358,26 @@ export class LeanBackend implements LeanRunner {
   #budgeter(texts: readonly string[], deadline: number | undefined): Budget {
     let stops = 0;
     const perSecond = this.#l.heartbeatsPerSecond;
-    if (deadline === undefined || perSecond <= 0) return { stops: () => stops };
+    // Methods, not arrow properties: no name to define per request in the keepNames build.
+    if (deadline === undefined || perSecond <= 0)
+      return {
+        stops() {
+          return stops;
+        },
+      };
     const scopes = scopeLimits(texts);
     return {
-      stops: () => stops,
-      prepare: (text: string, i: number) => {
+      stops() {
+        return stops;
+      },
+      prepare(text: string, i: number) {
         if (!budgetable(text)) return { text, lines: 0 };
         const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
         // At the limit in scope the budget changes nothing a real run would do: send the text as is.
         return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n), lines: WRAP_LINES };
       },
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
-      remember: (messages: readonly ReplMessage[], sent: string) => {
+      remember(messages: readonly ReplMessage[], sent: string) {
         const b = sentBudget(sent);
         if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, b))) return true;
         stops++;
@@ -438,28 +441,39 @@ interface Budget {
 }
 
 /**
- * After the deadline Lean gets `ms` more to answer; only then is its process killed (a
- * REPL cannot be interrupted mid-command). Armed by the request's abort, disarmed when
- * the work settles.
+ * A request's watch over its run: the request's signal aborting (its deadline, or the client
+ * gone) rejects the answer at once and arms the grace: Lean gets `graceMs` more to answer,
+ * then its process is killed (a REPL cannot be interrupted mid-command). Disarmed when the
+ * work settles. The object itself is the signal's listener (`handleEvent`): no closure per
+ * request (a named one costs a defineProperty for its name in the keepNames build).
  */
 class Grace {
   killed = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
+    readonly signal: AbortSignal,
+    private readonly reject: (reason: unknown) => void,
     private readonly session: LeanSession,
-    private readonly ms: number,
+    private readonly graceMs: number,
   ) {}
 
-  start(): void {
+  arm(): void {
+    if (this.signal.aborted) this.handleEvent();
+    else this.signal.addEventListener('abort', this, { once: true });
+  }
+
+  handleEvent(): void {
+    this.reject(this.signal.reason);
     this.#timer ??= setTimeout(() => {
       this.killed = true;
       this.session.interrupt('Lean did not stop within the grace period after the deadline');
-    }, this.ms);
+    }, this.graceMs);
   }
 
-  stop(): void {
+  disarm(): void {
     clearTimeout(this.#timer);
+    this.signal.removeEventListener('abort', this);
   }
 }
 

@@ -93,20 +93,24 @@ export interface TreeUsage {
   cpuSeconds: number;
 }
 
-const statBuffer = Buffer.alloc(4096);
+const statmBuffer = Buffer.alloc(256);
 
 /**
  * Usage of a process tree, read after every request and by the watchdog. The tree's
  * membership (one directory listing and one read per thread of every member) is kept for
- * up to `membershipMs`; a full scan (`fresh`) refreshes it, and the watchdog does one every
- * poll, so a process started since is seen within a poll interval. Each member's
- * /proc/<pid>/stat stays open and is re-read from offset 0 (procfs writes it afresh on each
- * read): one pread per member instead of an open, reads and a close of both status and stat
- * (the per-request read was ~7% of the daemon's CPU per cache miss). A descriptor stays
+ * up to `membershipMs`, and with it each member's CPU time (its stat line: the kernel sums
+ * every thread for it); a full scan (`fresh`) refreshes both, and the watchdog does one every
+ * poll, so a process started since is seen within a poll interval and the CPU time (the
+ * retirement guard at 80% of RLIMIT_CPU) is at most a poll old. Resident memory is read
+ * on every call: each member's /proc/<pid>/statm (`size resident …` in pages [proc(5)]; the
+ * same count as status's VmRSS) stays open and is re-read from offset 0, as procfs writes it
+ * afresh on each read: one pread per member, where the read after each request used to open,
+ * read and close status and stat (~7% of the daemon's CPU per cache miss). A descriptor stays
  * bound to its process, so a reused pid is never read in its place. `close()` releases them.
  */
 export class TreeUsageReader {
-  #files = new Map<number, number>();
+  #statm = new Map<number, number>();
+  #cpuSeconds = 0;
   #scannedAt = -Infinity;
   #closed = false;
 
@@ -117,18 +121,17 @@ export class TreeUsageReader {
 
   read(fresh = false): TreeUsage {
     if (this.#closed) return { processes: 0, rssBytes: 0, cpuSeconds: 0 };
-    // The root counts as a member even when gone, as processTree lists it.
-    const usage: TreeUsage = { processes: 1, rssBytes: 0, cpuSeconds: 0 };
     const now = performance.now();
     if (fresh || now - this.#scannedAt > this.membershipMs) {
       this.#rescan();
       this.#scannedAt = now;
     }
-    for (const [p, fd] of this.#files) {
-      const u = this.#readOpen(p, fd);
-      if (p !== this.pid && u && u.rssBytes > 0) usage.processes++;
-      usage.rssBytes += u?.rssBytes ?? 0;
-      usage.cpuSeconds += u?.cpuSeconds ?? 0;
+    // The root counts as a member even when gone, as processTree lists it.
+    const usage: TreeUsage = { processes: 1, rssBytes: 0, cpuSeconds: this.#cpuSeconds };
+    for (const [p, fd] of this.#statm) {
+      const rss = this.#residentBytes(p, fd);
+      if (p !== this.pid && rss > 0) usage.processes++;
+      usage.rssBytes += rss;
     }
     return usage;
   }
@@ -136,36 +139,38 @@ export class TreeUsageReader {
   /** Close every descriptor; later reads are zero. Idempotent. */
   close(): void {
     this.#closed = true;
-    for (const fd of this.#files.values()) closeQuietly(fd);
-    this.#files.clear();
+    for (const fd of this.#statm.values()) closeQuietly(fd);
+    this.#statm.clear();
   }
 
   #rescan(): void {
     const members = new Set(processTree(this.pid));
-    for (const [p, fd] of this.#files) {
+    for (const [p, fd] of this.#statm) {
       if (members.has(p)) continue;
       closeQuietly(fd);
-      this.#files.delete(p);
+      this.#statm.delete(p);
     }
+    this.#cpuSeconds = 0;
     for (const p of members) {
-      if (this.#files.has(p)) continue;
+      this.#cpuSeconds += statOf(p)?.cpuSeconds ?? 0;
+      if (this.#statm.has(p)) continue;
       try {
-        this.#files.set(p, openSync(`/proc/${p}/stat`, 'r'));
+        this.#statm.set(p, openSync(`/proc/${p}/statm`, 'r'));
       } catch {
         // gone between the listing and the open
       }
     }
   }
 
-  #readOpen(pid: number, fd: number): StatUsage | undefined {
+  #residentBytes(pid: number, fd: number): number {
     try {
-      const n = readSync(fd, statBuffer, 0, statBuffer.length, 0);
-      return parseStat(statBuffer.toString('latin1', 0, n));
+      const n = readSync(fd, statmBuffer, 0, statmBuffer.length, 0);
+      return Number(statmBuffer.toString('latin1', 0, n).split(' ', 2)[1] ?? 0) * pageSize();
     } catch {
       // reaped: its descriptor reads ESRCH from now on
       closeQuietly(fd);
-      this.#files.delete(pid);
-      return undefined;
+      this.#statm.delete(pid);
+      return 0;
     }
   }
 }
