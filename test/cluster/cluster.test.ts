@@ -11,6 +11,7 @@ import t from 'tap';
 import { TEST_ENV } from '../helpers.ts';
 import { clusterApp, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer, type NatsServer } from './nats-server.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 const bin = natsServerPath();
 if (!bin) {
@@ -90,8 +91,7 @@ if (!bin) {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        ...TS_LOADER,
         path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts'),
         nats.url,
         'doomed',

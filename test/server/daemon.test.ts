@@ -4,10 +4,11 @@ import { once } from 'node:events';
 import path from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/config.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) => {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'src', 'main.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
