@@ -15,12 +15,13 @@ import { CHECKS, formatTable, runChecks } from '../../src/doctor/checks.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { COMPARATOR_CHECK, ENVIRONMENT_CHECKS } from '../../lean/doctor-steps.ts';
 import { fakeLaunch, silent } from '../backend/fake.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('without a toolchain, lean:doctor says what is missing and exits non-zero', async (t) => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
   // An empty overlay (a LEAN_TOOL_CONFIG naming a missing file is a configuration error).
   writeFileSync(path.join(home, 'none.json'), '{}');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
+  const r = spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
     cwd: PROJECT_ROOT,
     env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
     encoding: 'utf8',
