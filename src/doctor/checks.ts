@@ -195,7 +195,9 @@ export const CHECKS: DoctorCheck[] = [
       // formatLinterResults prints "The `docBlame` linter reports:" and #lint logs it with logError
       // [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `formatLinterResults`, `elab "#lint"`]; the daemon
       // turns such errors into warnings.
-      const outs = await run(['def doctor_nodoc : Nat := 1', '#lint only docBlame']);
+      // The bare `#lint` the daemon sends after the content (elaborate.ts, planCommands); docBlame runs by default
+      // (`@[env_linter] def docBlame`, where docBlameThm is registered disabled) [batteries 05380dd: Batteries/Tactic/Lint/Misc.lean].
+      const outs = await run(['def doctor_nodoc : Nat := 1', '#lint']);
       const e = outs[1]?.messages.find((m) => m.severity === 'error' && /docBlame/.test(m.data));
       return { ok: e !== undefined, detail: e ? e.data.split('\n')[0]! : show(outs[1]) };
     },
