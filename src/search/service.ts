@@ -18,6 +18,7 @@ import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { clip, serviceError } from '../errors.ts';
 import type { SearchConfig } from './config.ts';
 import { ProcessHost, ProcessSlots } from './host.ts';
+import { PlanPool } from './plan-pool.ts';
 import { StateRegistry, type StateOwner } from './registry.ts';
 import { SearchSession } from './session.ts';
 import { StateIds } from './state.ts';
@@ -45,6 +46,8 @@ export class SearchService {
   readonly slots: ProcessSlots;
   readonly config: SearchConfig;
   readonly heartbeatsPerSecond: number;
+  /** Where a start's content is planned (off the event loop when a theorem must be found in a large one). */
+  readonly plans = new PlanPool();
   #opts: SearchServiceOptions;
   #sessions = new Set<SearchSession>();
 
@@ -142,6 +145,7 @@ export class SearchService {
     for (const s of this.#sessions) s.close();
     this.#sessions.clear();
     this.registry.close();
+    void this.plans.destroy();
   }
 }
 
