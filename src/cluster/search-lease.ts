@@ -79,13 +79,18 @@ export class RemoteSearch {
    * error as itself. The worker leaving the membership, or `signal`, ends the wait as a fault.
    */
   async #ask(node: string, req: SearchLeaseRequest, signal: AbortSignal | undefined, ms: number): Promise<Ok> {
+    const body = encode(req);
+    // The largest message the server takes: a larger command is refused for good (as the front refuses a job), not a fault.
+    const limit = this.c.nc.info?.max_payload;
+    if (limit !== undefined && body.length + 1024 > limit)
+      throw serviceError('payload_too_large', 'cluster_payload', { bytes: body.length, limit });
     const watch = new AbortController();
     const gone = setInterval(() => {
       if (!this.live(node)) watch.abort();
     }, this.c.config.heartbeatMs);
     let data: Uint8Array;
     try {
-      const reply = this.c.nc.request(this.c.names.search(node), encode(req), { timeout: ms });
+      const reply = this.c.nc.request(this.c.names.search(node), body, { timeout: ms });
       reply.catch(() => {});
       const stop = AbortSignal.any([watch.signal, ...(signal ? [signal] : [])]);
       data = (await Promise.race([reply, aborted(stop)])).data;
