@@ -33,6 +33,35 @@ export interface CommandScope {
    * and namespaces still open), as written: a statement restated elsewhere needs them.
    */
   inForce: string[];
+  /**
+   * The `open` commands in force inside this command, as written (issue 27, defect 13): the last one
+   * first, each linking to those before it. Read them with `openCommandTexts`.
+   */
+  openCommands: OpenCommand | undefined;
+}
+
+/**
+ * One `open` command, its text as written, and the `open` commands in force before it. The chain is
+ * shared: an `open` adds one link and a scope's end goes back to the link in force when it began, so
+ * the scope model costs O(1) per command however many namespaces are open.
+ */
+export interface OpenCommand {
+  text: string;
+  before: OpenCommand | undefined;
+}
+
+/**
+ * The `open` commands in force in a scope, in order, each once, as written: `open A (x)`, `open A hiding x`,
+ * `open A renaming x → y`, `open scoped A` and `open A` are different commands [lean4
+ * src/Lean/Parser/Command.lean, `openDecl := openHiding <|> openRenaming <|> openOnly <|> openSimple <|>
+ * openScoped`]; an `open … in` prefix is given without its `in` (it opens for the next command only, i.e.
+ * `section open … <command> end` [lean4 src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so it is a plain
+ * `open` inside a block of its own).
+ */
+export function openCommandTexts(scope: Pick<CommandScope, 'openCommands'> | undefined): string[] {
+  const out: string[] = [];
+  for (let o = scope?.openCommands; o; o = o.before) out.push(o.text);
+  return dedupe(out.reverse());
 }
 
 export interface SourceFile {
@@ -52,6 +81,7 @@ interface Scope {
   outerNs: string;
   outerOpens: string[];
   outerInForce: string[];
+  outerOpenCommands: OpenCommand | undefined;
 }
 
 /** Components of a dotted name, keeping `«a.b»` parts whole. */
@@ -105,7 +135,9 @@ export function parseSource(text: string): SourceFile {
   const header = parseHeader(sig);
   const commands = splitCommands(sig, header);
   const decls: SourceDecl[] = [];
-  const scopes: Scope[] = [{ kind: 'section', outerNs: '', outerOpens: [], outerInForce: [] }];
+  const scopes: Scope[] = [
+    { kind: 'section', outerNs: '', outerOpens: [], outerInForce: [], outerOpenCommands: undefined },
+  ];
   let mutualCounter = 0;
   // The namespace and opens in force. Entering a scope saves them and ending it restores them,
   // so each scope command costs O(1) whatever the nesting depth (no re-join of the stack), and
@@ -113,9 +145,10 @@ export function parseSource(text: string): SourceFile {
   let ns = '';
   let opens: string[] = [];
   let inForce: string[] = [];
+  let openCommands: OpenCommand | undefined;
   const openSet = new Set<string>();
   const enter = (kind: Scope['kind'], part?: string) => {
-    scopes.push({ kind, outerNs: ns, outerOpens: opens, outerInForce: inForce });
+    scopes.push({ kind, outerNs: ns, outerOpens: opens, outerInForce: inForce, outerOpenCommands: openCommands });
     if (part !== undefined) ns = ns ? `${ns}.${part}` : part;
   };
   const leave = () => {
@@ -125,6 +158,7 @@ export function parseSource(text: string): SourceFile {
     for (let i = s.outerOpens.length; i < opens.length; i++) openSet.delete(opens[i]!);
     opens = s.outerOpens;
     inForce = s.outerInForce;
+    openCommands = s.outerOpenCommands;
   };
   // Every new list of what is in force is a copy (earlier commands keep theirs): each copy draws on the budget.
   let scopeEntries = 0;
@@ -164,6 +198,7 @@ export function parseSource(text: string): SourceFile {
       namespace: ns,
       opens: localOpens.length ? withOpens(opens, openSet, localOpens) : opens,
       inForce,
+      openCommands: withOpenPrefixes(text, sig, cmd, openCommands),
     });
     const word = (k: number) => sig.text[k] ?? '';
     switch (cmd.kind) {
@@ -206,6 +241,9 @@ export function parseSource(text: string): SourceFile {
           for (let i = opens.length; i < next.length; i++) openSet.add(next[i]!);
           opens = next;
         }
+        // A dangling `open A in` at the end of the file is kept without its `in`, as a prefix is.
+        const last = sig.text[cmd.sigEnd - 1] === 'in' && cmd.sigEnd - 2 > own ? cmd.sigEnd - 2 : cmd.sigEnd - 1;
+        openCommands = { text: text.slice(sig.start[own]!, sig.end[last]!), before: openCommands };
         return;
       }
       case 'declaration': {
@@ -234,6 +272,14 @@ export function parseSource(text: string): SourceFile {
     }
   });
   return { text, sig, header, commands, decls, scopes: cmdScopes, lines: new LineIndex(text) };
+}
+
+/** `chain` plus the command's own `open … in` prefixes, each without its `in`. */
+function withOpenPrefixes(text: string, sig: SigTokens, cmd: Command, chain: OpenCommand | undefined) {
+  for (const p of cmd.prefixes)
+    if (p.keyword === 'open')
+      chain = { text: text.slice(sig.start[p.sigStart]!, sig.end[p.sigEnd - 2]!), before: chain };
+  return chain;
 }
 
 function dedupe(xs: string[]): string[] {

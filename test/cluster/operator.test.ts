@@ -13,26 +13,13 @@ import { ResultCache } from '../../src/cache/result-cache.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import type { Probe } from '../../src/envs/registry.ts';
 import { TEST_ENV, testEnvironments } from '../helpers.ts';
-import { clusterApp, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer, type NatsServer } from './nats-server.ts';
+import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
+import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the operator tests: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
-  let nats: NatsServer;
-  t.before(async () => {
-    nats = await startNatsServer(bin);
-  });
-  t.teardown(async () => nats?.stop());
-  const newRan = (): Ran => ({ count: 0, contents: [] });
-  const post = (content: string, environment = TEST_ENV, extra: object = {}) => ({
-    method: 'POST' as const,
-    url: '/api/v1/check',
-    payload: JSON.stringify({ content, environment, ...extra }),
-    headers: { 'content-type': 'application/json' },
-  });
+const bin = natsServerOrSkip('the operator tests');
+if (bin) {
+  const nats = natsServerForFile(bin);
+  const post = postCheck;
   const [envA] = testEnvironments;
   const envB = { ...envA!, name: 'lean-b', imports: '' };
   const envC = { ...envA!, name: 'lean-c', imports: '' };

@@ -15,18 +15,11 @@ import { EnvironmentRegistry } from '../../src/envs/registry.ts';
 import { testConfig, testProbe, TEST_ENV } from '../helpers.ts';
 import { scriptedRunner } from '../tools/runner.ts';
 import { clusterApp, clusterSettings, reportingCheck, until } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer, type NatsServer } from './nats-server.ts';
+import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the scale test: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
-  let nats: NatsServer;
-  t.before(async () => {
-    nats = await startNatsServer(bin);
-  });
-  t.teardown(async () => nats?.stop());
+const bin = natsServerOrSkip('the scale test');
+if (bin) {
+  const nats = natsServerForFile(bin);
 
   /** A worker whose session pools report `headers` distinct headers warm (a stand-in for the backend's stats). */
   async function worker(prefix: string, headers: number): Promise<ClusterNode> {

@@ -8,9 +8,10 @@ import WebSocket from 'ws';
 import type { ToolImpl } from '../../src/tools/types.ts';
 import { TEST_ENV } from '../helpers.ts';
 import { clusterApp, until, workersSeen } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
+import { natsServerOrSkip } from './nats-for-tests.ts';
+import { startNatsServer } from './nats-server.ts';
 
-const bin = natsServerPath();
+const bin = natsServerOrSkip('the cluster stream tests');
 
 /** A `check` double: three progress events, then (for content with SLOW) a 5 s wait; records how each run ended. */
 function progressCheck(ended: string[]): ToolImpl<'check'> {
@@ -52,10 +53,7 @@ function progressCheck(ended: string[]): ToolImpl<'check'> {
   };
 }
 
-if (!bin) {
-  t.comment(`skipping the cluster stream tests: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
+if (bin) {
   t.test('progress, cancellation and the deadline travel between front and worker', async (t) => {
     const nats = await startNatsServer(bin);
     t.teardown(() => nats.stop());

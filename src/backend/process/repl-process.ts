@@ -111,6 +111,7 @@ export class ReplProcess {
       this.#dead = true;
       liveGroups.delete(this.pid);
       this.#stopRssWatch();
+      this.#usage.close();
       // Kill stragglers in the group (a REPL under lake leaves nothing behind, but a crash might).
       this.#killGroup();
       const fault = this.#fault ?? 'crashed';
