@@ -172,6 +172,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       workerObserver: metrics.worker,
       connectionObserver: metrics.connection,
       pools: () => backend.stats(),
+      search,
     });
   }
   app.decorate('cluster', cluster);

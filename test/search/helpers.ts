@@ -66,23 +66,36 @@ export async function searchDaemon(
 ): Promise<RecordedDaemon> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'search-recorded-'));
   const file = path.join(tmp, 'refusals.jsonl');
+  const d = await listening(await recordedSearchApp(tag, file, over, faults));
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= d.app.close().then(() => rmSync(tmp, { recursive: true, force: true })));
+  t.teardown(close);
+  return { ...d, refusals: () => refusalsIn(file), close };
+}
+
+/** A daemon (not listening) whose REPL is the recorded REPL of `tag`, its refusals appended to `file`. */
+export function recordedSearchApp(
+  tag: string,
+  file: string,
+  over: Partial<ConfigInput> = {},
+  faults: Record<string, string> = {},
+): Promise<FastifyInstance> {
   const launch = (): LaunchSpec => {
     const spec = recordedLaunch(tag, file);
     return { ...spec, env: { ...spec.env, ...faults } };
   };
   const probe: typeof testProbe = (cfg) => (cfg.name === SEARCH_ENV ? { available: true } : testProbe(cfg));
-  const d = await listening(await makeApp({ launch, probe, config: recordedConfig(tag, over) }));
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= d.app.close().then(() => rmSync(tmp, { recursive: true, force: true })));
-  t.teardown(close);
-  const refusals = () =>
-    existsSync(file)
-      ? readFileSync(file, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => (JSON.parse(l) as { reason: string }).reason)
-      : [];
-  return { ...d, refusals, close };
+  return makeApp({ launch, probe, config: recordedConfig(tag, over) });
+}
+
+/** What the recorded REPL refused (one JSON line each in `file`). */
+export function refusalsIn(file: string): string[] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { reason: string }).reason)
+    : [];
 }
 
 /** A daemon on a REPL double of test/fixtures/ (the stand-in, for growth: what no recording shows). */
@@ -101,7 +114,7 @@ export async function searchDaemonWith(
   return listening(await makeApp({ launch, config: testConfig(over) }));
 }
 
-async function listening(app: FastifyInstance): Promise<{ app: FastifyInstance; url: string }> {
+export async function listening(app: FastifyInstance): Promise<{ app: FastifyInstance; url: string }> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { app, url: `ws://127.0.0.1:${port}` };

@@ -5,6 +5,8 @@
  * and anything unrecorded is refused. Recorded values are read from the transcripts, never typed.
  */
 import t from 'tap';
+import { IdTracker } from '../../src/backend/protocol/ids.ts';
+import { parseResponse } from '../../src/backend/protocol/schema.ts';
 import { probedHeader } from '../../src/backend/session/header-probe.ts';
 import { RecordedAnswers } from '../recorded/repl-answers.ts';
 import { recordedTagDir } from '../recorded/recorded-launch.ts';
@@ -95,4 +97,32 @@ t.test('pickle and unpickle a proof state (pickle_proof_state_1, _env)', { skip 
       const fin = answered(a.answer({ tactic: x[7]!.request.tactic, proofState: h0.proofState }));
       t.equal(fin.proofStatus, x[7]!.response.proofStatus);
     }
+});
+
+t.test("the ids handed out follow the REPL's rules as the backend predicts them (IdTracker)", { skip }, async (t) => {
+  for (const tag of TAGS) {
+    const x = recorded(tag, 'pickle_proof_state_env');
+    const step = recorded(tag, 'proof_step');
+    const sorry = recorded(tag, 'tactic_mode_sorry');
+    const a = new RecordedAnswers(recordedTagDir(tag)!);
+    const ids = new IdTracker();
+    const problems: string[] = [];
+    const ask = (q: Json): Json => {
+      const r = answered(a.answer(q));
+      problems.push(...ids.observe(q, parseResponse(r)));
+      return r;
+    };
+    const init = ask({ cmd: probedHeader('').cmd }).env as number;
+    const root = sorryIds(ask({ cmd: step[0]!.request.cmd, env: init }))[0]!;
+    ask({ tactic: sorry[1]!.request.tactic, proofState: root });
+    const have = ask({ tactic: step[2]!.request.tactic, proofState: root }).proofState as number;
+    ask({ tactic: 'exact 42', proofState: 999 });
+    ask({ tactic: step[3]!.request.tactic, proofState: have });
+    const lean = ask({ cmd: probedHeader(String(x[0]!.request.cmd)).cmd }).env as number;
+    const ps = sorryIds(ask({ cmd: x[1]!.request.cmd, env: lean }))[0]!;
+    ask({ pickleTo: 'p.olean', proofState: ps });
+    const u = ask({ unpickleProofStateFrom: 'p.olean', env: lean }).proofState as number;
+    ask({ tactic: x[4]!.request.tactic, proofState: u });
+    t.same(problems, [], `${tag}: every env and proof state id as the REPL would hand it out`);
+  }
 });
