@@ -187,6 +187,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxTimeoutSeconds: a.maxTimeoutSeconds,
     limits: config.limits,
     structural,
+    inlineMaxChars: config.workers.inlineMaxChars,
     ...(cluster?.front ? { executor: cluster.front } : {}),
   });
   const startedAt = Date.now();
