@@ -42,6 +42,7 @@ import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 import { StructuralPool } from './workers/structural-pool.ts';
+import { rawLimitError } from './admission/raw-limits.ts';
 import { VERSION } from './version.ts';
 
 declare module 'fastify' {
@@ -188,6 +189,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxTimeoutSeconds: a.maxTimeoutSeconds,
     limits: config.limits,
     structural,
+    inlineMaxChars: config.workers.inlineMaxChars,
     ...(cluster?.front ? { executor: cluster.front } : {}),
   });
   const startedAt = Date.now();
@@ -195,7 +197,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
   app.decorate('warmWorkers', () => structural.warm());
-  registerBodyParsers(app, { answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)) });
+  registerBodyParsers(app, {
+    answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
+    refusedRaw: (raw) => rawLimitError(raw, config.limits),
+  });
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
   // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
