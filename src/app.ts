@@ -29,7 +29,9 @@ import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
-import { registerRequestLog } from './server/request-log.ts';
+import { registerRequestLog, requestLineWriter } from './server/request-log.ts';
+import { HitFront, hitRecorder } from './server/hit-front.ts';
+import { ReqIds } from './server/request-id.ts';
 import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
@@ -78,7 +80,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const hostEnv = opts.hostEnv ?? process.env;
   const logger = opts.logger === false ? silentLogger() : (opts.logger ?? rootLogger(hostEnv));
+  // Cache hits are answered in front of fastify (src/server/hit-front.ts), on the server it would make.
+  const front = new HitFront();
+  const reqIds = new ReqIds();
   const app = Fastify({
+    serverFactory: front.serverFactory,
+    genReqId: reqIds.next,
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse below, instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -213,6 +220,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return request.caller;
   };
   registerRequestLog(app, logger);
+  front.serve({
+    bodyLimit: config.server.bodyLimitBytes,
+    lookupRaw: (tool, raw) => pipeline.lookupRaw(tool, raw),
+    identify: (authorization) => {
+      if (closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });
+      return keys.identify(authorization);
+    },
+    reqId: reqIds.next,
+    answered: hitRecorder({
+      line: requestLineWriter(logger),
+      request: (tool, status, cache, seconds) => metrics.request(tool, status, cache, seconds),
+      links,
+    }),
+    failed: (err) => logger.error({ err }, 'recording a cache hit failed'),
+  });
   // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
   app.addHook('preClose', async () => {
     closing = true;

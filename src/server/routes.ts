@@ -1,10 +1,11 @@
 /** HTTP routes: tools (current and earlier path form), environments, status; the methods each path allows. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { isToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
 import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
+import { preReadPayload } from './hit-front.ts';
 import type { Pipeline, RunInfo } from './pipeline.ts';
 import { attachRequestId, newRequestId, withRequestId } from './request-id.ts';
 import type { SharedLinks } from './shared-links.ts';
@@ -40,6 +41,14 @@ function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSi
   });
   return ctrl.signal;
 }
+
+/** A body the hit front already read (src/server/hit-front.ts) is read from what it kept, with its lookup. */
+const preRead: preParsingHookHandler = (request, _reply, payload, done) => {
+  const pre = preReadPayload(request.raw);
+  if (!pre) return done(null, payload);
+  request.rawLookup = pre.lookup;
+  done(null, pre.payload);
+};
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const links = deps.links?.enabled ? deps.links : undefined;
@@ -95,9 +104,11 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return reply.type('application/json; charset=utf-8').send(text);
   };
 
-  app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
+  app.post<{ Params: { tool: string } }>('/api/v1/:tool', { preParsing: preRead }, (req, reply) =>
+    runTool(req.params.tool, req, reply),
+  );
   // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
-  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) =>
+  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', { preParsing: preRead }, (req, reply) =>
     runTool(req.params.tool, req, reply),
   );
 
