@@ -20,7 +20,7 @@ import type { Caller } from '../admission/keys.ts';
 import type { CachedResult } from '../cache/result-cache.ts';
 import type { LookupRaw, RawLookup } from './hit-path.ts';
 import { newRequestId, withRequestId } from './request-id.ts';
-import type { RequestLineWriter } from './request-log.ts';
+import type { HitLine } from './request-log.ts';
 import type { SharedLinks } from './shared-links.ts';
 
 /** A hit answered here: what the route and the onResponse hooks record for one. */
@@ -234,7 +234,7 @@ export function preReadPayload(req: IncomingMessage): { payload: Readable; looku
 
 export interface HitRecorders {
   /** The request log line (absent when info is off). */
-  line: RequestLineWriter | undefined;
+  line: ((h: HitLine) => void) | undefined;
   /** The per-request metrics (Metrics.request). */
   request: (tool: string, status: number, cache: string, seconds: number) => void;
   /** Answered requests remembered for shared links (absent when disabled). */
@@ -256,15 +256,13 @@ export function hitRecorder(r: HitRecorders): (hit: FrontHit) => void {
       withoutId: true,
     });
     r.request(hit.tool, 200, 'hit', hit.elapsedMs / 1000);
-    r.line?.(hit.reqId, {
+    r.line?.({
+      reqId: hit.reqId,
       requestId: hit.requestId,
-      method: 'POST',
       url: hit.url,
       tool: hit.tool,
       keyClass: hit.caller.keyClass,
-      status: 200,
       totalMs: Math.round(hit.elapsedMs),
-      cache: 'hit',
     });
   };
 }

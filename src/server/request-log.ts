@@ -1,22 +1,49 @@
 /** The one log line per request (method, url, tool, environment, key class, status, timings, cache). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { infoLineWriter, type LineFields } from './request-line.ts';
+import { infoLineWriter, infoMembersWriter, type LineFields } from './request-line.ts';
 
-/** Writes a request's line under its `reqId`. */
-export type RequestLineWriter = (reqId: string, fields: LineFields) => void;
+/** What a cache hit answered outside fastify (src/server/hit-front.ts) logs. */
+export interface HitLine {
+  reqId: string;
+  requestId: string;
+  url: string;
+  tool: string;
+  keyClass: string;
+  totalMs: number;
+}
 
 /**
- * The request line writer for requests answered outside fastify (src/server/hit-front.ts), or
- * undefined when info is off: the daemon's own logger writes through the template
- * (request-line.ts), another logger (tests) as fastify's `request.log` would, a child with `reqId`.
+ * The request line of a hit answered outside fastify, or undefined when info is off: the same
+ * members, in the same order, as the onResponse hook below writes for a hit (no environment,
+ * no queue time). The daemon's own logger gets them as one template (no generic member loop);
+ * another logger (tests) as fastify's `request.log` would, a child with `reqId`.
  */
-export function requestLineWriter(logger: Logger): RequestLineWriter | undefined {
+export function hitLineWriter(logger: Logger): ((h: HitLine) => void) | undefined {
   if (!logger.isLevelEnabled('info')) return undefined;
-  const fast = infoLineWriter(logger);
-  return fast
-    ? (reqId, fields) => fast(reqId, fields, 'request')
-    : (reqId, fields) => logger.child({ reqId }).info(fields, 'request');
+  const write = infoMembersWriter(logger);
+  if (!write) {
+    return (h) =>
+      logger.child({ reqId: h.reqId }).info(
+        {
+          requestId: h.requestId,
+          method: 'POST',
+          url: h.url,
+          tool: h.tool,
+          keyClass: h.keyClass,
+          status: 200,
+          totalMs: h.totalMs,
+          cache: 'hit',
+        },
+        'request',
+      );
+  }
+  return (h) =>
+    write(
+      h.reqId,
+      `,"requestId":${JSON.stringify(h.requestId)},"method":"POST","url":${JSON.stringify(h.url)},"tool":${JSON.stringify(h.tool)},"keyClass":${JSON.stringify(h.keyClass)},"status":200,"totalMs":${h.totalMs},"cache":"hit"`,
+      'request',
+    );
 }
 
 /**
