@@ -13,3 +13,10 @@ register('./hooks.mjs', import.meta.url);
 // recorded. The hook list is process-on-spawn's documented global singleton.
 const spawnHooks = globalThis[Symbol.for('process-on-spawn@*:singletonId')];
 if (spawnHooks && Array.isArray(spawnHooks.listeners)) spawnHooks.listeners = [];
+// A child given `{ ...process.env }` would still inherit the hook through NODE_OPTIONS, which tap set
+// for this process (the test's daemon child took 7–25 s to start under load with it, ~1 s without).
+if (process.env.NODE_OPTIONS?.includes('@tapjs/processinfo'))
+  process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(
+    /"?--import=\S*@tapjs\/processinfo\S*?"?(\s|$)/g,
+    '',
+  ).trim();
