@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { ProofSearch } from '../../src/client/proof-search.ts';
 import { clusterSettings, until, workersSeen } from '../cluster/fixtures.ts';
@@ -19,7 +19,8 @@ const TAG = 'v4.28.0';
 const bin = natsServerPath();
 const skip = bin ? recordingsSkip(TAG) : NO_NATS_REASON;
 
-t.test('a search is pinned to one worker; losing it rebuilds the search on another', { skip }, async (t) => {
+/** A front and two workers on the recorded REPL, closed at the end of `t`. */
+async function cluster(t: Test) {
   const nats = await startNatsServer(bin!);
   const tmp = mkdtempSync(path.join(tmpdir(), 'search-cluster-'));
   const refusals = path.join(tmp, 'refusals.jsonl');
@@ -39,8 +40,13 @@ t.test('a search is pinned to one worker; losing it rebuilds the search on anoth
   const front = await node('f1', 'front');
   await until(() => workersSeen(front) === 2, 10_000, 'both workers');
   const { url } = await listening(front);
-  const held = (w: FastifyInstance) => w.cluster!.searchLeases!.size;
+  return { front, workers, url, refusals };
+}
 
+const held = (w: FastifyInstance) => w.cluster!.searchLeases!.size;
+
+t.test('a search is pinned to one worker; losing it rebuilds the search on another', { skip }, async (t) => {
+  const { front, workers, url, refusals } = await cluster(t);
   const rec = recorded(TAG, 'proof_step');
   await using search = await ProofSearch.connect({ url, environment: SEARCH_ENV });
   const root = (await search.start(String(rec[0]!.request.cmd))).states[0]!;
@@ -72,3 +78,28 @@ t.test('a search is pinned to one worker; losing it rebuilds the search on anoth
   await until(() => held(workers[other]) === 0, 10_000, 'the lease to be given back');
   t.same(refusalsIn(refusals), [], 'every answer came from a recording');
 });
+
+t.test(
+  'a worker lost before the front notices: the next step finds it gone and rebuilds at once',
+  { skip },
+  async (t) => {
+    const { workers, url, refusals } = await cluster(t);
+    const rec = recorded(TAG, 'proof_step');
+    await using search = await ProofSearch.connect({ url, environment: SEARCH_ENV });
+    const root = (await search.start(String(rec[0]!.request.cmd))).states[0]!;
+    const b = (await search.tactic(root.state, String(rec[2]!.request.tactic))).results[0]!;
+    if (!b.ok) throw new Error('a state expected');
+    const pinned = held(workers.w1) === 1 ? 'w1' : 'w2';
+    // Killed, and asked at once: its heartbeats are still fresh in the front's membership.
+    await workers[pinned].cluster!.kill();
+    const first = await search.tactic(b.state, String(rec[3]!.request.tactic));
+    t.same([...first.rebuilt].sort(), [root.state, b.state].sort(), 'the states were rebuilt on the other worker');
+    // Usually the step itself finds the worker gone (no responder): it answers `crash` and runs again
+    // fine. On a slow machine the front may have dropped the worker first: then it simply finishes.
+    const r = first.results[0]!;
+    t.ok(!r.ok ? r.kind === 'crash' : r.proofStatus === rec[3]!.response.proofStatus, 'crash, or finished');
+    const again = r.ok ? r : (await search.tactic(b.state, String(rec[3]!.request.tactic))).results[0]!;
+    t.equal(again.ok && again.proofStatus, rec[3]!.response.proofStatus, 'finished as recorded');
+    t.same(refusalsIn(refusals), []);
+  },
+);
