@@ -123,7 +123,8 @@ t.test(
     const b = backend(t, {}, { FAKE_REPL_HEARTBEATS_PER_MS: '2' });
     const warm = await run(b, job(['def warm := 1']));
     const t0 = Date.now();
-    const err = await run(b, job(['def warm := 1', 'theorem slow : True := by SPIN 60000']), 1).catch(
+    // 2 s: Lean stops at half of it, a second before the deadline (a margin a loaded machine keeps).
+    const err = await run(b, job(['def warm := 1', 'theorem slow : True := by SPIN 60000']), 2).catch(
       (e: unknown) => e,
     );
     t.match(
@@ -131,7 +132,7 @@ t.test(
       { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ },
       'a timeout (never a cached verdict), said to be Lean-side',
     );
-    t.ok(Date.now() - t0 < 900, 'answered before the wall-clock deadline');
+    t.ok(Date.now() - t0 < 1900, 'answered before the wall-clock deadline');
     const next = await run(b, job(['def warm := 1', 'theorem slow : True := by SPIN 10']));
     t.equal(next.session, warm.session, 'the same process serves the next request');
     t.same(
