@@ -162,6 +162,12 @@ export const configSchema = z.strictObject({
       threads: z.number().int().nonnegative().default(0),
       /** Heap limit of each worker (MiB); a task needing more fails alone. */
       maxHeapMb: z.number().int().positive().default(1024),
+      /** A Lean-backed request up to this size (characters) runs on the main thread; larger ones on a worker. */
+      inlineMaxChars: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(32 * 1024),
     })
     .prefault({}),
   /** The comparator tool's builds (pinned per Lean version) and run limits. */

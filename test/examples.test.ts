@@ -12,6 +12,7 @@ import { main } from '../src/client/cli.ts';
 import { PROJECT_ROOT } from '../src/config.ts';
 import { makeApp, UNAVAILABLE_ENV } from './helpers.ts';
 import { captureIo } from './helpers/cli-io.ts';
+import { TS_LOADER } from './ts-loader.ts';
 
 /** The documentation a newcomer reads: the README and the pages of docs/ it links to. */
 const readme = [
@@ -172,7 +173,7 @@ t.test("the README's structural commands run as written", async (t) => {
     .map((l) => JSON.parse(l));
   t.same(results.map((r) => r.input).sort(), ['first', 'only-b']);
 
-  const g = await execa(process.execPath, ['--import', 'tsx', ex('client.ts')], {
+  const g = await execa(process.execPath, [...TS_LOADER, ex('client.ts')], {
     env: { ...process.env, SERVICE_API_URL: url, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV },
     reject: false,
   });

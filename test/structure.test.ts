@@ -10,28 +10,6 @@ import ts from 'typescript';
 const LIMIT = 60;
 const SRC = new URL('../src/', import.meta.url);
 
-/**
- * Long functions whose split is under way on another branch this session, by file and name
- * (a name as `functionLengths` gives it; an entry also covers the functions nested in it).
- * The lead removes an entry when merging that branch: the second test below fails for an entry
- * that no longer names a long function, so the list only shrinks and cannot go stale; once it
- * is empty, the first test holds all of src/ to the rule.
- */
-const PENDING: Record<string, string[]> = {
-  'syntax/lexer.ts': ['scan'],
-  'syntax/declarations.ts': ['parseDeclaration'],
-  'syntax/source.ts': ['parseSource'],
-  'syntax/renaming.ts': ['renameInSource'],
-  'syntax/commands.ts': ['splitCommands', 'startsCommand'],
-  'server/stream.ts': ['registerStream'],
-  'app.ts': ['buildApp'],
-  'server/routes.ts': ['registerRoutes'],
-  'metrics/metrics.ts': ['Metrics.constructor'],
-  'backend/index.ts': ['LeanBackend.elaborate'],
-  'backend/session/session.ts': ['LeanSession.run'],
-  'server/pipeline.ts': ['Pipeline.execute'],
-};
-
 interface FunctionLength {
   /** `file:line` of its first line. */
   at: string;
@@ -79,10 +57,6 @@ const long = files
   .filter((f) => f.lines >= LIMIT)
   .sort((a, b) => b.lines - a.lines);
 
-const fileOf = (f: FunctionLength) => f.at.slice(0, f.at.lastIndexOf(':'));
-const covers = (entry: string, f: FunctionLength) => f.name === entry || f.name.startsWith(`${entry}/`);
-const pending = (f: FunctionLength) => (PENDING[fileOf(f)] ?? []).some((entry) => covers(entry, f));
-
 t.test('the scan measures and names every function, nested ones too', async (t) => {
   const text = `function f() {
   return () => {
@@ -108,16 +82,7 @@ class C {
   t.ok(files.includes('tools/verify-proof.ts') && files.includes('backend/session/session.ts'), 'subfolders too');
 });
 
-t.test(`no function in src/ is ${LIMIT} lines or longer (PENDING aside)`, async (t) => {
-  const offending = long.filter((f) => !pending(f)).map((f) => `${f.at} ${f.name} (${f.lines} lines)`);
+t.test(`no function in src/ is ${LIMIT} lines or longer`, async (t) => {
+  const offending = long.map((f) => `${f.at} ${f.name} (${f.lines} lines)`);
   t.same(offending, [], 'split each into named steps (as src/tools/ is)');
-});
-
-t.test('each PENDING entry still names a long function (remove it once its split is merged)', async (t) => {
-  const stale = Object.entries(PENDING).flatMap(([file, names]) =>
-    names
-      .filter((entry) => !long.some((f) => fileOf(f) === file && covers(entry, f)))
-      .map((entry) => `${file} ${entry}`),
-  );
-  t.same(stale, [], 'delete these from PENDING in test/structure.test.ts');
 });

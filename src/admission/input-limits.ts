@@ -6,7 +6,7 @@
  * the body has; validation then sees bounded input. Text fields are measured in UTF-8 bytes,
  * lists and maps in entries.
  */
-import { serviceError, type ErrorDetail } from '../errors.ts';
+import { serviceError, type ErrorDetail, type ServiceError } from '../errors.ts';
 import { utf8Length } from '../syntax/positions.ts';
 
 export interface InputLimits {
@@ -60,6 +60,72 @@ function countKeys(o: object, max: number): number {
   return n;
 }
 
+/** The limit on a top-level list or map's entries, and the setting named in its error. */
+function limitOf(field: string, list: boolean, limits: InputLimits): { max: number; setting: string | undefined } {
+  if (list && (field === 'names' || field === 'permitted_sorries')) return { max: limits.names, setting: 'names' };
+  if (list && field === 'indices') return { max: limits.indices, setting: 'indices' };
+  if (list && field === 'documents') return { max: limits.documents, setting: 'documents' };
+  if (!list && field === 'declarations') return { max: limits.renameEntries, setting: 'renameEntries' };
+  // Any other list or map (options, repairs…): no tool needs more entries than the largest list limit.
+  const other = Math.max(limits.names, limits.indices, limits.renameEntries);
+  return { max: other, setting: list ? 'names' : undefined };
+}
+
+/** The most entries a top-level list (or map) `field` may have. */
+export const collectionLimit = (field: string, list: boolean, limits: InputLimits): number =>
+  limitOf(field, list, limits).max;
+
+/** The detail for a list of `n` entries over its limit. */
+export function listOverLimit(field: string, n: number, limits: InputLimits): ErrorDetail {
+  const { max, setting } = limitOf(field, true, limits);
+  return { field, message: `has ${n} entries; the limit is ${max} (limits.${setting})` };
+}
+
+/** The detail for a map over its limit. */
+export function mapOverLimit(field: string, limits: InputLimits): ErrorDetail {
+  const { max, setting } = limitOf(field, false, limits);
+  return { field, message: `has more than ${max} entries${setting ? ` (limits.${setting})` : ''}` };
+}
+
+export const BODY_FIELDS_OVER: ErrorDetail = {
+  field: '',
+  message: `has more than ${MAX_BODY_FIELDS} fields; no tool takes that many`,
+};
+
+/** The 400 for the fields over their limits (the first one named in the message). */
+export function limitError(over: ErrorDetail[]): ServiceError {
+  const first = over[0]!;
+  return serviceError(
+    'invalid_request',
+    'limit',
+    { field: first.field, problem: first.message },
+    { details: over.slice(0, 10) },
+  );
+}
+
+/** Text fields' UTF-8 size: `content`, `formal_statement`, each of `documents`. */
+function textsOver(request: Record<string, unknown>, limits: InputLimits, over: ErrorDetail[]): void {
+  const text = (field: string, v: unknown) => {
+    // Cheap bound first: a string's UTF-8 size is between its length and three times it.
+    if (typeof v === 'string' && v.length * 3 > limits.contentBytes && utf8Length(v) > limits.contentBytes) {
+      over.push({ field, message: `is larger than the limit of ${limits.contentBytes} bytes (limits.contentBytes)` });
+    }
+  };
+  text('content', request.content);
+  text('formal_statement', request.formal_statement);
+  if (Array.isArray(request.documents) && request.documents.length <= limits.documents)
+    request.documents.forEach((d, i) => text(`documents.${i}`, d));
+}
+
+/** Lists and maps in the shape their tools take them (a field of another type is left to validation). */
+const KNOWN_SHAPE: Record<string, 'list' | 'map'> = {
+  names: 'list',
+  permitted_sorries: 'list',
+  indices: 'list',
+  documents: 'list',
+  declarations: 'map',
+};
+
 /**
  * The first field over its limit, as a 400 `invalid_request` naming it; nothing when all fit.
  * Runs on the raw body (any shape): a field of the wrong type is left to validation.
@@ -68,53 +134,17 @@ export function checkInputLimits(body: unknown, limits: InputLimits): void {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return;
   const request = body as Record<string, unknown>;
   const over: ErrorDetail[] = [];
-  if (countKeys(request, MAX_BODY_FIELDS) > MAX_BODY_FIELDS)
-    over.push({ field: '', message: `has more than ${MAX_BODY_FIELDS} fields; no tool takes that many` });
-  const text = (field: string, v: unknown) => {
-    // Cheap bound first: a string's UTF-8 size is between its length and three times it.
-    if (typeof v === 'string' && v.length * 3 > limits.contentBytes && utf8Length(v) > limits.contentBytes) {
-      over.push({ field, message: `is larger than the limit of ${limits.contentBytes} bytes (limits.contentBytes)` });
-    }
-  };
-  const list = (field: string, v: unknown, max: number, key: string) => {
-    if (Array.isArray(v) && v.length > max)
-      over.push({ field, message: `has ${v.length} entries; the limit is ${max} (limits.${key})` });
-  };
-  text('content', request.content);
-  text('formal_statement', request.formal_statement);
-  list('names', request.names, limits.names, 'names');
-  list('permitted_sorries', request.permitted_sorries, limits.names, 'names');
-  list('indices', request.indices, limits.indices, 'indices');
-  list('documents', request.documents, limits.documents, 'documents');
-  if (Array.isArray(request.documents) && request.documents.length <= limits.documents)
-    request.documents.forEach((d, i) => text(`documents.${i}`, d));
-  const decls = request.declarations;
-  if (
-    decls &&
-    typeof decls === 'object' &&
-    !Array.isArray(decls) &&
-    countKeys(decls, limits.renameEntries) > limits.renameEntries
-  )
-    over.push({
-      field: 'declarations',
-      message: `has more than ${limits.renameEntries} entries (limits.renameEntries)`,
-    });
-  // Any other list or map (options, repairs…): no tool needs more entries than the largest list limit.
-  const other = Math.max(limits.names, limits.indices, limits.renameEntries);
+  if (countKeys(request, MAX_BODY_FIELDS) > MAX_BODY_FIELDS) over.push(BODY_FIELDS_OVER);
+  textsOver(request, limits, over);
   for (const field in request) {
-    if (LIMITED.has(field) || !Object.hasOwn(request, field)) continue;
+    if (!Object.hasOwn(request, field) || (LIMITED.has(field) && !KNOWN_SHAPE[field])) continue;
     const v = request[field];
-    if (Array.isArray(v)) list(field, v, other, 'names');
-    else if (v && typeof v === 'object' && countKeys(v, other) > other)
-      over.push({ field, message: `has more than ${other} entries` });
+    const shape = Array.isArray(v) ? 'list' : v && typeof v === 'object' ? 'map' : undefined;
+    if (!shape || (KNOWN_SHAPE[field] && KNOWN_SHAPE[field] !== shape)) continue;
+    const max = collectionLimit(field, shape === 'list', limits);
+    if (shape === 'list' && (v as unknown[]).length > max)
+      over.push(listOverLimit(field, (v as unknown[]).length, limits));
+    else if (shape === 'map' && countKeys(v as object, max) > max) over.push(mapOverLimit(field, limits));
   }
-  if (over.length > 0) {
-    const first = over[0]!;
-    throw serviceError(
-      'invalid_request',
-      'limit',
-      { field: first.field, problem: first.message },
-      { details: over.slice(0, 10) },
-    );
-  }
+  if (over.length > 0) throw limitError(over);
 }

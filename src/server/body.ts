@@ -34,6 +34,8 @@ export const UNPARSED_HIT = Object.freeze({});
 export interface BodyParserOptions {
   /** Asked before parsing: true means the raw bytes already have their answer and are not parsed. */
   answeredRaw?: (request: FastifyRequest, raw: string) => boolean;
+  /** Asked before parsing: an error refuses the body unparsed (input limits counted on the text, issue 23). */
+  refusedRaw?: (raw: string) => Error | undefined;
 }
 
 export function registerBodyParsers(app: FastifyInstance, opts: BodyParserOptions = {}): void {
@@ -46,6 +48,8 @@ export function registerBodyParsers(app: FastifyInstance, opts: BodyParserOption
     const raw = String(body);
     (req as { rawBody?: string }).rawBody = raw;
     if (answeredRaw?.(req, raw)) return done(null, UNPARSED_HIT);
+    const refused = opts.refusedRaw?.(raw);
+    if (refused) return done(refused, undefined);
     json(req, body, (err, parsed) => {
       if ((err as { code?: string } | null)?.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
         done(malformed(raw, req.headers['content-type']), undefined);

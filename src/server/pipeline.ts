@@ -30,8 +30,10 @@ export interface PipelineDeps {
   maxTimeoutSeconds: number;
   /** Per-field input limits (default DEFAULT_INPUT_LIMITS). */
   limits?: InputLimits;
-  /** Runs the built-in tools that need no Lean off the event loop (absent: on the main thread). */
+  /** Runs the built-in tools off the event loop (absent: on the main thread). */
   structural?: StructuralPool;
+  /** A Lean-backed request up to this size (characters) runs on the main thread (`workers.inlineMaxChars`; absent: all of them). */
+  inlineMaxChars?: number;
   /** Where admitted work runs: absent = in this process (the single-machine default); the front role injects a cluster one. */
   executor?: Executor;
 }
@@ -88,6 +90,16 @@ export function isCacheable<T extends ToolName>(
   leanFailed: boolean,
 ): boolean {
   return !leanFailed && (impl.cacheable?.(result) ?? true);
+}
+
+/** How an admitted request will run (Pipeline.planRun). */
+interface PlannedRun<T extends ToolName> {
+  start: (signal: AbortSignal) => Promise<ToolResponse<T>>;
+  maxResponseChars: number;
+  /** The worker measured the result against maxResponseChars already. */
+  measured: boolean;
+  /** Did the run report a Lean failure (the result is then not cached)? */
+  leanFailed: () => boolean;
 }
 
 /** A validated request that missed the cache. */
@@ -166,27 +178,14 @@ export class Pipeline {
   }
 
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawKey?: RawKey): Promise<ToolResponse<T>> {
-    const executor = this.deps.executor;
-    if (executor?.lookup) {
-      const shared = await executor.lookup(p, opts.signal);
-      if (shared) {
-        opts.info.cache = 'hit';
-        this.deps.cache.set(p.key, shared);
-        return shared as ToolResponse<T>;
-      }
-    }
+    const shared = this.deps.executor?.lookup ? await this.sharedResult(p, opts) : undefined;
+    if (shared) return shared;
     const refused = this.refusal(p);
     if (refused) throw refused;
     const queuedAt = performance.now();
     const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
     opts.info.queueMs = Math.round(performance.now() - queuedAt);
     try {
-      // Structural work goes to the worker pool once it is up (the daemon starts it at startup;
-      // before that, or if it cannot start, the work stays on this thread).
-      const structural =
-        this.deps.structural?.serves(p.tool, p.impl) && !p.impl.needsLean(p.request) && this.deps.structural.up
-          ? this.deps.structural
-          : undefined;
       // Cancelled while queued, or in the same read as the request itself: the job never starts.
       opts.signal.throwIfAborted();
       const seconds = effectiveTimeoutSeconds(
@@ -195,48 +194,18 @@ export class Pipeline {
         this.deps.maxTimeoutSeconds,
       );
       opts.info.deadlineSeconds = seconds;
-      // The response bound (issue 23): tools refuse early when they can; every result is measured.
-      const limits = this.deps.limits ?? DEFAULT_INPUT_LIMITS;
-      const maxResponseChars = responseLimit(opts.inputChars ?? responseChars(p.request), limits);
+      const run = this.planRun(p, opts, seconds);
       opts.onStarted?.();
-      // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
-      let leanFailed = false;
-      const onLeanFailed = () => {
-        leanFailed = true;
-      };
       const result = await withDeadline(seconds, opts.signal, (signal) =>
-        (executor
-          ? executor.run(p, {
-              signal,
-              log: opts.log,
-              deadlineSeconds: seconds,
-              leanFailed: onLeanFailed,
-              ...(opts.progress ? { progress: opts.progress } : {}),
-            })
-          : structural
-            ? // No Lean: on a worker thread (a structural tool never reports a Lean failure).
-              (structural.run(p.tool, p.request, p.env, signal, {
-                caller: opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id,
-                maxResponseChars,
-              }) as Promise<ToolResponse<T>>)
-            : p.impl.run(p.request, {
-                env: p.env,
-                signal,
-                maxResponseChars,
-                log: opts.log,
-                lean: this.deps.lean,
-                progress: opts.progress ?? (() => {}),
-                leanFailed: onLeanFailed,
-              })
-        ).catch((e: unknown) => {
+        run.start(signal).catch((e: unknown) => {
           // Lean could not start for this environment (for example its header does not import): the listing says so too.
           if (environmentCannotStart(e)) this.deps.registry.reportUnavailable(p.env.name, e.message);
           throw e;
         }),
       );
       // A worker measured its own result before sending it back.
-      if (!structural) checkResponseSize(result, maxResponseChars);
-      if (isCacheable(p.impl, result, leanFailed)) {
+      if (!run.measured) checkResponseSize(result, run.maxResponseChars);
+      if (isCacheable(p.impl, result, run.leanFailed())) {
         this.deps.cache.set(p.key, result);
         if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);
       }
@@ -244,6 +213,68 @@ export class Pipeline {
     } finally {
       release();
     }
+  }
+
+  /** A result another node computed (the executor's shared cache), stored in the local cache too. */
+  private async sharedResult<T extends ToolName>(
+    p: Prepared<T>,
+    opts: RunOptions,
+  ): Promise<ToolResponse<T> | undefined> {
+    const shared = await this.deps.executor!.lookup!(p, opts.signal);
+    if (!shared) return undefined;
+    opts.info.cache = 'hit';
+    this.deps.cache.set(p.key, shared);
+    return shared as ToolResponse<T>;
+  }
+
+  /**
+   * Where the admitted request runs: on the executor (scale-out), on a worker thread (every
+   * built-in tool once the pool is up: structural tools always, Lean-backed ones above
+   * `workers.inlineMaxChars`, their Lean calls coming back here), or on this thread.
+   */
+  private planRun<T extends ToolName>(p: Prepared<T>, opts: RunOptions, seconds: number): PlannedRun<T> {
+    // The response bound (issue 23): tools refuse early when they can; every result is measured.
+    const limits = this.deps.limits ?? DEFAULT_INPUT_LIMITS;
+    const inputChars = opts.inputChars ?? responseChars(p.request);
+    const maxResponseChars = responseLimit(inputChars, limits);
+    // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
+    let failed = false;
+    const onLeanFailed = () => {
+      failed = true;
+    };
+    const base = { maxResponseChars, leanFailed: () => failed };
+    const executor = this.deps.executor;
+    if (executor) {
+      const ctx = { log: opts.log, deadlineSeconds: seconds, leanFailed: onLeanFailed };
+      const progress = opts.progress ? { progress: opts.progress } : {};
+      return { ...base, measured: false, start: (signal) => executor.run(p, { ...ctx, ...progress, signal }) };
+    }
+    const offThread = this.workerFor(p, inputChars);
+    if (offThread) {
+      const caller = opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id;
+      const lean = p.impl.needsLean(p.request)
+        ? { runner: this.deps.lean, progress: opts.progress, failed: onLeanFailed }
+        : undefined;
+      const start = (signal: AbortSignal) =>
+        offThread.run(p.tool, p.request, p.env, signal, { caller, maxResponseChars, lean }) as Promise<ToolResponse<T>>;
+      return { ...base, measured: true, start };
+    }
+    const ctx = { env: p.env, maxResponseChars, log: opts.log, lean: this.deps.lean, leanFailed: onLeanFailed };
+    const progress = opts.progress ?? (() => {});
+    return { ...base, measured: false, start: (signal) => p.impl.run(p.request, { ...ctx, progress, signal }) };
+  }
+
+  /**
+   * The worker pool, when it runs this request: it is up (the daemon starts it at startup;
+   * before that, or if it cannot start, work stays on this thread) and runs this tool's
+   * built-in implementation; a Lean-backed request goes there only above the inline size,
+   * since below it the hop costs more than the parse it moves (docs/hostile-input.md).
+   */
+  private workerFor<T extends ToolName>(p: Prepared<T>, inputChars: number): StructuralPool | undefined {
+    const pool = this.deps.structural;
+    if (!pool?.serves(p.tool, p.impl) || !pool.up) return undefined;
+    if (!p.impl.needsLean(p.request)) return pool;
+    return inputChars > (this.deps.inlineMaxChars ?? Infinity) ? pool : undefined;
   }
 
   /** prepare + execute, for transports that want the response object either way. */

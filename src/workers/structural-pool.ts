@@ -7,12 +7,16 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../project-root.ts';
 import { Piscina } from 'piscina';
+import type { LeanFailure, LeanRunner } from '../backend/index.ts';
 import type { ToolName } from '../contract/tools.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { relayedError, serviceError } from '../errors.ts';
 import { builtinTools } from '../tools/index.ts';
+import type { ToolContext } from '../tools/types.ts';
+import { failureOf, serveLean, type LeanService } from './lean-port.ts';
 import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
 import { FairScheduler } from './fair-scheduler.ts';
 
@@ -50,6 +54,16 @@ export interface StructuralRunOptions {
   caller?: string | undefined;
   /** The response bound (characters): the worker refuses a larger result instead of sending it back. */
   maxResponseChars?: number | undefined;
+  /** A Lean-backed tool: its Lean calls come back to this runner (lean-port.ts). */
+  lean?: LeanLine | undefined;
+}
+
+/** What a Lean-backed task reaches on the main thread. */
+export interface LeanLine {
+  runner: LeanRunner;
+  progress?: ToolContext['progress'] | undefined;
+  /** The tool reported a Lean failure (its result is then not cached). */
+  failed: (failure: LeanFailure) => void;
 }
 
 export interface StructuralPoolStats {
@@ -123,7 +137,10 @@ export class StructuralPool {
     return (BUILTIN as Record<string, unknown>)[tool] === impl;
   }
 
-  /** Run a structural tool on a worker; rejects with the signal's reason when it aborts. */
+  /**
+   * Run a tool on a worker; rejects with the signal's reason when it aborts. With `opts.lean`
+   * the tool may use Lean, which stays on this thread (lean-port.ts).
+   */
   async run(
     tool: ToolName,
     request: unknown,
@@ -134,10 +151,19 @@ export class StructuralPool {
     // Fair turn first: the task reaches Piscina only when a thread is free for it.
     const release = await this.fair.acquire(opts.caller ?? '', signal);
     this.running++;
+    const channel = opts.lean ? new MessageChannel() : undefined;
+    const service = channel && serveLean(channel.port1, opts.lean!.runner, env, signal, opts.lean!.progress);
     let out: StructuralOutcome;
     try {
-      const task: StructuralTask = { tool, request, env, maxResponseChars: opts.maxResponseChars };
-      out = await this.piscina.run(task, { signal });
+      const task: StructuralTask = {
+        tool,
+        request,
+        env,
+        maxResponseChars: opts.maxResponseChars,
+        lean: channel?.port2,
+        progress: opts.lean?.progress !== undefined,
+      };
+      out = await this.piscina.run(task, { signal, ...(channel ? { transferList: [channel.port2] } : {}) });
     } catch (e) {
       if (signal.aborted) {
         this.terminated++;
@@ -146,13 +172,11 @@ export class StructuralPool {
       // The worker died (for example it hit its heap limit): this input cannot be served.
       throw serviceError('internal', 'worker_failed', { reason: (e as Error).message }, { cause: e });
     } finally {
+      service?.close();
       this.running--;
       release();
     }
-    if (out.ok) return out.response;
-    if (out.code)
-      throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
-    throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
+    return outcomeOf(out, opts, service);
   }
 
   stats(): StructuralPoolStats {
@@ -171,4 +195,14 @@ export class StructuralPool {
     this.pool = undefined;
     await p?.destroy();
   }
+}
+
+/** The task's answer, or its error (the main thread's own object when the backend raised it). */
+function outcomeOf(out: StructuralOutcome, opts: StructuralRunOptions, service: LeanService | undefined): unknown {
+  for (const f of out.leanFailures ?? []) opts.lean?.failed(failureOf(f));
+  if (out.ok) return out.response;
+  if (out.mainError !== undefined && service) throw service.errorOf(out.mainError);
+  if (out.code)
+    throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
+  throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
 }

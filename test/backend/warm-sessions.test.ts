@@ -155,7 +155,9 @@ t.test(
 // Issue 27, defect 13: a probe block (disprove, defeq checks) is stopped by Lean at its budget, not killed.
 t.test('deadline: a probe block gets a Lean-side budget and stops at it', async (t) => {
   const b = backend(t, {}, { FAKE_REPL_HEARTBEATS_PER_MS: '2' });
-  const err = await run(b, job(['section\ntheorem slow : True := by SPIN 60000\nend']), 1).catch((e: unknown) => e);
+  // The session is started first: on a loaded machine its start alone could use up the deadline.
+  await run(b, job(['def warm := 1']));
+  const err = await run(b, job(['section\ntheorem slow : True := by SPIN 60000\nend']), 2).catch((e: unknown) => e);
   t.match(err, { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ });
   const s = b.stats()['lean-test']!;
   t.equal(s.deadlines.heartbeatStops, 1);
@@ -168,7 +170,8 @@ t.test('deadline: a kernel deterministic timeout under the budget is a timeout, 
   t.ok(stoppedByBudget('(kernel) deterministic timeout', 5));
   t.notOk(stoppedByBudget('(kernel) declaration has metavariables', 5));
   const b = backend(t, {}, { FAKE_REPL_HEARTBEATS_PER_MS: '2', FAKE_REPL_KERNEL_STOP: '1' });
-  const err = await run(b, job(['theorem slow : True := by SPIN 60000']), 1).catch((e: unknown) => e);
+  await run(b, job(['def warm := 1'])); // started first, as above
+  const err = await run(b, job(['theorem slow : True := by SPIN 60000']), 2).catch((e: unknown) => e);
   t.match(err, { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ });
   const next = await run(b, job(['theorem slow : True := by SPIN 10']));
   t.same([next.reused, next.sent], [0, 1], 'the cut-short outcome was not remembered');

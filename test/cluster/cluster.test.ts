@@ -11,6 +11,7 @@ import t from 'tap';
 import { TEST_ENV } from '../helpers.ts';
 import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
 import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 const bin = natsServerOrSkip('the cluster tests');
 if (bin) {
@@ -76,8 +77,7 @@ if (bin) {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        ...TS_LOADER,
         path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts'),
         nats.url,
         'doomed',

@@ -4,11 +4,11 @@ import path from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/config.ts';
 import { startDaemonProcess } from '../helpers/daemon-process.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) => {
   const { child, port, output } = await startDaemonProcess(t, [
-    '--import',
-    'tsx',
+    ...TS_LOADER,
     path.join(PROJECT_ROOT, 'src', 'main.ts'),
   ]);
   t.match(output(), 'lean tool service listening');

@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../../src/config.ts';
 import { listenErrorLine } from '../../src/server/listen-error.ts';
 import { makeApp, UNAVAILABLE_ENV } from '../helpers.ts';
 import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('a busy port: one line naming PORT, exit 1, no stack trace', async (t) => {
   const busy = net.createServer();
@@ -22,7 +23,7 @@ t.test('a busy port: one line naming PORT, exit 1, no stack trace', async (t) =>
   t.teardown(() => busy.close());
   const port = (busy.address() as net.AddressInfo).port;
   const home = mkdtempSync(path.join(os.tmpdir(), 'busy-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'src', 'main.ts')], {
     cwd: PROJECT_ROOT,
     env: { PATH: '/usr/bin:/bin', HOME: home, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe'],

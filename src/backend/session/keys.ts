@@ -16,7 +16,30 @@ export interface CanonicalHeader {
   /** One statement a line: `module`, `prelude`, `[public] [meta] import [all] Name`. */
   text: string;
   /** origins[i]: where line i+1 of `text` starts in the raw header. */
-  origins: Origin[];
+  readonly origins: readonly Origin[];
+}
+
+/** Headers up to this long are remembered (a few hundred of them): most requests name the environment's own. */
+const MEMO_MAX_CHARS = 4096;
+const MEMO_ENTRIES = 256;
+
+/**
+ * A bounded memo of a pure function of a header: a miss names its header several times on
+ * its way to a session (its pool, its root key, the session's roots), and each reading is a
+ * lex and each key a SHA-256. Past MEMO_ENTRIES the oldest entry goes (first in, first out).
+ */
+function memoized<T>(f: (header: string) => T): (header: string) => T {
+  const memo = new Map<string, T>();
+  return (header) => {
+    if (header.length > MEMO_MAX_CHARS) return f(header);
+    let v = memo.get(header);
+    if (v === undefined) {
+      if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+      v = f(header);
+      memo.set(header, v);
+    }
+    return v;
+  };
 }
 
 const STARTERS = new Set(['module', 'prelude']);
@@ -34,7 +57,9 @@ const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k
  * The words are the source model's tokens (syntax/lexer.ts: the one reader of Lean text, so
  * `«a b»` names and nested comments are read as everywhere else); one linear pass.
  */
-export function canonicalHeaderOf(raw: string): CanonicalHeader {
+export const canonicalHeaderOf: (raw: string) => CanonicalHeader = memoized(readCanonicalHeader);
+
+function readCanonicalHeader(raw: string): CanonicalHeader {
   const lines = new LineIndex(raw);
   const statements: { text: string; origin: Origin }[] = [];
   let words: string[] = [];
@@ -69,7 +94,7 @@ export function canonicalHeaderOf(raw: string): CanonicalHeader {
 
 export const canonicalHeader = (header: string): string => canonicalHeaderOf(header).text;
 
-export const rootKey = (header: string) => sha(`root\u0000${canonicalHeader(header)}`);
+export const rootKey: (header: string) => string = memoized((header) => sha(`root\u0000${canonicalHeader(header)}`));
 
 export function chainKeys(root: string, texts: readonly string[]): string[] {
   const out: string[] = [];

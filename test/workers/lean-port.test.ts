@@ -1,0 +1,119 @@
+/**
+ * Issue 23, item 3: a Lean-backed tool above `workers.inlineMaxChars` runs on a worker thread,
+ * its Lean calls going back to the main thread's backend over a port (src/workers/lean-port.ts).
+ * Through the fake REPL test double (no Lean here): the answer is the one the main thread
+ * gives, Lean failures stay uncached, the main thread's own errors keep their code, a deadline
+ * answers 504 and stops the thread, and stream clients get progress then the result.
+ */
+import type { FastifyInstance } from 'fastify';
+import t, { type Test } from 'tap';
+import WebSocket from 'ws';
+import { fakeLaunch, waitFor } from '../backend/fake.ts';
+import { makeApp, testConfig, TEST_ENV } from '../helpers.ts';
+
+const check = (content: string, extra: Record<string, unknown> = {}) => ({
+  method: 'POST' as const,
+  url: '/api/v1/check',
+  payload: { content, environment: TEST_ENV, ...extra },
+});
+
+/** A daemon that runs every Lean-backed request on a worker (inline: none) or on the main thread (inline: all). */
+async function daemon(t: Test, inline: 'none' | 'all', launch = () => fakeLaunch()): Promise<FastifyInstance> {
+  const app = await makeApp({
+    config: testConfig({ workers: { threads: 1, inlineMaxChars: inline === 'none' ? 0 : 1e9 } }),
+    launch,
+  });
+  t.teardown(() => app.close());
+  t.equal(await app.warmWorkers(), true, 'the worker thread starts');
+  return app;
+}
+
+const workers = async (app: FastifyInstance) =>
+  (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers as { completed: number; terminated: number };
+
+t.test('check on a worker answers what the main thread answers (messages on content positions)', async (t) => {
+  const content = `def a := 1\n\nMSG error boom\n${'theorem t : True := by\n  trivial\n'.repeat(3)}`;
+  const off = await daemon(t, 'none');
+  const before = await workers(off);
+  const r1 = await off.inject(check(content));
+  t.equal(r1.statusCode, 200);
+  t.equal((await workers(off)).completed, before.completed + 1, 'the request ran as a worker task');
+  const main = await daemon(t, 'all');
+  const r2 = await main.inject(check(content));
+  const { timings: _a, info: _c, ...offBody } = r1.json();
+  const { timings: _b, info: _d, ...mainBody } = r2.json();
+  t.same(offBody, mainBody, 'the same answer, timings aside');
+  t.same(offBody.lean_messages.errors, ['-:5:0-5:1: error: boom\n']);
+});
+
+t.test('a 438 KB check (the size that froze every caller for 17.5 s) runs on a worker', async (t) => {
+  // The setting's default (32 KiB): a large request goes to the worker, a small one stays inline.
+  const off = await makeApp({ config: testConfig({ workers: { threads: 1 } }) });
+  t.teardown(() => off.close());
+  t.equal(await off.warmWorkers(), true);
+  const content = `theorem t : True := by\n${'  trivial\n'.repeat(44_800)}`;
+  t.ok(content.length > 438_000);
+  const before = await workers(off);
+  const r = await off.inject(check(content, { timeout_seconds: 300 }));
+  t.equal(r.statusCode, 200);
+  t.equal(r.json().okay, true);
+  t.equal((await workers(off)).completed, before.completed + 1, 'parsed on the worker, not on the event loop');
+  const small = await off.inject(check('theorem s : True := trivial\n'));
+  t.equal(small.statusCode, 200);
+  t.equal((await workers(off)).completed, before.completed + 1, 'a small request stays inline (no thread hop)');
+});
+
+t.test('a Lean crash on a worker-run request is a tool-level failure, not cached', async (t) => {
+  const app = await daemon(t, 'none');
+  const r = (await app.inject(check('CRASH\n'))).json();
+  t.equal(r.okay, false);
+  t.match(r.tool_messages.errors[0], /Lean failed while elaborating \(crashed\)/);
+  const again = await app.inject(check('CRASH\n'));
+  t.equal(again.headers['x-cache'], 'miss', 'the failure reached the pipeline: not cached');
+});
+
+t.test("the backend's own errors come back as the main thread raised them", async (t) => {
+  const failing = () => fakeLaunch({ FAKE_REPL_STARTUP_FAIL: '1' });
+  const off = await daemon(t, 'none', failing);
+  const main = await daemon(t, 'all', failing);
+  const a = await off.inject(check('def a := 1\n'));
+  const b = await main.inject(check('def a := 1\n'));
+  t.equal(a.statusCode, b.statusCode);
+  t.equal(a.json().error.code, 'environment_unavailable');
+  t.same(a.json(), b.json());
+  const envs = (await off.inject({ method: 'GET', url: '/v1/environments' })).json();
+  t.match(
+    JSON.stringify(envs),
+    /Lean failed to start/,
+    'the environment is reported unavailable (LeanStartError kept)',
+  );
+});
+
+t.test('past its deadline a worker-run request answers 504 and its thread is stopped', async (t) => {
+  const app = await daemon(t, 'none');
+  t.equal((await app.inject(check('def warm := 1\n'))).statusCode, 200);
+  const before = await workers(app);
+  const slow = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
+  t.equal(slow.statusCode, 504);
+  t.equal(slow.json().error.code, 'timeout');
+  t.equal((await workers(app)).terminated, before.terminated + 1, 'the task was stopped');
+  t.equal((await app.inject(check('def b := 2\n'))).statusCode, 200, 'the next request is served');
+});
+
+t.test('WebSocket: a worker-run request streams its last progress, then its result', async (t) => {
+  const app = await daemon(t, 'none');
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
+  const events: Record<string, unknown>[] = [];
+  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Record<string, unknown>));
+  await new Promise((r) => ws.once('open', r));
+  t.teardown(() => ws.close());
+  const request = { content: 'def a := 1\ndef b := 2\ndef c := 3\n', environment: TEST_ENV };
+  ws.send(JSON.stringify({ id: 'a', tool: 'check', request }));
+  await waitFor(() => events.some((e) => e.event === 'result' || e.event === 'error'));
+  const kinds = events.map((e) => e.event);
+  t.equal(kinds.at(-1), 'result');
+  const progress = events.filter((e) => e.event === 'progress');
+  t.match(progress.at(-1), { done: 3, total: 3 }, 'the final progress is never dropped');
+  t.ok(kinds.indexOf('progress') > kinds.indexOf('started'));
+});
