@@ -465,13 +465,16 @@ function baseRequest(tool: ToolName, p: Parsed, io: Io): Record<string, unknown>
   return base;
 }
 
-async function runBatchCommand(
-  tool: ToolName,
-  p: Parsed,
-  base: Record<string, unknown>,
-  client: LeanToolClient,
-  io: Io,
-): Promise<number> {
+/** A tool command ready to send: the tool, the command line, the fields every request shares. */
+interface ToolCall {
+  tool: ToolName;
+  p: Parsed;
+  base: Record<string, unknown>;
+  client: LeanToolClient;
+  io: Io;
+}
+
+async function runBatchCommand({ tool, p, base, client, io }: ToolCall): Promise<number> {
   if (p.outDir && !p.force && existsSync(path.join(p.outDir, 'results.jsonl'))) {
     io.stderr(`lean-tool: ${path.join(p.outDir, 'results.jsonl')} already exists; use -f to overwrite\n`);
     return EXIT.outputExists;
@@ -482,13 +485,7 @@ async function runBatchCommand(
 }
 
 /** One request: sent, and its answer printed or written (-o, -d). */
-async function runSingle(
-  tool: ToolName,
-  p: Parsed,
-  base: Record<string, unknown>,
-  client: LeanToolClient,
-  io: Io,
-): Promise<number> {
+async function runSingle({ tool, p, base, client, io }: ToolCall): Promise<number> {
   const request = buildRequest(tool, p, base, io);
   // Refuse before any work, as AXLE does, rather than after a long request.
   if (p.out && !p.force && existsSync(p.out)) {
@@ -541,8 +538,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   try {
     if (!p.tool) return await printListing(p, client, io);
-    const base = baseRequest(p.tool, p, io);
-    return await (p.batch ? runBatchCommand : runSingle)(p.tool, p, base, client, io);
+    const call: ToolCall = { tool: p.tool, p, base: baseRequest(p.tool, p, io), client, io };
+    return await (p.batch ? runBatchCommand : runSingle)(call);
   } catch (e) {
     return failureCode(e, io);
   }
