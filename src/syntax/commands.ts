@@ -12,6 +12,8 @@ import {
   EXPECTS_MORE,
   HARD_COMMAND_KEYWORDS,
   HASH_COMMANDS,
+  IMPORT_MODIFIERS,
+  IMPORT_OPTIONS,
   IN_PREFIX_COMMANDS,
   MODIFIERS,
   NOTATION_KEYWORDS,
@@ -84,11 +86,10 @@ export function parseHeader(sig: SigTokens): Header {
   for (;;) {
     let j = k;
     const mods: string[] = [];
-    while (j < sig.length && (sig.text[j] === 'public' || sig.text[j] === 'meta' || sig.text[j] === 'private'))
-      mods.push(sig.text[j++]!);
+    while (j < sig.length && IMPORT_MODIFIERS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
     if (sig.text[j] !== 'import') break;
     j++;
-    while (sig.text[j] === 'all' || sig.text[j] === 'runtime') mods.push(sig.text[j++]!);
+    while (j < sig.length && IMPORT_OPTIONS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
     if (j < sig.length && sig.kind[j] === 'ident') {
       h.imports.push({ module: sig.text[j]!, modifiers: mods, span: { start: sig.start[k]!, end: sig.end[j]! } });
       j++;
@@ -349,7 +350,11 @@ function unknownWordStarts(sig: SigTokens, k: number, text: string, cur: Current
 }
 
 /** `j`: where the keyword after k's prefixes is (prefixEnd when a Scan is at hand: a long run is measured once). */
-function classify(sig: SigTokens, k: number, j = skipDeclPrefix(sig, k)): { kind: CommandKind; keyword: string } {
+export function classify(
+  sig: SigTokens,
+  k: number,
+  j = skipDeclPrefix(sig, k),
+): { kind: CommandKind; keyword: string } {
   if (sig.kind[k] === 'mod-doc') return { kind: 'module-doc', keyword: '/-!' };
   const hw = hashWord(sig, j);
   if (hw) return { kind: 'hash', keyword: hw };

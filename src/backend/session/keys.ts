@@ -5,6 +5,7 @@
  * commands" and two requests sharing a preamble share its keys.
  */
 import { hash } from 'node:crypto';
+import { HEADER_STATEMENTS, IMPORT_KEYWORDS } from '../../syntax/keywords.ts';
 import { isTrivia, lex, type TokenKind } from '../../syntax/lexer.ts';
 import { LineIndex } from '../../syntax/positions.ts';
 import type { Origin } from '../protocol/messages.ts';
@@ -42,9 +43,6 @@ function memoized<T>(f: (header: string) => T): (header: string) => T {
   };
 }
 
-const STARTERS = new Set(['module', 'prelude']);
-const IMPORT_PARTS = new Set(['public', 'meta', 'private', 'import', 'all', 'runtime']);
-
 /** Tokens of a header that are not statements' words: whitespace and comments of every kind. */
 const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k === 'mod-doc';
 
@@ -55,7 +53,7 @@ const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k
  * [lean4 v4.28.0: src/Lean/Parser/Module.lean] (`header := optional "module" >> optional "prelude" >> many import`,
  * `import := optional "public" >> optional "meta" >> "import " >> optional "all" >> ident`).
  * The words are the source model's tokens (syntax/lexer.ts: the one reader of Lean text, so
- * `«a b»` names and nested comments are read as everywhere else); one linear pass.
+ * `«a b»` names and nested comments are read as everywhere else), its words syntax/keywords.ts's; one linear pass.
  */
 export const canonicalHeaderOf: (raw: string) => CanonicalHeader = memoized(readCanonicalHeader);
 
@@ -72,7 +70,7 @@ function readCanonicalHeader(raw: string): CanonicalHeader {
     if (isHeaderTrivia(t.kind)) continue;
     const word = raw.slice(t.start, t.end);
     const at = lines.toLean(t.start);
-    if (STARTERS.has(word)) {
+    if (HEADER_STATEMENTS.has(word)) {
       flush();
       statements.push({ text: word, origin: at });
       continue;
@@ -80,7 +78,7 @@ function readCanonicalHeader(raw: string): CanonicalHeader {
     if (words.length === 0) origin = at;
     words.push(word);
     // An import is complete at its module name (the first word after `import` that is not `all`/`runtime`).
-    if (!IMPORT_PARTS.has(word) && (words.includes('import') || words.length === 1)) flush();
+    if (!IMPORT_KEYWORDS.has(word) && (words.includes('import') || words.length === 1)) flush();
   }
   flush();
   const seen = new Set<string>();
