@@ -39,7 +39,7 @@ async function daemon(t: Test) {
 
 t.test('files, stdin, -o, --json; exit 0 whatever the verdict without --strict', async (t) => {
   const url = await daemon(t);
-  const env = { SERVICE_API_URL: url, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV, SERVICE_TIMEOUT_SECONDS: '1' };
+  const env = { SERVICE_API_URL: url, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV, SERVICE_TIMEOUT_SECONDS: '60' };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-'));
   const file = path.join(dir, 'sol.lean');
   writeFileSync(file, 'theorem a : 1 = 1 := rfl\ntheorem b : 2 = 2 := by rfl\n');
