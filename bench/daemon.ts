@@ -2,7 +2,7 @@
  * The daemon as the bench runs it: its own process, the default configuration (pino at
  * info, one log line per request to stdout) plus the bench's overlay, in front of the
  * fake REPL test double (there is no Lean here) with availability forced on.
- * Prints `BENCH_READY <port>` on stderr once listening.
+ * Prints `BENCH_READY <port>` on stderr once listening with its worker threads up.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,9 @@ const app = await buildApp({
     buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }, process.env),
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
+// As the daemon's entry does (src/main.ts), and before the bench measures: worker threads that
+// load the sources during a measured run would be counted in the daemon's CPU.
+await app.warmWorkers();
 process.stderr.write(`BENCH_READY ${(app.server.address() as { port: number }).port}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 // The bench asks for the heap's breakdown (RSS alone does not say what holds the memory).

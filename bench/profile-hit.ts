@@ -2,11 +2,12 @@
  * `node --import tsx bench/profile-hit.ts [seconds] [outdir]`: the daemon under cache hits with
  * `--cpu-prof`, to see where a hit's CPU goes (diagnosis; not a scenario with a target).
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { autocannon } from './load.ts';
 import { benchEnvironment, BENCH_KEY, post, scratch, startBareFastify, startDaemon } from './servers.ts';
 import { sampleContent } from './scenarios/hit-path.ts';
+import { selfTimePerRequest } from './profile-summary.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const dir = path.resolve(process.argv[3] ?? path.join(scratch, 'profile'));
@@ -31,3 +32,15 @@ for (const s of [daemon, bare, daemon, bare, daemon, bare]) {
 await daemon.stop();
 await bare.stop();
 console.log(`profiles in ${dir}/{daemon,bare}; requests answered: ${JSON.stringify(Object.fromEntries(total))}`);
+for (const [name, sub] of [
+  ['daemon', 'daemon'],
+  ['bare fastify', 'bare'],
+] as const) {
+  // The main thread's profile is the first one written (worker threads write theirs after).
+  const file = readdirSync(path.join(dir, sub))
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()[0];
+  if (!file) continue;
+  console.log(`\n${name}:`);
+  for (const line of selfTimePerRequest(path.join(dir, sub, file), total.get(name) ?? 1)) console.log(`  ${line}`);
+}

@@ -117,7 +117,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
   registerRequestLog(app, logger);
-  serveHits(front, { config, logger, pipeline, keys, state, reqIds, metrics, links });
+  serveHits(front, { config, logger, cache: parts.cache, keys, state, reqIds, metrics, links });
   registerLifecycle(app, config, state, { registry, cluster, ...parts });
   const w = { config, registry, warnings, keys, limiter, cluster, pipeline, links, authorize, authorizeListing };
   await registerHttp(app, { ...w, ...parts, startedAt, closing: () => state.closing });
@@ -334,7 +334,7 @@ function serveHits(
   d: {
     config: Config;
     logger: Logger;
-    pipeline: Pipeline;
+    cache: ResultCache;
     keys: KeyRing;
     state: { closing: boolean };
     reqIds: ReqIds;
@@ -344,7 +344,11 @@ function serveHits(
 ): void {
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
-    lookupRaw: (tool, raw) => d.pipeline.lookupRaw(tool, raw),
+    // Pipeline.lookupRaw on the bytes rather than their text.
+    lookupRaw: (tool, bytes) => {
+      const rawKey = d.cache.rawKey(tool, bytes);
+      return { hit: d.cache.getRaw(rawKey), rawKey };
+    },
     // Throws while shutting down or for a bad key: fastify then answers with the envelope.
     identify: (authorization) => {
       if (d.state.closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });

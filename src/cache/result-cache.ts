@@ -112,10 +112,13 @@ export class ResultCache {
 
   /**
    * The hot path's key: the body's bytes as received (only byte-identical repeats match).
-   * Computed once per request and carried to `alias`, so a miss hashes its body once.
+   * Computed once per request and carried to `alias`, so a miss hashes its body once. The
+   * bytes themselves (the hit front, src/server/hit-front.ts) or their UTF-8 text: the same key
+   * for valid UTF-8. The tool stays outside the hash (a tool name is `[a-z0-9_]`): hashing
+   * `tool + body` made a copy of the body first.
    */
-  rawKey(tool: string, rawBody: string): RawKey {
-    return `r:${hash('sha256', `${tool}\u0000${rawBody}`, 'base64url')}` as RawKey;
+  rawKey(tool: string, rawBody: string | Buffer): RawKey {
+    return `r:${tool}:${hash('sha256', rawBody, 'base64url')}` as RawKey;
   }
 
   #result(key: string): CachedResult | undefined {

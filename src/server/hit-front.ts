@@ -18,7 +18,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Caller } from '../admission/keys.ts';
 import type { CachedResult } from '../cache/result-cache.ts';
-import type { LookupRaw, RawLookup } from './hit-path.ts';
+import type { RawLookup } from './hit-path.ts';
 import { newRequestId, withRequestId } from './request-id.ts';
 import type { HitLine } from './request-log.ts';
 import type { SharedLinks } from './shared-links.ts';
@@ -40,7 +40,8 @@ export interface FrontHit {
 
 export interface HitFrontDeps {
   bodyLimit: number;
-  lookupRaw: LookupRaw;
+  /** The raw-body lookup (as Pipeline.lookupRaw), on the bytes as received. */
+  lookupRaw: (tool: string, bytes: Buffer) => RawLookup;
   /** The caller (throws for a bad key or while shutting down: fastify then answers with the envelope). */
   identify: (authorization: string | undefined) => Caller;
   /** fastify's request id generator (the log line's `reqId`). */
@@ -175,8 +176,9 @@ function onEnd(this: Reading): void {
 
 function answer(req: IncomingMessage, r: ReadState): void {
   const { deps, chunks } = r;
-  const raw = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
-  r.lookup = deps.lookupRaw(r.tool, raw);
+  // The bytes are hashed as they came: no string of the body unless it is a hit (shared links keep it).
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  r.lookup = deps.lookupRaw(r.tool, bytes);
   const hit = r.lookup.hit;
   const caller = hit && callerOf(deps, req);
   if (!hit || !caller) return handOff(req, r);
@@ -189,7 +191,7 @@ function answer(req: IncomingMessage, r: ReadState): void {
     url: req.url!,
     tool: r.tool,
     caller,
-    raw,
+    raw: bytes.toString('utf8'),
     stored: hit.body,
     elapsedMs: performance.now() - r.start,
   });

@@ -180,3 +180,30 @@ t.test('a client gone mid-body ends nothing', async (t) => {
   const r = await request(port);
   t.equal(r.status, 200, 'the daemon still answers');
 });
+
+t.test('while shutting down a hit gets the 503 envelope, not the cached bytes', async (t) => {
+  const { app, port } = await daemon(t);
+  t.equal((await request(port)).headers['x-cache'], 'miss');
+  t.equal((await request(port)).headers['x-cache'], 'hit');
+  // A request whose body is still arriving when close begins (an idle connection would be closed).
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const half = Math.floor(BODY.length / 2);
+  socket.write(
+    `POST /api/v1/theorem2sorry HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
+      `authorization: Bearer ${KEY}\r\ncontent-length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY.slice(0, half)}`,
+  );
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (c: string) => (text += c));
+  const ended = new Promise((resolve) => socket.once('close', resolve));
+  await new Promise((r) => setTimeout(r, 50));
+  const closed = app.close();
+  await new Promise((r) => setTimeout(r, 50));
+  socket.end(BODY.slice(half));
+  await ended;
+  await closed;
+  t.match(text, /^HTTP\/1\.1 503 /, text.slice(0, 200));
+  t.match(text, /"code":"overloaded"/);
+  t.notMatch(text, /x-cache/i, 'no cached bytes');
+});
