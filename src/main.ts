@@ -41,9 +41,9 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 try {
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   // The structural worker threads start a moment after the port opens, not with it: loading
-  // piscina and starting threads (each compiles the worker bundle) took the CPU the first
-  // requests need (~120 ms of the start on 2 cores). A structural request before then starts
-  // them itself.
+  // piscina (and its glob dependency) on this thread and starting threads that each compile
+  // the worker bundle took the CPU the first requests need on 2 cores. A structural request
+  // before then starts them itself.
   setTimeout(() => void app.warmWorkers(), WARM_WORKERS_AFTER_MS).unref();
   app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
 } catch (err) {
