@@ -99,7 +99,10 @@ export async function waitFor(url: string, timeoutMs = 20_000): Promise<void> {
 }
 
 /** The daemon in its default configuration plus `overlay` (keys, environments, limits). */
-export async function startDaemon(overlay: ConfigInput, opts: { cpus?: string; tag?: string } = {}): Promise<Server> {
+export async function startDaemon(
+  overlay: ConfigInput,
+  opts: { cpus?: string; tag?: string; nodeArgs?: string[] } = {},
+): Promise<Server> {
   const file = path.join(scratch, `daemon-${opts.tag ?? 'main'}.json`);
   writeFileSync(file, JSON.stringify(overlay));
   return spawnServer(
@@ -107,6 +110,7 @@ export async function startDaemon(overlay: ConfigInput, opts: { cpus?: string; t
     pinned(opts.cpus, [
       process.execPath,
       ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      ...(opts.nodeArgs ?? []),
       '--import',
       'tsx',
       path.join(BENCH_DIR, 'daemon.ts'),

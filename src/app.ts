@@ -18,8 +18,7 @@ import { PROJECT_ROOT } from './project-root.ts';
 import { rootLogger, silentLogger } from './log.ts';
 import type { EnvironmentConfig } from './envs/config.ts';
 import { EnvironmentRegistry, type Probe } from './envs/registry.ts';
-import { environmentWarnings, unjailedWarnings } from './envs/warnings.ts';
-import { bwrapStatus } from './host/discovery.ts';
+import { startupWarnings, unjailedWarnings } from './envs/warnings.ts';
 import { serviceError } from './errors.ts';
 import { registerMetrics } from './metrics/http.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -85,7 +84,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const front = new HitFront();
   const reqIds = new ReqIds();
   const app = createFastify(config, logger, front, reqIds);
-  const { registry, warnings } = environments(opts, hostEnv, logger);
+  const { registry, warnings } = environments(app, opts, hostEnv, logger);
   const { keys, limiter } = admission(config, logger);
   const parts = backends(opts, hostEnv, logger, registry);
   const { metrics, cluster } = await scaleOut(config, logger, { registry, limiter, ...parts });
@@ -200,7 +199,7 @@ function createFastify(config: Config, logger: Logger, front: HitFront, reqIds: 
 }
 
 /** The environment registry, and the startup warnings about environments and the sandbox (logged). */
-function environments(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger) {
+function environments(app: FastifyInstance, opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger) {
   const { config } = opts;
   const registry = new EnvironmentRegistry(config.environments, {
     ttlMs: config.availabilityTtlSeconds * 1000,
@@ -208,11 +207,16 @@ function environments(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logg
     ...(opts.probe ? { probe: opts.probe } : { hostEnv }),
   });
   const warnings = unjailedWarnings(config.environments, config.lean.sandbox);
-  // Environments that cannot run Lean, and a missing bubblewrap, said at once rather than at the first request.
-  if (opts.startupChecks !== false)
-    for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv)))
-      warnings.push(w);
   for (const w of warnings) logger.warn(w);
+  // Environments that cannot run Lean, and a missing bubblewrap, said before the daemon is ready rather than at the
+  // first request; bwrap's self-test runs as a child process while the routes are built (onReady waits for it).
+  if (opts.startupChecks !== false) {
+    const checked = startupWarnings(config.environments, registry, config.lean.sandbox, hostEnv).then((ws) => {
+      for (const w of ws) logger.warn(w);
+      warnings.push(...ws);
+    });
+    app.addHook('onReady', () => checked);
+  }
   return { registry, warnings };
 }
 

@@ -3,6 +3,8 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfigFiles, type LoadedConfig } from './config.ts';
 import { listenErrorLine } from './server/listen-error.ts';
 
+const WARM_WORKERS_AFTER_MS = 300;
+
 let loaded: LoadedConfig;
 try {
   loaded = loadConfigFiles(process.env);
@@ -38,7 +40,11 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 try {
   const address = await app.listen({ host: config.server.host, port: config.server.port });
-  void app.warmWorkers();
+  // The structural worker threads start a moment after the port opens, not with it: loading
+  // piscina (and its glob dependency) on this thread and starting threads that each compile
+  // the worker bundle took the CPU the first requests need on 2 cores. A structural request
+  // before then starts them itself.
+  setTimeout(() => void app.warmWorkers(), WARM_WORKERS_AFTER_MS).unref();
   app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
 } catch (err) {
   // A busy port (or a host without that address): one line naming the setting, no stack.

@@ -3,7 +3,7 @@
  * the reason, which names the fix) and a missing or unusable bubblewrap when some
  * environment asks for the jail. Logged as warnings and listed in GET /v1/status.
  */
-import type { bwrapStatus } from '../host/discovery.ts';
+import { bwrapStatus, bwrapStatusAsync } from '../host/discovery.ts';
 import type { EnvironmentConfig } from './config.ts';
 import type { EnvironmentRegistry } from './registry.ts';
 
@@ -36,4 +36,15 @@ export function environmentWarnings(
     if (!b.usable && !out.some((w) => w.includes(b.reason))) out.push(`bubblewrap: ${b.reason}`);
   }
   return out;
+}
+
+/** environmentWarnings, with bwrap's self-test run as a child process the event loop does not wait on. */
+export async function startupWarnings(
+  envs: readonly EnvironmentConfig[],
+  registry: Pick<EnvironmentRegistry, 'availability'>,
+  defaultSandbox: 'bwrap' | 'none',
+  hostEnv: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  if (envs.some((e) => (e.sandbox ?? defaultSandbox) === 'bwrap')) await bwrapStatusAsync(hostEnv);
+  return environmentWarnings(envs, registry, defaultSandbox, () => bwrapStatus(hostEnv));
 }

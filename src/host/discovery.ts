@@ -5,7 +5,7 @@
  * the two no longer import each other.
  */
 import { accessSync, constants, existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -77,47 +77,74 @@ export type BwrapStatus = { usable: true } | { usable: false; reason: string };
 /** Self-test results per bwrap binary (a namespace check costs a process start; do it once). */
 const selfTests = new Map<string, BwrapStatus>();
 
+const NOT_INSTALLED: BwrapStatus = {
+  usable: false,
+  reason:
+    'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); to run Lean without the jail, set "sandbox": "none" for the environment',
+};
+
+/** The self-test: the jail's namespaces and mounts around `true`. */
+function selfTestArgv(): string[] {
+  const binds = ['/usr', '/bin', '/lib', '/lib64'].filter((p) => existsSync(p)).flatMap((p) => ['--ro-bind', p, p]);
+  return [
+    ...JAIL_NAMESPACE_ARGS,
+    '--setenv',
+    'PATH',
+    '/usr/bin:/bin',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(2 ** 20),
+    '--tmpfs',
+    '/tmp',
+    ...binds,
+    '--remount-ro',
+    '/',
+    '--',
+    'true',
+  ];
+}
+
+function selfTestResult(status: number | null, stderr: string, error: Error | undefined): BwrapStatus {
+  if (status === 0) return { usable: true };
+  const why = (stderr || error?.message || `exit ${status}`).trim().slice(0, 300);
+  return {
+    usable: false,
+    reason: `bwrap cannot create its namespaces here (${why}); enable unprivileged user namespaces, or set "sandbox": "none"`,
+  };
+}
+
 /** Whether bwrap is installed and can create the jail's namespaces and mounts here. */
 export function bwrapStatus(env: NodeJS.ProcessEnv): BwrapStatus {
   const bwrap = findBwrap(env);
-  if (!bwrap) {
-    return {
-      usable: false,
-      reason:
-        'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); to run Lean without the jail, set "sandbox": "none" for the environment',
-    };
-  }
+  if (!bwrap) return NOT_INSTALLED;
   let r = selfTests.get(bwrap);
   if (!r) {
-    const binds = ['/usr', '/bin', '/lib', '/lib64'].filter((p) => existsSync(p)).flatMap((p) => ['--ro-bind', p, p]);
-    const argv = [
-      ...JAIL_NAMESPACE_ARGS,
-      '--setenv',
-      'PATH',
-      '/usr/bin:/bin',
-      '--proc',
-      '/proc',
-      '--dev',
-      '/dev',
-      '--size',
-      String(2 ** 20),
-      '--tmpfs',
-      '/tmp',
-      ...binds,
-      '--remount-ro',
-      '/',
-      '--',
-      'true',
-    ];
-    const p = spawnSync(bwrap, argv, { encoding: 'utf8', timeout: 10_000 });
-    r =
-      p.status === 0
-        ? { usable: true }
-        : {
-            usable: false,
-            reason: `bwrap cannot create its namespaces here (${(p.stderr || p.error?.message || `exit ${p.status}`).trim().slice(0, 300)}); enable unprivileged user namespaces, or set "sandbox": "none"`,
-          };
+    const p = spawnSync(bwrap, selfTestArgv(), { encoding: 'utf8', timeout: 10_000 });
+    r = selfTestResult(p.status, p.stderr, p.error);
     selfTests.set(bwrap, r);
   }
   return r;
+}
+
+/**
+ * The same, without blocking the event loop while bwrap runs (~60 ms of a process start):
+ * the daemon starts it while it builds its routes, and `bwrapStatus` then answers from the
+ * result.
+ */
+export function bwrapStatusAsync(env: NodeJS.ProcessEnv): Promise<BwrapStatus> {
+  const bwrap = findBwrap(env);
+  if (!bwrap) return Promise.resolve(NOT_INSTALLED);
+  const known = selfTests.get(bwrap);
+  if (known) return Promise.resolve(known);
+  return new Promise((resolve) => {
+    execFile(bwrap, selfTestArgv(), { encoding: 'utf8', timeout: 10_000 }, (err, _stdout, stderr) => {
+      const status = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      const r = selfTestResult(status, stderr, err && typeof err.code !== 'number' ? err : undefined);
+      selfTests.set(bwrap, r);
+      resolve(r);
+    });
+  });
 }
