@@ -4,7 +4,8 @@
  * (SERVICE_API_URL, default http://127.0.0.1:8080; SERVICE_ENVIRONMENT, default lean-4.28.0).
  *
  * Each state's score is its number of open goals plus a little for depth; the best state is
- * expanded with every candidate tactic at once (one `goal.tactic` message), children that
+ * expanded with every candidate tactic at once (one `goal.tactic` message; the candidates are a
+ * fixed list, or a policy's proposals for the state's goals, as a model would make), children that
  * made no progress or carry errors are dropped, expanded states are deleted, and the search
  * stops at the first state the REPL calls "Completed".
  */
@@ -17,23 +18,28 @@ export interface Found {
 
 interface Node {
   state: string;
-  goals: number;
+  goals: readonly string[];
   path: string[];
 }
+
+/** The tactics to try at a state: the same list everywhere, or proposed from its goals. */
+export type Candidates = readonly string[] | ((goals: readonly string[]) => readonly string[]);
 
 export async function bestFirst(
   search: ProofSearch,
   content: string,
-  tactics: readonly string[],
+  tactics: Candidates,
   opts: { theorem?: string; maxExpansions?: number } = {},
 ): Promise<Found | undefined> {
   const start = await search.start(content, opts.theorem ? { theorem: opts.theorem } : {});
-  const open: Node[] = start.states.map((s) => ({ state: s.state, goals: s.goals.length, path: [] }));
-  const score = (n: Node) => n.goals + 0.1 * n.path.length;
+  const open: Node[] = start.states.map((s) => ({ state: s.state, goals: s.goals, path: [] }));
+  const score = (n: Node) => n.goals.length + 0.1 * n.path.length;
+  const propose = typeof tactics === 'function' ? tactics : () => tactics;
   for (let expanded = 0; open.length > 0 && expanded < (opts.maxExpansions ?? 100); expanded++) {
     open.sort((a, b) => score(a) - score(b));
     const best = open.shift()!;
-    const { results } = await search.tactic(best.state, [...tactics]);
+    const candidates = propose(best.goals);
+    const { results } = candidates.length > 0 ? await search.tactic(best.state, [...candidates]) : { results: [] };
     const dead: string[] = [best.state];
     for (const r of results) {
       if (!r.ok) continue;
@@ -41,7 +47,7 @@ export async function bestFirst(
       if (r.proofStatus === 'Completed') return { proof, expanded: expanded + 1 };
       const failed = r.messages.some((m) => m.severity === 'error') || r.goals.length === 0;
       if (failed) dead.push(r.state);
-      else open.push({ state: r.state, goals: r.goals.length, path: proof });
+      else open.push({ state: r.state, goals: r.goals, path: proof });
     }
     await search.delete(dead);
   }

@@ -8,6 +8,8 @@ import type { ReplProcess } from '../src/backend/process/repl-process.ts';
 import { LeanSession } from '../src/backend/session/session.ts';
 import { PROJECT_ROOT, type Config } from '../src/config.ts';
 import { CHECKS } from '../src/doctor/checks.ts';
+import { runToolChecks, TOOL_CHECKS } from '../src/doctor/tool-checks.ts';
+import { LeanBackend } from '../src/backend/index.ts';
 import type { EnvironmentConfig } from '../src/envs/config.ts';
 import { pino } from 'pino';
 
@@ -31,7 +33,12 @@ export const COMPARATOR_CHECK = 'comparator pair (config.json fields, landrun/le
 
 /** Without a toolchain: every check, each "cannot run: no toolchain". */
 export function cannotRun(envs: readonly string[]): Row[] {
-  const names = [...ENVIRONMENT_CHECKS, ...CHECKS.map((c) => c.name), COMPARATOR_CHECK];
+  const names = [
+    ...ENVIRONMENT_CHECKS,
+    ...CHECKS.map((c) => c.name),
+    ...TOOL_CHECKS.map((c) => c.name),
+    COMPARATOR_CHECK,
+  ];
   return envs.flatMap((env) => names.map((check) => ({ env, check, ok: false, detail: 'cannot run: no toolchain' })));
 }
 
@@ -117,4 +124,24 @@ export async function comparatorPair(env: EnvironmentConfig, config: Config): Pr
     ok: r.okay,
     detail: r.okay ? `okay in ${r.ms} ms` : `exit ${r.exitStatus}: ${r.output.slice(-300)}`,
   };
+}
+
+/**
+ * The tool checks (src/doctor/tool-checks.ts) on the daemon's own backend for the environment, built as
+ * src/app.ts builds it (the configured limits and the host's environment), so the tools' inputs go through the
+ * pool, session, header probe and heartbeat budget production uses. `backend` is a seam for tests (a double
+ * of the REPL process); without it the backend is made here and destroyed after the checks.
+ */
+export async function toolChecks(
+  env: EnvironmentConfig,
+  config: Pick<Config, 'lean'>,
+  signal: AbortSignal,
+  backend?: LeanBackend,
+): Promise<Row[]> {
+  const own = backend ?? new LeanBackend({ limits: { ...config.lean, minWarm: 0 }, log, hostEnv: process.env });
+  try {
+    return (await runToolChecks(own, env, signal, log)).map((r) => ({ env: env.name, check: r.name, ...r }));
+  } finally {
+    if (!backend) await own.destroy();
+  }
 }

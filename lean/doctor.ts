@@ -14,7 +14,9 @@
  *   Lean version               `#eval Lean.versionString` against the configured lean_toolchain
  *   memory after import        resident memory of the REPL once the header is loaded
  *   …and every check of src/doctor/checks.ts (message texts and positions, sorry warning and
- *   sorries shape, #print axioms format, goal printing, unused-variable text, mutual / in).
+ *   sorries shape, #print axioms format, goal printing, unused-variable text, mutual / in), and of
+ *   src/doctor/tool-checks.ts (merge, disprove, sorry2lemma, have2lemma, extract_decls, verify_proof run
+ *   on the environment's backend: the inputs no recording holds).
  */
 import { pino } from 'pino';
 import { effectiveLimits } from '../src/backend/index.ts';
@@ -23,7 +25,7 @@ import { ReplProcess } from '../src/backend/process/repl-process.ts';
 import { LeanSession } from '../src/backend/session/session.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { formatTable, runChecks } from '../src/doctor/checks.ts';
-import { cannotRun, comparatorPair, headerChecks } from './doctor-steps.ts';
+import { cannotRun, comparatorPair, headerChecks, toolChecks } from './doctor-steps.ts';
 import { toolchainTag } from '../src/envs/config.ts';
 import { probeEnvironment } from '../src/envs/probe.ts';
 
@@ -116,6 +118,9 @@ async function main(): Promise<number> {
     } finally {
       session.kill('doctor done');
     }
+    // On a backend of its own, once the session above is gone (one Mathlib process at a time).
+    const budget = config.lean.startupTimeoutSeconds * 1000 + 600_000;
+    rows.push(...(await toolChecks(env, config, AbortSignal.timeout(budget))));
   }
   console.log(formatTable(rows));
   const failed = rows.filter((r) => !r.ok).length;

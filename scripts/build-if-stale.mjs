@@ -30,7 +30,9 @@ export function isCurrent() {
   );
   return (
     existsSync(stamp) &&
-    ['main.js', 'cli.js', 'structural-worker.js'].every((f) => existsSync(path.join(root, 'dist', f))) &&
+    ['main.js', 'cli.js', 'structural-worker.js', 'search-plan-worker.js'].every((f) =>
+      existsSync(path.join(root, 'dist', f)),
+    ) &&
     statSync(stamp).mtimeMs >= inputs
   );
 }

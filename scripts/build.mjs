@@ -14,6 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRIES = {
   main: 'src/main.ts',
   'structural-worker': 'src/workers/structural-task.ts',
+  'search-plan-worker': 'src/search/plan-task.ts',
   // The CLI (bin/lean-tool.js runs it): one file to load instead of the sources through tsx.
   cli: 'src/client/cli.ts',
 };

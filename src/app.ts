@@ -29,7 +29,9 @@ import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
-import { registerRequestLog } from './server/request-log.ts';
+import { hitLineWriter, registerRequestLog } from './server/request-log.ts';
+import { HitFront, hitRecorder } from './server/hit-front.ts';
+import { ReqIds } from './server/request-id.ts';
 import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
@@ -79,12 +81,108 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const hostEnv = opts.hostEnv ?? process.env;
   const logger = opts.logger === false ? silentLogger() : (opts.logger ?? rootLogger(hostEnv));
-  const app = Fastify({
+  // Cache hits are answered in front of fastify (src/server/hit-front.ts), on the server it would make.
+  const front = new HitFront();
+  const reqIds = new ReqIds();
+  const app = createFastify(config, logger, front, reqIds);
+  const { registry, warnings } = environments(opts, hostEnv, logger);
+  const { keys, limiter } = admission(config, logger);
+  const parts = backends(opts, hostEnv, logger, registry);
+  const { metrics, cluster } = await scaleOut(config, logger, { registry, limiter, ...parts });
+  const state = { closing: false };
+  const { authorize, authorizeListing } = authorizers(keys, state, config.admission.retryAfterSeconds);
+  app.decorate('cluster', cluster);
+  registerMetrics(app, metrics, (request) => authorize(request));
+
+  const pipeline = new Pipeline({
+    registry,
+    limiter,
+    tools: parts.tools,
+    lean: parts.lean,
+    cache: parts.cache,
+    maxTimeoutSeconds: config.admission.maxTimeoutSeconds,
+    limits: config.limits,
+    structural: parts.structural,
+    inlineMaxChars: config.workers.inlineMaxChars,
+    ...(cluster?.front ? { executor: cluster.front } : {}),
+  });
+  const startedAt = Date.now();
+  const links = new SharedLinks(config.sharedLinks, () => keys.open);
+
+  app.decorate('warmWorkers', () => parts.structural.warm());
+  registerBodyParsers(app, {
+    answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
+    refusedRaw: (raw) => rawLimitError(raw, config.limits),
+  });
+  app.decorateRequest('svc', null as never);
+  app.decorateRequest('caller', null as never);
+  registerRequestLog(app, logger);
+  serveHits(front, { config, logger, pipeline, keys, state, reqIds, metrics, links });
+  registerLifecycle(app, config, state, { registry, cluster, ...parts });
+  const w = { config, registry, warnings, keys, limiter, cluster, pipeline, links, authorize, authorizeListing };
+  await registerHttp(app, { ...w, ...parts, startedAt, closing: () => state.closing });
+  return app;
+}
+
+/** Everything the HTTP surface is wired to. */
+interface Wired {
+  config: Config;
+  registry: EnvironmentRegistry;
+  warnings: string[];
+  keys: KeyRing;
+  limiter: ConcurrencyLimiter;
+  backend: LeanBackend;
+  cache: ResultCache;
+  search: SearchService;
+  structural: StructuralPool;
+  cluster: ClusterNode | undefined;
+  pipeline: Pipeline;
+  links: SharedLinks;
+  authorize: (request: FastifyRequest) => Caller;
+  authorizeListing: (request: FastifyRequest) => Caller;
+  startedAt: number;
+  closing: () => boolean;
+}
+
+/** Errors, health, docs, the WebSocket channel, the adapters, shared links and the tool routes. */
+async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
+  const { config, registry, cluster } = w;
+  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+  registerNotFound(app);
+  registerHealth(app, {
+    closing: w.closing,
+    ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
+  });
+  const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
+  await registerDocsAndStream(app, config, w);
+  registerAdapters(app, config, { ...w, environments });
+  registerRoutes(app, {
+    links: w.links,
+    authorize: w.authorize,
+    authorizeListing: w.authorizeListing,
+    closing: w.closing,
+    pipeline: w.pipeline,
+    version: VERSION,
+    environments,
+    status: () => ({
+      ...statusReport({ ...w, version: VERSION }),
+      workers: w.structural.stats(),
+      shared_links: w.links.stats(),
+      ...(cluster ? { cluster: cluster.status() } : {}),
+    }),
+  });
+}
+
+/** The fastify instance: its server (with the hit front), timeouts, logging and framework errors. */
+function createFastify(config: Config, logger: Logger, front: HitFront, reqIds: ReqIds): FastifyInstance {
+  return Fastify({
+    serverFactory: front.serverFactory,
+    genReqId: reqIds.next,
     loggerInstance: logger as FastifyBaseLogger,
-    // One line per request, written in onResponse below, instead of fastify's two.
+    // One line per request, written in onResponse (src/server/request-log.ts), instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
-    // Shutdown: our own 503 envelope (authorize below) on connections that stay open until they
+    // Shutdown: our own 503 envelope (authorizers below) on connections that stay open until they
     // close, rather than fastify's bare 503 or closing idle keep-alive connections under a client.
     return503OnClosing: false,
     forceCloseConnections: false,
@@ -99,7 +197,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: writeClientError,
     frameworkErrors: (err, request, reply) => sendError(toFrameworkError(err), request, reply),
   });
+}
 
+/** The environment registry, and the startup warnings about environments and the sandbox (logged). */
+function environments(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger) {
+  const { config } = opts;
   const registry = new EnvironmentRegistry(config.environments, {
     ttlMs: config.availabilityTtlSeconds * 1000,
     defaultSandbox: config.lean.sandbox,
@@ -111,6 +213,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     for (const w of environmentWarnings(config.environments, registry, config.lean.sandbox, () => bwrapStatus(hostEnv)))
       warnings.push(w);
   for (const w of warnings) logger.warn(w);
+  return { registry, warnings };
+}
+
+/** API keys and the per-caller concurrency limiter. */
+function admission(config: Config, logger: Logger) {
   const a = config.admission;
   const keys = new KeyRing(
     config.keys,
@@ -126,6 +233,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     queueLimit: (c) => (c.keyClass === 'anonymous' ? a.anonymousQueueLimit : a.keyQueueLimit),
     retryAfterSeconds: a.retryAfterSeconds,
   });
+  return { keys, limiter };
+}
+
+/** What tools run on: the Lean backend, result cache, proof search, structural workers, the tool table. */
+function backends(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger, registry: EnvironmentRegistry) {
+  const { config } = opts;
   const backend = new LeanBackend({
     limits: config.lean,
     log: logger,
@@ -146,16 +259,33 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     parentEnv: hostEnv,
   });
   const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
-  const tools = { ...builtinTools({ comparator }), ...opts.tools };
-  const lean = opts.lean ?? backend;
+  const tools: ToolTable = { ...builtinTools({ comparator }), ...opts.tools };
+  const lean: LeanRunner = opts.lean ?? backend;
+  return { backend, cache, search, structural, tools, lean };
+}
 
-  // --- Scale-out (src/cluster) and metrics (src/metrics): issue 17 ---------------------------
-  // With no NATS URL (the default) nothing here touches the network and the NATS client is not even loaded.
+/**
+ * Metrics (src/metrics) and scale-out (src/cluster), issue 17. With no NATS URL (the default)
+ * nothing here touches the network and the NATS client is not even loaded.
+ */
+async function scaleOut(
+  config: Config,
+  logger: Logger,
+  d: {
+    registry: EnvironmentRegistry;
+    limiter: ConcurrencyLimiter;
+    backend: LeanBackend;
+    cache: ResultCache;
+    tools: ToolTable;
+    lean: LeanRunner;
+    search: SearchService;
+  },
+): Promise<{ metrics: Metrics; cluster: ClusterNode | undefined }> {
   let cluster: ClusterNode | undefined;
   const metrics = new Metrics({
-    admission: () => limiter.stats(),
-    pools: () => backend.stats(),
-    cache: () => cache.stats(),
+    admission: () => d.limiter.stats(),
+    pools: () => d.backend.stats(),
+    cache: () => d.cache.stats(),
     queues: () => cluster?.queues() ?? [],
     cluster: () => cluster?.gauges(),
   });
@@ -165,120 +295,150 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       config: config.cluster,
       leanLimits: config.lean,
       bodyLimitBytes: config.server.bodyLimitBytes,
-      registry,
-      tools,
-      lean,
+      registry: d.registry,
+      tools: d.tools,
+      lean: d.lean,
       log: logger,
       frontObserver: metrics.front,
       workerObserver: metrics.worker,
       connectionObserver: metrics.connection,
-      pools: () => backend.stats(),
+      pools: () => d.backend.stats(),
+      search: d.search,
     });
   }
-  app.decorate('cluster', cluster);
-  registerMetrics(app, metrics, (request) => authorize(request));
-  // --------------------------------------------------------------------------------------------
+  return { metrics, cluster };
+}
 
-  const pipeline = new Pipeline({
-    registry,
-    limiter,
-    tools,
-    lean,
-    cache,
-    maxTimeoutSeconds: a.maxTimeoutSeconds,
-    limits: config.limits,
-    structural,
-    inlineMaxChars: config.workers.inlineMaxChars,
-    ...(cluster?.front ? { executor: cluster.front } : {}),
-  });
-  const startedAt = Date.now();
-  let closing = false;
-  const links = new SharedLinks(config.sharedLinks, () => keys.open);
+/**
+ * Who calls: the tools' authorization (401 for a bad key, 503 while shutting down) and the
+ * public listings', which need no key even when keys are configured (docs/auth.md). In the
+ * handlers rather than an onRequest hook: a global hook costs every request ~20% of throughput
+ * on the cache-hit path, which is the hot one.
+ */
+function authorizers(keys: KeyRing, state: { closing: boolean }, retryAfter: number) {
+  const open = (request: FastifyRequest) => {
+    if (state.closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter });
+    return request;
+  };
+  return {
+    authorize: (request: FastifyRequest): Caller =>
+      (request.caller = keys.identify(open(request).headers.authorization)),
+    authorizeListing: (request: FastifyRequest): Caller =>
+      (request.caller = keys.identifyLenient(open(request).headers.authorization)),
+  };
+}
 
-  app.decorate('warmWorkers', () => structural.warm());
-  registerBodyParsers(app, {
-    answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
-    refusedRaw: (raw) => rawLimitError(raw, config.limits),
+/** The hit front answers cache hits from now on, recording what fastify's route and hooks record. */
+function serveHits(
+  front: HitFront,
+  d: {
+    config: Config;
+    logger: Logger;
+    pipeline: Pipeline;
+    keys: KeyRing;
+    state: { closing: boolean };
+    reqIds: ReqIds;
+    metrics: Metrics;
+    links: SharedLinks;
+  },
+): void {
+  front.serve({
+    bodyLimit: d.config.server.bodyLimitBytes,
+    lookupRaw: (tool, raw) => d.pipeline.lookupRaw(tool, raw),
+    // Throws while shutting down or for a bad key: fastify then answers with the envelope.
+    identify: (authorization) => {
+      if (d.state.closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });
+      return d.keys.identify(authorization);
+    },
+    reqId: d.reqIds.next,
+    answered: hitRecorder({
+      line: hitLineWriter(d.logger),
+      request: (tool, status, cache, seconds) => d.metrics.request(tool, status, cache, seconds),
+      links: d.links,
+    }),
+    failed: (err) => d.logger.error({ err }, 'recording a cache hit failed'),
   });
-  app.decorateRequest('svc', null as never);
-  app.decorateRequest('caller', null as never);
-  // Authentication runs inside the handlers rather than as an onRequest hook: a global hook
-  // costs every request ~20% of throughput on the cache-hit path, which is the hot one.
-  const authorize = (request: FastifyRequest): Caller => {
-    if (closing)
-      throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
-    request.caller = keys.identify(request.headers.authorization);
-    return request.caller;
-  };
-  // The public listings need no key, even when keys are configured (docs/auth.md).
-  const authorizeListing = (request: FastifyRequest): Caller => {
-    if (closing)
-      throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' }, { retryAfter: a.retryAfterSeconds });
-    request.caller = keys.identifyLenient(request.headers.authorization);
-    return request.caller;
-  };
-  registerRequestLog(app, logger);
-  // From the moment close starts, new requests get our 503 envelope; in-flight and queued ones finish.
+}
+
+/** Shutdown (new requests get 503; in-flight ones finish; then cluster, search, Lean, workers) and warm-up. */
+function registerLifecycle(
+  app: FastifyInstance,
+  config: Config,
+  state: { closing: boolean },
+  d: {
+    registry: EnvironmentRegistry;
+    cluster: ClusterNode | undefined;
+    search: SearchService;
+    backend: LeanBackend;
+    structural: StructuralPool;
+  },
+): void {
   app.addHook('preClose', async () => {
-    closing = true;
+    state.closing = true;
   });
   app.addHook('onClose', async () => {
-    closing = true;
+    state.closing = true;
     // In-flight requests have finished (fastify waits for them); now the cluster jobs, then the Lean sessions.
-    await cluster?.close();
-    search.close();
-    await backend.destroy();
-    await structural.destroy();
+    await d.cluster?.close();
+    d.search.close();
+    await d.backend.destroy();
+    await d.structural.destroy();
   });
   app.addHook('onReady', async () => {
     // Warm the pools of the environments that can run Lean now.
     if (config.lean.minWarm > 0 && config.cluster.role !== 'front')
-      for (const name of registry.names()) if (registry.availability(name).available) backend.pool(registry.get(name)!);
+      for (const name of d.registry.names())
+        if (d.registry.availability(name).available) d.backend.pool(d.registry.get(name)!);
   });
-  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
-  registerNotFound(app);
-  registerHealth(app, {
-    closing: () => closing,
-    ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
-  });
+}
 
+interface EdgeDeps {
+  pipeline: Pipeline;
+  links: SharedLinks;
+  authorize: (request: FastifyRequest) => Caller;
+  closing: () => boolean;
+}
+
+/** The OpenAPI docs and the WebSocket channel (with proof search). */
+async function registerDocsAndStream(
+  app: FastifyInstance,
+  config: Config,
+  d: EdgeDeps & { search: SearchService },
+): Promise<void> {
   await registerDocs(app, VERSION);
-  await registerStream(app, pipeline, {
-    links,
+  await registerStream(app, d.pipeline, {
+    links: d.links,
     maxPayloadBytes: config.server.bodyLimitBytes,
-    authorize,
+    authorize: d.authorize,
     limits: config.server.stream,
-    closing: () => closing,
-    extension: search,
+    closing: d.closing,
+    extension: d.search,
     // Leave the exit timer (main.ts) time to see the sockets close.
     drainTimeoutMs: Math.max(0, config.server.drainTimeoutMs - 2_000),
   });
-  const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());
-  // Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission.
-  registerMcp(app, { authorize, pipeline, version: VERSION, environments, limits: config.server.mcp, links });
+}
+
+/** Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission; shared links. */
+function registerAdapters(
+  app: FastifyInstance,
+  config: Config,
+  d: EdgeDeps & { authorizeListing: (request: FastifyRequest) => Caller; environments: () => unknown[] },
+): void {
+  registerMcp(app, {
+    authorize: d.authorize,
+    pipeline: d.pipeline,
+    version: VERSION,
+    environments: d.environments,
+    limits: config.server.mcp,
+    links: d.links,
+  });
   registerKimina(app, {
-    authorize,
-    closing: () => closing,
-    pipeline,
+    authorize: d.authorize,
+    closing: d.closing,
+    pipeline: d.pipeline,
     environment: () => config.server.kimina.environment ?? config.environments[0]?.name,
     maxSnippets: config.server.kimina.maxSnippets,
   });
-  registerSharedLinkRoutes(app, links, authorize);
-  registerEndpoints(app, authorizeListing);
-  registerRoutes(app, {
-    links,
-    authorize,
-    authorizeListing,
-    closing: () => closing,
-    pipeline,
-    version: VERSION,
-    environments,
-    status: () => ({
-      ...statusReport({ version: VERSION, warnings, startedAt, registry, limiter, backend, cache, keys }),
-      workers: structural.stats(),
-      shared_links: links.stats(),
-      ...(cluster ? { cluster: cluster.status() } : {}),
-    }),
-  });
-  return app;
+  registerSharedLinkRoutes(app, d.links, d.authorize);
+  registerEndpoints(app, d.authorizeListing);
 }

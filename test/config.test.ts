@@ -4,6 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig, loadConfigFiles, PROJECT_ROOT } from '../src/config.ts';
+import { TS_LOADER } from './ts-loader.ts';
 
 /** An empty overlay, so a developer's config/local.json cannot change what these tests see. */
 const none = (() => {
@@ -115,7 +116,7 @@ t.test('the daemon stops with one line on a config error (no stack)', async (t) 
     ],
     [{ LEAN_TOOL_CONFIG: none, LEAN_TOOL_API_KEYS: 'short' }, /LEAN_TOOL_API_KEYS: key 1 of 1 is invalid/],
   ] as const) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
+    const r = spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'src', 'main.ts')], {
       cwd: PROJECT_ROOT,
       env: { PATH: process.env.PATH, PORT: '0', ...env },
       encoding: 'utf8',

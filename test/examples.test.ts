@@ -11,6 +11,8 @@ import t from 'tap';
 import { main } from '../src/client/cli.ts';
 import { PROJECT_ROOT } from '../src/config.ts';
 import { makeApp, UNAVAILABLE_ENV } from './helpers.ts';
+import { captureIo } from './helpers/cli-io.ts';
+import { TS_LOADER } from './ts-loader.ts';
 
 /** The documentation a newcomer reads: the README and the pages of docs/ it links to. */
 const readme = [
@@ -26,23 +28,7 @@ const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'ut
   engines: { node: string };
 };
 
-function io(env: NodeJS.ProcessEnv, stdin = '') {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdin: () => stdin,
-      stdout: (s: string) => {
-        out.stdout += s;
-      },
-      stderr: (s: string) => {
-        out.stderr += s;
-      },
-      env,
-      isTTY: false,
-    },
-  };
-}
+const io = captureIo;
 
 t.test('every examples/ file the README names exists, and every file there is used', async (t) => {
   const named = new Set([...readme.matchAll(/examples\/([\w.-]+\.\w+)/g)].map((m) => m[1]!));
@@ -187,7 +173,7 @@ t.test("the README's structural commands run as written", async (t) => {
     .map((l) => JSON.parse(l));
   t.same(results.map((r) => r.input).sort(), ['first', 'only-b']);
 
-  const g = await execa(process.execPath, ['--import', 'tsx', ex('client.ts')], {
+  const g = await execa(process.execPath, [...TS_LOADER, ex('client.ts')], {
     env: { ...process.env, SERVICE_API_URL: url, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV },
     reject: false,
   });

@@ -83,12 +83,17 @@ export function validRequest(tool: ToolName, environment = TEST_ENV): Record<str
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A clean `check` answer for `content`, as the doubles of the admission and client tests return it. */
-export const checkResult = (content: string): ToolResponse<'check'> => ({
-  okay: true,
+/** A transform's clean answer: `content` and no messages, as the doubles of the HTTP and client tests return it. */
+export const contentResult = (content: string) => ({
   content,
   lean_messages: emptyMessages(),
   tool_messages: emptyMessages(),
-  failed_declarations: [],
   timings: { total_ms: 0 },
+});
+
+/** A clean `check` answer for `content`, as the doubles of the admission and client tests return it. */
+export const checkResult = (content: string): ToolResponse<'check'> => ({
+  okay: true,
+  ...contentResult(content),
+  failed_declarations: [],
 });

@@ -56,9 +56,13 @@ export async function hitPathScenario(
   const uv = await startUvicorn(responseFile);
   if (typeof uv !== 'string') servers.push(uv);
   // Same bytes from every target (the baselines are only fair if they answer what the daemon does).
+  const sameHeaders = (h: Record<string, unknown>) =>
+    ['x-cache', 'content-type', 'content-length'].map((k) => String(h[k])).join('\n');
   for (const s of servers.slice(1)) {
     const r = await post(`${s.url}/api/v1/check`, body);
     if (!r.body.equals(second.body)) throw new Error(`${s.name} does not answer the daemon's bytes`);
+    if (s === servers[1] && sameHeaders(r.headers) !== sameHeaders(second.headers))
+      throw new Error(`${s.name} does not send the daemon's headers`);
   }
   const byName = new Map(servers.map((s) => [s.name, s]));
   const samples = await interleave([...byName.keys()], rounds, (t, warm) =>

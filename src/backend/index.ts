@@ -28,7 +28,7 @@ import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
 import { Pool, type PoolStats } from './pool/pool.ts';
 import { WarmSession } from './pool/warm-session.ts';
 import { canonicalHeaderOf, chainKeys, rootKey, type CanonicalHeader } from './session/keys.ts';
-import { LeanSession, StoppedError } from './session/session.ts';
+import { LeanSession, StoppedError, type CommandOutcome, type RootOutcome } from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
 export type { TacticStep } from './protocol/infotree.ts';
@@ -234,136 +234,120 @@ export class LeanBackend implements LeanRunner {
     const header = canonicalHeaderOf(job.header);
     const pool = this.pool(env, job.header);
     const root = rootKey(header.text);
-    const texts = job.commands.map((c) => c.text);
-    // A command asked with its info tree has an outcome of its own (never remembered; session.ts).
-    const keys = chainKeys(
-      root,
-      job.commands.map((c) => (c.infotree ? `${c.text}\u0000infotree` : c.text)),
+    const keys = commandKeys(root, job.commands);
+    const ws = await acquireFor(pool, header.text, root, keys, ctx.signal);
+    const budget = this.#budgeter(
+      job.commands.map((c) => c.text),
+      deadlineOf(ctx.signal),
     );
-    const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
-    if (ws.header !== header.text) {
-      // Cannot happen (a pool is per header); refuse rather than import a second header into a process.
-      pool.release(ws);
-      throw new Error(
-        `internal: a session of header ${JSON.stringify(ws.header)} was handed a request of header ${JSON.stringify(header.text)}`,
-      );
-    }
-    const budget = this.#budgeter(texts, deadlineOf(ctx.signal));
-    const counts = this.#deadlineCounts(env.name);
-    // Lean gets until the deadline plus a grace to answer; only then is its process killed.
-    const kill = new AbortController();
-    let graceTimer: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      graceTimer = setTimeout(
-        () => kill.abort(new Error('Lean did not stop within the grace period after the deadline')),
-        this.#l.killGraceSeconds * 1000,
-      );
-    };
-    if (ctx.signal.aborted) onAbort();
-    else ctx.signal.addEventListener('abort', onAbort, { once: true });
-
-    const work = ws.session.run(
-      header.text,
-      keys.map((key, i) => ({ key, text: texts[i]!, infotree: job.commands[i]!.infotree })),
-      {
-        signal: kill.signal,
-        stop: ctx.signal,
-        ...budget,
-        onCommand: (done, total, cached) => {
-          if (!cached) ws.states++;
-          ctx.progress?.(done, total);
-        },
-      },
-    );
-    // The session goes back to the pool when Lean is done with it, which may be after this request has been answered.
-    void work
-      .then(
-        () => pool.release(ws),
-        (e: unknown) => {
-          if (e instanceof StoppedError) pool.release(ws);
-          else
-            pool.destroy(
-              ws,
-              kill.signal.aborted
-                ? 'deadline: killed after the grace period'
-                : e instanceof ReplError
-                  ? `fault: ${e.fault}`
-                  : 'fault',
-            );
-        },
-      )
-      .finally(() => {
-        clearTimeout(graceTimer);
-        ctx.signal.removeEventListener('abort', onAbort);
-        if (!ctx.signal.aborted) return;
-        if (kill.signal.aborted) {
-          counts.killedAfterGrace++;
-          this.#opts.log.warn(
-            { env: env.name, session: ws.id },
-            'deadline: Lean did not answer within the grace period; process killed',
-          );
-        } else {
-          counts.answeredInGrace++;
-          this.#opts.log.info(
-            { env: env.name, session: ws.id },
-            'deadline: Lean answered within the grace period; session kept',
-          );
-        }
-      });
-
-    let onCancel: (() => void) | undefined;
-    const cancelled = new Promise<never>((_, reject) => {
-      onCancel = () => reject(ctx.signal.reason);
-      if (ctx.signal.aborted) onCancel();
-      else ctx.signal.addEventListener('abort', onCancel, { once: true });
-    });
-    cancelled.catch(() => {});
     try {
-      const { root: r, outcomes } = await Promise.race([work, cancelled]);
-      const reused = outcomes.filter((o) => o.cached).length;
-      if (budget.stops() > 0) {
-        // Lean stopped a command at the budget this request's deadline bought: that is the
-        // deadline, not a verdict on the proof (a real run has the full limit), so it is
-        // answered as a timeout and never cached; the session lives on.
-        counts.heartbeatStops += budget.stops();
-        this.#opts.log.info(
-          { env: env.name, session: ws.id },
-          'deadline: Lean stopped the command at its heartbeat budget; session kept',
-        );
-        throw serviceError('timeout', 'heartbeat_budget');
-      }
-      return {
-        headerMessages: r.messages.map((m) => headerMessage(m, header)),
-        commands: outcomes.map((o, i) => {
-          const origin = job.commands[i]!.origin;
-          return {
-            messages: o.messages.map((m) => toLeanMessage(m, origin)),
-            sorries: o.sorries.map((s) => ({ ...s, origin })),
-            ...(o.tactics
-              ? {
-                  tactics: o.tactics.map((x) => ({
-                    ...x,
-                    pos: shiftPos(x.pos, origin),
-                    endPos: shiftPos(x.endPos, origin),
-                  })),
-                }
-              : {}),
-            cached: o.cached,
-            ms: o.ms,
-          };
-        }),
-        session: ws.id,
-        reused,
-        sent: outcomes.length - reused,
-      };
+      const { root: r, outcomes } = await this.#run(
+        env.name,
+        pool,
+        ws,
+        { header: header.text, job, keys, budget },
+        ctx,
+      );
+      if (budget.stops() > 0) throw this.#stoppedAtBudget(env.name, ws, budget.stops());
+      return elabResult(r, outcomes, job, header, ws.id);
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (e instanceof ServiceError) throw e;
       if (e instanceof ReplError) throw new LeanFailure(e.fault, e.message, e.stderrTail);
       throw e;
-    } finally {
-      ctx.signal.removeEventListener('abort', onCancel!);
     }
+  }
+
+  /**
+   * Runs the commands on `ws`, which goes back to the pool when Lean is done with it: that may
+   * be after this request has been answered. The promise settles with the work, or rejects
+   * once the request's signal aborts (its deadline, or the client gone); Lean then has the
+   * grace period to answer before its process is killed. One listener on the signal does both.
+   */
+  #run(
+    env: string,
+    pool: Pool<WarmSession, Affinity>,
+    ws: WarmSession,
+    run: { header: string; job: ElabJob; keys: readonly string[]; budget: Budget },
+    ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
+  ): Promise<SessionRun> {
+    return new Promise<SessionRun>((resolve, reject) => {
+      const grace = new Grace(ctx.signal, reject, ws.session, this.#l.killGraceSeconds * 1000);
+      const commands = run.keys.map((key, i) => ({
+        key,
+        text: run.job.commands[i]!.text,
+        infotree: run.job.commands[i]!.infotree,
+      }));
+      ws.session
+        .run(run.header, commands, {
+          stop: ctx.signal,
+          ...run.budget,
+          onCommand(done, total, cached) {
+            if (!cached) ws.states++;
+            ctx.progress?.(done, total);
+          },
+        })
+        .then(
+          (v) => {
+            this.#settled(env, pool, ws, grace, undefined);
+            resolve(v);
+          },
+          (e: unknown) => {
+            this.#settled(env, pool, ws, grace, e);
+            reject(e);
+          },
+        );
+      grace.arm();
+    });
+  }
+
+  /** Lean is done with `ws` (answered, stopped or failed): the grace disarmed, the session handed back, a deadline counted. */
+  #settled(env: string, pool: Pool<WarmSession, Affinity>, ws: WarmSession, grace: Grace, error: unknown): void {
+    grace.disarm();
+    this.#handBack(env, pool, ws, error, grace.killed);
+    if (grace.signal.aborted) this.#countDeadline(env, ws, grace.killed);
+  }
+
+  /** After the work: the session back to the pool, or destroyed when a fault (or the grace kill) broke it. */
+  #handBack(env: string, pool: Pool<WarmSession, Affinity>, ws: WarmSession, error: unknown, killed: boolean): void {
+    if (error === undefined || error instanceof StoppedError) return pool.release(ws);
+    pool.destroy(
+      ws,
+      killed
+        ? 'deadline: killed after the grace period'
+        : error instanceof ReplError
+          ? `fault: ${error.fault}`
+          : 'fault',
+    );
+  }
+
+  /** A request whose deadline passed while Lean worked: whether Lean answered within the grace or was killed. */
+  #countDeadline(env: string, ws: WarmSession, killed: boolean): void {
+    const counts = this.#deadlineCounts(env);
+    if (killed) {
+      counts.killedAfterGrace++;
+      this.#opts.log.warn(
+        { env, session: ws.id },
+        'deadline: Lean did not answer within the grace period; process killed',
+      );
+    } else {
+      counts.answeredInGrace++;
+      this.#opts.log.info({ env, session: ws.id }, 'deadline: Lean answered within the grace period; session kept');
+    }
+  }
+
+  /**
+   * Lean stopped a command at the budget this request's deadline bought: that is the
+   * deadline, not a verdict on the proof (a real run has the full limit), so it is answered
+   * as a timeout and never cached; the session lives on.
+   */
+  #stoppedAtBudget(env: string, ws: WarmSession, stops: number): ServiceError {
+    this.#deadlineCounts(env).heartbeatStops += stops;
+    this.#opts.log.info(
+      { env, session: ws.id },
+      'deadline: Lean stopped the command at its heartbeat budget; session kept',
+    );
+    return serviceError('timeout', 'heartbeat_budget');
   }
 
   /**
@@ -371,21 +355,29 @@ export class LeanBackend implements LeanRunner {
    * the time left until `deadline` buys, never above the limit a real run would have at
    * that point of the file (Lean's default, or the file's own `set_option maxHeartbeats`).
    */
-  #budgeter(texts: readonly string[], deadline: number | undefined) {
+  #budgeter(texts: readonly string[], deadline: number | undefined): Budget {
     let stops = 0;
     const perSecond = this.#l.heartbeatsPerSecond;
-    if (deadline === undefined || perSecond <= 0) return { stops: () => stops };
+    // Methods, not arrow properties: no name to define per request in the keepNames build.
+    if (deadline === undefined || perSecond <= 0)
+      return {
+        stops() {
+          return stops;
+        },
+      };
     const scopes = scopeLimits(texts);
     return {
-      stops: () => stops,
-      prepare: (text: string, i: number) => {
+      stops() {
+        return stops;
+      },
+      prepare(text: string, i: number) {
         if (!budgetable(text)) return { text, lines: 0 };
         const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
         // At the limit in scope the budget changes nothing a real run would do: send the text as is.
         return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n), lines: WRAP_LINES };
       },
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
-      remember: (messages: readonly ReplMessage[], sent: string) => {
+      remember(messages: readonly ReplMessage[], sent: string) {
         const b = sentBudget(sent);
         if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, b))) return true;
         stops++;
@@ -437,6 +429,113 @@ export class LeanBackend implements LeanRunner {
   async destroy(): Promise<void> {
     await this.#agent.destroy();
   }
+}
+
+type SessionRun = Awaited<ReturnType<LeanSession['run']>>;
+
+/** A request's heartbeat budgets (`#budgeter`): how the session rewrites and remembers each command, and how many Lean stopped. */
+interface Budget {
+  stops: () => number;
+  prepare?: (text: string, index: number) => { text: string; lines: number };
+  remember?: (messages: readonly ReplMessage[], sentText: string) => boolean;
+}
+
+/**
+ * A request's watch over its run: the request's signal aborting (its deadline, or the client
+ * gone) rejects the answer at once and arms the grace: Lean gets `graceMs` more to answer,
+ * then its process is killed (a REPL cannot be interrupted mid-command). Disarmed when the
+ * work settles. The object itself is the signal's listener (`handleEvent`): no closure per
+ * request (a named one costs a defineProperty for its name in the keepNames build).
+ */
+class Grace {
+  killed = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly signal: AbortSignal,
+    private readonly reject: (reason: unknown) => void,
+    private readonly session: LeanSession,
+    private readonly graceMs: number,
+  ) {}
+
+  arm(): void {
+    if (this.signal.aborted) this.handleEvent();
+    else this.signal.addEventListener('abort', this, { once: true });
+  }
+
+  handleEvent(): void {
+    this.reject(this.signal.reason);
+    this.#timer ??= setTimeout(() => {
+      this.killed = true;
+      this.session.interrupt('Lean did not stop within the grace period after the deadline');
+    }, this.graceMs);
+  }
+
+  disarm(): void {
+    clearTimeout(this.#timer);
+    this.signal.removeEventListener('abort', this);
+  }
+}
+
+/** A job's chain keys; a command asked with its info tree has an outcome of its own (never remembered; session.ts). */
+function commandKeys(root: string, commands: readonly ElabCommand[]): string[] {
+  return chainKeys(
+    root,
+    commands.map((c) => (c.infotree ? `${c.text}\u0000infotree` : c.text)),
+  );
+}
+
+/** The idle session holding the longest prefix of `keys` (or a new one). */
+async function acquireFor(
+  pool: Pool<WarmSession, Affinity>,
+  header: string,
+  root: string,
+  keys: readonly string[],
+  signal: AbortSignal,
+): Promise<WarmSession> {
+  const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), signal);
+  if (ws.header === header) return ws;
+  // Cannot happen (a pool is per header); refuse rather than import a second header into a process.
+  pool.release(ws);
+  throw new Error(
+    `internal: a session of header ${JSON.stringify(ws.header)} was handed a request of header ${JSON.stringify(header)}`,
+  );
+}
+
+/** The session's outcomes, moved to the content's positions. */
+function elabResult(
+  root: RootOutcome,
+  outcomes: readonly CommandOutcome[],
+  job: ElabJob,
+  header: CanonicalHeader,
+  session: number,
+): ElabResult {
+  const reused = outcomes.filter((o) => o.cached).length;
+  return {
+    headerMessages: root.messages.map((m) => headerMessage(m, header)),
+    commands: outcomes.map((o, i) => commandResult(o, job.commands[i]!.origin)),
+    session,
+    reused,
+    sent: outcomes.length - reused,
+  };
+}
+
+function commandResult(o: CommandOutcome, origin: Origin): ElabCommandResult {
+  return {
+    messages: o.messages.map((m) => toLeanMessage(m, origin)),
+    sorries: o.sorries.map((s) => ({ ...s, origin })),
+    ...(o.tactics
+      ? {
+          tactics: o.tactics.map((x) => ({
+            ...x,
+            pos: shiftPos(x.pos, origin),
+            endPos: shiftPos(x.endPos, origin),
+          })),
+        }
+      : {}),
+    cached: o.cached,
+    ms: o.ms,
+  };
 }
 
 /** A header message: its line is a statement of the canonical header; put it where that statement is in the raw one. */

@@ -191,14 +191,11 @@ function commandIndex(argv: string[]): number {
   return -1;
 }
 
-export function parseArgs(argv: string[]): Parsed {
-  const ci = commandIndex(argv);
-  const command = ci >= 0 ? argv[ci]! : '';
-  const rest = argv.filter((_, i) => i !== ci);
-  const tool = commandTool(command);
-  const p: Parsed = {
+/** What the command line says before its options are read: the command, and nothing set. */
+function emptyParsed(command: string): Parsed {
+  return {
     command,
-    tool,
+    tool: commandTool(command),
     positionals: [],
     fields: {},
     json: false,
@@ -208,58 +205,80 @@ export function parseArgs(argv: string[]): Parsed {
     version: false,
     help: command === 'help',
   };
-  const schema = tool ? fieldsOf(tool) : {};
+}
+
+/** `--url=URL` for the CLI's own options: the option and its inline value (tool fields handle `=` themselves). */
+function splitInlineValue(arg: string): [option: string, inline: string | undefined] {
+  const eqAt = arg.indexOf('=');
+  return eqAt > 0 && CLI_OPTIONS[arg.slice(0, eqAt)] === true
+    ? [arg.slice(0, eqAt), arg.slice(eqAt + 1)]
+    : [arg, undefined];
+}
+
+/** One of the CLI's own options, set on `p`; false when `a` is not one. */
+function applyCliOption(p: Parsed, a: string, next: () => string): boolean {
+  if (a === '--version' || a === '-V') p.version = true;
+  else if (a === '-h' || a === '--help') p.help = true;
+  else if (a === '-o' || a === '--output') p.out = next();
+  else if (a === '--json') p.json = true;
+  else if (a === '--batch') p.batch = true;
+  else if (a === '--strict') p.strict = true;
+  else if (a === '-f' || a === '--force') p.force = true;
+  else if (a === '--out-dir') p.outDir = next();
+  else if (a === '--concurrency') p.concurrency = Number(next());
+  else if (a === '--url') p.url = next();
+  else if (a === '--api-key') p.apiKey = next();
+  else if (a === '--declarations-file') p.declarationsFile = next();
+  else if (a === '-d' || a === '--dir' || a === '--output-dir') p.dir = next();
+  else return false;
+  return true;
+}
+
+/** `--field value`, `--field=value` or `--no-flag`: a request field of the tool, converted by its schema. */
+function applyToolField(
+  p: Parsed,
+  tool: ToolName,
+  schema: Record<string, JsonSchema>,
+  a: string,
+  next: () => string,
+): void {
+  const eq = a.indexOf('=');
+  let name = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
+  let value: string | undefined = eq > 0 ? a.slice(eq + 1) : undefined;
+  if (value === undefined && name.startsWith('no_') && schema[name.slice(3)]?.type === 'boolean') {
+    name = name.slice(3);
+    value = 'false';
+  }
+  const s = schema[name];
+  if (!s)
+    throw new UsageError(
+      `${kebab(tool)} has no option --${kebab(name)}; its options: ${Object.keys(schema)
+        .filter((k) => k !== 'content')
+        .map((k) => `--${kebab(k)}`)
+        .join(' ')}`,
+    );
+  if (value === undefined) value = s.type === 'boolean' ? 'true' : next();
+  p.fields[name] = convert(name, s, value);
+}
+
+export function parseArgs(argv: string[]): Parsed {
+  const ci = commandIndex(argv);
+  const rest = argv.filter((_, i) => i !== ci);
+  const p = emptyParsed(ci >= 0 ? argv[ci]! : '');
+  const schema = p.tool ? fieldsOf(p.tool) : {};
   for (let i = 0; i < rest.length; i++) {
-    let a = rest[i]!;
-    let inline: string | undefined;
-    // `--url=URL` for the CLI's own options (tool fields handle `=` below).
-    const eqAt = a.indexOf('=');
-    if (eqAt > 0 && CLI_OPTIONS[a.slice(0, eqAt)] === true) {
-      inline = a.slice(eqAt + 1);
-      a = a.slice(0, eqAt);
-    }
+    const [a, inline] = splitInlineValue(rest[i]!);
     const next = () => {
       if (inline !== undefined) return inline;
       const v = rest[++i];
       if (v === undefined) throw new UsageError(`${a} needs a value`);
       return v;
     };
-    if (a === '--version' || a === '-V') p.version = true;
-    else if (a === '-h' || a === '--help') p.help = true;
-    else if (a === '-o' || a === '--output') p.out = next();
-    else if (a === '--json') p.json = true;
-    else if (a === '--batch') p.batch = true;
-    else if (a === '--strict') p.strict = true;
-    else if (a === '-f' || a === '--force') p.force = true;
-    else if (a === '--out-dir') p.outDir = next();
-    else if (a === '--concurrency') p.concurrency = Number(next());
-    else if (a === '--url') p.url = next();
-    else if (a === '--api-key') p.apiKey = next();
-    else if (a === '--declarations-file') p.declarationsFile = next();
-    else if (a === '-d' || a === '--dir' || a === '--output-dir') p.dir = next();
-    else if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      let name = (eq > 0 ? a.slice(2, eq) : a.slice(2)).replace(/-/g, '_');
-      let value: string | undefined = eq > 0 ? a.slice(eq + 1) : undefined;
-      if (!tool) {
-        // No tool yet to say what its options are: the command itself is what is wrong.
-        if (eq < 0 && takesValue(a)) i++;
-        continue;
-      }
-      if (value === undefined && name.startsWith('no_') && schema[name.slice(3)]?.type === 'boolean') {
-        name = name.slice(3);
-        value = 'false';
-      }
-      const s = schema[name];
-      if (!s)
-        throw new UsageError(
-          `${kebab(tool)} has no option --${kebab(name)}; its options: ${Object.keys(schema)
-            .filter((k) => k !== 'content')
-            .map((k) => `--${kebab(k)}`)
-            .join(' ')}`,
-        );
-      if (value === undefined) value = s.type === 'boolean' ? 'true' : next();
-      p.fields[name] = convert(name, s, value);
+    if (applyCliOption(p, a, next)) continue;
+    if (a.startsWith('--')) {
+      if (p.tool) applyToolField(p, p.tool, schema, a, next);
+      // No tool yet to say what its options are: the command itself is what is wrong.
+      else if (!a.includes('=') && takesValue(a)) i++;
     } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
     else p.positionals.push(a);
   }
@@ -373,17 +392,23 @@ function declarationsFromFile(file: string): Record<string, string> {
   return parsed as Record<string, string>;
 }
 
-export async function main(argv: string[], io: Io): Promise<number> {
-  let p: Parsed;
+/** The command line read, or the usage error's exit code (the message and the usage printed). */
+function parseOrUsage(argv: string[], io: Io): Parsed | number {
   try {
-    p = parseArgs(argv);
+    return parseArgs(argv);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
-      return EXIT.usage;
-    }
+    if (e instanceof UsageError) return usageFailure(e, io);
     throw e;
   }
+}
+
+function usageFailure(e: UsageError, io: Io): number {
+  io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
+  return EXIT.usage;
+}
+
+/** The answers that need no service: --version, the help, an unknown command; undefined for the others. */
+function answerLocally(p: Parsed, io: Io): number | undefined {
   if (p.version) {
     io.stdout(`lean-tool ${VERSION}\n`);
     return EXIT.ok;
@@ -393,22 +418,115 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`${p.tool ? commandHelp(p.tool) : usage()}\n`);
     return EXIT.ok;
   }
-  const isOther = (OTHER_COMMANDS as readonly string[]).includes(p.command);
-  if (!p.tool && !isOther) {
+  if (!p.tool && !(OTHER_COMMANDS as readonly string[]).includes(p.command)) {
     io.stderr(
       `lean-tool: unknown command '${p.command}'; the commands are: ${TOOL_NAMES.map(kebab).join(', ')}, ${OTHER_COMMANDS.join(', ')}\n`,
     );
     return EXIT.usage;
   }
+  return undefined;
+}
+
+function makeClient(p: Parsed, io: Io): LeanToolClient {
   const onRetry = ({ attempt, waitMs, error }: { attempt: number; waitMs: number; error: ServiceRequestError }) =>
     io.stderr(`lean-tool: ${error.message}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`);
-  const client = new LeanToolClient({
+  return new LeanToolClient({
     env: io.env,
     onRetry,
     ...(p.url ? { url: p.url } : {}),
     ...(p.apiKey ? { apiKey: p.apiKey } : {}),
     ...(p.concurrency ? { maxConcurrency: p.concurrency } : {}),
   });
+}
+
+/** `environments` (a table, or JSON with --json) and `status` (JSON). */
+async function printListing(p: Parsed, client: LeanToolClient, io: Io): Promise<number> {
+  const r = p.command === 'status' ? await client.status() : await client.environments();
+  if (p.json || p.command === 'status') io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+  else
+    for (const e of r as { name: string; available: boolean; description: string; unavailable_reason?: string }[])
+      io.stdout(`${e.name}\t${e.available ? 'available' : `unavailable: ${e.unavailable_reason}`}\t${e.description}\n`);
+  return EXIT.ok;
+}
+
+/** The fields every request of the call shares: the options given, the environment, a declarations file's map. */
+function baseRequest(tool: ToolName, p: Parsed, io: Io): Record<string, unknown> {
+  const environment = (p.fields.environment as string | undefined) ?? io.env.SERVICE_ENVIRONMENT;
+  if (!environment)
+    throw new UsageError('--environment is required (or set SERVICE_ENVIRONMENT); `lean-tool environments` lists them');
+  const base: Record<string, unknown> = { ...p.fields, environment };
+  if (p.declarationsFile) {
+    if (!('declarations' in fieldsOf(tool))) throw new UsageError(`${kebab(tool)} has no option --declarations-file`);
+    base.declarations = {
+      ...declarationsFromFile(p.declarationsFile),
+      ...(base.declarations as Record<string, string> | undefined),
+    };
+  }
+  return base;
+}
+
+/** A tool command ready to send: the tool, the command line, the fields every request shares. */
+interface ToolCall {
+  tool: ToolName;
+  p: Parsed;
+  base: Record<string, unknown>;
+  client: LeanToolClient;
+  io: Io;
+}
+
+async function runBatchCommand({ tool, p, base, client, io }: ToolCall): Promise<number> {
+  if (p.outDir && !p.force && existsSync(path.join(p.outDir, 'results.jsonl'))) {
+    io.stderr(`lean-tool: ${path.join(p.outDir, 'results.jsonl')} already exists; use -f to overwrite\n`);
+    return EXIT.outputExists;
+  }
+  const code = await runBatch(client, tool, p.positionals, base, { outDir: p.outDir, io });
+  // Batch keeps its own summary codes for failures; a not-okay record fails only --strict.
+  return code === 1 ? (p.strict ? EXIT.strict : EXIT.ok) : code === 3 ? EXIT.error : code;
+}
+
+/** One request: sent, and its answer printed or written (-o, -d). */
+async function runSingle({ tool, p, base, client, io }: ToolCall): Promise<number> {
+  const request = buildRequest(tool, p, base, io);
+  // Refuse before any work, as AXLE does, rather than after a long request.
+  if (p.out && !p.force && existsSync(p.out)) {
+    io.stderr(`lean-tool: ${p.out} already exists; use -f to overwrite\n`);
+    return EXIT.outputExists;
+  }
+  const res = (await client.call(tool, request as never)) as Record<string, unknown>;
+  if (p.dir !== undefined) return writeDocuments(res, p, io);
+  const leanOut = !p.json && !VERDICT_TOOLS.has(tool) && typeof res.content === 'string';
+  const text = leanOut ? (res.content as string) : `${JSON.stringify(res, null, 2)}\n`;
+  if (p.out) {
+    writeFileSync(p.out, text);
+    io.stderr(`Output written to ${p.out}\n`);
+  } else io.stdout(text);
+  if (leanOut) report(res, io);
+  return p.strict && notOkay(res) ? EXIT.strict : EXIT.ok;
+}
+
+/** The exit code of a failed command, its reason printed; what is not a known failure is thrown on. */
+function failureCode(e: unknown, io: Io): number {
+  if (e instanceof UsageError) return usageFailure(e, io);
+  if (e instanceof ServiceRequestError) {
+    io.stderr(
+      `lean-tool: ${e.code} (${e.status || 'no response'}): ${e.message}\n${(e.details ?? []).map((d) => `  ${d.field}: ${d.message}\n`).join('')}`,
+    );
+    return EXIT.error;
+  }
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'ENOENT' || err.code === 'EISDIR') {
+    io.stderr(`lean-tool: ${err.code === 'ENOENT' ? 'no such file' : 'is a directory'}: ${err.path}\n`);
+    return EXIT.error;
+  }
+  throw e;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const p = parseOrUsage(argv, io);
+  if (typeof p === 'number') return p;
+  const local = answerLocally(p, io);
+  if (local !== undefined) return local;
+  const client = makeClient(p, io);
   if (p.command === 'mcp') {
     // Loaded on demand: the MCP SDK is not on the path of every other command.
     const { serveMcpStdio } = await import('./mcp-stdio.ts');
@@ -419,71 +537,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     });
   }
   try {
-    if (!p.tool) {
-      const r = p.command === 'status' ? await client.status() : await client.environments();
-      if (p.json || p.command === 'status') io.stdout(`${JSON.stringify(r, null, 2)}\n`);
-      else
-        for (const e of r as { name: string; available: boolean; description: string; unavailable_reason?: string }[])
-          io.stdout(
-            `${e.name}\t${e.available ? 'available' : `unavailable: ${e.unavailable_reason}`}\t${e.description}\n`,
-          );
-      return EXIT.ok;
-    }
-    const tool = p.tool;
-    const environment = (p.fields.environment as string | undefined) ?? io.env.SERVICE_ENVIRONMENT;
-    if (!environment)
-      throw new UsageError(
-        '--environment is required (or set SERVICE_ENVIRONMENT); `lean-tool environments` lists them',
-      );
-    const base: Record<string, unknown> = { ...p.fields, environment };
-    if (p.declarationsFile) {
-      if (!('declarations' in fieldsOf(tool))) throw new UsageError(`${kebab(tool)} has no option --declarations-file`);
-      base.declarations = {
-        ...declarationsFromFile(p.declarationsFile),
-        ...(base.declarations as Record<string, string> | undefined),
-      };
-    }
-    if (p.batch) {
-      if (p.outDir && !p.force && existsSync(path.join(p.outDir, 'results.jsonl'))) {
-        io.stderr(`lean-tool: ${path.join(p.outDir, 'results.jsonl')} already exists; use -f to overwrite\n`);
-        return EXIT.outputExists;
-      }
-      const code = await runBatch(client, tool, p.positionals, base, { outDir: p.outDir, io });
-      // Batch keeps its own summary codes for failures; a not-okay record fails only --strict.
-      return code === 1 ? (p.strict ? EXIT.strict : EXIT.ok) : code === 3 ? EXIT.error : code;
-    }
-    const request = buildRequest(tool, p, base, io);
-    // Refuse before any work, as AXLE does, rather than after a long request.
-    if (p.out && !p.force && existsSync(p.out)) {
-      io.stderr(`lean-tool: ${p.out} already exists; use -f to overwrite\n`);
-      return EXIT.outputExists;
-    }
-    const res = (await client.call(tool, request as never)) as Record<string, unknown>;
-    if (p.dir !== undefined) return writeDocuments(res, p, io);
-    const leanOut = !p.json && !VERDICT_TOOLS.has(tool) && typeof res.content === 'string';
-    const text = leanOut ? (res.content as string) : `${JSON.stringify(res, null, 2)}\n`;
-    if (p.out) {
-      writeFileSync(p.out, text);
-      io.stderr(`Output written to ${p.out}\n`);
-    } else io.stdout(text);
-    if (leanOut) report(res, io);
-    return p.strict && notOkay(res) ? EXIT.strict : EXIT.ok;
+    if (!p.tool) return await printListing(p, client, io);
+    const call: ToolCall = { tool: p.tool, p, base: baseRequest(p.tool, p, io), client, io };
+    return await (p.batch ? runBatchCommand : runSingle)(call);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`lean-tool: ${e.message}\n\n${usage()}\n`);
-      return EXIT.usage;
-    }
-    if (e instanceof ServiceRequestError) {
-      io.stderr(
-        `lean-tool: ${e.code} (${e.status || 'no response'}): ${e.message}\n${(e.details ?? []).map((d) => `  ${d.field}: ${d.message}\n`).join('')}`,
-      );
-      return EXIT.error;
-    }
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT' || err.code === 'EISDIR') {
-      io.stderr(`lean-tool: ${err.code === 'ENOENT' ? 'no such file' : 'is a directory'}: ${err.path}\n`);
-      return EXIT.error;
-    }
-    throw e;
+    return failureCode(e, io);
   }
 }

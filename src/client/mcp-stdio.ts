@@ -38,16 +38,17 @@ function failure(err: unknown, endpoint: URL): string {
   return `cannot reach the lean-tool daemon at ${endpoint.href} (${reason}); start it (npm start) or set SERVICE_API_URL / --url`;
 }
 
-/** Relays until the local side closes its input; resolves with the exit code. */
-export async function serveMcpStdio(opts: McpRelayOptions): Promise<number> {
-  const endpoint = new URL('/mcp', `${opts.url.replace(/\/+$/, '')}/`);
-  const remote = new StreamableHTTPClientTransport(endpoint, {
-    requestInit: { headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {} },
-  });
-  const local = new StdioServerTransport(opts.input, opts.output);
-
-  // Until the initialize is answered the session id is unknown: later messages wait for it (a
-  // client normally waits too, but one that pipelines would otherwise reach the daemon sessionless).
+/**
+ * Each message to the other side. Until the initialize is answered the session id is unknown:
+ * later messages wait for it (a client normally waits too, but one that pipelines would
+ * otherwise reach the daemon sessionless).
+ */
+function relay(
+  local: StdioServerTransport,
+  remote: StreamableHTTPClientTransport,
+  endpoint: URL,
+  log: (line: string) => void,
+): void {
   let initialized: Promise<void> = Promise.resolve();
   const pendingInit = new Map<string | number, () => void>();
   const deliver = async (message: JSONRPCMessage) => {
@@ -60,7 +61,7 @@ export async function serveMcpStdio(opts: McpRelayOptions): Promise<number> {
   };
   local.onmessage = (message: JSONRPCMessage) => {
     deliver(message).catch((err: unknown) => {
-      opts.log(`lean-tool mcp: ${failure(err, endpoint)}`);
+      log(`lean-tool mcp: ${failure(err, endpoint)}`);
       if (isJSONRPCRequest(message)) {
         pendingInit.get(message.id)?.();
         // A request must be answered, or the client waits for ever; a notification has no answer.
@@ -84,6 +85,17 @@ export async function serveMcpStdio(opts: McpRelayOptions): Promise<number> {
     }
     void local.send(message).then(answered);
   };
+}
+
+/** Relays until the local side closes its input; resolves with the exit code. */
+export async function serveMcpStdio(opts: McpRelayOptions): Promise<number> {
+  const endpoint = new URL('/mcp', `${opts.url.replace(/\/+$/, '')}/`);
+  const remote = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {} },
+  });
+  const local = new StdioServerTransport(opts.input, opts.output);
+
+  relay(local, remote, endpoint, opts.log);
   remote.onerror = (err) => opts.log(`lean-tool mcp: ${err.message}`);
   local.onerror = (err) => opts.log(`lean-tool mcp: stdin: ${err.message}`);
 

@@ -113,6 +113,10 @@ export class Names {
   get heartbeatAll() {
     return `${this.prefix}.members.*`;
   }
+  /** A worker's proof search leases (request/reply; src/cluster/search-worker.ts). */
+  search(nodeId: string) {
+    return `${this.prefix}.search.${nodeId}`;
+  }
   /** Published after a job is queued: wakes idle workers at once instead of at their next poll. */
   get kick() {
     return `${this.prefix}.kick`;

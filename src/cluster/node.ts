@@ -16,6 +16,9 @@ import { ConnectionHealth, type ConnectionObserver } from './health.ts';
 import { Membership } from './membership.ts';
 import { readiness, type Readiness } from './readiness.ts';
 import { ClusterWorker, type WorkerDeps } from './worker.ts';
+import type { SearchService } from '../search/service.ts';
+import { RemoteSearch } from './search-lease.ts';
+import { SearchLeases } from './search-worker.ts';
 
 export interface ClusterNodeDeps {
   config: ClusterConfig;
@@ -31,6 +34,8 @@ export interface ClusterNodeDeps {
   pools?: WorkerDeps['pools'];
   /** The daemon's body limit (server.bodyLimitBytes): a NATS max_payload below it is warned about at start. */
   bodyLimitBytes?: number;
+  /** Proof search (issue 25): a front pins each search's process to a worker; a worker leases its processes to fronts. */
+  search?: SearchService;
 }
 
 export interface QueueDepth {
@@ -44,6 +49,8 @@ export class ClusterNode {
   readonly front: ClusterFront | undefined;
   readonly worker: ClusterWorker | undefined;
   readonly health: ConnectionHealth;
+  /** A worker's proof search leases held for fronts. */
+  readonly searchLeases: SearchLeases | undefined;
   #queues: QueueDepth[] = [];
   #timer: NodeJS.Timeout | undefined;
   /** Environments some live worker could run Lean for since start: losing the last one makes a front unready. */
@@ -76,6 +83,30 @@ export class ClusterNode {
         ...(deps.workerObserver ? { observer: deps.workerObserver } : {}),
         ...(deps.pools ? { pools: deps.pools } : {}),
       });
+    this.searchLeases = this.#pinSearch(c, nodeId, log);
+  }
+
+  /** Proof search across the cluster: see src/cluster/search-lease.ts (front) and search-worker.ts (worker). */
+  #pinSearch(c: ClusterConnection, nodeId: string, log: Log): SearchLeases | undefined {
+    const search = this.deps.search;
+    if (!search) return undefined;
+    const leases =
+      this.deps.config.role === 'front'
+        ? undefined
+        : new SearchLeases(c, nodeId, {
+            lease: (env, header, signal) => search.localLease(env, header, signal),
+            environment: (name) => search.localEnvironment(name),
+            idleMs: search.config.stateTtlSeconds * 1000,
+            log,
+          });
+    if (this.front) {
+      const remote = new RemoteSearch(c, this.members);
+      search.pin({
+        lease: (env, header, signal) => remote.lease(env, header, signal),
+        available: (e) => remote.available(e),
+      });
+    }
+    return leases;
   }
 
   static async start(deps: ClusterNodeDeps): Promise<ClusterNode> {
@@ -207,6 +238,7 @@ export class ClusterNode {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.health.close();
+    this.searchLeases?.close();
     await this.worker?.close();
     this.front?.close();
     this.members.close();
@@ -217,6 +249,7 @@ export class ClusterNode {
   async kill(): Promise<void> {
     clearInterval(this.#timer);
     this.health.close();
+    this.searchLeases?.close();
     this.worker?.kill();
     this.members.close();
     await this.c.nc.close().catch(() => {});

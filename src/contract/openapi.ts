@@ -4,7 +4,7 @@ import { ERROR_CODES } from '../errors.ts';
 import { environmentInfo, errorBody, responseInfo } from './common.ts';
 import { toolExample } from './examples.ts';
 import { shareCreated, sharedLink, shareRequest } from './shared-links.ts';
-import { TOOLS, TOOL_NAMES } from './tools.ts';
+import { TOOLS, TOOL_NAMES, type ToolName } from './tools.ts';
 
 const json = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -22,32 +22,34 @@ function errorResponses(): Record<string, unknown> {
   );
 }
 
-export function buildOpenApi(version: string): Record<string, unknown> {
-  const paths: Record<string, unknown> = {};
-  const errors = errorResponses();
-  for (const name of TOOL_NAMES) {
-    const spec = TOOLS[name];
-    paths[`/api/v1/${name}`] = {
-      post: {
-        operationId: name,
-        summary: spec.summary,
-        deprecated: 'deprecated' in spec ? spec.deprecated : undefined,
-        security: [{}, { bearer: [] }],
-        requestBody: {
-          required: true,
-          // "Try it out" sends this example: valid for the tool (test/contract/examples.test.ts).
-          content: { 'application/json': { schema: json(spec.request, 'input'), example: toolExample(name) } },
-        },
-        responses: {
-          200: {
-            description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)',
-            content: { 'application/json': { schema: json(spec.response.extend({ info: responseInfo }), 'output') } },
-          },
-          ...errors,
-        },
+/** `POST /api/v1/<tool>`: its request and response schemas, an example request, and the error answers. */
+function toolOperation(name: ToolName, errors: Record<string, unknown>): Record<string, unknown> {
+  const spec = TOOLS[name];
+  return {
+    post: {
+      operationId: name,
+      summary: spec.summary,
+      deprecated: 'deprecated' in spec ? spec.deprecated : undefined,
+      security: [{}, { bearer: [] }],
+      requestBody: {
+        required: true,
+        // "Try it out" sends this example: valid for the tool (test/contract/examples.test.ts).
+        content: { 'application/json': { schema: json(spec.request, 'input'), example: toolExample(name) } },
       },
-    };
-  }
+      responses: {
+        200: {
+          description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)',
+          content: { 'application/json': { schema: json(spec.response.extend({ info: responseInfo }), 'output') } },
+        },
+        ...errors,
+      },
+    },
+  };
+}
+
+/** The service's own paths beside the tools: environments, endpoints, shared links, status. */
+function servicePaths(errors: Record<string, unknown>): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
   paths['/v1/environments'] = {
     get: {
       operationId: 'environments',
@@ -98,6 +100,15 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       responses: { 200: { description: '{"status":"healthy", ...}' } },
     },
   };
+  return paths;
+}
+
+export function buildOpenApi(version: string): Record<string, unknown> {
+  const errors = errorResponses();
+  const paths: Record<string, unknown> = Object.fromEntries(
+    TOOL_NAMES.map((name) => [`/api/v1/${name}`, toolOperation(name, errors)]),
+  );
+  Object.assign(paths, servicePaths(errors));
   return {
     openapi: '3.1.0',
     info: {

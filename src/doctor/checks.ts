@@ -10,7 +10,7 @@ import type { CommandOutcome, LeanSession } from '../backend/session/session.ts'
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { isSorryWarning } from '../tools/elaborate.ts';
 import { parseGoals, lemmaFromGoal } from '../tools/goals.ts';
-import { parseAxioms, unusedVariableName } from '../tools/lean-texts.ts';
+import { GOAL_PRINTING_OPTIONS, parseAxioms, unusedVariableName } from '../tools/lean-texts.ts';
 import { defeqCheck } from '../tools/verify-proof.ts';
 import { parseSource } from '../syntax/source.ts';
 import { scopeLimits, withBudget } from '../backend/deadline/heartbeats.ts';
@@ -103,11 +103,12 @@ export const CHECKS: DoctorCheck[] = [
     name: '#print axioms format (public and private declarations)',
     assumption: 'class: print_axioms',
     async run(run) {
+      // Asked as the tools ask (printAxiomsCommand: pp.fullNames, `_root_.`), a private declaration included.
       const outs = await run([
         'theorem doctor_a : True := by\n  sorry',
-        '#print axioms doctor_a',
+        printAxiomsCommand('doctor_a'),
         'private theorem doctor_p : True := trivial',
-        '#print axioms doctor_p',
+        printAxiomsCommand('doctor_p'),
       ]);
       const a = outs[1]?.messages.map((m) => parseAxioms(m.data)).find(Boolean);
       const p = outs[3]?.messages.map((m) => parseAxioms(m.data)).find(Boolean);
@@ -125,9 +126,13 @@ export const CHECKS: DoctorCheck[] = [
     assumption: 'class: goal printing',
     async run(run) {
       const long = Array.from({ length: 12 }, () => 'xs.length').join(' + ');
-      const [o] = await run([
-        `set_option pp.proofs true in\nset_option pp.numericTypes true in\ntheorem doctor_g {α : Type} [Inhabited α] (xs : List α) (hlong : ${long} = 0) : xs = xs := by\n  sorry`,
+      // The goal-printing options as sorry2lemma and have2lemma send them: one `set_option` command each, first.
+      const options = Object.entries(GOAL_PRINTING_OPTIONS).map(([k, v]) => setOptionCommand(k, v));
+      const outs = await run([
+        ...options,
+        `theorem doctor_g {α : Type} [Inhabited α] (xs : List α) (hlong : ${long} = 0) : xs = xs := by\n  sorry`,
       ]);
+      const o = outs[options.length];
       const goal = o?.sorries[0]?.goal;
       if (!goal) return { ok: false, detail: `no sorry goal: ${show(o)}` };
       const [g] = parseGoals(goal);
@@ -190,7 +195,9 @@ export const CHECKS: DoctorCheck[] = [
       // formatLinterResults prints "The `docBlame` linter reports:" and #lint logs it with logError
       // [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `formatLinterResults`, `elab "#lint"`]; the daemon
       // turns such errors into warnings.
-      const outs = await run(['def doctor_nodoc : Nat := 1', '#lint only docBlame']);
+      // The bare `#lint` the daemon sends after the content (elaborate.ts, planCommands); docBlame runs by default
+      // (`@[env_linter] def docBlame`, where docBlameThm is registered disabled) [batteries 05380dd: Batteries/Tactic/Lint/Misc.lean].
+      const outs = await run(['def doctor_nodoc : Nat := 1', '#lint']);
       const e = outs[1]?.messages.find((m) => m.severity === 'error' && /docBlame/.test(m.data));
       return { ok: e !== undefined, detail: e ? e.data.split('\n')[0]! : show(outs[1]) };
     },

@@ -60,78 +60,9 @@ export class Metrics {
       'lean_tool_request_duration_seconds',
       'Tool request latency at the HTTP edge, by tool and cache outcome',
     );
-    new Gauge({
-      name: 'lean_tool_admission_requests',
-      help: 'Requests holding (active) or waiting for (queued) an admission slot',
-      labelNames: ['state'],
-      registers,
-      collect() {
-        const a = src.admission();
-        this.set({ state: 'active' }, a.active);
-        this.set({ state: 'queued' }, a.queued);
-      },
-    });
-    new Gauge({
-      name: 'lean_tool_sessions',
-      help: 'Lean sessions by environment and state (retiring: replaced, or killed and not yet exited)',
-      labelNames: ['environment', 'state'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [environment, p] of Object.entries(src.pools())) {
-          for (const state of ['idle', 'busy', 'starting', 'retiring'] as const)
-            this.set({ environment, state }, p[state] ?? 0);
-        }
-      },
-    });
-    new Gauge({
-      name: 'lean_tool_session_waiters',
-      help: 'Requests waiting for a Lean session',
-      labelNames: ['environment'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [environment, p] of Object.entries(src.pools())) this.set({ environment }, p.waiting);
-      },
-    });
-    new Counter({
-      name: 'lean_tool_session_retirements_total',
-      help: 'Lean sessions retired, by reason (failed_start: never became ready)',
-      labelNames: ['environment', 'reason'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [environment, p] of Object.entries(src.pools())) {
-          const by: Record<string, number> = {};
-          for (const h of Object.values(p.headers ?? {}))
-            for (const [reason, n] of Object.entries(h.retiredBy ?? {})) by[reason] = (by[reason] ?? 0) + n;
-          const named = Object.values(by).reduce((a, n) => a + n, 0);
-          if (p.retired > named) by.unspecified = p.retired - named;
-          for (const [reason, n] of Object.entries(by)) if (n) this.inc({ environment, reason }, n);
-          if (p.failedStarts) this.inc({ environment, reason: 'failed_start' }, p.failedStarts);
-        }
-      },
-    });
-    new Counter({
-      name: 'lean_tool_cache_lookups_total',
-      help: 'Local result cache lookups, by result',
-      labelNames: ['result'],
-      registers,
-      collect() {
-        this.reset();
-        const c = src.cache();
-        this.inc({ result: 'hit' }, c.hits);
-        this.inc({ result: 'miss' }, c.misses);
-      },
-    });
-    new Gauge({
-      name: 'lean_tool_cache_bytes',
-      help: 'Bytes held by the local result cache',
-      registers,
-      collect() {
-        this.set(src.cache().bytes);
-      },
-    });
+    admissionGauge(registers, src);
+    sessionMetrics(registers, src);
+    cacheMetrics(registers, src);
     this.#sharedCache = new Counter({
       name: 'lean_tool_shared_cache_lookups_total',
       help: 'Shared (cluster KV) result cache lookups after a local miss, by result',
@@ -165,4 +96,93 @@ export class Metrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** Requests holding or waiting for an admission slot, read from the limiter at scrape. */
+function admissionGauge(registers: Registry[], src: MetricSources): void {
+  new Gauge({
+    name: 'lean_tool_admission_requests',
+    help: 'Requests holding (active) or waiting for (queued) an admission slot',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const a = src.admission();
+      this.set({ state: 'active' }, a.active);
+      this.set({ state: 'queued' }, a.queued);
+    },
+  });
+}
+
+/** Lean sessions by state, their waiters and retirements, read from the pools at scrape. */
+function sessionMetrics(registers: Registry[], src: MetricSources): void {
+  new Gauge({
+    name: 'lean_tool_sessions',
+    help: 'Lean sessions by environment and state (retiring: replaced, or killed and not yet exited)',
+    labelNames: ['environment', 'state'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [environment, p] of Object.entries(src.pools())) {
+        for (const state of ['idle', 'busy', 'starting', 'retiring'] as const)
+          this.set({ environment, state }, p[state] ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'lean_tool_session_waiters',
+    help: 'Requests waiting for a Lean session',
+    labelNames: ['environment'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [environment, p] of Object.entries(src.pools())) this.set({ environment }, p.waiting);
+    },
+  });
+  new Counter({
+    name: 'lean_tool_session_retirements_total',
+    help: 'Lean sessions retired, by reason (failed_start: never became ready)',
+    labelNames: ['environment', 'reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [environment, p] of Object.entries(src.pools())) {
+        for (const [reason, n] of Object.entries(retirementsByReason(p))) if (n) this.inc({ environment, reason }, n);
+        if (p.failedStarts) this.inc({ environment, reason: 'failed_start' }, p.failedStarts);
+      }
+    },
+  });
+}
+
+/** An environment's retirements summed over its header pools; those no reason names, as `unspecified`. */
+function retirementsByReason(p: PoolFigures): Record<string, number> {
+  const by: Record<string, number> = {};
+  for (const h of Object.values(p.headers ?? {}))
+    for (const [reason, n] of Object.entries(h.retiredBy ?? {})) by[reason] = (by[reason] ?? 0) + n;
+  const named = Object.values(by).reduce((a, n) => a + n, 0);
+  if (p.retired > named) by.unspecified = p.retired - named;
+  return by;
+}
+
+/** The local result cache's lookups and bytes, read from its stats at scrape. */
+function cacheMetrics(registers: Registry[], src: MetricSources): void {
+  new Counter({
+    name: 'lean_tool_cache_lookups_total',
+    help: 'Local result cache lookups, by result',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      this.reset();
+      const c = src.cache();
+      this.inc({ result: 'hit' }, c.hits);
+      this.inc({ result: 'miss' }, c.misses);
+    },
+  });
+  new Gauge({
+    name: 'lean_tool_cache_bytes',
+    help: 'Bytes held by the local result cache',
+    registers,
+    collect() {
+      this.set(src.cache().bytes);
+    },
+  });
 }

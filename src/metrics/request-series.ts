@@ -11,6 +11,7 @@ import type { Registry } from 'prom-client';
 interface Series {
   tool: string;
   status: string;
+  statusCode: number;
   cache: string;
   count: number;
   sum: number;
@@ -29,24 +30,37 @@ interface ScrapeValue {
 export class RequestSeries {
   readonly #series = new Map<string, Series>();
   readonly #bounds: readonly number[];
+  #last: Series | undefined;
 
   constructor(bounds: readonly number[]) {
     this.#bounds = bounds;
   }
 
   record(tool: string, status: number, cache: string | undefined, seconds: number): void {
-    const id = `${tool}\u0000${status}\u0000${cache ?? 'none'}`;
-    let s = this.#series.get(id);
-    if (!s) {
-      s = { tool, status: String(status), cache: cache ?? 'none', count: 0, sum: 0, perBucket: [] };
-      for (let i = 0; i <= this.#bounds.length; i++) s.perBucket.push(0);
-      this.#series.set(id, s);
-    }
+    const s = this.#seriesOf(tool, status, cache ?? 'none');
     s.count++;
     s.sum += seconds;
     let i = 0;
     while (i < this.#bounds.length && seconds > this.#bounds[i]!) i++;
     s.perBucket[i]!++;
+  }
+
+  /**
+   * The series of these labels. Consecutive requests are mostly alike (a run of hits of one
+   * tool), so the last series is checked first: no key string built per request.
+   */
+  #seriesOf(tool: string, status: number, cache: string): Series {
+    const last = this.#last;
+    if (last && last.tool === tool && last.statusCode === status && last.cache === cache) return last;
+    const id = `${tool}\u0000${status}\u0000${cache}`;
+    let s = this.#series.get(id);
+    if (!s) {
+      s = { tool, status: String(status), statusCode: status, cache, count: 0, sum: 0, perBucket: [] };
+      for (let i = 0; i <= this.#bounds.length; i++) s.perBucket.push(0);
+      this.#series.set(id, s);
+    }
+    this.#last = s;
+    return s;
   }
 
   /** Registers a counter of requests by tool and status. */

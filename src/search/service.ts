@@ -18,6 +18,7 @@ import type { EnvironmentRegistry } from '../envs/registry.ts';
 import { clip, serviceError } from '../errors.ts';
 import type { SearchConfig } from './config.ts';
 import { ProcessHost, ProcessSlots } from './host.ts';
+import { PlanPool } from './plan-pool.ts';
 import { StateRegistry, type StateOwner } from './registry.ts';
 import { SearchSession } from './session.ts';
 import { StateIds } from './state.ts';
@@ -45,11 +46,18 @@ export class SearchService {
   readonly slots: ProcessSlots;
   readonly config: SearchConfig;
   readonly heartbeatsPerSecond: number;
+  /** Where a start's content is planned (off the event loop when a theorem must be found in a large one). */
+  readonly plans = new PlanPool();
   #opts: SearchServiceOptions;
   #sessions = new Set<SearchSession>();
+  /** Where hosts lease processes: this daemon's pools, or a cluster's workers (`pin`). */
+  #lease: SearchServiceOptions['lease'];
+  /** With a cluster: whether some worker can run Lean for an environment (the front runs none). */
+  #remoteAvailable: ((env: string) => boolean) | undefined;
 
   constructor(opts: SearchServiceOptions) {
     this.#opts = opts;
+    this.#lease = opts.lease;
     this.config = opts.config;
     this.heartbeatsPerSecond = opts.heartbeatsPerSecond;
     this.registry = new StateRegistry(opts.config);
@@ -93,8 +101,30 @@ export class SearchService {
     }
   }
 
-  /** The environment a start names, if it can run Lean. */
+  /**
+   * A cluster front: searches lease their process on a worker (src/cluster/search-lease.ts),
+   * pinned there; an environment is available when some live worker can run Lean for it.
+   */
+  pin(remote: { lease: SearchServiceOptions['lease']; available: (env: string) => boolean }): void {
+    this.#lease = remote.lease;
+    this.#remoteAvailable = remote.available;
+  }
+
+  /** A process of this daemon's own pools (what a cluster worker leases to fronts). */
+  localLease(env: EnvironmentConfig, header: string, signal: AbortSignal): Promise<SessionLease> {
+    return this.#opts.lease(env, header, signal);
+  }
+
+  /** The environment a start names, if it can run Lean (here, or on a worker when pinned). */
   environment(name: string): EnvironmentConfig {
+    const remote = this.#remoteAvailable;
+    if (!remote) return this.localEnvironment(name);
+    const env = this.#configured(name);
+    if (!remote(name)) throw serviceError('environment_unavailable', 'cluster_no_worker', { env: name });
+    return env;
+  }
+
+  #configured(name: string): EnvironmentConfig {
     const env = this.#opts.registry.get(name);
     if (!env)
       throw serviceError(
@@ -103,6 +133,12 @@ export class SearchService {
         { name: clip(name), known: this.#opts.registry.names().join(', ') || 'none configured' },
         { details: [{ field: 'request.environment', message: 'names no configured environment' }] },
       );
+    return env;
+  }
+
+  /** The environment, if this daemon itself can run Lean for it. */
+  localEnvironment(name: string): EnvironmentConfig {
+    const env = this.#configured(name);
     const a = this.#opts.registry.availability(name);
     if (!a.available)
       throw serviceError('environment_unavailable', 'cannot_run_lean', {
@@ -119,7 +155,7 @@ export class SearchService {
       slots: this.slots,
       recycleDeadStates: this.config.recycleDeadStates,
       migrateReplStates: this.config.migrateReplStates,
-      lease: (signal) => this.#opts.lease(this.environment(environment), header, signal),
+      lease: (signal) => this.#lease(this.environment(environment), header, signal),
     });
   }
 
@@ -142,6 +178,7 @@ export class SearchService {
     for (const s of this.#sessions) s.close();
     this.#sessions.clear();
     this.registry.close();
+    void this.plans.destroy();
   }
 }
 

@@ -20,7 +20,7 @@ import { runRoot, runStep, TacticDeadline } from './lean-steps.ts';
 import type { StateOwner } from './registry.ts';
 import { Lost, materialize, rebuildAll, type ReplayDeps } from './replay.ts';
 import type { SearchService } from './service.ts';
-import { planStart } from './start.ts';
+import { pickSorries } from './start.ts';
 import { newChild, newRoot, rootGroup, stepKey, type SearchState } from './state.ts';
 import { outcomeOf, startView, toCachedStep } from './views.ts';
 
@@ -73,10 +73,10 @@ export class SearchSession implements StateOwner {
 
   async start(req: SearchRequest<'goal.start'>, signal: AbortSignal): Promise<GoalStartResult> {
     const env = this.svc.environment(req.environment);
-    const plan = planStart(req.content, env, req.ignore_imports, req.theorem);
     this.#refuseOver(1);
-    const host = this.#hostFor(env.name, plan.header);
     const ms = this.#timeoutMs(req.timeout_seconds);
+    const plan = await this.svc.plans.plan(req.content, env, req.ignore_imports, req.theorem, signal, ms);
+    const host = this.#hostFor(env.name, plan.header);
     const deps = this.#deps(ms, ms);
     return host.exclusive(async () => {
       const rec: Recovered = { rebuilt: [], lost: [] };
@@ -91,7 +91,7 @@ export class SearchSession implements StateOwner {
           proofStates: answer.sorries.map((s) => s.proofState ?? undefined),
           goals: answer.sorries.map((s) => s.goal),
         };
-        const picked = plan.pick(answer.sorries);
+        const picked = pickSorries(plan, answer.sorries);
         group.sorryIndexes = picked;
         if (picked.length === 0) throw noGoal(req.theorem, answer.messages);
         this.#refuseOver(picked.length);

@@ -16,14 +16,23 @@ import { headerEnd } from '../syntax/header-end.ts';
 import { LineIndex, type LeanPosition } from '../syntax/positions.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
 
+/** Plain data (it crosses from the plan worker, plan-pool.ts). */
 export interface StartPlan {
   header: string;
   /** The command sent. */
   text: string;
   /** Where `text` starts in the content (to move REPL positions back onto the content). */
   origin: LeanPosition;
-  /** Which of the REPL's sorries are states (indexes into its `sorries`). */
-  pick(sorries: readonly ReplSorry[]): number[];
+  /** With a theorem: where in `text` the one `sorry` that is its state is. */
+  sorryAt?: LeanPosition | undefined;
+}
+
+/** Which of the REPL's sorries are states (indexes into its `sorries`): every one with a proof state, or the theorem's. */
+export function pickSorries(plan: StartPlan, sorries: readonly ReplSorry[]): number[] {
+  const at = plan.sorryAt;
+  return sorries.flatMap((s, i) =>
+    typeof s.proofState === 'number' && (!at || (s.pos?.line === at.line && s.pos.column === at.column)) ? [i] : [],
+  );
 }
 
 const PROOF_BY_SORRY = /^by\s+sorry\s*$/;
@@ -39,27 +48,12 @@ export function planStart(
   while (bodyStart < content.length && /\s/.test(content[bodyStart]!)) bodyStart++;
   const header = ignoreImports ? env.imports : content.slice(0, end);
   const body = content.slice(bodyStart);
-  const origin = new LineIndex(content).toLean(bodyStart);
-  if (theorem === undefined) {
-    return {
-      header,
-      text: body,
-      origin,
-      pick: (sorries) => sorries.flatMap((s, i) => (typeof s.proofState === 'number' ? [i] : [])),
-    };
-  }
+  // Only the header's lines are indexed: without a theorem, the work is the header's, not the content's.
+  const origin = new LineIndex(content.slice(0, bodyStart)).toLean(bodyStart);
+  if (theorem === undefined) return { header, text: body, origin };
   const d = findDecl(body, theorem);
   const { text, sorryAt } = statementWithSorry(body, d);
-  const at = new LineIndex(text).toLean(sorryAt);
-  return {
-    header,
-    text,
-    origin,
-    pick: (sorries) =>
-      sorries.flatMap((s, i) =>
-        typeof s.proofState === 'number' && s.pos?.line === at.line && s.pos.column === at.column ? [i] : [],
-      ),
-  };
+  return { header, text, origin, sorryAt: new LineIndex(text).toLean(sorryAt) };
 }
 
 function findDecl(body: string, name: string): SourceDecl {

@@ -32,7 +32,8 @@ export function rawHitCheck(lookupRaw: LookupRaw): (request: FastifyRequest, raw
   return (request, raw) => {
     const tool = (request.params as { tool?: unknown } | undefined)?.tool;
     if (typeof tool !== 'string' || raw === '') return false;
-    const r = lookupRaw(tool, raw);
+    // Looked up already when the hit front read the body (src/server/hit-front.ts).
+    const r = request.rawLookup ?? lookupRaw(tool, raw);
     request.rawLookup = r;
     return r.hit !== undefined;
   };

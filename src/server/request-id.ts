@@ -38,3 +38,15 @@ export function attachRequestId<T extends object>(result: T, id: string): T & { 
     info: { ...(info && typeof info === 'object' ? info : {}), request_id: id },
   };
 }
+
+/**
+ * The log lines' `reqId` (fastify's default form, `req-<base 36 counter>`), one counter shared by
+ * fastify (its `genReqId`) and the hit front (src/server/hit-front.ts), so ids stay unique.
+ */
+export class ReqIds {
+  #n = 0;
+  readonly next = (): string => {
+    this.#n = (this.#n + 1) & 0x7fffffff;
+    return `req-${this.#n.toString(36)}`;
+  };
+}

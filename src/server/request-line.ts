@@ -35,14 +35,23 @@ export function members(fields: LineFields): string {
 
 /** A writer of info lines for `logger`, or undefined when its layout is not the plain one. */
 export function infoLineWriter(logger: Logger): LineWriter | undefined {
+  const write = infoMembersWriter(logger);
+  return write && ((reqId, fields, msg) => write(reqId, members(fields), msg));
+}
+
+/**
+ * The same line from members already written as JSON text (`,"key":value…`), for a caller whose
+ * members are few and known (src/server/request-log.ts, a cache hit's line).
+ */
+export function infoMembersWriter(logger: Logger): ((reqId: string, members: string, msg: string) => void) | undefined {
   if ((logger as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] !== true) return undefined;
   const p = logger as unknown as PinoInternals;
   const level = p[symbols.lsCacheSym][logger.levels.values.info!]!;
   const time = p[symbols.timeSym];
   const stream = p[symbols.streamSym];
-  return (reqId, fields, msg) => {
+  return (reqId, text, msg) => {
     stream.write(
-      `${level}${time()}${p[symbols.chindingsSym]},"reqId":${JSON.stringify(reqId)}${members(fields)},"msg":${JSON.stringify(msg)}}\n`,
+      `${level}${time()}${p[symbols.chindingsSym]},"reqId":${JSON.stringify(reqId)}${text},"msg":${JSON.stringify(msg)}}\n`,
     );
   };
 }

@@ -1,7 +1,50 @@
 /** The one log line per request (method, url, tool, environment, key class, status, timings, cache). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { infoLineWriter, type LineFields } from './request-line.ts';
+import { infoLineWriter, infoMembersWriter, type LineFields } from './request-line.ts';
+
+/** What a cache hit answered outside fastify (src/server/hit-front.ts) logs. */
+export interface HitLine {
+  reqId: string;
+  requestId: string;
+  url: string;
+  tool: string;
+  keyClass: string;
+  totalMs: number;
+}
+
+/**
+ * The request line of a hit answered outside fastify, or undefined when info is off: the same
+ * members, in the same order, as the onResponse hook below writes for a hit (no environment,
+ * no queue time). The daemon's own logger gets them as one template (no generic member loop);
+ * another logger (tests) as fastify's `request.log` would, a child with `reqId`.
+ */
+export function hitLineWriter(logger: Logger): ((h: HitLine) => void) | undefined {
+  if (!logger.isLevelEnabled('info')) return undefined;
+  const write = infoMembersWriter(logger);
+  if (!write) {
+    return (h) =>
+      logger.child({ reqId: h.reqId }).info(
+        {
+          requestId: h.requestId,
+          method: 'POST',
+          url: h.url,
+          tool: h.tool,
+          keyClass: h.keyClass,
+          status: 200,
+          totalMs: h.totalMs,
+          cache: 'hit',
+        },
+        'request',
+      );
+  }
+  return (h) =>
+    write(
+      h.reqId,
+      `,"requestId":${JSON.stringify(h.requestId)},"method":"POST","url":${JSON.stringify(h.url)},"tool":${JSON.stringify(h.tool)},"keyClass":${JSON.stringify(h.keyClass)},"status":200,"totalMs":${h.totalMs},"cache":"hit"`,
+      'request',
+    );
+}
 
 /**
  * Registered only when info is on: the hit path is hot. A callback hook, not an async one: no

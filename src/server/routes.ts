@@ -1,11 +1,13 @@
 /** HTTP routes: tools (current and earlier path form), environments, status; the methods each path allows. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isToolName } from '../contract/tools.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
+import { isToolName, type ToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
 import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
-import type { Pipeline, RunInfo } from './pipeline.ts';
+import { preReadPayload } from './hit-front.ts';
+import type { Pipeline, Prepared, RunInfo } from './pipeline.ts';
+import type { RawKey } from '../cache/result-cache.ts';
 import { attachRequestId, newRequestId, withRequestId } from './request-id.ts';
 import type { SharedLinks } from './shared-links.ts';
 
@@ -41,9 +43,81 @@ function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSi
   return ctrl.signal;
 }
 
-export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+/** A body the hit front already read (src/server/hit-front.ts) is read from what it kept, with its lookup. */
+const preRead: preParsingHookHandler = (request, _reply, payload, done) => {
+  const pre = preReadPayload(request.raw);
+  if (!pre) return done(null, payload);
+  request.rawLookup = pre.lookup;
+  done(null, pre.payload);
+};
+
+/** What a tool request's answer is remembered with for shared links. */
+interface Answering {
+  tool: string;
+  requestId: string;
+  raw: string | undefined;
+  links: SharedLinks | undefined;
+}
+
+/** A cached result: its stored bytes with this request's id spliced in. */
+function sendHit(a: Answering, stored: Buffer, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.svc.cache = 'hit';
+  a.links?.record(a.requestId, {
+    tool: a.tool,
+    caller: request.caller,
+    inputs: a.raw ?? (request.body as object),
+    result: stored,
+    withoutId: true,
+  });
+  return reply
+    .header('x-cache', 'hit')
+    .type('application/json; charset=utf-8')
+    .send(withRequestId(stored, a.requestId));
+}
+
+/** A miss: the tool runs (admission, deadline, Lean), then its result is sent with this request's id. */
+async function runMiss(
+  deps: RouteDeps,
+  a: Answering,
+  prepared: Prepared<ToolName>,
+  rawKey: RawKey | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const result = await deps.pipeline.execute(
+    prepared,
+    {
+      caller: request.caller,
+      log: request.log,
+      signal: clientGoneSignal(request, reply),
+      info: request.svc,
+      inputChars: a.raw?.length,
+      clientAddress: request.ip,
+    },
+    rawKey,
+  );
+  if (request.svc.deadlineSeconds !== undefined)
+    reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
+  // 'hit' here: a shared (cluster) cache answered after the local one missed.
+  reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
+  if (deps.closing()) reply.header('connection', 'close');
+  const answer = attachRequestId(result, a.requestId);
+  if (!a.links) return answer;
+  // Serialised once, here: the same text is sent and remembered for sharing.
+  const text = JSON.stringify(answer);
+  a.links.record(a.requestId, {
+    tool: a.tool,
+    caller: request.caller,
+    inputs: a.raw ?? (request.body as object),
+    result: text,
+  });
+  return reply.type('application/json; charset=utf-8').send(text);
+}
+
+/** The tool routes' handler: authorize, then a cached answer or a run. */
+function toolRunner(deps: RouteDeps) {
   const links = deps.links?.enabled ? deps.links : undefined;
-  const runTool = async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
+  return async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
     const requestId = newRequestId();
     request.svc = { tool, requestId };
     deps.authorize(request);
@@ -55,49 +129,19 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // while the body was read, src/server/hit-path.ts; its JSON was then not parsed).
     const r = request.rawLookup ?? (raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined);
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
-    if ('hit' in prepared) {
-      request.svc.cache = 'hit';
-      const stored = prepared.hit.body;
-      links?.record(requestId, {
-        tool,
-        caller: request.caller,
-        inputs: raw ?? (request.body as object),
-        result: stored,
-        withoutId: true,
-      });
-      return reply
-        .header('x-cache', 'hit')
-        .type('application/json; charset=utf-8')
-        .send(withRequestId(stored, requestId));
-    }
-    const result = await deps.pipeline.execute(
-      prepared.miss,
-      {
-        caller: request.caller,
-        log: request.log,
-        signal: clientGoneSignal(request, reply),
-        info: request.svc,
-        inputChars: raw?.length,
-        clientAddress: request.ip,
-      },
-      r?.rawKey,
-    );
-    if (request.svc.deadlineSeconds !== undefined)
-      reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
-    // 'hit' here: a shared (cluster) cache answered after the local one missed.
-    reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
-    if (deps.closing()) reply.header('connection', 'close');
-    const answer = attachRequestId(result, requestId);
-    if (!links) return answer;
-    // Serialised once, here: the same text is sent and remembered for sharing.
-    const text = JSON.stringify(answer);
-    links.record(requestId, { tool, caller: request.caller, inputs: raw ?? (request.body as object), result: text });
-    return reply.type('application/json; charset=utf-8').send(text);
+    const a = { tool, requestId, raw, links };
+    if ('hit' in prepared) return sendHit(a, prepared.hit.body, request, reply);
+    return runMiss(deps, a, prepared.miss, r?.rawKey, request, reply);
   };
+}
 
-  app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const runTool = toolRunner(deps);
+  app.post<{ Params: { tool: string } }>('/api/v1/:tool', { preParsing: preRead }, (req, reply) =>
+    runTool(req.params.tool, req, reply),
+  );
   // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
-  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) =>
+  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', { preParsing: preRead }, (req, reply) =>
     runTool(req.params.tool, req, reply),
   );
 

@@ -12,6 +12,8 @@ import {
   EXPECTS_MORE,
   HARD_COMMAND_KEYWORDS,
   HASH_COMMANDS,
+  IMPORT_MODIFIERS,
+  IMPORT_OPTIONS,
   IN_PREFIX_COMMANDS,
   MODIFIERS,
   NOTATION_KEYWORDS,
@@ -84,11 +86,10 @@ export function parseHeader(sig: SigTokens): Header {
   for (;;) {
     let j = k;
     const mods: string[] = [];
-    while (j < sig.length && (sig.text[j] === 'public' || sig.text[j] === 'meta' || sig.text[j] === 'private'))
-      mods.push(sig.text[j++]!);
+    while (j < sig.length && IMPORT_MODIFIERS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
     if (sig.text[j] !== 'import') break;
     j++;
-    while (sig.text[j] === 'all' || sig.text[j] === 'runtime') mods.push(sig.text[j++]!);
+    while (j < sig.length && IMPORT_OPTIONS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
     if (j < sig.length && sig.kind[j] === 'ident') {
       h.imports.push({ module: sig.text[j]!, modifiers: mods, span: { start: sig.start[k]!, end: sig.end[j]! } });
       j++;
@@ -283,53 +284,65 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
   // its own opaque span, never the tail of the previous command's body, which an edit would
   // drop with it (issue 23: theorem2sorry lost a trailing unterminated `/--`).
   if (kind === 'error' && text.startsWith('/-') && sig.firstOnLine[k] === true) return true;
-  if (kind === 'doc-comment' || text === '@[' || (kind === 'ident' && MODIFIERS.has(text))) {
-    const j = prefixEnd(s, k);
-    // A doc comment with nothing after it (terminated or not) documents nothing in the previous
-    // command: its own span, so an edit of that command's body never drops it (issue 23).
-    if (j >= sig.length && kind === 'doc-comment' && sig.firstOnLine[k] === true) return true;
-    const w = leadWord(sig, j);
-    if (w === undefined) return false;
-    if (HARD_COMMAND_KEYWORDS.has(w) || HASH_COMMANDS.has(w) || w === 'section' || w === 'namespace') {
-      // `private`/`protected` etc. directly before a field name or constructor belong to the declaration.
-      return true;
-    }
-    // Doc comment before an unknown column-0 command (for example compfiles' `problem`).
-    return (
-      kind === 'doc-comment' &&
-      sig.firstOnLine[j] === true &&
-      sig.col[j] === 0 &&
-      sig.kind[j] === 'ident' &&
-      !CONTINUATION_KEYWORDS.has(sig.text[j]!) &&
-      sig.text[j + 1] !== ':' &&
-      (k === 0 || endsExpression(sig, k - 1))
-    );
-  }
+  if (kind === 'doc-comment' || text === '@[' || (kind === 'ident' && MODIFIERS.has(text))) return prefixStarts(s, k);
   const hw = hashWord(sig, k);
   if (hw)
     return (
       sig.firstOnLine[k] === true && (HASH_COMMANDS.has(hw) || sig.col[k] === 0) && (!cur || sig.col[k]! <= cur.col)
     );
   if (kind !== 'ident') return false;
-  if (HARD_COMMAND_KEYWORDS.has(text)) {
-    const prev = k > 0 ? sig.text[k - 1] : undefined;
-    if (text === 'instance' && prev === 'deriving') return false;
-    if ((text === 'inductive' || text === 'abbrev') && prev === 'class') return false;
-    // A declaration keyword starts a declaration wherever it stands at depth 0: it is a token that
-    // cannot continue a term or tactic, so Lean ends the previous command there
-    // (`theorem t : True := trivial theorem u : True := trivial` is two theorems). Other command
-    // words start one mid-line only right after an `… in` prefix (`open Foo in theorem …`).
-    if (!sig.firstOnLine[k] && prev !== 'in' && !DECL_KEYWORDS.has(text)) return false;
-    if (text === 'deriving') return sig.text[k + 1] === 'instance';
-    if (text === 'inductive' && prev === 'class') return false;
-    if (text === 'end') return sig.firstOnLine[k] === true;
-    return true;
-  }
+  if (HARD_COMMAND_KEYWORDS.has(text)) return keywordStarts(sig, k, text);
   if (!sig.firstOnLine[k]) return false;
   if (SOFT_COMMAND_KEYWORDS.has(text)) {
     return !cur || (sig.col[k]! <= cur.col && !cur.lowTactics);
   }
-  // An unknown word at column 0 after a complete command (or after an `… in` prefix): some command we do not know.
+  return unknownWordStarts(sig, k, text, cur);
+}
+
+/** A doc comment, `@[` or modifier at k: does it begin a command (the word after the prefixes decides)? */
+function prefixStarts(s: Scan, k: number): boolean {
+  const { sig } = s;
+  const kind = sig.kind[k];
+  const j = prefixEnd(s, k);
+  // A doc comment with nothing after it (terminated or not) documents nothing in the previous
+  // command: its own span, so an edit of that command's body never drops it (issue 23).
+  if (j >= sig.length && kind === 'doc-comment' && sig.firstOnLine[k] === true) return true;
+  const w = leadWord(sig, j);
+  if (w === undefined) return false;
+  if (HARD_COMMAND_KEYWORDS.has(w) || HASH_COMMANDS.has(w) || w === 'section' || w === 'namespace') {
+    // `private`/`protected` etc. directly before a field name or constructor belong to the declaration.
+    return true;
+  }
+  // Doc comment before an unknown column-0 command (for example compfiles' `problem`).
+  return (
+    kind === 'doc-comment' &&
+    sig.firstOnLine[j] === true &&
+    sig.col[j] === 0 &&
+    sig.kind[j] === 'ident' &&
+    !CONTINUATION_KEYWORDS.has(sig.text[j]!) &&
+    sig.text[j + 1] !== ':' &&
+    (k === 0 || endsExpression(sig, k - 1))
+  );
+}
+
+/** A command keyword at k (depth 0): does it begin a command here? */
+function keywordStarts(sig: SigTokens, k: number, text: string): boolean {
+  const prev = k > 0 ? sig.text[k - 1] : undefined;
+  if (text === 'instance' && prev === 'deriving') return false;
+  if ((text === 'inductive' || text === 'abbrev') && prev === 'class') return false;
+  // A declaration keyword starts a declaration wherever it stands at depth 0: it is a token that
+  // cannot continue a term or tactic, so Lean ends the previous command there
+  // (`theorem t : True := trivial theorem u : True := trivial` is two theorems). Other command
+  // words start one mid-line only right after an `… in` prefix (`open Foo in theorem …`).
+  if (!sig.firstOnLine[k] && prev !== 'in' && !DECL_KEYWORDS.has(text)) return false;
+  if (text === 'deriving') return sig.text[k + 1] === 'instance';
+  if (text === 'inductive' && prev === 'class') return false;
+  if (text === 'end') return sig.firstOnLine[k] === true;
+  return true;
+}
+
+/** An unknown word at column 0 after a complete command (or after an `… in` prefix): some command we do not know. */
+function unknownWordStarts(sig: SigTokens, k: number, text: string, cur: Current | undefined): boolean {
   if (sig.col[k] !== 0 || CONTINUATION_KEYWORDS.has(text)) return false;
   if (!cur) return true;
   if (cur.inPrefix && sig.text[k - 1] === 'in') return true;
@@ -337,7 +350,11 @@ function startsCommand(s: Scan, k: number, cur: Current | undefined): boolean {
 }
 
 /** `j`: where the keyword after k's prefixes is (prefixEnd when a Scan is at hand: a long run is measured once). */
-function classify(sig: SigTokens, k: number, j = skipDeclPrefix(sig, k)): { kind: CommandKind; keyword: string } {
+export function classify(
+  sig: SigTokens,
+  k: number,
+  j = skipDeclPrefix(sig, k),
+): { kind: CommandKind; keyword: string } {
   if (sig.kind[k] === 'mod-doc') return { kind: 'module-doc', keyword: '/-!' };
   const hw = hashWord(sig, j);
   if (hw) return { kind: 'hash', keyword: hw };
@@ -378,64 +395,76 @@ export function splitCommands(sig: SigTokens, header: Header): Command[] {
   const s: Scan = { sig, depth: depths(sig) };
   const raw: Command[] = [];
   let cur: Current | undefined;
-  let curStart = -1;
-  const close = (endK: number) => {
-    if (curStart < 0 || endK <= curStart) return;
-    const c = classify(sig, curStart, prefixEnd(s, curStart));
-    raw.push({
-      kind: c.kind,
-      keyword: c.keyword,
-      start: sig.start[curStart]!,
-      end: sig.end[endK - 1]!,
-      sigStart: curStart,
-      sigEnd: endK,
-      prefixes: [],
-      ownSigStart: curStart,
-    });
-  };
   // Depth is measured relative to the current command so one unbalanced bracket cannot swallow the file.
   let base = 0;
   for (let k = header.sigEnd; k < sig.length; k++) {
     const depth = s.depth[k]! - base;
     if (cur === undefined || (depth <= 0 && startsCommand(s, k, cur))) {
-      close(k);
-      curStart = k;
+      if (cur) pushCommand(s, raw, cur.start, k);
       base = s.depth[k]!;
-      const c = classify(sig, k, prefixEnd(s, k));
-      cur = {
-        start: k,
-        col: sig.col[k]!,
-        lowTactics: false,
-        isDecl: c.kind === 'declaration',
-        inPrefix: IN_PREFIX_COMMANDS.has(c.keyword),
-        openNotation: c.kind === 'notation',
-      };
+      const opened = openCommand(s, k);
+      cur = opened;
       // Continue after the keyword, so `private theorem` or `/-- doc -/ def` stay one command.
-      const kw = prefixEnd(s, k);
-      if (kw > k && kw < sig.length) k = c.keyword.startsWith('class ') ? kw + 1 : kw;
-      else if (c.keyword.startsWith('class ')) k++;
+      k = opened.resumeAt;
       continue;
     }
-    if (depth < 0) {
-      // Unbalanced closer: re-anchor.
-      base = s.depth[k]!;
-    }
-    if (cur.openNotation && depth === 0 && (sig.text[k] === '=>' || sig.text[k] === ':=')) cur.openNotation = false;
-    // `by`, `do` or `:=` ending a line, with the block below at or left of the command's column:
-    // column-0 words are tactics / do-elements / term lines of this command, not new commands.
-    const t = sig.text[k];
-    if (
-      (t === 'by' || t === 'do' || t === ':=') &&
-      depth === 0 &&
-      k + 1 < sig.length &&
-      sig.firstOnLine[k + 1] &&
-      sig.col[k + 1]! <= cur.col
-    ) {
-      cur.lowTactics = true;
-    }
+    // Unbalanced closer: re-anchor.
+    if (depth < 0) base = s.depth[k]!;
+    noteToken(sig, k, depth, cur);
   }
-  close(sig.length);
+  if (cur) pushCommand(s, raw, cur.start, sig.length);
   return gluePrefixes(sig, raw);
+}
+
+/** The command of significant tokens [from, endK), classified. */
+function pushCommand(s: Scan, raw: Command[], from: number, endK: number): void {
+  const { sig } = s;
+  if (endK <= from) return;
+  const c = classify(sig, from, prefixEnd(s, from));
+  raw.push({
+    kind: c.kind,
+    keyword: c.keyword,
+    start: sig.start[from]!,
+    end: sig.end[endK - 1]!,
+    sigStart: from,
+    sigEnd: endK,
+    prefixes: [],
+    ownSigStart: from,
+  });
+}
+
+/** The state of a command starting at k, and the last token of its keyword (the split goes on after it). */
+function openCommand(s: Scan, k: number): Current & { resumeAt: number } {
+  const { sig } = s;
+  const kw = prefixEnd(s, k);
+  const c = classify(sig, k, kw);
+  const twoWords = c.keyword.startsWith('class ');
+  return {
+    start: k,
+    col: sig.col[k]!,
+    lowTactics: false,
+    isDecl: c.kind === 'declaration',
+    inPrefix: IN_PREFIX_COMMANDS.has(c.keyword),
+    openNotation: c.kind === 'notation',
+    resumeAt: kw > k && kw < sig.length ? (twoWords ? kw + 1 : kw) : twoWords ? k + 1 : k,
+  };
+}
+
+/** What a token inside the current command tells about the lines after it. */
+function noteToken(sig: SigTokens, k: number, depth: number, cur: Current): void {
+  const t = sig.text[k];
+  if (cur.openNotation && depth === 0 && (t === '=>' || t === ':=')) cur.openNotation = false;
+  // `by`, `do` or `:=` ending a line, with the block below at or left of the command's column:
+  // column-0 words are tactics / do-elements / term lines of this command, not new commands.
+  if (
+    (t === 'by' || t === 'do' || t === ':=') &&
+    depth === 0 &&
+    k + 1 < sig.length &&
+    sig.firstOnLine[k + 1] &&
+    sig.col[k + 1]! <= cur.col
+  ) {
+    cur.lowTactics = true;
+  }
 }
 
 /** Fold `open … in` / `set_option … in` (etc.) commands into the command they prefix. */

@@ -104,17 +104,23 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
   const end = cmd.sigEnd;
   const kw = skipDeclPrefix(sig, from);
   if (kw >= end) return undefined;
+  const modifiers = parseModifiers(sig, from, kw);
+  const head = parseKeyword(sig, kw);
+  const named = parseName(sig, head.keyword, skipInstancePriority(sig, head.keyword, head.next, end), end);
+  const structural = STRUCTURAL.has(head.kind);
+  const body = findBody(sig, named.next, end, structural);
+  const { trailing, bodyEndK } = trailingClauses(sig, body, end, structural);
+  return assemble(sig, { from, modifiers, head, named, body, trailing, bodyEndK });
+}
 
+/** Doc comment, attributes `@[…]` and modifier words in the tokens [from, kw) before the keyword. */
+function parseModifiers(sig: SigTokens, from: number, kw: number): Modifiers {
   const modifiers: Modifiers = { docComment: undefined, attributes: [], visibility: undefined, words: [] };
   for (let j = from; j < kw; j++) {
     if (sig.kind[j] === 'doc-comment') modifiers.docComment = { start: sig.start[j]!, end: sig.end[j]! };
     else if (sig.text[j] === '@[') {
-      let depth = 0;
       const s0 = j;
-      for (; j < kw; j++) {
-        if (isOpener(sig, j)) depth++;
-        else if (isCloser(sig, j) && --depth === 0) break;
-      }
+      j = bracketClose(sig, j, kw);
       modifiers.attributes.push({ start: sig.start[s0]!, end: sig.end[Math.min(j, kw - 1)]! });
     } else if (sig.kind[j] === 'ident' && MODIFIERS.has(sig.text[j]!)) {
       const w = sig.text[j]!;
@@ -122,148 +128,174 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
       if (w === 'private' || w === 'protected' || w === 'public') modifiers.visibility = w;
     }
   }
+  return modifiers;
+}
 
+/** The token closing the bracket opened at `open` (or `end` when it does not close before it). */
+function bracketClose(sig: SigTokens, open: number, end: number): number {
+  let depth = 0;
+  let j = open;
+  for (; j < end; j++) {
+    if (isOpener(sig, j)) depth++;
+    else if (isCloser(sig, j) && --depth === 0) break;
+  }
+  return j;
+}
+
+interface KeywordPart {
+  keyword: string;
+  keywordSpan: Span;
+  kind: DeclKind;
+  /** The first token after the keyword. */
+  next: number;
+}
+
+/** The declaration keyword at `kw`, two words for `class inductive` / `class abbrev`. */
+function parseKeyword(sig: SigTokens, kw: number): KeywordPart {
   let keyword = sig.text[kw]!;
   let k = kw + 1;
   if (keyword === 'class' && (sig.text[k] === 'inductive' || sig.text[k] === 'abbrev'))
     keyword = `class ${sig.text[k++]}`;
-  const keywordSpan = { start: sig.start[kw]!, end: sig.end[k - 1]! };
-  const kind = KIND_OF[keyword] ?? 'unknown';
+  return {
+    keyword,
+    keywordSpan: { start: sig.start[kw]!, end: sig.end[k - 1]! },
+    kind: KIND_OF[keyword] ?? 'unknown',
+    next: k,
+  };
+}
 
-  // instance: optional `(priority := p)` before the optional name.
-  if (keyword === 'instance' && sig.text[k] === '(' && sig.text[k + 1] === 'priority') {
-    let depth = 0;
-    for (; k < end; k++) {
-      if (isOpener(sig, k)) depth++;
-      else if (isCloser(sig, k) && --depth === 0) {
-        k++;
-        break;
-      }
-    }
-  }
-  let name: string | undefined;
-  let nameSpan: Span | undefined;
-  if (
-    keyword !== 'example' &&
-    k < end &&
-    sig.kind[k] === 'ident' &&
-    !['where', ':=', 'extends'].includes(sig.text[k]!)
-  ) {
-    name = sig.text[k];
-    nameSpan = { start: sig.start[k]!, end: sig.end[k]! };
-    k++;
-    // Universe parameters `.{u, v}` directly after the name.
-    if (sig.text[k] === '.{') {
-      while (k < end && sig.text[k] !== '}') k++;
-      if (k < end) k++;
-    }
-  }
-  const sigStartK = k;
+/** Past an instance's optional `(priority := p)`, which comes before its optional name. */
+function skipInstancePriority(sig: SigTokens, keyword: string, k: number, end: number): number {
+  if (keyword !== 'instance' || sig.text[k] !== '(' || sig.text[k + 1] !== 'priority') return k;
+  const close = bracketClose(sig, k, end);
+  return close < end ? close + 1 : end;
+}
 
-  // Find where the body begins.
-  const structural = kind === 'structure' || kind === 'class' || kind === 'inductive' || kind === 'class inductive';
+interface NamePart {
+  name: string | undefined;
+  nameSpan: Span | undefined;
+  /** The first token of the signature (after the name and its universe parameters). */
+  next: number;
+}
+
+/** The declared name at `k` (none for `example` and anonymous instances), with universe parameters `.{u, v}`. */
+function parseName(sig: SigTokens, keyword: string, k: number, end: number): NamePart {
+  const named =
+    keyword !== 'example' && k < end && sig.kind[k] === 'ident' && !['where', ':=', 'extends'].includes(sig.text[k]!);
+  if (!named) return { name: undefined, nameSpan: undefined, next: k };
+  let next = k + 1;
+  if (sig.text[next] === '.{') {
+    while (next < end && sig.text[next] !== '}') next++;
+    if (next < end) next++;
+  }
+  return { name: sig.text[k], nameSpan: { start: sig.start[k]!, end: sig.end[k]! }, next };
+}
+
+const STRUCTURAL = new Set<DeclKind>(['structure', 'class', 'inductive', 'class inductive']);
+
+interface BodyStart {
+  /** The first token of the signature. */
+  sigStartK: number;
+  /** The first token of the body (-1: none). */
+  bodyK: number;
+  form: BodyForm;
+  assignSpan: Span | undefined;
+}
+
+/**
+ * Where the body begins, from the signature's first token `k`: the declaration's own `:=` (after those
+ * of `let`-like binders in the signature), a `where`, or the first `|` of equations at depth 0.
+ */
+function findBody(sig: SigTokens, sigStartK: number, end: number, structural: boolean): BodyStart {
   let depth = 0;
   let pendingLets = 0;
   let sawMatch = false;
-  let bodyK = -1;
-  let form: BodyForm = 'none';
-  let assignSpan: Span | undefined;
-  for (; k < end; k++) {
+  const found = (bodyK: number, form: BodyForm, assignSpan?: Span): BodyStart => ({
+    sigStartK,
+    bodyK: bodyK >= end ? -1 : bodyK,
+    form,
+    assignSpan,
+  });
+  for (let k = sigStartK; k < end; k++) {
     const t = sig.text[k]!;
-    if (isOpener(sig, k)) {
-      depth++;
-      continue;
-    }
-    if (isCloser(sig, k)) {
-      depth = Math.max(0, depth - 1);
-      continue;
-    }
-    if (depth > 0) continue;
-    if (sig.kind[k] === 'ident' && LET_LIKE.has(t)) {
-      pendingLets++;
-      continue;
-    }
-    if (t === 'match' || t === 'fun' || t === 'λ') {
-      sawMatch = true;
-      continue;
-    }
-    if (t === ':=') {
-      if (pendingLets > 0) {
-        pendingLets--;
-        continue;
-      }
-      assignSpan = { start: sig.start[k]!, end: sig.end[k]! };
-      bodyK = k + 1;
-      form = sig.text[k + 1] === 'by' ? 'tactic' : 'term';
-      break;
-    }
-    if (t === 'where') {
-      bodyK = k;
-      form = 'where';
-      break;
-    }
-    if (
-      t === '|' &&
-      !sawMatch &&
-      sig.kind[k] === 'symbol' &&
-      (structural || (sig.firstOnLine[k] && lineHasArrow(sig, k, end)))
-    ) {
-      bodyK = k;
-      form = 'equations';
-      break;
-    }
+    if (isOpener(sig, k)) depth++;
+    else if (isCloser(sig, k)) depth = Math.max(0, depth - 1);
+    else if (depth > 0) continue;
+    else if (sig.kind[k] === 'ident' && LET_LIKE.has(t)) pendingLets++;
+    else if (t === 'match' || t === 'fun' || t === 'λ') sawMatch = true;
+    else if (t === ':=' && pendingLets > 0) pendingLets--;
+    else if (t === ':=')
+      return found(k + 1, sig.text[k + 1] === 'by' ? 'tactic' : 'term', { start: sig.start[k]!, end: sig.end[k]! });
+    else if (t === 'where') return found(k, 'where');
+    else if (t === '|' && !sawMatch && sig.kind[k] === 'symbol' && (structural || startsEquation(sig, k, end)))
+      return found(k, 'equations');
   }
-  if (bodyK >= 0 && bodyK >= end) bodyK = -1;
+  return { sigStartK, bodyK: -1, form: 'none', assignSpan: undefined };
+}
 
-  // Trailing clauses: depth-0 keywords after the body begins.
+const startsEquation = (sig: SigTokens, k: number, end: number) => sig.firstOnLine[k] && lineHasArrow(sig, k, end);
+
+/** Trailing clauses (`termination_by`, `decreasing_by`, `where`, `deriving`): depth-0 keywords after the body begins. */
+function trailingClauses(
+  sig: SigTokens,
+  body: BodyStart,
+  end: number,
+  structural: boolean,
+): { trailing: Declaration['trailing']; bodyEndK: number } {
   const trailing: Declaration['trailing'] = [];
   let bodyEndK = end;
-  if (bodyK >= 0) {
-    depth = 0;
-    // For `where` bodies (structure instances), a later `where` is not a clause of this body.
-    const scanFrom = form === 'where' ? bodyK + 1 : bodyK;
-    for (let j = scanFrom; j < end; j++) {
-      if (isOpener(sig, j)) {
-        depth++;
-        continue;
-      }
-      if (isCloser(sig, j)) {
-        depth = Math.max(0, depth - 1);
-        continue;
-      }
-      if (depth > 0 || sig.kind[j] !== 'ident' || !TRAILING.has(sig.text[j]!)) continue;
-      if (structural && sig.text[j] === 'where') continue;
+  if (body.bodyK < 0) return { trailing, bodyEndK };
+  let depth = 0;
+  // For `where` bodies (structure instances), a later `where` is not a clause of this body.
+  const scanFrom = body.form === 'where' ? body.bodyK + 1 : body.bodyK;
+  for (let j = scanFrom; j < end; j++) {
+    if (isOpener(sig, j)) depth++;
+    else if (isCloser(sig, j)) depth = Math.max(0, depth - 1);
+    else if (depth > 0 || sig.kind[j] !== 'ident' || !TRAILING.has(sig.text[j]!)) continue;
+    else if (structural && sig.text[j] === 'where') continue;
+    else {
       if (trailing.length === 0) bodyEndK = j;
       // The previous clause runs up to this one.
-      if (trailing.length > 0) trailing[trailing.length - 1]!.span.end = sig.end[j - 1]!;
+      else trailing[trailing.length - 1]!.span.end = sig.end[j - 1]!;
       trailing.push({ keyword: sig.text[j]!, span: { start: sig.start[j]!, end: sig.end[end - 1]! } });
     }
   }
+  return { trailing, bodyEndK };
+}
 
-  const cmdStart = sig.start[from]!;
-  const bodyStartOffset = bodyK >= 0 ? sig.start[bodyK]! : undefined;
+interface Parts {
+  from: number;
+  modifiers: Modifiers;
+  head: KeywordPart;
+  named: NamePart;
+  body: BodyStart;
+  trailing: Declaration['trailing'];
+  bodyEndK: number;
+}
+
+/** The declaration's spans from the token indices its parts found. */
+function assemble(sig: SigTokens, p: Parts): Declaration {
+  const { head, named, body, bodyEndK } = p;
+  const { bodyK, sigStartK, assignSpan } = body;
   const sigEndK = assignSpan ? bodyK - 1 : bodyK >= 0 ? bodyK : bodyEndK;
+  const after = named.nameSpan?.end ?? head.keywordSpan.end;
   const signatureSpan =
-    sigEndK > sigStartK
-      ? { start: sig.start[sigStartK]!, end: sig.end[sigEndK - 1]! }
-      : { start: nameSpan?.end ?? keywordSpan.end, end: nameSpan?.end ?? keywordSpan.end };
-  const headerEnd = sigEndK > from ? sig.end[sigEndK - 1]! : keywordSpan.end;
+    sigEndK > sigStartK ? { start: sig.start[sigStartK]!, end: sig.end[sigEndK - 1]! } : { start: after, end: after };
+  const headerEnd = sigEndK > p.from ? sig.end[sigEndK - 1]! : head.keywordSpan.end;
+  const hasBody = bodyK >= 0 && bodyEndK > bodyK;
   return {
-    kind,
-    keyword,
-    keywordSpan,
-    name,
-    nameSpan,
-    modifiers,
-    headerSpan: { start: cmdStart, end: headerEnd },
+    kind: head.kind,
+    keyword: head.keyword,
+    keywordSpan: head.keywordSpan,
+    name: named.name,
+    nameSpan: named.nameSpan,
+    modifiers: p.modifiers,
+    headerSpan: { start: sig.start[p.from]!, end: headerEnd },
     signatureSpan,
     assignSpan,
-    bodySpan:
-      bodyStartOffset !== undefined && bodyEndK > bodyK
-        ? { start: bodyStartOffset, end: sig.end[bodyEndK - 1]! }
-        : undefined,
-    bodyForm: bodyK >= 0 && bodyEndK > bodyK ? form : 'none',
-    bodySig: bodyK >= 0 && bodyEndK > bodyK ? [bodyK, bodyEndK] : undefined,
-    trailing,
+    bodySpan: hasBody ? { start: sig.start[bodyK]!, end: sig.end[bodyEndK - 1]! } : undefined,
+    bodyForm: hasBody ? body.form : 'none',
+    bodySig: hasBody ? [bodyK, bodyEndK] : undefined,
+    trailing: p.trailing,
   };
 }

@@ -76,6 +76,13 @@ export const HARD_COMMAND_KEYWORDS = new Set([
   'scoped[',
 ]);
 
+/**
+ * Modifiers (and attribute words: `@[local simp]`, `@[scoped instance]`) that tie a command's effect to the
+ * section or namespace it stands in [lean4 v4.28.0: src/Lean/Parser/Term.lean, `attrKind := leading_parser
+ * optional («scoped» <|> «local»)`].
+ */
+export const SCOPE_MODIFIERS = new Set(['local', 'scoped']);
+
 /** Declaration modifiers, in any order here (Lean fixes an order; we only need to skip them). */
 export const MODIFIERS = new Set([
   'private',
@@ -86,8 +93,7 @@ export const MODIFIERS = new Set([
   'partial',
   'nonrec',
   'meta',
-  'local',
-  'scoped',
+  ...SCOPE_MODIFIERS,
 ]);
 
 /** Commands that may prefix another command with `in`. */
@@ -147,15 +153,16 @@ export const EXPECTS_MORE = new Set([
   'obtain',
 ]);
 
+/**
+ * `#` commands that elaborate or evaluate what follows them and add nothing to the file's scope: where a
+ * heartbeat budget matters, and a `set_option … in` around them changes nothing else.
+ */
+export const ELABORATING_HASH_COMMANDS = new Set(['#check', '#eval', '#eval!', '#reduce', '#synth', '#print']);
+
 /** Known `#` commands (any `#word` at column 0 counts too). */
 export const HASH_COMMANDS = new Set([
-  '#check',
+  ...ELABORATING_HASH_COMMANDS,
   '#check_failure',
-  '#eval',
-  '#eval!',
-  '#reduce',
-  '#synth',
-  '#print',
   '#exit',
   '#where',
   '#version',
@@ -187,8 +194,18 @@ export const HASH_COMMANDS = new Set([
   '#explode',
   '#html',
   '#widget',
-  '#exit',
 ]);
+
+/**
+ * The header's words [lean4 v4.28.0: src/Lean/Parser/Module.lean, `header := optional "module" >> optional "prelude"
+ * >> many import`, `import := optional "public" >> optional "meta" >> "import " >> optional "all" >> ident`]: the
+ * statements that stand alone, the words before `import`, and those between it and the module name.
+ */
+export const HEADER_STATEMENTS = new Set(['module', 'prelude']);
+export const IMPORT_MODIFIERS = new Set(['public', 'meta', 'private']);
+export const IMPORT_OPTIONS = new Set(['all', 'runtime']);
+/** Every word of an import statement but its module name. */
+export const IMPORT_KEYWORDS = new Set([...IMPORT_MODIFIERS, 'import', ...IMPORT_OPTIONS]);
 
 export const OPENERS: Record<string, string> = {
   '(': ')',

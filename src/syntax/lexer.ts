@@ -105,373 +105,419 @@ export function lex(src: string): Token[] {
  * tokens are stored: the text between two of them is exactly trivia, so nothing is lost.
  */
 export function scan(src: string, keepTrivia = false): Scanned {
-  const kinds: TokenKind[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
-  const n = src.length;
-  let i = 0;
-  let line = 0;
-  let lineStart = 0;
-  let sawNewline = true;
-  let interpBudget = 2 * n + (1 << 16);
+  return new Lexer(src, keepTrivia).run();
+}
 
-  const countLines = (from: number, to: number, trivia: boolean) => {
-    for (let j = from; j < to; j++) {
-      if (src.charCodeAt(j) === 10) {
-        line++;
-        lineStart = j + 1;
-        if (trivia) sawNewline = true;
-      }
+// ---- Where a token ends: pure functions of the text, each for one token shape. ----
+
+/** The code point at `at` (0 past the end). */
+function cp(src: string, at: number): number {
+  const c = src.charCodeAt(at);
+  return c >= 0xd800 && c <= 0xdbff ? (src.codePointAt(at) ?? 0) : c || 0;
+}
+const width = (c: number) => (c > 0xffff ? 2 : 1);
+
+/** Whether an identifier part (a letter-like first character or a `«`) starts with code point `c`. */
+const startsIdent = (c: number) => isIdFirst(c) || c === 0xab; /* « */
+
+/** End of the run of identifier characters after a first one at `at`. */
+function idRestEnd(src: string, at: number): number {
+  const n = src.length;
+  let j = at + width(cp(src, at));
+  while (j < n) {
+    const d = src.charCodeAt(j);
+    if (d < 128) {
+      if (!isIdRest(d)) break;
+      j++;
+      continue;
     }
-  };
-  const push = (kind: TokenKind, start: number, end: number) => {
-    if (kind === 'ws' || kind === 'line-comment' || kind === 'block-comment') {
-      if (keepTrivia) {
-        kinds.push(kind);
-        starts.push(start);
-        ends.push(end);
-      }
-      if (kind !== 'line-comment') countLines(start, end, true);
-      return;
+    const e = cp(src, j);
+    if (!isIdRest(e)) break;
+    j += width(e);
+  }
+  return j;
+}
+
+/** End of an identifier starting at `at`, or `at` when none starts there (an unterminated `«`). */
+function identEnd(src: string, at: number): number {
+  let j = at;
+  for (;;) {
+    const c = cp(src, j);
+    if (c === 0xab /* « */) {
+      const close = src.indexOf('»', j + 1);
+      if (close < 0) return j; // unterminated: not an identifier part
+      j = close + 1;
+    } else if (isIdFirst(c)) j = idRestEnd(src, j);
+    else return j;
+    // A dot continues the name only before another identifier part.
+    if (src.charCodeAt(j) !== 46 || j + 1 >= src.length || !startsIdent(cp(src, j + 1))) return j;
+    j++;
+  }
+}
+
+/** End of a nested block comment starting at `at` (`/-`); -1 when unterminated. */
+function blockEnd(src: string, at: number): number {
+  const n = src.length;
+  let depth = 1;
+  let j = at + 2;
+  while (j < n) {
+    const c = src.charCodeAt(j);
+    if (c === 47 /* / */ && src.charCodeAt(j + 1) === 45 /* - */) {
+      depth++;
+      j += 2;
+    } else if (c === 45 && src.charCodeAt(j + 1) === 47) {
+      depth--;
+      j += 2;
+      if (depth === 0) return j;
+    } else {
+      j++;
     }
-    if (keepTrivia) {
-      kinds.push(kind);
-      starts.push(start);
-      ends.push(end);
+  }
+  return -1;
+}
+
+/** The kind of the comment opening at `at` (`/-`): doc comment `/--`, module doc `/-!`, or plain. */
+function blockKind(src: string, at: number): TokenKind {
+  const third = src.charCodeAt(at + 2);
+  if (third === 45 /* - */ && src.charCodeAt(at + 3) !== 47) return 'doc-comment';
+  return third === 33 /* ! */ ? 'mod-doc' : 'block-comment';
+}
+
+/** End of a plain string starting at `at` (the quote); -1 when unterminated. */
+function plainStringEnd(src: string, at: number): number {
+  const n = src.length;
+  let j = at + 1;
+  while (j < n) {
+    const c = src.charCodeAt(j);
+    if (c === 92 /* \ */) j += 2;
+    else if (c === 34 /* " */) return j + 1;
+    else j++;
+  }
+  return -1;
+}
+
+/** What is left of the steps interpolated strings may take, shared by one whole scan. */
+interface Budget {
+  left: number;
+}
+
+/**
+ * End of an interpolated string starting at `at` (the quote), or -1 when it does not close.
+ * `{ term }` parts may hold nested strings, to any depth: an explicit stack of brace depths
+ * (one entry per open `{` part) instead of recursion, so nesting costs no call stack.
+ * Every step draws on `budget`, shared by the whole scan: a string that never closes
+ * is scanned to the end of input, and many of them (`x!"{a"` repeated) would make the lexer
+ * quadratic; once the budget (twice the input plus a constant, far above what real files
+ * use) is spent, interpolated strings are read as plain strings, which is linear.
+ */
+function interpStringEnd(src: string, at: number, budget: Budget): number {
+  // Open frames, innermost last: a positive entry is a `{ term }` part (its count of unclosed `{`),
+  // 0 marks a string nested in a term. The outermost string has no entry.
+  const braces: number[] = [];
+  const n = src.length;
+  let inString = true;
+  let j = at + 1;
+  while (j < n) {
+    if (--budget.left < 0) return -1;
+    const c = src.charCodeAt(j);
+    if (inString) {
+      if (c === 92 /* \ */) j += 2;
+      else if (c === 34 /* " */) {
+        j++;
+        if (braces.length === 0) return j;
+        braces.pop(); // the nested string's marker: back in the enclosing `{ term }`
+        inString = false;
+      } else if (c === 123 /* { */) {
+        braces.push(1);
+        inString = false;
+        j++;
+      } else j++;
+      continue;
     }
-    sig.text.push(src.slice(start, end));
+    inString = termStep(braces, c);
+    j++;
+  }
+  return -1;
+}
+
+/** One character `c` inside a `{ term }` part (`braces` non-empty): whether it enters a string. */
+function termStep(braces: number[], c: number): boolean {
+  const top = braces.length - 1;
+  if (c === 123 /* { */) braces[top]!++;
+  else if (c === 125 /* } */) {
+    if (--braces[top]! === 0) {
+      braces.pop();
+      return true;
+    }
+  } else if (c === 34 /* " */) {
+    // A string inside the term: its own text until its quote (or its own `{` parts).
+    braces.push(0);
+    return true;
+  }
+  return false;
+}
+
+/** A character literal `'x'` / `'\n'` / `'\u2200'` at `at`; -1 if the text is not one. */
+function charEnd(src: string, at: number): number {
+  let j = at + 1;
+  if (j >= src.length) return -1;
+  if (src.charCodeAt(j) === 92) {
+    const e = src.charCodeAt(j + 1);
+    if (e === 120 /* x */) j += 4;
+    else if (e === 117 /* u */) j += 6;
+    else j += 2;
+  } else {
+    const c = cp(src, j);
+    if (c === 10) return -1;
+    j += width(c);
+  }
+  return src.charCodeAt(j) === 39 ? j + 1 : -1;
+}
+
+/** End of a number literal at `at`: `0x…`/`0b…`/`0o…`, or decimal with `_` separators, fraction, exponent. */
+function numberEnd(src: string, at: number): number {
+  const n = src.length;
+  let j = at;
+  const c1 = src.charCodeAt(j + 1) | 0x20;
+  if (src.charCodeAt(j) === 48 && (c1 === 120 || c1 === 98 || c1 === 111)) {
+    // 0x / 0b / 0o
+    j += 2;
+    while (j < n && (isHexDigit(src.charCodeAt(j)) || src.charCodeAt(j) === 95)) j++;
+    return j;
+  }
+  while (j < n && (isDigit(src.charCodeAt(j)) || (src.charCodeAt(j) === 95 && isDigit(src.charCodeAt(j + 1))))) j++;
+  if (src.charCodeAt(j) === 46 && isDigit(src.charCodeAt(j + 1))) j = digitsEnd(src, j + 1);
+  const e = src.charCodeAt(j);
+  if (e === 101 || e === 69 /* e E */) {
+    const s = src.charCodeAt(j + 1);
+    const k = s === 43 || s === 45 ? j + 2 : j + 1;
+    if (isDigit(src.charCodeAt(k))) j = digitsEnd(src, k);
+  }
+  return j;
+}
+
+/** End of the run of decimal digits from `at`. */
+function digitsEnd(src: string, at: number): number {
+  let j = at;
+  while (j < src.length && isDigit(src.charCodeAt(j))) j++;
+  return j;
+}
+
+/** End of the symbol at `at`: the longest multi-unit symbol there, else one character. */
+function symbolEnd(src: string, at: number, c: number): number {
+  const candidates = c < 128 ? SYMBOLS_BY_LEAD[c] : undefined;
+  if (candidates) for (const s of candidates) if (src.startsWith(s, at)) return at + s.length;
+  return at + width(cp(src, at));
+}
+
+/**
+ * The scan's state and its scanners: `step` looks at the character at `i` and hands over
+ * to the one scanner for the token starting there, which records it and moves `i` past it.
+ * A scanner that finds no token of its shape (`'` not closing a char, `.` not a field, `r`
+ * not a raw string…) answers false and the dispatch goes on to the next one.
+ */
+class Lexer {
+  readonly kinds: TokenKind[] = [];
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  readonly sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
+  readonly n: number;
+  readonly budget: Budget;
+  i = 0;
+  line = 0;
+  lineStart = 0;
+  sawNewline = true;
+
+  constructor(
+    readonly src: string,
+    readonly keepTrivia: boolean,
+  ) {
+    this.n = src.length;
+    this.budget = { left: 2 * src.length + (1 << 16) };
+  }
+
+  run(): Scanned {
+    while (this.i < this.n) this.step(this.src.charCodeAt(this.i));
+    this.sig.length = this.sig.text.length;
+    return { kinds: this.kinds, starts: this.starts, ends: this.ends, sig: this.sig };
+  }
+
+  /** One token from `i`, whose first UTF-16 unit is `c`. */
+  step(c: number): void {
+    if (c === 32 || c === 10 || isWhitespace(c)) return this.whitespace();
+    const next = this.src.charCodeAt(this.i + 1);
+    if (c === 45 /* - */ && next === 45) return this.lineComment();
+    if (c === 47 /* / */ && next === 45) return this.blockComment();
+    if (c === 34 /* " */) return this.string();
+    if (isDigit(c)) return this.token('number', numberEnd(this.src, this.i));
+    if (c === 39 /* ' */ && next !== 39 && this.char()) return;
+    if (c === 46 /* . */ && this.field()) return;
+    if (c === 96 /* ` */ && this.nameLiteral()) return;
+    if (c === 114 /* r */ && this.rawString()) return;
+    if (this.identifier()) return;
+    this.token('symbol', symbolEnd(this.src, this.i, c));
+  }
+
+  // ---- Recording a token and moving past it. ----
+
+  /** A significant token from `i` to `end`, with its line, column and whether it opens its line. */
+  token(kind: TokenKind, end: number): void {
+    const { sig, i: start } = this;
+    if (this.keepTrivia) this.keep(kind, start, end);
+    sig.text.push(this.src.slice(start, end));
     sig.kind.push(kind);
     sig.start.push(start);
     sig.end.push(end);
-    sig.line.push(line);
-    sig.col.push(start - lineStart);
-    sig.firstOnLine.push(sawNewline);
-    sawNewline = false;
+    sig.line.push(this.line);
+    sig.col.push(start - this.lineStart);
+    sig.firstOnLine.push(this.sawNewline);
+    this.sawNewline = false;
+    // The kinds that may span lines (a trailing newline of a line comment is not part of it).
     if (kind === 'string' || kind === 'doc-comment' || kind === 'mod-doc' || kind === 'raw-string' || kind === 'error')
-      countLines(start, end, false);
-  };
+      this.countLines(start, end, false);
+    this.i = end;
+  }
 
-  const cp = (at: number) => {
-    const c = src.charCodeAt(at);
-    return c >= 0xd800 && c <= 0xdbff ? (src.codePointAt(at) ?? 0) : c || 0;
-  };
-  const width = (c: number) => (c > 0xffff ? 2 : 1);
+  /** A comment from `i` to `end`: trivia, kept only with `keepTrivia`. */
+  comment(kind: 'line-comment' | 'block-comment', end: number): void {
+    if (this.keepTrivia) this.keep(kind, this.i, end);
+    if (kind === 'block-comment') this.countLines(this.i, end, true);
+    this.i = end;
+  }
 
-  /** End of a `«…»` part starting at `at` (which is «), or -1 when unterminated. */
-  const guillemetEnd = (at: number) => {
-    const close = src.indexOf('»', at + 1);
-    return close < 0 ? -1 : close + 1;
-  };
+  keep(kind: TokenKind, start: number, end: number): void {
+    this.kinds.push(kind);
+    this.starts.push(start);
+    this.ends.push(end);
+  }
 
-  /** End of an identifier starting at `at`, or `at` when none starts there. */
-  const identEnd = (at: number): number => {
-    let j = at;
-    for (;;) {
-      const c = cp(j);
-      if (c === 0xab /* « */) {
-        const e = guillemetEnd(j);
-        if (e < 0) return j === at ? at : j; // unterminated: not an identifier part
-        j = e;
-      } else if (isIdFirst(c)) {
-        j += width(c);
-        while (j < n) {
-          const d = src.charCodeAt(j);
-          if (d < 128) {
-            if (!isIdRest(d)) break;
-            j++;
-            continue;
-          }
-          const e = cp(j);
-          if (!isIdRest(e)) break;
-          j += width(e);
-        }
-      } else {
-        return j;
-      }
-      // A dot continues the name only before another identifier part.
-      if (src.charCodeAt(j) === 46 && j + 1 < n) {
-        const next = cp(j + 1);
-        if (isIdFirst(next) || next === 0xab) {
-          j++;
-          continue;
-        }
-      }
-      return j;
-    }
-  };
-
-  /** End of a nested block comment starting at `at` (`/-`); -1 when unterminated. */
-  const blockEnd = (at: number): number => {
-    let depth = 1;
-    let j = at + 2;
-    while (j < n) {
-      const c = src.charCodeAt(j);
-      if (c === 47 /* / */ && src.charCodeAt(j + 1) === 45 /* - */) {
-        depth++;
-        j += 2;
-      } else if (c === 45 && src.charCodeAt(j + 1) === 47) {
-        depth--;
-        j += 2;
-        if (depth === 0) return j;
-      } else {
-        j++;
+  /** Advance the line count over newlines in [from, to); a newline in trivia makes the next token first on its line. */
+  countLines(from: number, to: number, trivia: boolean): void {
+    const { src } = this;
+    for (let j = from; j < to; j++) {
+      if (src.charCodeAt(j) === 10) {
+        this.line++;
+        this.lineStart = j + 1;
+        if (trivia) this.sawNewline = true;
       }
     }
-    return -1;
-  };
+  }
 
-  /** End of a plain string starting at `at` (the quote); -1 when unterminated. */
-  const plainStringEnd = (at: number): number => {
-    let j = at + 1;
-    while (j < n) {
-      const c = src.charCodeAt(j);
-      if (c === 92 /* \ */) j += 2;
-      else if (c === 34 /* " */) return j + 1;
-      else j++;
+  // ---- The scanners, in the order `step` tries them. ----
+
+  /** Whitespace is a third of all tokens: lines are counted in the same loop instead of a second pass. */
+  whitespace(): void {
+    const { src, n } = this;
+    const start = this.i;
+    let i = start;
+    for (; i < n; i++) {
+      const d = src.charCodeAt(i);
+      if (d === 10) {
+        this.line++;
+        this.lineStart = i + 1;
+        this.sawNewline = true;
+      } else if (d !== 32 && !isWhitespace(d)) break;
     }
-    return -1;
-  };
+    if (this.keepTrivia) this.keep('ws', start, i);
+    this.i = i;
+  }
+
+  /** `--` to the end of the line (the newline is whitespace). */
+  lineComment(): void {
+    const nl = this.src.indexOf('\n', this.i);
+    this.comment('line-comment', nl < 0 ? this.n : nl);
+  }
+
+  /** `/- … -/` nested; doc comments and module docs are significant tokens, an unterminated one an error. */
+  blockComment(): void {
+    const kind = blockKind(this.src, this.i);
+    const e = blockEnd(this.src, this.i);
+    if (e < 0) this.token('error', this.n);
+    else if (kind === 'block-comment') this.comment(kind, e);
+    else this.token(kind, e);
+  }
+
+  /** A string; interpolated (`{ term }` parts) after `…!` or a macro that takes one [lean4: interpolatedStr]. */
+  string(): void {
+    const { sig, src, i } = this;
+    const prev = sig.text.length > 0 ? sig.text[sig.text.length - 1]! : '';
+    const interp = prev.endsWith('!') || INTERPOLATING.has(prev);
+    let e = interp ? interpStringEnd(src, i, this.budget) : -1;
+    if (e < 0) e = plainStringEnd(src, i);
+    if (e < 0) this.token('error', this.n);
+    else this.token('string', e);
+  }
+
+  /** `'x'`; false for a `'` that does not close as a character literal. */
+  char(): boolean {
+    const e = charEnd(this.src, this.i);
+    if (e < 0) return false;
+    this.token('char', e);
+    return true;
+  }
 
   /**
-   * End of an interpolated string starting at `at` (the quote), or -1 when it does not close.
-   * `{ term }` parts may hold nested strings, to any depth: an explicit stack of brace depths
-   * (one entry per open `{` part) instead of recursion, so nesting costs no call stack.
-   * Every step draws on `interpBudget`, shared by the whole scan: a string that never closes
-   * is scanned to the end of input, and many of them (`x!"{a"` repeated) would make the lexer
-   * quadratic; once the budget (twice the input plus a constant, far above what real files
-   * use) is spent, interpolated strings are read as plain strings, which is linear.
+   * A projection `(e).f` / `x.1.f` / `x.2`, right after (no trivia between, by offset, which holds whether
+   * or not trivia tokens are kept) an identifier, a field or a closing bracket. Lean reads the field with
+   * `rawIdent`, which ignores the token table, so `(a.set i v).set`, `(e).end`, `x.1.where` name fields,
+   * never keywords [lean4 v4.28.0: src/Lean/Parser/Term.lean, `proj := trailing_parser checkNoWsBefore >> "."
+   * >> checkNoWsBefore >> (fieldIdx <|> rawIdent)`]. One `field` token (dot included) keeps every consumer's
+   * keyword checks from matching it.
    */
-  const interpStringEnd = (at: number): number => {
-    // Open frames, innermost last: a positive entry is a `{ term }` part (its count of unclosed `{`),
-    // 0 marks a string nested in a term. The outermost string has no entry.
-    const braces: number[] = [];
-    let inString = true;
-    let j = at + 1;
-    while (j < n) {
-      if (--interpBudget < 0) return -1;
-      const c = src.charCodeAt(j);
-      if (inString) {
-        if (c === 92 /* \ */) j += 2;
-        else if (c === 34 /* " */) {
-          j++;
-          if (braces.length === 0) return j;
-          braces.pop(); // the nested string's marker: back in the enclosing `{ term }`
-          inString = false;
-        } else if (c === 123 /* { */) {
-          braces.push(1);
-          inString = false;
-          j++;
-        } else j++;
-        continue;
-      }
-      const top = braces.length - 1;
-      if (c === 123) braces[top]!++;
-      else if (c === 125 /* } */) {
-        if (--braces[top]! === 0) {
-          braces.pop();
-          inString = true;
-        }
-      } else if (c === 34) {
-        // A string inside the term: its own text until its quote (or its own `{` parts).
-        inString = true;
-        braces.push(0);
-      }
-      j++;
+  field(): boolean {
+    const { sig, src, i } = this;
+    const last = sig.end.length - 1;
+    if (last < 0 || sig.end[last] !== i) return false;
+    const prevKind = sig.kind[last]!;
+    const projectable =
+      prevKind === 'ident' ||
+      prevKind === 'field-idx' ||
+      prevKind === 'field' ||
+      CLOSERS_FOR_FIELD.has(sig.text[last]!);
+    if (!projectable) return false;
+    if (isDigit(src.charCodeAt(i + 1))) {
+      this.token('field-idx', digitsEnd(src, i + 1));
+      return true;
     }
-    return -1;
-  };
-
-  const prevSigText = () => (sig.text.length > 0 ? sig.text[sig.text.length - 1]! : '');
-
-  /** A character literal `'x'` / `'\n'` / `'\u2200'` at `at`; -1 if the text is not one. */
-  const charEnd = (at: number): number => {
-    let j = at + 1;
-    if (j >= n) return -1;
-    if (src.charCodeAt(j) === 92) {
-      const e = src.charCodeAt(j + 1);
-      if (e === 120 /* x */) j += 4;
-      else if (e === 117 /* u */) j += 6;
-      else j += 2;
-    } else {
-      const c = cp(j);
-      if (c === 10) return -1;
-      j += width(c);
-    }
-    return src.charCodeAt(j) === 39 ? j + 1 : -1;
-  };
-
-  const numberEnd = (at: number): number => {
-    let j = at;
-    const c0 = src.charCodeAt(j);
-    const c1 = src.charCodeAt(j + 1) | 0x20;
-    if (c0 === 48 && (c1 === 120 || c1 === 98 || c1 === 111)) {
-      // 0x / 0b / 0o
-      j += 2;
-      while (j < n && (isHexDigit(src.charCodeAt(j)) || src.charCodeAt(j) === 95)) j++;
-      return j;
-    }
-    while (j < n && (isDigit(src.charCodeAt(j)) || (src.charCodeAt(j) === 95 && isDigit(src.charCodeAt(j + 1))))) j++;
-    if (src.charCodeAt(j) === 46 && isDigit(src.charCodeAt(j + 1))) {
-      j++;
-      while (j < n && isDigit(src.charCodeAt(j))) j++;
-    }
-    const e = src.charCodeAt(j);
-    if (e === 101 || e === 69) {
-      let k = j + 1;
-      const s = src.charCodeAt(k);
-      if (s === 43 || s === 45) k++;
-      if (isDigit(src.charCodeAt(k))) {
-        j = k;
-        while (j < n && isDigit(src.charCodeAt(j))) j++;
-      }
-    }
-    return j;
-  };
-
-  while (i < n) {
-    const start = i;
-    const c = src.charCodeAt(i);
-
-    if (c === 32 || c === 10 || isWhitespace(c)) {
-      // Inline: whitespace is a third of all tokens. Count lines here instead of re-scanning.
-      for (; i < n; i++) {
-        const d = src.charCodeAt(i);
-        if (d === 10) {
-          line++;
-          lineStart = i + 1;
-          sawNewline = true;
-        } else if (d !== 32 && !isWhitespace(d)) break;
-      }
-      if (keepTrivia) {
-        kinds.push('ws');
-        starts.push(start);
-        ends.push(i);
-      }
-      continue;
-    }
-    if (c === 45 /* - */ && src.charCodeAt(i + 1) === 45) {
-      const nl = src.indexOf('\n', i);
-      i = nl < 0 ? n : nl;
-      push('line-comment', start, i);
-      continue;
-    }
-    if (c === 47 /* / */ && src.charCodeAt(i + 1) === 45) {
-      const third = src.charCodeAt(i + 2);
-      const kind: TokenKind =
-        third === 45 /* - */ && src.charCodeAt(i + 3) !== 47
-          ? 'doc-comment'
-          : third === 33 /* ! */
-            ? 'mod-doc'
-            : 'block-comment';
-      const e = blockEnd(i);
-      i = e < 0 ? n : e;
-      push(e < 0 ? 'error' : kind, start, i);
-      continue;
-    }
-    if (c === 34 /* " */) {
-      const prev = prevSigText();
-      const interp = prev.endsWith('!') || INTERPOLATING.has(prev);
-      let e = interp ? interpStringEnd(i) : -1;
-      if (e < 0) e = plainStringEnd(i);
-      i = e < 0 ? n : e;
-      push(e < 0 ? 'error' : 'string', start, i);
-      continue;
-    }
-    if (c === 39 /* ' */ && src.charCodeAt(i + 1) !== 39) {
-      const e = charEnd(i);
-      if (e > 0) {
-        i = e;
-        push('char', start, i);
-        continue;
-      }
-    }
-    if (isDigit(c)) {
-      i = numberEnd(i);
-      push('number', start, i);
-      continue;
-    }
-    // Adjacency by offset (no trivia between), which holds whether or not trivia tokens are kept.
-    if (c === 46 /* . */ && sig.end.length > 0 && sig.end[sig.end.length - 1] === i) {
-      const prevKind = sig.kind[sig.kind.length - 1]!;
-      if (
-        prevKind === 'ident' ||
-        prevKind === 'field-idx' ||
-        prevKind === 'field' ||
-        CLOSERS_FOR_FIELD.has(sig.text[sig.text.length - 1]!)
-      ) {
-        if (isDigit(src.charCodeAt(i + 1))) {
-          i++;
-          while (i < n && isDigit(src.charCodeAt(i))) i++;
-          push('field-idx', start, i);
-          continue;
-        }
-        // A projection `(e).f` / `x.1.f`: Lean reads the field with `rawIdent`, which ignores the
-        // token table, so `(a.set i v).set`, `(e).end`, `x.1.where` name fields, never keywords
-        // [lean4 v4.28.0: src/Lean/Parser/Term.lean, `proj := trailing_parser checkNoWsBefore >> "." >>
-        // checkNoWsBefore >> (fieldIdx <|> rawIdent)`]. One `field` token (dot included) keeps every
-        // consumer's keyword checks from matching it.
-        const f = cp(i + 1);
-        if (isIdFirst(f) || f === 0xab) {
-          const e = identEnd(i + 1);
-          if (e > i + 1) {
-            i = e;
-            push('field', start, i);
-            continue;
-          }
-        }
-      }
-    }
-    if (c === 96 /* ` */) {
-      const dbl = src.charCodeAt(i + 1) === 96 ? 1 : 0;
-      const after = cp(i + 1 + dbl);
-      if (isIdFirst(after) || after === 0xab) {
-        const e = identEnd(i + 1 + dbl);
-        if (e > i + 1 + dbl) {
-          i = e;
-          push('name-lit', start, i);
-          continue;
-        }
-      }
-    }
-    if (c === 114 /* r */) {
-      let j = i + 1;
-      while (src.charCodeAt(j) === 35 /* # */) j++;
-      if (src.charCodeAt(j) === 34) {
-        const hashes = j - i - 1;
-        const close = '"' + '#'.repeat(hashes);
-        const e = src.indexOf(close, j + 1);
-        i = e < 0 ? n : e + close.length;
-        push(e < 0 ? 'error' : 'raw-string', start, i);
-        continue;
-      }
-    }
-    const c32 = cp(i);
-    if (isIdFirst(c32) || c32 === 0xab) {
-      const e = identEnd(i);
-      if (e > i) {
-        i = e;
-        push('ident', start, i);
-        continue;
-      }
-      if (c32 === 0xab) {
-        // Unterminated «: the rest of the input (Lean reports the same error).
-        i = n;
-        push('error', start, i);
-        continue;
-      }
-    }
-    const candidates = c < 128 ? SYMBOLS_BY_LEAD[c] : undefined;
-    let matched = 0;
-    if (candidates)
-      for (const s of candidates)
-        if (src.startsWith(s, i)) {
-          matched = s.length;
-          break;
-        }
-    i += matched || width(c32);
-    push('symbol', start, i);
+    if (!startsIdent(cp(src, i + 1))) return false;
+    const e = identEnd(src, i + 1);
+    if (e <= i + 1) return false;
+    this.token('field', e);
+    return true;
   }
-  sig.length = sig.text.length;
-  return { kinds, starts, ends, sig };
+
+  /** A name literal `` `x.y `` or ``` ``x ```; false when no identifier follows the backquotes. */
+  nameLiteral(): boolean {
+    const { src, i } = this;
+    const from = src.charCodeAt(i + 1) === 96 ? i + 2 : i + 1;
+    if (!startsIdent(cp(src, from))) return false;
+    const e = identEnd(src, from);
+    if (e <= from) return false;
+    this.token('name-lit', e);
+    return true;
+  }
+
+  /** `r"…"`, `r#"…"#` (any number of `#`); false when `r` is not followed by one (an identifier then). */
+  rawString(): boolean {
+    const { src, i } = this;
+    let j = i + 1;
+    while (src.charCodeAt(j) === 35 /* # */) j++;
+    if (src.charCodeAt(j) !== 34) return false;
+    const close = '"' + '#'.repeat(j - i - 1);
+    const e = src.indexOf(close, j + 1);
+    if (e < 0) this.token('error', this.n);
+    else this.token('raw-string', e + close.length);
+    return true;
+  }
+
+  /** A (dotted, possibly «guillemeted») identifier; an unterminated `«` is an error to the end of input, as in Lean. */
+  identifier(): boolean {
+    const { src, i } = this;
+    const c = cp(src, i);
+    if (!startsIdent(c)) return false;
+    const e = identEnd(src, i);
+    if (e > i) this.token('ident', e);
+    else this.token('error', this.n);
+    return true;
+  }
 }

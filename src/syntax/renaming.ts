@@ -4,7 +4,14 @@
  */
 import { isCloser, isOpener } from './significant.ts';
 import { applyEdits, replace, type TextEdit } from './edits.ts';
-import { identOccurrences, lastComponent, NameIndex, resolveName } from './names.ts';
+import {
+  identOccurrences,
+  lastComponent,
+  NameIndex,
+  resolveName,
+  type IdentOccurrence,
+  type ResolveScope,
+} from './names.ts';
 import { parseSource, splitName, type SourceDecl, type SourceFile } from './source.ts';
 
 /** Constructor full names of an inductive (`| c`) or structure (`c ::`, else `mk`). */
@@ -62,8 +69,20 @@ export interface RenameResult {
 /** `maxChars`: the longest output allowed (OutputLimitError, raised before it is built). */
 export function renameInSource(text: string, mapping: Record<string, string>, maxChars = Infinity): RenameResult {
   const file = parseSource(text);
-  const errors: string[] = [];
-  const warnings: string[] = [];
+  const { declared, ctorsOf } = declaredNames(file);
+  const { renames, errors, warnings } = planRenames(file, mapping, declared, ctorsOf);
+  const { edits, nameTokens } = declarationEdits(file, renames);
+  const references = new ReferenceEdits(file, declared, renames);
+  for (const occ of identOccurrences(file.sig, 0, file.sig.length, true)) {
+    if (nameTokens.has(occ.start)) continue;
+    const edit = references.editOf(occ);
+    if (edit) edits.push(edit);
+  }
+  return { output: applyEdits(text, edits, maxChars), errors, warnings, renamed: renames.size };
+}
+
+/** The file's declared names, constructors included, and each declaration's constructors. */
+function declaredNames(file: SourceFile): { declared: NameIndex; ctorsOf: Map<string, string[]> } {
   const declared = new NameIndex();
   const ctorsOf = new Map<string, string[]>();
   for (const d of file.decls) {
@@ -73,7 +92,18 @@ export function renameInSource(text: string, mapping: Record<string, string>, ma
     for (const c of cs) declared.add(c);
     ctorsOf.set(d.fullName, cs);
   }
+  return { declared, ctorsOf };
+}
 
+/** Old full name → new full name, for the mapping's declarations and the constructors that follow their type. */
+function planRenames(
+  file: SourceFile,
+  mapping: Record<string, string>,
+  declared: NameIndex,
+  ctorsOf: Map<string, string[]>,
+): { renames: Map<string, string>; errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
   const renames = new Map<string, string>();
   const declNames = new Set(file.decls.map((d) => d.fullName));
   for (const [oldName, newName] of Object.entries(mapping)) {
@@ -90,7 +120,14 @@ export function renameInSource(text: string, mapping: Record<string, string>, ma
     for (const c of ctorsOf.get(oldName) ?? [])
       if (!(c in mapping)) renames.set(c, `${newName}.${c.slice(oldName.length + 1)}`);
   }
+  return { renames, errors, warnings };
+}
 
+/** The renamed declarations' own names, written from their namespace, and where those name tokens start. */
+function declarationEdits(
+  file: SourceFile,
+  renames: Map<string, string>,
+): { edits: TextEdit[]; nameTokens: Set<number> } {
   const edits: TextEdit[] = [];
   const nameTokens = new Set<number>();
   for (const d of file.decls) {
@@ -98,67 +135,93 @@ export function renameInSource(text: string, mapping: Record<string, string>, ma
     edits.push(replace(d.nameSpan.start, d.nameSpan.end, writtenFrom(renames.get(d.fullName)!, d.namespace)));
     nameTokens.add(d.nameSpan.start);
   }
+  return { edits, nameTokens };
+}
 
-  // Dot notation `x.foo` / `(e).foo` can only be matched by the last component; do it only when
-  // that component names exactly one renamed declaration and no other declaration of the file.
-  const dotTargets = new Map<string, string | undefined>();
-  const dotTarget = (component: string): string | undefined => {
-    if (!dotTargets.has(component)) dotTargets.set(component, computeDotTarget(component));
-    return dotTargets.get(component);
-  };
-  const computeDotTarget = (component: string): string | undefined => {
-    const owners = declared.withLast(component);
-    if (owners.length !== 1 || !renames.has(owners[0]!)) return undefined;
-    const from = owners[0]!;
-    const to = renames.get(from)!;
-    // Only a change of the last component can follow dot notation (the receiver's type decides the namespace).
-    return parent(from) !== '' && parent(from) === parent(to) ? lastPart(to) : undefined;
-  };
+/** The edit of each reference, occurrence by occurrence in source order (the command index only moves forward). */
+class ReferenceEdits {
+  private cmdIndex = 0;
+  private readonly dotTargets = new Map<string, string | undefined>();
 
-  let cmdIndex = 0;
-  for (const occ of identOccurrences(file.sig, 0, file.sig.length, true)) {
-    if (nameTokens.has(occ.start)) continue;
-    while (cmdIndex + 1 < file.commands.length && file.commands[cmdIndex + 1]!.start <= occ.start) cmdIndex++;
-    const scope = file.scopes[cmdIndex] ?? { namespace: '', opens: [] };
+  constructor(
+    private readonly file: SourceFile,
+    private readonly declared: NameIndex,
+    private readonly renames: Map<string, string>,
+  ) {}
+
+  editOf(occ: IdentOccurrence): TextEdit | undefined {
+    const { sig } = this.file;
     const ends = componentEnds(occ.name);
     // `.foo` right after a dot is dot notation or an anonymous constructor: resolved by type, not by scope.
     const prevIsDot =
-      occ.field === true ||
-      (occ.sig > 0 && file.sig.text[occ.sig - 1] === '.' && file.sig.end[occ.sig - 1] === occ.start);
-    let done = prevIsDot;
-    // The longest prefix of the written name that resolves to a renamed declaration. Only prefixes
-    // ending in a component some declaration ends in can resolve: the others cost one map lookup.
-    for (let n = ends.length; n >= 1 && !done; n--) {
-      const from = n === 1 ? 0 : ends[n - 2]! + 1;
-      if (!declared.hasLast(occ.name.slice(from, ends[n - 1]))) continue;
-      const written = occ.name.slice(0, ends[n - 1]);
-      const hit = resolveName(written, scope, declared)[0];
-      if (hit === undefined) continue;
-      if (renames.has(hit)) {
-        const target = renames.get(hit)!;
-        // Keep the written qualification: the namespace the resolution supplied (itself renamed, if it was).
-        const bare = written.replace(/^_root_\./, '');
-        const droppedNs = hit.length > bare.length ? hit.slice(0, hit.length - bare.length - 1) : '';
-        const ns = renames.get(droppedNs) ?? droppedNs;
-        const newWritten = written.startsWith('_root_.')
-          ? `_root_.${target}`
-          : ns && target.startsWith(`${ns}.`)
-            ? target.slice(ns.length + 1)
-            : target;
-        const end = occ.start + written.length;
-        edits.push(replace(occ.start, end, newWritten));
-      }
-      done = true;
+      occ.field === true || (occ.sig > 0 && sig.text[occ.sig - 1] === '.' && sig.end[occ.sig - 1] === occ.start);
+    if (!prevIsDot) {
+      const found = this.resolvedPrefix(occ, ends);
+      if (found) return this.qualifiedEdit(occ, found.written, found.hit);
     }
-    if (done && !prevIsDot) continue;
     // Dot notation on a value: `h.foo` (h not a declaration) or `(e).foo`; not `.foo` after a space (anonymous constructor).
     const afterValue =
-      occ.field === true || (prevIsDot && occ.sig > 1 && file.sig.end[occ.sig - 2] === file.sig.start[occ.sig - 1]);
-    if (ends.length > 1 || afterValue) {
-      const component = lastComponent(occ.name);
-      const to = dotTarget(component);
-      if (to !== undefined) edits.push(replace(occ.end - component.length, occ.end, to));
-    }
+      occ.field === true || (prevIsDot && occ.sig > 1 && sig.end[occ.sig - 2] === sig.start[occ.sig - 1]);
+    if (ends.length < 2 && !afterValue) return undefined;
+    const component = lastComponent(occ.name);
+    const to = this.dotTarget(component);
+    return to === undefined ? undefined : replace(occ.end - component.length, occ.end, to);
   }
-  return { output: applyEdits(text, edits, maxChars), errors, warnings, renamed: renames.size };
+
+  /** The scope of the command holding `offset`. */
+  private scopeAt(offset: number): ResolveScope {
+    const { commands, scopes } = this.file;
+    while (this.cmdIndex + 1 < commands.length && commands[this.cmdIndex + 1]!.start <= offset) this.cmdIndex++;
+    return scopes[this.cmdIndex] ?? { namespace: '', opens: [] };
+  }
+
+  /**
+   * The longest prefix of the written name that resolves to a declaration of the file, and that declaration.
+   * Only prefixes ending in a component some declaration ends in can resolve: the others cost one map lookup.
+   */
+  private resolvedPrefix(occ: IdentOccurrence, ends: number[]): { written: string; hit: string } | undefined {
+    const scope = this.scopeAt(occ.start);
+    for (let n = ends.length; n >= 1; n--) {
+      const from = n === 1 ? 0 : ends[n - 2]! + 1;
+      if (!this.declared.hasLast(occ.name.slice(from, ends[n - 1]))) continue;
+      const written = occ.name.slice(0, ends[n - 1]);
+      const hit = resolveName(written, scope, this.declared)[0];
+      if (hit !== undefined) return { written, hit };
+    }
+    return undefined;
+  }
+
+  /** `written` (resolving to `hit`) rewritten for hit's new name, when hit is renamed. */
+  private qualifiedEdit(occ: IdentOccurrence, written: string, hit: string): TextEdit | undefined {
+    const target = this.renames.get(hit);
+    if (target === undefined) return undefined;
+    // Keep the written qualification: the namespace the resolution supplied (itself renamed, if it was).
+    const bare = written.replace(/^_root_\./, '');
+    const droppedNs = hit.length > bare.length ? hit.slice(0, hit.length - bare.length - 1) : '';
+    const ns = this.renames.get(droppedNs) ?? droppedNs;
+    const newWritten = written.startsWith('_root_.')
+      ? `_root_.${target}`
+      : ns && target.startsWith(`${ns}.`)
+        ? target.slice(ns.length + 1)
+        : target;
+    return replace(occ.start, occ.start + written.length, newWritten);
+  }
+
+  /**
+   * Dot notation `x.foo` / `(e).foo` can only be matched by the last component; do it only when
+   * that component names exactly one renamed declaration and no other declaration of the file.
+   */
+  private dotTarget(component: string): string | undefined {
+    if (!this.dotTargets.has(component)) this.dotTargets.set(component, this.computeDotTarget(component));
+    return this.dotTargets.get(component);
+  }
+
+  private computeDotTarget(component: string): string | undefined {
+    const owners = this.declared.withLast(component);
+    if (owners.length !== 1 || !this.renames.has(owners[0]!)) return undefined;
+    const from = owners[0]!;
+    const to = this.renames.get(from)!;
+    // Only a change of the last component can follow dot notation (the receiver's type decides the namespace).
+    return parent(from) !== '' && parent(from) === parent(to) ? lastPart(to) : undefined;
+  }
 }

@@ -33,6 +33,35 @@ export interface CommandScope {
    * and namespaces still open), as written: a statement restated elsewhere needs them.
    */
   inForce: string[];
+  /**
+   * The `open` commands in force inside this command, as written (issue 27, defect 13): the last one
+   * first, each linking to those before it. Read them with `openCommandTexts`.
+   */
+  openCommands: OpenCommand | undefined;
+}
+
+/**
+ * One `open` command, its text as written, and the `open` commands in force before it. The chain is
+ * shared: an `open` adds one link and a scope's end goes back to the link in force when it began, so
+ * the scope model costs O(1) per command however many namespaces are open.
+ */
+export interface OpenCommand {
+  text: string;
+  before: OpenCommand | undefined;
+}
+
+/**
+ * The `open` commands in force in a scope, in order, each once, as written: `open A (x)`, `open A hiding x`,
+ * `open A renaming x → y`, `open scoped A` and `open A` are different commands [lean4
+ * src/Lean/Parser/Command.lean, `openDecl := openHiding <|> openRenaming <|> openOnly <|> openSimple <|>
+ * openScoped`]; an `open … in` prefix is given without its `in` (it opens for the next command only, i.e.
+ * `section open … <command> end` [lean4 src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so it is a plain
+ * `open` inside a block of its own).
+ */
+export function openCommandTexts(scope: Pick<CommandScope, 'openCommands'> | undefined): string[] {
+  const out: string[] = [];
+  for (let o = scope?.openCommands; o; o = o.before) out.push(o.text);
+  return dedupe(out.reverse());
 }
 
 export interface SourceFile {
@@ -52,6 +81,7 @@ interface Scope {
   outerNs: string;
   outerOpens: string[];
   outerInForce: string[];
+  outerOpenCommands: OpenCommand | undefined;
 }
 
 /** Components of a dotted name, keeping `«a.b»` parts whole. */
@@ -104,136 +134,199 @@ export function parseSource(text: string): SourceFile {
   const { sig } = scan(text);
   const header = parseHeader(sig);
   const commands = splitCommands(sig, header);
-  const decls: SourceDecl[] = [];
-  const scopes: Scope[] = [{ kind: 'section', outerNs: '', outerOpens: [], outerInForce: [] }];
-  let mutualCounter = 0;
-  // The namespace and opens in force. Entering a scope saves them and ending it restores them,
-  // so each scope command costs O(1) whatever the nesting depth (no re-join of the stack), and
-  // a repeated `open` of a namespace already in force adds nothing.
-  let ns = '';
-  let opens: string[] = [];
-  let inForce: string[] = [];
-  const openSet = new Set<string>();
-  const enter = (kind: Scope['kind'], part?: string) => {
-    scopes.push({ kind, outerNs: ns, outerOpens: opens, outerInForce: inForce });
-    if (part !== undefined) ns = ns ? `${ns}.${part}` : part;
-  };
-  const leave = () => {
-    const s = scopes.pop()!;
-    ns = s.outerNs;
-    // Names this scope opened are exactly those past the outer list's length (opens only grow inside a scope).
-    for (let i = s.outerOpens.length; i < opens.length; i++) openSet.delete(opens[i]!);
-    opens = s.outerOpens;
-    inForce = s.outerInForce;
-  };
-  // Every new list of what is in force is a copy (earlier commands keep theirs): each copy draws on the budget.
-  let scopeEntries = 0;
-  const charge = (entries: number) => {
-    scopeEntries += entries;
-    if (scopeEntries > SCOPE_ENTRY_BUDGET)
-      throw new SourceLimitError(
-        `it opens namespaces or declares variables one command at a time, and the lists of what is in force ` +
-          `would hold more than ${SCOPE_ENTRY_BUDGET.toLocaleString('en-US')} entries in all (${opens.length} ` +
-          `namespaces open and ${inForce.length} variable/universe commands at one point); state them in fewer ` +
-          `commands (\`open A B C\`) or inside sections`,
-      );
-  };
-  /** `opens` plus `more`, without duplicates; the same array when nothing is new. */
-  const withOpens = (base: string[], baseSet: Set<string>, more: string[]): string[] => {
-    const fresh = new Set(more.filter((o) => !baseSet.has(o)));
-    if (fresh.size === 0) return base;
-    charge(base.length + fresh.size);
-    const out = base.slice();
-    for (const o of fresh) out.push(o);
-    return out;
-  };
+  const model = new ScopeModel(text, sig);
+  commands.forEach((cmd, commandIndex) => model.add(cmd, commandIndex));
+  return { text, sig, header, commands, decls: model.decls, scopes: model.cmdScopes, lines: new LineIndex(text) };
+}
 
-  const cmdScopes: CommandScope[] = [];
-  commands.forEach((cmd, commandIndex) => {
-    const own = cmd.ownSigStart;
-    const localOpens =
-      cmd.prefixes.length === 0
-        ? []
-        : dedupe(
-            cmd.prefixes
-              .filter((p) => p.keyword === 'open')
-              .flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
-          );
-    // Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in.
-    cmdScopes.push({
-      namespace: ns,
-      opens: localOpens.length ? withOpens(opens, openSet, localOpens) : opens,
-      inForce,
-    });
-    const word = (k: number) => sig.text[k] ?? '';
+/**
+ * The scopes of one file, command by command: the namespace, the `open`s and the `variable`/`universe`
+ * commands in force. Entering a scope saves them and ending it restores them, so each scope command
+ * costs O(1) whatever the nesting depth (no re-join of the stack), and a repeated `open` of a namespace
+ * already in force adds nothing.
+ */
+class ScopeModel {
+  readonly decls: SourceDecl[] = [];
+  readonly cmdScopes: CommandScope[] = [];
+  private readonly scopes: Scope[] = [
+    { kind: 'section', outerNs: '', outerOpens: [], outerInForce: [], outerOpenCommands: undefined },
+  ];
+  private mutualCounter = 0;
+  private ns = '';
+  private opens: string[] = [];
+  private inForce: string[] = [];
+  private openCommands: OpenCommand | undefined;
+  private readonly openSet = new Set<string>();
+  /** Entries of all the lists of what is in force made so far (see `SCOPE_ENTRY_BUDGET`). */
+  private scopeEntries = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly sig: SigTokens,
+  ) {}
+
+  /** Records the scope `cmd` elaborates in, then what it changes for the commands after it. */
+  add(cmd: Command, commandIndex: number): void {
+    const localOpens = localOpensOf(this.sig, cmd);
+    this.cmdScopes.push(this.scopeOf(cmd, localOpens));
     switch (cmd.kind) {
-      case 'namespace': {
+      case 'namespace':
         // `namespace A.B` opens two scopes (A, then A.B); `end B` then `end A` close them.
-        for (const part of splitName(word(own + 1))) enter('namespace', part);
+        for (const part of splitName(this.word(cmd.ownSigStart + 1))) this.enter('namespace', part);
         return;
-      }
-      case 'section': {
-        const k = sig.text[own] === 'section' ? own : sig.text.indexOf('section', own);
-        const name =
-          k >= 0 && k + 1 < cmd.sigEnd && sig.firstOnLine[k + 1] === false && sig.kind[k + 1] === 'ident'
-            ? word(k + 1)
-            : '';
-        const n = Math.max(1, splitName(name).length);
-        for (let i = 0; i < n; i++) enter('section');
-        return;
-      }
+      case 'section':
+        return this.section(cmd);
       case 'mutual':
-        enter('mutual');
-        mutualCounter++;
+        this.enter('mutual');
+        this.mutualCounter++;
         return;
-      case 'end': {
-        const name = own + 1 < cmd.sigEnd && sig.kind[own + 1] === 'ident' ? word(own + 1) : '';
-        const n = Math.max(1, splitName(name).length);
-        for (let i = 0; i < n && scopes.length > 1; i++) leave();
-        return;
-      }
+      case 'end':
+        return this.end(cmd);
       case 'universe':
-      case 'variable': {
-        // `variable … in` (and a command with prefixes) applies to the next command only.
-        if (cmd.prefixes.length > 0 || sig.text[cmd.sigEnd - 1] === 'in') return;
-        charge(inForce.length + 1);
-        inForce = [...inForce, text.slice(cmd.start, cmd.end)];
-        return;
-      }
-      case 'open': {
-        const next = withOpens(opens, openSet, openedNamespaces(sig, own, cmd.sigEnd));
-        if (next !== opens) {
-          for (let i = opens.length; i < next.length; i++) openSet.add(next[i]!);
-          opens = next;
-        }
-        return;
-      }
-      case 'declaration': {
-        const d = parseDeclaration(sig, cmd);
-        if (!d) return;
-        const namespace = ns;
-        let fullName: string | undefined;
-        if (d.name !== undefined) {
-          if (d.name.startsWith('_root_.')) fullName = d.name.slice('_root_.'.length);
-          else fullName = namespace ? `${namespace}.${d.name}` : d.name;
-        }
-        // Filled in place (no spread): object spreads of this size dominate parse time otherwise.
-        const sd = d as SourceDecl;
-        sd.command = cmd;
-        sd.commandIndex = commandIndex;
-        sd.namespace = namespace;
-        sd.opens = opens;
-        sd.localOpens = localOpens;
-        sd.fullName = fullName;
-        sd.mutualGroup = scopes[scopes.length - 1]!.kind === 'mutual' ? mutualCounter : undefined;
-        decls.push(sd);
-        return;
-      }
+      case 'variable':
+        return this.variable(cmd);
+      case 'open':
+        return this.open(cmd);
+      case 'declaration':
+        return this.declaration(cmd, commandIndex, localOpens);
       default:
         return;
     }
-  });
-  return { text, sig, header, commands, decls, scopes: cmdScopes, lines: new LineIndex(text) };
+  }
+
+  /** Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in. */
+  private scopeOf(cmd: Command, localOpens: string[]): CommandScope {
+    return {
+      namespace: this.ns,
+      opens: localOpens.length ? this.withOpens(localOpens) : this.opens,
+      inForce: this.inForce,
+      openCommands: withOpenPrefixes(this.text, this.sig, cmd, this.openCommands),
+    };
+  }
+
+  private word(k: number): string {
+    return this.sig.text[k] ?? '';
+  }
+
+  private enter(kind: Scope['kind'], part?: string): void {
+    this.scopes.push({
+      kind,
+      outerNs: this.ns,
+      outerOpens: this.opens,
+      outerInForce: this.inForce,
+      outerOpenCommands: this.openCommands,
+    });
+    if (part !== undefined) this.ns = this.ns ? `${this.ns}.${part}` : part;
+  }
+
+  private leave(): void {
+    const s = this.scopes.pop()!;
+    this.ns = s.outerNs;
+    // Names this scope opened are exactly those past the outer list's length (opens only grow inside a scope).
+    for (let i = s.outerOpens.length; i < this.opens.length; i++) this.openSet.delete(this.opens[i]!);
+    this.opens = s.outerOpens;
+    this.inForce = s.outerInForce;
+    this.openCommands = s.outerOpenCommands;
+  }
+
+  /** Every new list of what is in force is a copy (earlier commands keep theirs): each copy draws on the budget. */
+  private charge(entries: number): void {
+    this.scopeEntries += entries;
+    if (this.scopeEntries > SCOPE_ENTRY_BUDGET)
+      throw new SourceLimitError(
+        `it opens namespaces or declares variables one command at a time, and the lists of what is in force ` +
+          `would hold more than ${SCOPE_ENTRY_BUDGET.toLocaleString('en-US')} entries in all (${this.opens.length} ` +
+          `namespaces open and ${this.inForce.length} variable/universe commands at one point); state them in fewer ` +
+          `commands (\`open A B C\`) or inside sections`,
+      );
+  }
+
+  /** The opens in force plus `more`, without duplicates; the same array when nothing is new. */
+  private withOpens(more: string[]): string[] {
+    const fresh = new Set(more.filter((o) => !this.openSet.has(o)));
+    if (fresh.size === 0) return this.opens;
+    this.charge(this.opens.length + fresh.size);
+    const out = this.opens.slice();
+    for (const o of fresh) out.push(o);
+    return out;
+  }
+
+  /** `section` or `section A.B` (one scope per name part, as `end A.B` closes them). */
+  private section(cmd: Command): void {
+    const { sig } = this;
+    const own = cmd.ownSigStart;
+    const k = sig.text[own] === 'section' ? own : sig.text.indexOf('section', own);
+    const name =
+      k >= 0 && k + 1 < cmd.sigEnd && sig.firstOnLine[k + 1] === false && sig.kind[k + 1] === 'ident'
+        ? this.word(k + 1)
+        : '';
+    const n = Math.max(1, splitName(name).length);
+    for (let i = 0; i < n; i++) this.enter('section');
+  }
+
+  private end(cmd: Command): void {
+    const own = cmd.ownSigStart;
+    const name = own + 1 < cmd.sigEnd && this.sig.kind[own + 1] === 'ident' ? this.word(own + 1) : '';
+    const n = Math.max(1, splitName(name).length);
+    for (let i = 0; i < n && this.scopes.length > 1; i++) this.leave();
+  }
+
+  private variable(cmd: Command): void {
+    // `variable … in` (and a command with prefixes) applies to the next command only.
+    if (cmd.prefixes.length > 0 || this.sig.text[cmd.sigEnd - 1] === 'in') return;
+    this.charge(this.inForce.length + 1);
+    this.inForce = [...this.inForce, this.text.slice(cmd.start, cmd.end)];
+  }
+
+  private open(cmd: Command): void {
+    // The command as written (defect 13); a dangling `open A in` at the end of the file is kept without its `in`, as a prefix is.
+    const own = cmd.ownSigStart;
+    const last = this.sig.text[cmd.sigEnd - 1] === 'in' && cmd.sigEnd - 2 > own ? cmd.sigEnd - 2 : cmd.sigEnd - 1;
+    this.openCommands = { text: this.text.slice(this.sig.start[own]!, this.sig.end[last]!), before: this.openCommands };
+    const next = this.withOpens(openedNamespaces(this.sig, cmd.ownSigStart, cmd.sigEnd));
+    if (next === this.opens) return;
+    for (let i = this.opens.length; i < next.length; i++) this.openSet.add(next[i]!);
+    this.opens = next;
+  }
+
+  private declaration(cmd: Command, commandIndex: number, localOpens: string[]): void {
+    const d = parseDeclaration(this.sig, cmd);
+    if (!d) return;
+    const namespace = this.ns;
+    // Filled in place (no spread): object spreads of this size dominate parse time otherwise.
+    const sd = d as SourceDecl;
+    sd.command = cmd;
+    sd.commandIndex = commandIndex;
+    sd.namespace = namespace;
+    sd.opens = this.opens;
+    sd.localOpens = localOpens;
+    sd.fullName = fullNameOf(d.name, namespace);
+    sd.mutualGroup = this.scopes[this.scopes.length - 1]!.kind === 'mutual' ? this.mutualCounter : undefined;
+    this.decls.push(sd);
+  }
+}
+
+/** Namespaces opened by a command's own `open … in` prefixes. */
+function localOpensOf(sig: SigTokens, cmd: Command): string[] {
+  if (cmd.prefixes.length === 0) return [];
+  return dedupe(
+    cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
+  );
+}
+
+/** A declared name in `namespace`, unless it is `_root_.`-qualified. */
+function fullNameOf(name: string | undefined, namespace: string): string | undefined {
+  if (name === undefined) return undefined;
+  if (name.startsWith('_root_.')) return name.slice('_root_.'.length);
+  return namespace ? `${namespace}.${name}` : name;
+}
+
+/** `chain` plus the command's own `open … in` prefixes, each without its `in`. */
+function withOpenPrefixes(text: string, sig: SigTokens, cmd: Command, chain: OpenCommand | undefined) {
+  for (const p of cmd.prefixes)
+    if (p.keyword === 'open')
+      chain = { text: text.slice(sig.start[p.sigStart]!, sig.end[p.sigEnd - 2]!), before: chain };
+  return chain;
 }
 
 function dedupe(xs: string[]): string[] {

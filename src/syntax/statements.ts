@@ -4,7 +4,7 @@
  * shared by verify_proof, verify_negation, disprove and merge.
  */
 import { firstTokenFrom, isCloser, isOpener } from './significant.ts';
-import type { SourceDecl, SourceFile } from './source.ts';
+import { openCommandTexts, type SourceDecl, type SourceFile } from './source.ts';
 
 /** A declaration's type as a Pi type: `(x : A) {y : B} : C` → `∀ (x : A) {y : B}, C`. */
 export function piType(file: SourceFile, d: SourceDecl): string | undefined {
@@ -36,17 +36,22 @@ export function piType(file: SourceFile, d: SourceDecl): string | undefined {
   return undefined;
 }
 
-/** `lines` in the declaration's namespace, `open`s and universes, in a section of their own. */
+/**
+ * `lines` in the declaration's namespace, `open`s and universes, in a section of their own. The `open`s are
+ * replayed as written (`open A (x)`, `open A hiding x`, `open scoped A` …; see `openCommandTexts`): as
+ * plain `open A` they made names visible that the declaration could not see, or, for `open scoped`,
+ * all of A's names (issue 27, defect 13).
+ */
 export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], scope: string[] = []): string {
   const header = file.text.slice(d.headerSpan.start, d.headerSpan.end);
   const universes = /\.\{([^}]*)\}/.exec(header.slice(header.indexOf(d.name ?? '\u0000')))?.[1];
-  const opens = [...d.opens, ...d.localOpens];
+  const opens = openCommandTexts(file.scopes[d.commandIndex]);
   const open = d.namespace ? `namespace ${d.namespace}` : 'section';
   const close = d.namespace ? `end ${d.namespace}` : 'end';
   return [
     open,
     ...(universes ? [`universe ${universes.replace(/,/g, ' ')}`] : []),
-    ...(opens.length ? [`open ${opens.join(' ')}`] : []),
+    ...opens,
     ...scope,
     ...lines,
     close,

@@ -6,7 +6,9 @@
  * hosted service runs only Lean 4.21.0 and ignores `environment`; this daemon runs comparator
  * with the named environment's toolchain (builds pinned per Lean version in config).
  */
+import { isVerdict } from '../backend/comparator/output.ts';
 import { ComparatorBackend } from '../backend/comparator/runner.ts';
+import { SOLUTION_MODULE } from '../backend/comparator/workspace.ts';
 import { serviceError } from '../errors.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
 import { squash } from './elaborate.ts';
@@ -33,8 +35,9 @@ export function comparatorTool(backend: ComparatorBackend): ToolImpl<'comparator
   return {
     // The environment's toolchain and project must be there (its availability); the REPL is not used.
     needsLean: () => true,
-    // A comparator verdict depends on the builds, not only on the request: cache only clean verdicts.
-    cacheable: (res) => res.exit_status === 0 || res.exit_status === 1,
+    // A comparator verdict depends on the builds, not only on the request: cache only verdicts, never a run
+    // that failed before the solution was built (a setup failure: issue 27, defect 2).
+    cacheable: (res) => isVerdict(res.exit_status, res.output, SOLUTION_MODULE),
     async run(req, ctx) {
       const t0 = performance.now();
       const targets = statementTargets(req.formal_statement);

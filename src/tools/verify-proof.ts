@@ -27,7 +27,7 @@ import { emptyMessages } from '../contract/common.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
 import { checkedType, declVerdict, elaborateContent, printedCheck, squash, type Elaborated } from './elaborate.ts';
-import { namedDecls } from './selection.ts';
+import { declName, namedDecls } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import { pushAll } from '../util/arrays.ts';
@@ -294,6 +294,22 @@ function rule3StandardAxioms(permitted: readonly string[] | undefined, candRun: 
       if (!permits(permitted, a))
         found.fail(name, `In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
     }
+  }
+  unnamedIncomplete(candRun, found);
+}
+
+/**
+ * A declaration without a name (an `example`, an anonymous instance) cannot be asked about by name
+ * nor permitted, but Lean still reports its errors and its sorry warning: a candidate holding one is
+ * not a complete proof (a statement's `example : P := sorry` is not proved by the same `sorry`).
+ */
+function unnamedIncomplete(candRun: Elaborated, found: Findings): void {
+  for (const d of candRun.file.decls) {
+    if (d.fullName) continue;
+    const v = declVerdict(candRun, d);
+    const name = declName(d);
+    if (v.hasErrors || v.usesSorry)
+      found.fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
   }
 }
 

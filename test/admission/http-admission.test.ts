@@ -1,7 +1,6 @@
 import t from 'tap';
 import type { ToolTable } from '../../src/tools/types.ts';
-import { checkResult, makeApp, sleep, testConfig, validRequest } from '../helpers.ts';
-import { emptyMessages } from '../../src/contract/common.ts';
+import { checkResult, contentResult, makeApp, sleep, testConfig, validRequest } from '../helpers.ts';
 
 /** A stand-in for the check tool that sleeps `content` ms; it honours its abort signal. */
 function sleepyTools(log: { started: number; aborted: number }): ToolTable {
@@ -111,12 +110,7 @@ t.test('environment unavailable → 409 only when Lean is needed', async (t) => 
     tools: {
       theorem2sorry: {
         needsLean: (req) => req.reparse,
-        run: async (req) => ({
-          content: req.content,
-          lean_messages: emptyMessages(),
-          tool_messages: emptyMessages(),
-          timings: { total_ms: 0 },
-        }),
+        run: async (req) => contentResult(req.content),
       },
     },
   });

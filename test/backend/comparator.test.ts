@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { comparatorCommand } from '../../src/backend/comparator/command.ts';
-import { BoundedOutput } from '../../src/backend/comparator/output.ts';
+import { BoundedOutput, isVerdict } from '../../src/backend/comparator/output.ts';
 import { ComparatorBackend, SUCCESS_PHRASE } from '../../src/backend/comparator/runner.ts';
 import { workspaceFiles } from '../../src/backend/comparator/workspace.ts';
 import { NO_LIMITS } from '../../src/backend/process/launch.ts';
@@ -325,4 +325,32 @@ t.test('the landrun shim is refused where comparator has none (before v4.30.0)',
     true,
     true,
   ]);
+});
+
+// Issue 27, defect 2: which finished runs are verdicts, by comparator's stage lines [comparator v4.28.0 … v4.33.0:
+// Main.lean, `compareIt` prints `Building <module>` (safeLakeBuild) for the challenge, then the solution].
+t.test('isVerdict: okay, or exit 1 once the solution is being built; nothing else', async (t) => {
+  const stages = (...lines: string[]) => `${lines.join('\n')}\nuncaught exception: Child exited with 1\n`;
+  t.equal(isVerdict(1, 'uncaught exception: (a failure before any stage line)\n', 'Solution'), false);
+  t.equal(isVerdict(1, stages('Building Challenge'), 'Solution'), false, "the challenge's build (or the sandbox)");
+  t.equal(isVerdict(1, stages('Building Challenge', 'Exporting #[a] from Challenge'), 'Solution'), false);
+  t.equal(
+    isVerdict(1, stages('Building Challenge', 'Exporting #[a] from Challenge', 'Building Solution'), 'Solution'),
+    true,
+  );
+  t.equal(isVerdict(0, `Building Solution\n${SUCCESS_PHRASE}\n`, 'Solution'), true);
+  t.equal(isVerdict(137, stages('Building Solution'), 'Solution'), false, 'killed at the deadline');
+  t.equal(isVerdict(1, stages('  Building Solution  '), 'Solution'), true, 'surrounding blanks');
+  t.equal(
+    isVerdict(1, stages('info: Building Solution'), 'Solution'),
+    false,
+    'a build message quoting it is not the stage line',
+  );
+  const out = new BoundedOutput(200);
+  out.push(`Building Challenge\n${'x'.repeat(1000)}\nBuilding Solution\n${'y'.repeat(1000)}\nuncaught exception\n`);
+  t.equal(
+    isVerdict(1, out.text(), 'Solution'),
+    false,
+    'the stage line elided from the bounded output: not cached (safe side)',
+  );
 });

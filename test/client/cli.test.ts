@@ -7,26 +7,10 @@ import t, { type Test } from 'tap';
 import { main, parseArgs } from '../../src/client/cli.ts';
 import { PROJECT_ROOT } from '../../src/config.ts';
 import { fixtureFiles } from '../syntax/corpus.ts';
-import { emptyMessages } from '../../src/contract/common.ts';
-import { makeApp, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
+import { checkResult, contentResult, makeApp, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
+import { captureIo } from '../helpers/cli-io.ts';
 
-function io(env: NodeJS.ProcessEnv, stdin = '') {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdin: () => stdin,
-      stdout: (s: string) => {
-        out.stdout += s;
-      },
-      stderr: (s: string) => {
-        out.stderr += s;
-      },
-      env,
-      isTTY: false,
-    },
-  };
-}
+const io = captureIo;
 
 t.test('options come from the tool schema', async (t) => {
   const p = parseArgs([
@@ -55,7 +39,7 @@ async function daemon(t: Test) {
 
 t.test('files, stdin, -o, --json; exit 0 whatever the verdict without --strict', async (t) => {
   const url = await daemon(t);
-  const env = { SERVICE_API_URL: url, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV, SERVICE_TIMEOUT_SECONDS: '1' };
+  const env = { SERVICE_API_URL: url, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV, SERVICE_TIMEOUT_SECONDS: '60' };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-'));
   const file = path.join(dir, 'sol.lean');
   writeFileSync(file, 'theorem a : 1 = 1 := rfl\ntheorem b : 2 = 2 := by rfl\n');
@@ -212,26 +196,14 @@ t.test('verify-proof STATEMENT PROOF, and --declarations-file', async (t) => {
         needsLean: () => false,
         run: async (req) => {
           seen.push(req);
-          return {
-            okay: false,
-            content: req.content,
-            lean_messages: emptyMessages(),
-            tool_messages: emptyMessages(),
-            failed_declarations: ['x'],
-            timings: { total_ms: 0 },
-          };
+          return { ...checkResult(req.content), okay: false, failed_declarations: ['x'] };
         },
       },
       rename: {
         needsLean: () => false,
         run: async (req) => {
           seen.push(req);
-          return {
-            content: req.content,
-            lean_messages: emptyMessages(),
-            tool_messages: emptyMessages(),
-            timings: { total_ms: 0 },
-          };
+          return contentResult(req.content);
         },
       },
     },
@@ -347,12 +319,7 @@ t.test('the installed bin: Ctrl-C exits 130 saying so (AXLE)', async (t) => {
         run: async (req) => {
           started = true;
           await new Promise((r) => setTimeout(r, 5000));
-          return {
-            content: req.content,
-            lean_messages: emptyMessages(),
-            tool_messages: emptyMessages(),
-            timings: { total_ms: 0 },
-          };
+          return contentResult(req.content);
         },
       },
     },

@@ -12,8 +12,9 @@ import t from 'tap';
 import { serveMcpStdio } from '../../src/client/mcp-stdio.ts';
 import { parseArgs } from '../../src/client/cli.ts';
 import { TOOL_NAMES } from '../../src/contract/tools.ts';
-import type { ToolTable } from '../../src/tools/types.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
+import { blockingCheck } from '../helpers/blocking-check.ts';
+import { listenLoopback } from '../helpers/loopback.ts';
 
 /** The client end of a stdio pipe pair (what StdioClientTransport does over a child's stdio). */
 class StreamClientTransport implements Transport {
@@ -40,12 +41,7 @@ class StreamClientTransport implements Transport {
   }
 }
 
-async function baseUrl(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const a = app.server.address();
-  if (!a || typeof a === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${a.port}`;
-}
+const baseUrl = async (app: FastifyInstance) => (await listenLoopback(app)).http;
 
 function relay(url: string) {
   const input = new PassThrough();
@@ -63,22 +59,7 @@ t.test('`mcp` is a command of the CLI', async (t) => {
 });
 
 t.test('over stdio: the daemon’s tools, a call, cancellation; closing stdin ends the relay', async (t) => {
-  const seen = { aborted: 0 };
-  let onStart: () => void = () => {};
-  const started = new Promise<void>((r) => (onStart = r));
-  const tools: ToolTable = {
-    check: {
-      needsLean: () => false,
-      run: (_req, ctx) =>
-        new Promise((_resolve, reject) => {
-          onStart();
-          ctx.signal.addEventListener('abort', () => {
-            seen.aborted++;
-            reject(ctx.signal.reason);
-          });
-        }),
-    },
-  };
+  const { tools, seen, started } = blockingCheck();
   const app = await makeApp({ tools });
   t.teardown(() => app.close());
   const r = relay(await baseUrl(app));
@@ -88,8 +69,13 @@ t.test('over stdio: the daemon’s tools, a call, cancellation; closing stdin en
   const request = { content: 'theorem foo : True := by\n  trivial\n', environment: TEST_ENV, reparse: false };
   const res = (await r.client.callTool({ name: 'theorem2sorry', arguments: request })) as CallToolResult;
   t.notOk(res.isError);
-  const http = await app.inject({ method: 'POST', url: '/api/v1/theorem2sorry', payload: request });
-  t.equal((res.structuredContent as { content: string }).content, http.json().content, 'the daemon’s answer');
+  // theorem2sorry's rule (spec: the proof of each selected theorem becomes `sorry`; with ignore_imports, the
+  // default, the content carries the environment's header), not the daemon's own HTTP answer.
+  t.equal(
+    (res.structuredContent as { content: string }).content,
+    'import Mathlib\n\ntheorem foo : True := sorry\n',
+    'the daemon’s answer',
+  );
   const ctrl = new AbortController();
   const call = r.client.callTool({ name: 'check', arguments: { content: 'x', environment: TEST_ENV } }, undefined, {
     signal: ctrl.signal,

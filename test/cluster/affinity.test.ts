@@ -10,13 +10,11 @@ import { makeApp, testConfig, TEST_ENV } from '../helpers.ts';
 import type { LeanRunner } from '../../src/backend/index.ts';
 import { scriptedRunner } from '../tools/runner.ts';
 import { clusterApp, clusterSettings, until } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
+import { natsServerOrSkip } from './nats-for-tests.ts';
+import { startNatsServer } from './nats-server.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the affinity test: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
+const bin = natsServerOrSkip('the affinity test');
+if (bin) {
   t.test("a header the worker's session pool holds warm is advertised before any job and routed to it", async (t) => {
     const nats = await startNatsServer(bin);
     t.teardown(() => nats.stop());

@@ -9,28 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import t from 'tap';
 import { TEST_ENV } from '../helpers.ts';
-import { clusterApp, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer, type NatsServer } from './nats-server.ts';
+import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
+import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the cluster tests: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
-  let nats: NatsServer;
-  t.before(async () => {
-    nats = await startNatsServer(bin);
-  });
-  t.teardown(async () => nats?.stop());
+const bin = natsServerOrSkip('the cluster tests');
+if (bin) {
+  const nats = natsServerForFile(bin);
 
-  const body = (content: string) => JSON.stringify({ content, environment: TEST_ENV });
-  const post = (content: string) => ({
-    method: 'POST' as const,
-    url: '/api/v1/check',
-    payload: body(content),
-    headers: { 'content-type': 'application/json' },
-  });
-  const newRan = (): Ran => ({ count: 0, contents: [] });
+  const post = (content: string) => postCheck(content);
 
   t.test('one front and two workers: the front answers through the workers and shows the cluster', async (t) => {
     const prefix = 'basic';
@@ -90,8 +77,7 @@ if (!bin) {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        ...TS_LOADER,
         path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts'),
         nats.url,
         'doomed',

@@ -7,12 +7,22 @@ import type { FastifyInstance } from 'fastify';
 import type { LeanRunner } from '../../src/backend/index.ts';
 import type { Probe } from '../../src/envs/registry.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
-import { makeApp, testConfig, testEnvironments } from '../helpers.ts';
+import { makeApp, TEST_ENV, testConfig, testEnvironments } from '../helpers.ts';
 
 export interface Ran {
   count: number;
   contents: string[];
 }
+
+export const newRan = (): Ran => ({ count: 0, contents: [] });
+
+/** `POST /api/v1/check` of `content` as `inject` takes it (`extra`: more request fields). */
+export const postCheck = (content: string, environment = TEST_ENV, extra: object = {}) => ({
+  method: 'POST' as const,
+  url: '/api/v1/check',
+  payload: JSON.stringify({ content, environment, ...extra }),
+  headers: { 'content-type': 'application/json' },
+});
 
 /** A `check` double: waits `ms` (or until aborted), then answers naming its node (`lean`: whether it claims to need Lean, for routing). */
 export function reportingCheck(node: string, ran: Ran, ms = 0, onStart?: () => void, lean = false): ToolImpl<'check'> {

@@ -8,31 +8,32 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ResultCache } from '../../src/cache/result-cache.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import type { Probe } from '../../src/envs/registry.ts';
 import { TEST_ENV, testEnvironments } from '../helpers.ts';
-import { clusterApp, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer, type NatsServer } from './nats-server.ts';
+import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
+import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the operator tests: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
-  let nats: NatsServer;
-  t.before(async () => {
-    nats = await startNatsServer(bin);
-  });
-  t.teardown(async () => nats?.stop());
-  const newRan = (): Ran => ({ count: 0, contents: [] });
-  const post = (content: string, environment = TEST_ENV, extra: object = {}) => ({
-    method: 'POST' as const,
-    url: '/api/v1/check',
-    payload: JSON.stringify({ content, environment, ...extra }),
-    headers: { 'content-type': 'application/json' },
-  });
+const bin = natsServerOrSkip('the operator tests');
+if (bin) {
+  const nats = natsServerForFile(bin);
+  const post = postCheck;
+
+  /** Worker `w` (running `reportingCheck`) and front `f` on `prefix`, and a NATS connection; closed with the test, once the front sees the worker. */
+  async function workerAndFront(t: Test, prefix: string, ran: Ran, cluster: Record<string, unknown> = {}) {
+    const w = await clusterApp(nats.url, 'w', 'worker', { prefix, check: reportingCheck('w', ran) });
+    const front = await clusterApp(nats.url, 'f', 'front', { prefix, cluster });
+    const nc = await connect({ servers: nats.url });
+    t.teardown(async () => {
+      await nc.close();
+      await front.close();
+      await w.close();
+    });
+    await until(() => workersSeen(front) === 1, 10_000, 'the worker');
+    return { w, front, nc };
+  }
   const [envA] = testEnvironments;
   const envB = { ...envA!, name: 'lean-b', imports: '' };
   const envC = { ...envA!, name: 'lean-c', imports: '' };
@@ -89,15 +90,7 @@ if (!bin) {
   t.test('a claim left by a dead front: a waiter takes the key over instead of waiting its deadline', async (t) => {
     const prefix = 'orphan';
     const ran = newRan();
-    const w = await clusterApp(nats.url, 'w', 'worker', { prefix, check: reportingCheck('w', ran) });
-    const front = await clusterApp(nats.url, 'f', 'front', { prefix, cluster: { publishTimeoutMs: 500 } });
-    const nc = await connect({ servers: nats.url });
-    t.teardown(async () => {
-      await nc.close();
-      await front.close();
-      await w.close();
-    });
-    await until(() => workersSeen(front) === 1, 10_000, 'the worker');
+    const { front, nc } = await workerAndFront(t, prefix, ran, { publishTimeoutMs: 500 });
     const kv = await new Kvm(nc).open(`${prefix}_inflight`);
     const claimFor = (content: string) =>
       new ResultCache(0).key('check', TEST_ENV, parseToolRequest('check', { content, environment: TEST_ENV }));
@@ -124,13 +117,7 @@ if (!bin) {
 
   t.test('a job larger than NATS max_payload: a permanent 413 naming the limit, not a retryable 503', async (t) => {
     const prefix = 'large';
-    const w = await clusterApp(nats.url, 'w', 'worker', { prefix, check: reportingCheck('w', newRan()) });
-    const front = await clusterApp(nats.url, 'f', 'front', { prefix });
-    t.teardown(async () => {
-      await front.close();
-      await w.close();
-    });
-    await until(() => workersSeen(front) === 1, 10_000, 'the worker');
+    const { front } = await workerAndFront(t, prefix, newRan());
     // 1.2 MB: under the daemon's 16 MiB body limit, over nats-server's default max_payload of 1 MB.
     const big = `-- ${'x'.repeat(1_200_000)}\ntheorem big : True := trivial\n`;
     const r = await front.inject(post(big));
@@ -143,15 +130,7 @@ if (!bin) {
 
   t.test('malformed messages from NATS are dropped at the boundary, counted, and break nothing', async (t) => {
     const prefix = 'junk';
-    const w = await clusterApp(nats.url, 'w', 'worker', { prefix, check: reportingCheck('w', newRan()) });
-    const front = await clusterApp(nats.url, 'f', 'front', { prefix });
-    const nc = await connect({ servers: nats.url });
-    t.teardown(async () => {
-      await nc.close();
-      await front.close();
-      await w.close();
-    });
-    await until(() => workersSeen(front) === 1, 10_000, 'the worker');
+    const { w, front, nc } = await workerAndFront(t, prefix, newRan());
     nc.publish(`${prefix}.members.evil`, 'not json');
     nc.publish(`${prefix}.members.evil`, JSON.stringify({ node: 'evil', slots: -1 }));
     // A job that is no job, straight into the stream where the worker pulls.

@@ -8,31 +8,24 @@
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { TEST_ENV } from '../helpers.ts';
-import { clusterApp, reportingCheck, until, workersSeen, type Ran } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
+import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
+import { natsServerOrSkip } from './nats-for-tests.ts';
+import { startNatsServer } from './nats-server.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the readiness tests: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
+const bin = natsServerOrSkip('the readiness tests');
+if (bin) {
   const ready = async (app: FastifyInstance) => {
     const r = await app.inject({ method: 'GET', url: '/health/ready' });
     return { code: r.statusCode, reasons: (r.json() as { reasons: string[] }).reasons };
   };
   const isReady = (app: FastifyInstance) => async () => (await ready(app)).code === 200;
   const isUnready = (app: FastifyInstance) => async () => (await ready(app)).code === 503;
-  const post = (content: string) => ({
-    method: 'POST' as const,
-    url: '/api/v1/check',
-    payload: JSON.stringify({ content, environment: TEST_ENV, timeout_seconds: 30 }),
-    headers: { 'content-type': 'application/json' },
-  });
+  const post = (content: string) => postCheck(content, TEST_ENV, { timeout_seconds: 30 });
 
   t.test('readiness follows the last worker and NATS, and recovers by itself', async (t) => {
     const nats = await startNatsServer(bin);
     const prefix = 'ready';
-    const ran: Ran = { count: 0, contents: [] };
+    const ran = newRan();
     const check = reportingCheck('w', ran, 0);
     const front = await clusterApp(nats.url, 'f', 'front', { prefix });
     let w = await clusterApp(nats.url, 'w', 'worker', { prefix, check });

@@ -14,19 +14,12 @@ import { ClusterNode } from '../../src/cluster/node.ts';
 import { EnvironmentRegistry } from '../../src/envs/registry.ts';
 import { testConfig, testProbe, TEST_ENV } from '../helpers.ts';
 import { scriptedRunner } from '../tools/runner.ts';
-import { clusterApp, clusterSettings, reportingCheck, until } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer, type NatsServer } from './nats-server.ts';
+import { clusterApp, clusterSettings, postCheck, reportingCheck, until } from './fixtures.ts';
+import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 
-const bin = natsServerPath();
-if (!bin) {
-  t.comment(`skipping the scale test: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
-  let nats: NatsServer;
-  t.before(async () => {
-    nats = await startNatsServer(bin);
-  });
-  t.teardown(async () => nats?.stop());
+const bin = natsServerOrSkip('the scale test');
+if (bin) {
+  const nats = natsServerForFile(bin);
 
   /** A worker whose session pools report `headers` distinct headers warm (a stand-in for the backend's stats). */
   async function worker(prefix: string, headers: number): Promise<ClusterNode> {
@@ -93,17 +86,12 @@ if (!bin) {
       'the front to see the warm headers',
     );
     const t0 = Date.now();
-    const r = await front.inject({
-      method: 'POST',
-      url: '/api/v1/check',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({
-        content: 'import H0\n\ntheorem first : True := trivial\n',
-        environment: TEST_ENV,
+    const r = await front.inject(
+      postCheck('import H0\n\ntheorem first : True := trivial\n', TEST_ENV, {
         ignore_imports: false,
         timeout_seconds: 30,
       }),
-    });
+    );
     t.equal(r.statusCode, 200);
     t.ok(Date.now() - t0 < 2000, `the first header's job answered in ${Date.now() - t0} ms`);
     t.match(

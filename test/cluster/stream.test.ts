@@ -6,11 +6,12 @@
 import t from 'tap';
 import WebSocket from 'ws';
 import type { ToolImpl } from '../../src/tools/types.ts';
-import { TEST_ENV } from '../helpers.ts';
-import { clusterApp, until, workersSeen } from './fixtures.ts';
-import { natsServerPath, NO_NATS_REASON, startNatsServer } from './nats-server.ts';
+import { checkResult, TEST_ENV } from '../helpers.ts';
+import { clusterApp, postCheck, until, workersSeen } from './fixtures.ts';
+import { natsServerOrSkip } from './nats-for-tests.ts';
+import { startNatsServer } from './nats-server.ts';
 
-const bin = natsServerPath();
+const bin = natsServerOrSkip('the cluster stream tests');
 
 /** A `check` double: three progress events, then (for content with SLOW) a 5 s wait; records how each run ended. */
 function progressCheck(ended: string[]): ToolImpl<'check'> {
@@ -41,21 +42,14 @@ function progressCheck(ended: string[]): ToolImpl<'check'> {
       }
       ended.push('finished');
       return {
-        okay: true,
-        content: req.content,
-        lean_messages: { errors: [], warnings: [], infos: [] },
-        tool_messages: { errors: [], warnings: [], infos: [] },
-        failed_declarations: [],
+        ...checkResult(req.content),
         timings: { total_ms: 90 },
       } as never;
     },
   };
 }
 
-if (!bin) {
-  t.comment(`skipping the cluster stream tests: ${NO_NATS_REASON}`);
-  t.plan(0, `skip: ${NO_NATS_REASON}`);
-} else {
+if (bin) {
   t.test('progress, cancellation and the deadline travel between front and worker', async (t) => {
     const nats = await startNatsServer(bin);
     t.teardown(() => nats.stop());
@@ -110,16 +104,7 @@ if (!bin) {
     t.equal(ended[1], 'aborted: cancelled', 'the cancel reached the worker, which stopped the job');
 
     const t0 = Date.now();
-    const r = await front.inject({
-      method: 'POST',
-      url: '/api/v1/check',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({
-        content: 'theorem d : True := trivial -- SLOW\n',
-        environment: TEST_ENV,
-        timeout_seconds: 1,
-      }),
-    });
+    const r = await front.inject(postCheck('theorem d : True := trivial -- SLOW\n', TEST_ENV, { timeout_seconds: 1 }));
     t.equal(r.statusCode, 504, 'the deadline answers the client');
     t.ok(Date.now() - t0 < 4000, 'at the deadline, not after the job');
     await until(() => ended.length === 3, 5000, 'the worker to stop the late job');

@@ -11,6 +11,7 @@ import t from 'tap';
 import { loadConfig, PROJECT_ROOT } from '../../src/config.ts';
 import { EnvironmentRegistry } from '../../src/envs/registry.ts';
 import { ELAN_INSTALL } from '../../lean/setup-plan.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 const home = mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
 // A host with no Lean at all: no elan, no lake, an empty HOME; no overlay file.
@@ -48,7 +49,7 @@ t.test('each is unavailable until set up, and the reason names `lean:setup NAME`
 t.test('lean:setup --dry-run without elan: every step, with its command and download', async (t) => {
   const r = spawnSync(
     process.execPath,
-    ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts'), 'lean-4.29.0', 'pnt-4.26.0', '--dry-run'],
+    [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'setup.ts'), 'lean-4.29.0', 'pnt-4.26.0', '--dry-run'],
     { cwd: PROJECT_ROOT, env: bare, encoding: 'utf8' },
   );
   t.equal(r.status, 0, r.stderr);

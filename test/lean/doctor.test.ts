@@ -13,14 +13,19 @@ import { LeanSession } from '../../src/backend/session/session.ts';
 import { PROJECT_ROOT } from '../../src/config.ts';
 import { CHECKS, formatTable, runChecks } from '../../src/doctor/checks.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
-import { COMPARATOR_CHECK, ENVIRONMENT_CHECKS } from '../../lean/doctor-steps.ts';
+import { COMPARATOR_CHECK, ENVIRONMENT_CHECKS, toolChecks } from '../../lean/doctor-steps.ts';
+import { TOOL_CHECKS, runToolChecks } from '../../src/doctor/tool-checks.ts';
+import { LeanBackend } from '../../src/backend/index.ts';
+import { NO_LIMITS } from '../../src/backend/process/launch.ts';
+import { msg, scriptedRunner, testEnv } from '../tools/runner.ts';
 import { fakeLaunch, silent } from '../backend/fake.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('without a toolchain, lean:doctor says what is missing and exits non-zero', async (t) => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
   // An empty overlay (a LEAN_TOOL_CONFIG naming a missing file is a configuration error).
   writeFileSync(path.join(home, 'none.json'), '{}');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
+  const r = spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
     cwd: PROJECT_ROOT,
     env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
     encoding: 'utf8',
@@ -28,7 +33,12 @@ t.test('without a toolchain, lean:doctor says what is missing and exits non-zero
   t.equal(r.status, 1);
   t.match(r.stderr, /lean:doctor needs a Lean toolchain/);
   // Issue 27 §4: every check is listed, each saying cleanly that it cannot run here.
-  for (const name of [...ENVIRONMENT_CHECKS, ...CHECKS.map((c) => c.name), COMPARATOR_CHECK])
+  for (const name of [
+    ...ENVIRONMENT_CHECKS,
+    ...CHECKS.map((c) => c.name),
+    ...TOOL_CHECKS.map((c) => c.name),
+    COMPARATOR_CHECK,
+  ])
     t.ok(
       r.stdout.split('\n').some((l) => l.includes(name) && /FAIL\s+cannot run: no toolchain$/.test(l)),
       `listed: ${name}`,
@@ -68,4 +78,81 @@ t.test('each check names the assumption it checks; the issue-27 defects the doct
   // Defects 1 and 14 (headers opened as the pools open them) and 2, 3 (a comparator pair) run in lean/doctor-steps.ts.
   t.same(ENVIRONMENT_CHECKS.slice(3, 5), ['failed import detected', 'bare prelude header']);
   t.match(COMPARATOR_CHECK, /comparator pair/);
+});
+
+// The tool checks (src/doctor/tool-checks.ts): the daemon's tools on the environment's backend, for the inputs no
+// recording holds (test/recorded/tools.test.ts, "gap"). Tested against doubles of the REPL process only.
+
+t.test('every tool check fails on the backend over a REPL that knows no Lean', async (t) => {
+  const backend = new LeanBackend({
+    limits: {
+      minWarm: 0,
+      maxSessions: 1,
+      maxUses: 1000,
+      maxRssMb: 4096,
+      sandbox: 'none',
+      limits: NO_LIMITS,
+      prefixEntries: 100,
+      startupTimeoutSeconds: 30,
+      rssPollMs: 1000,
+    },
+    log: silent,
+    launch: () => fakeLaunch(),
+  });
+  t.teardown(() => backend.destroy());
+  const rows = await toolChecks(testEnv, { lean: {} as never }, AbortSignal.timeout(60_000), backend);
+  t.same(
+    rows.map((r) => r.check),
+    TOOL_CHECKS.map((c) => c.name),
+  );
+  t.same(
+    rows.filter((r) => r.ok).map((r) => `${r.check}: ${r.detail}`),
+    [],
+    'no tool check passes without Lean answering',
+  );
+});
+
+t.test('the tool checks send what the tools send: the gaps of the recorded tests', async (t) => {
+  const r = scriptedRunner(() => ({}));
+  await runToolChecks(r, testEnv, AbortSignal.timeout(60_000), silent);
+  const sent = r.jobs.flatMap((j) => j.commands.map((c) => c.text)).join('\n----\n');
+  for (const [what, re] of [
+    ['merge: #check @ with full names', /set_option pp\.fullNames true in\n.*\n#check @doctor_mc/],
+    ['the goal-printing options', /^set_option pp\.proofs true$/m],
+    [
+      "disprove's attempt, `open Nat (succ)` as written",
+      /namespace DoctorD\nopen Nat \(succ\)\ntheorem axle_disprove_0/,
+    ],
+    ['the extraction helper and its question', /#lean_tool_info/],
+    ["verify_proof's axioms question", /#print axioms _root_\.doctor_v/],
+    ["verify_proof's definitional-equality probe", /type_of% @axle_expected_0/],
+  ] as const)
+    t.match(sent, re, what);
+});
+
+t.test('the merge check passes when equal statements print equal types and different ones do not', async (t) => {
+  // A double of the REPL's answers: each `#check @name` prints a type made from the statement in that document.
+  const answer = (typeOf: (statement: string) => string) => {
+    const r = scriptedRunner((c, job) => {
+      const check = /#check @(\S+)$/.exec(c.text)?.[1];
+      if (check) {
+        const decl = r.jobs[job]!.commands.find((x) => x.text.startsWith(`theorem ${check} `))?.text ?? '';
+        return { messages: [msg('info', c.origin, `@${check} : ${typeOf(decl)}`)] };
+      }
+      const ax = /#print axioms _root_\.(\S+)$/.exec(c.text)?.[1];
+      return ax ? { messages: [msg('info', c.origin, `'${ax}' does not depend on any axioms`)] } : {};
+    });
+    return r;
+  };
+  const name = TOOL_CHECKS[0]!.name;
+  const run = async (lean: ReturnType<typeof scriptedRunner>) =>
+    (await runToolChecks(lean, testEnv, AbortSignal.timeout(60_000), silent)).find((x) => x.name === name)!;
+  const right = await run(answer((s) => /replicate (\d)/.exec(s)?.[1] ?? ''));
+  t.ok(right.ok, right.detail);
+  const unread = await run(answer(() => ''));
+  t.notOk(unread.ok, unread.detail);
+  t.match(unread.detail, /no types were compared/);
+  const apart = await run(answer((s) => s));
+  t.notOk(apart.ok, apart.detail);
+  t.match(apart.detail, /same statement was renamed/);
 });

@@ -6,6 +6,7 @@ import t from 'tap';
 import { generatedProject, replTagFor, tagsOfLsRemote } from '../../lean/lake-project.ts';
 import { PROJECT_ROOT } from '../../src/config.ts';
 import { toolchainTag } from '../../src/envs/config.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('toolchain tags', async (t) => {
   t.equal(toolchainTag('leanprover/lean4:v4.28.0'), 'v4.28.0');
@@ -16,7 +17,7 @@ t.test('toolchain tags', async (t) => {
 
 t.test('without elan, lean:setup fails and says what is missing', async (t) => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
+  const r = spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
     cwd: PROJECT_ROOT,
     env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
     encoding: 'utf8',
@@ -103,7 +104,7 @@ function preparedMachine(pin = 'leanprover/lean4:v4.28.0', subdir: string | null
       ],
     }),
   );
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
+  const r = spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'setup.ts')], {
     cwd: PROJECT_ROOT,
     env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: config, LEAN_TOOL_BUILD_DIR: build },
     encoding: 'utf8',

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Test } from 'tap';
 import { leanFilesUnder, SHARED_DIR, sharedPath, sharedSkip } from '../shared-data.ts';
 import { cliItems } from './cli-source.ts';
 import { guardMsgsItems } from './guard-msgs-source.ts';
@@ -93,6 +94,16 @@ let cached: RecordedItem[] | undefined;
 export function recordedIndex(): RecordedItem[] | undefined {
   if (RECORDED_SKIP) return undefined;
   return (cached ??= build());
+}
+
+/** The index for a test; undefined once `t` has ended saying why it skipped (../shared/recorded absent). */
+export function recordedIndexFor(t: Test): RecordedItem[] | undefined {
+  const items = recordedIndex();
+  if (!items) {
+    t.comment(`skipped: ${RECORDED_SKIP}`);
+    t.end();
+  }
+  return items;
 }
 
 /** Items per class (each class an item's messages have counts the item once) and per version. */

@@ -3,13 +3,17 @@
  * class a tool matches against the reader the tool uses: the recording is ground truth, so a reader
  * that misses a recorded text is a defect of the reader.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { parseResponse } from '../../src/backend/protocol/schema.ts';
 import { toLeanMessage } from '../../src/backend/protocol/messages.ts';
 import { stoppedAt } from '../../src/backend/deadline/heartbeats.ts';
-import { checkedType, isSorryWarning, squash } from '../../src/tools/elaborate.ts';
+import { checkedType, declVerdict, isSorryWarning, squash, STANDARD_AXIOMS } from '../../src/tools/elaborate.ts';
 import { lemmaFromGoal, parseGoals } from '../../src/tools/goals.ts';
-import { parseAxioms, unusedVariableName } from '../../src/tools/lean-texts.ts';
+import { parseAxioms, unusedVariableName, userConstName } from '../../src/tools/lean-texts.ts';
+import { parseSource } from '../../src/syntax/source.ts';
+import { sharedPath } from '../shared-data.ts';
 import { formatMessage } from '../../src/tools/messages.ts';
 import { RECORDED_SKIP, recordedIndex, type RecordedItem, type RecordedMessage } from './index.ts';
 
@@ -182,3 +186,35 @@ t.test('`#check @name` outputs: the type the tools compare', { skip: RECORDED_SK
         : false,
   });
 });
+
+t.test(
+  'recorded `#print axioms` answers through the readers check, verify_proof, disprove and merge use',
+  { skip: RECORDED_SKIP },
+  async (t) => {
+    // Each answer is matched to the declaration it is about in the recorded source file (lean4 tests/lean/run), as
+    // elaborate.ts reads an answer under the declaration's full name, then judged by declVerdict, which the tools use.
+    const answers = messagesOf('print_axioms').flatMap(({ item, m }) => {
+      const target = /^#print\s+axioms\s+([\w.'«»]+)\s*$/.exec(item.input.trim())?.[1];
+      return target ? [{ item, m, target }] : [];
+    });
+    t.ok(answers.length >= 3, `${answers.length} recorded answers to \`#print axioms <name>\``);
+    const shared = sharedPath('.')!;
+    for (const { item, m, target } of answers) {
+      const file = parseSource(readFileSync(path.join(shared, item.file), 'utf8'));
+      const d = file.decls.find((x) => x.fullName === target || x.fullName?.endsWith(`.${target}`));
+      if (!d) {
+        t.fail(`${where(item)}: no declaration ${target} in the recorded source`);
+        continue;
+      }
+      const parsed = parseAxioms(m.text)!;
+      t.equal(parsed.name, userConstName(d.fullName!), `${where(item)}: the answer is read as ${d.fullName}'s`);
+      const v = declVerdict({ file, messages: [], axioms: new Map([[d.fullName!, parsed.axioms]]) }, d);
+      t.same(
+        [v.usesSorry, v.foreignAxioms],
+        [parsed.axioms.includes('sorryAx'), parsed.axioms.filter((a) => !STANDARD_AXIOMS.has(a) && a !== 'sorryAx')],
+        `${where(item)}: ${m.text}`,
+      );
+      t.ok(v.foreignAxioms.length > 0, `${where(item)}: the recorded axioms are not standard ones, and are flagged`);
+    }
+  },
+);

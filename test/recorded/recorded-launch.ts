@@ -21,6 +21,7 @@ import { buildLaunch, NO_LIMITS, type LaunchSpec } from '../../src/backend/proce
 import { environmentConfig, type EnvironmentConfig } from '../../src/envs/config.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { sharedPath, sharedSkip } from '../shared-data.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -55,10 +56,10 @@ const LIMITS: BackendLimits = {
   heartbeatsPerSecond: 0,
 };
 
-/** The recorded REPL of `tag` through the product's launch path (run by Node with tsx, no jail). */
+/** The recorded REPL of `tag` through the product's launch path (run by Node through the compile cache, no jail). */
 export function recordedLaunch(tag: string, refusalsFile: string): LaunchSpec {
   const spec = buildLaunch(
-    { project_dir: ROOT, repl_command: [process.execPath, '--import', 'tsx', RECORDED_REPL] },
+    { project_dir: ROOT, repl_command: [process.execPath, ...TS_LOADER, RECORDED_REPL] },
     { limits: NO_LIMITS, sandbox: 'none' },
     process.env,
   );

@@ -7,8 +7,13 @@
  * pass on an invented answer.
  *   RECORDED_REPL_DIR: the transcripts (../shared/recorded/repl/<tag>)
  * Started by recorded-launch.ts through the product's launch path.
+ *
+ * Typed process faults, for what no recording can show (a kill at a deadline, a crash), never an
+ * answer: RECORDED_REPL_HANG=<tactic> never answers that tactic, RECORDED_REPL_CRASH=<tactic> exits
+ * on it (code 70). With RECORDED_REPL_ONCE_FILE naming a file that does not exist yet, only the
+ * process that creates it misbehaves (the replacement a recovery starts answers as recorded).
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { RecordedAnswers } from './repl-answers.ts';
 
 const REFUSAL_EXIT = 86;
@@ -20,6 +25,9 @@ if (!dir) {
 }
 const answers = new RecordedAnswers(dir);
 const refusals = process.env.RECORDED_REPL_REFUSALS;
+const once = process.env.RECORDED_REPL_ONCE_FILE;
+const misbehave = (process.env.RECORDED_REPL_HANG || process.env.RECORDED_REPL_CRASH) && (!once || !existsSync(once));
+if (once && misbehave) writeFileSync(once, String(process.pid));
 
 let buf = '';
 process.stdin.setEncoding('utf8');
@@ -40,6 +48,10 @@ function handle(block: string): void {
     request = JSON.parse(block) as Record<string, unknown>;
   } catch {
     return refuse(`not JSON: ${block.slice(0, 200)}`);
+  }
+  if (misbehave && typeof request.tactic === 'string') {
+    if (request.tactic === process.env.RECORDED_REPL_HANG) return; // never answers
+    if (request.tactic === process.env.RECORDED_REPL_CRASH) process.exit(70);
   }
   const a = answers.answer(request);
   if (a.kind === 'refusal') return refuse(a.reason);

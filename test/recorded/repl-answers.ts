@@ -20,12 +20,15 @@
  *   `runCommand`; REPL/Frontend.lean, `processCommandsWithInfoTrees` sets `infoState.enabled := true`].
  *   `rootGoals` adds sorries, so those recordings, proof steps and pickles never match. A plain recording
  *   is preferred.
- * The answer is the recorded response with the env renumbered to this process's own count.
+ * The answer is the recorded response with the env renumbered to this process's own count, and its
+ * sorries' proof states to this process's own (repl-proof-states.ts, which also answers tactics,
+ * pickles and unpickles of proof states).
  */
 import path from 'node:path';
 import { HEADER_PROBE } from '../../src/backend/session/header-probe.ts';
 import { WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
 import { readExchanges, transcriptFiles } from './repl-source.ts';
+import { RecordedProofStates } from './repl-proof-states.ts';
 
 /** A recorded env: the transcript and the env id it had there; `INIT` is the Init environment. */
 const INIT = 'init';
@@ -62,8 +65,10 @@ export class RecordedAnswers {
   #envs = new Map<number, string[]>();
   #nextEnv = 0;
   readonly files: number;
+  readonly proofStates: RecordedProofStates;
 
   constructor(dir: string) {
+    this.proofStates = new RecordedProofStates(dir);
     const files = transcriptFiles(dir);
     this.files = files.length;
     for (const f of files) {
@@ -83,6 +88,12 @@ export class RecordedAnswers {
   }
 
   answer(request: Record<string, unknown>): Answer {
+    // The REPL tries a proof step, then the pickles, before a command [repl v4.28.0: REPL/Main.lean, `parse`].
+    if (typeof request.tactic === 'string') return this.proofStates.tactic(request);
+    if (typeof request.pickleTo === 'string' && request.proofState !== undefined)
+      return this.proofStates.pickle(request);
+    if (typeof request.unpickleProofStateFrom === 'string')
+      return this.proofStates.unpickle(request, (env) => this.#envs.get(env));
     const cmd = request.cmd;
     if (typeof cmd !== 'string') return refuse(`not a command request: ${JSON.stringify(request).slice(0, 200)}`);
     if (request.env === undefined) return this.#header(cmd);
@@ -123,7 +134,8 @@ export class RecordedAnswers {
       .filter((h) => typeof h.response.env === 'number')
       .map((h) => `${h.file}#${String(h.response.env)}`);
     this.#envs.set(env, recEnvs);
-    const response = { ...shiftLines(first.response, shift), ...('env' in first.response ? { env } : {}) };
+    const numbered = this.proofStates.numberCommand([first, ...hits.filter((h) => h !== first)]);
+    const response = { ...shiftLines(numbered, shift), ...('env' in first.response ? { env } : {}) };
     return { kind: 'answer', response, from: `${first.file}:${first.line}` };
   }
 }

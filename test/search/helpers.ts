@@ -1,67 +1,120 @@
 /**
- * Proof search tests: a daemon whose environment runs the transcript REPL (answers only from
- * the real REPL's recorded transcripts, ../shared/recorded/repl/<tag>/), and a minimal
+ * Proof search tests: a daemon whose environment runs the project's recorded REPL
+ * (test/recorded/recorded-repl.ts: answers only what the real REPL's transcripts of one tag,
+ * ../shared/recorded/repl/<tag>/, recorded, and refuses anything else by exiting), and a minimal
  * /v1/stream client for raw messages.
  */
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
 import WebSocket from 'ws';
 import { buildLaunch, NO_LIMITS, type LaunchSpec } from '../../src/backend/process/launch.ts';
-import { sharedPath, sharedSkip } from '../shared-data.ts';
-import { makeApp, testConfig } from '../helpers.ts';
+import { makeApp, testConfig, testEnvironments, testProbe } from '../helpers.ts';
 import type { ConfigInput } from '../../src/config.ts';
+import { recordedLaunch, recordedSkip, recordedTagDir } from '../recorded/recorded-launch.ts';
+import { readExchanges, type Exchange } from '../recorded/repl-source.ts';
 
-export const TRANSCRIPT_REPL = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../fixtures/transcript-repl.mjs',
-);
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 
-export const REPL_RECORDINGS = 'recorded/repl';
-export const recordingsSkip = (): string | false => sharedSkip(REPL_RECORDINGS);
+/** Why the recordings of `tags` cannot drive a test here, or false. */
+export const recordingsSkip = (...tags: string[]): string | false =>
+  tags.map((tag) => recordedSkip(tag)).find(Boolean) ?? false;
 
-/** `<in>|<out>` pairs of the named tests at `tag`. */
-export function transcripts(tag: string, names: readonly string[]): string {
-  const dir = path.join(sharedPath(REPL_RECORDINGS)!, tag);
-  return names.map((n) => `${path.join(dir, `${n}.in`)}|${path.join(dir, `${n}.expected.out`)}`).join(';');
+/** The recorded exchanges of one transcript (request and answer, in order). */
+export function recorded(tag: string, name: string): Exchange[] {
+  return readExchanges(path.join(recordedTagDir(tag)!, `${name}.in`));
 }
 
-/** The recorded answers of a transcript, in order (JSON blocks separated by blank lines). */
+/** The recorded answers of a transcript, in order. */
 export function recordedAnswers(tag: string, name: string): Record<string, unknown>[] {
-  const file = path.join(sharedPath(REPL_RECORDINGS)!, tag, `${name}.expected.out`);
-  return readFileSync(file, 'utf8')
-    .split(/\n\s*\n/)
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => JSON.parse(s) as Record<string, unknown>);
+  return recorded(tag, name).map((x) => x.response);
 }
 
-export function transcriptLaunch(env: Record<string, string>, script = TRANSCRIPT_REPL): LaunchSpec {
-  const spec = buildLaunch(
-    { project_dir: path.dirname(script), repl_command: [process.execPath, script] },
-    { limits: NO_LIMITS, sandbox: 'none' },
-    process.env,
-  );
-  return { ...spec, env: { ...spec.env, ...env } };
+/**
+ * The environment searches of these tests run in: no imports, so the header the service sends is
+ * the empty one, Init, as every recorded command without `env` ran (repl-answers.ts).
+ */
+export const SEARCH_ENV = 'recorded';
+
+function recordedConfig(tag: string, over: Partial<ConfigInput>) {
+  const env = { name: SEARCH_ENV, lean_toolchain: `leanprover/lean4:${tag}`, imports: '', project_dir: FIXTURES };
+  return testConfig({ environments: [...testEnvironments, env], ...over });
 }
 
-/** A listening daemon whose REPL answers from `env.TRANSCRIPTS`; its ws:// base URL. */
-export function searchDaemon(
-  env: Record<string, string>,
+export interface RecordedDaemon {
+  app: FastifyInstance;
+  /** ws:// base URL. */
+  url: string;
+  /** What the recorded REPL refused so far (each refusal ended its process). */
+  refusals: () => string[];
+  /** Close the daemon now (idempotent; done at the end of the test anyway). */
+  close: () => Promise<void>;
+}
+
+/**
+ * A listening daemon whose REPL is the recorded REPL of `tag` (closed at the end of `t`).
+ * `faults`: the recorded REPL's typed process faults (RECORDED_REPL_HANG, _CRASH, _ONCE_FILE).
+ */
+export async function searchDaemon(
+  t: Test,
+  tag: string,
   over: Partial<ConfigInput> = {},
-): Promise<{ app: FastifyInstance; url: string }> {
-  return searchDaemonWith('transcript-repl.mjs', env, over);
+  faults: Record<string, string> = {},
+): Promise<RecordedDaemon> {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'search-recorded-'));
+  const file = path.join(tmp, 'refusals.jsonl');
+  const d = await listening(await recordedSearchApp(tag, file, over, faults));
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= d.app.close().then(() => rmSync(tmp, { recursive: true, force: true })));
+  t.teardown(close);
+  return { ...d, refusals: () => refusalsIn(file), close };
 }
 
-/** The same with another REPL double of test/fixtures/ (the stand-in, for growth). */
+/** A daemon (not listening) whose REPL is the recorded REPL of `tag`, its refusals appended to `file`. */
+export function recordedSearchApp(
+  tag: string,
+  file: string,
+  over: Partial<ConfigInput> = {},
+  faults: Record<string, string> = {},
+): Promise<FastifyInstance> {
+  const launch = (): LaunchSpec => {
+    const spec = recordedLaunch(tag, file);
+    return { ...spec, env: { ...spec.env, ...faults } };
+  };
+  const probe: typeof testProbe = (cfg) => (cfg.name === SEARCH_ENV ? { available: true } : testProbe(cfg));
+  return makeApp({ launch, probe, config: recordedConfig(tag, over) });
+}
+
+/** What the recorded REPL refused (one JSON line each in `file`). */
+export function refusalsIn(file: string): string[] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { reason: string }).reason)
+    : [];
+}
+
+/** A daemon on a REPL double of test/fixtures/ (the stand-in, for growth: what no recording shows). */
 export async function searchDaemonWith(
   fixture: string,
   env: Record<string, string>,
   over: Partial<ConfigInput> = {},
 ): Promise<{ app: FastifyInstance; url: string }> {
-  const script = path.join(path.dirname(TRANSCRIPT_REPL), fixture);
-  const app = await makeApp({ launch: () => transcriptLaunch(env, script), config: testConfig(over) });
+  const script = path.join(FIXTURES, fixture);
+  const spec = buildLaunch(
+    { project_dir: FIXTURES, repl_command: [process.execPath, script] },
+    { limits: NO_LIMITS, sandbox: 'none' },
+    process.env,
+  );
+  const launch = () => ({ ...spec, env: { ...spec.env, ...env } });
+  return listening(await makeApp({ launch, config: testConfig(over) }));
+}
+
+export async function listening(app: FastifyInstance): Promise<{ app: FastifyInstance; url: string }> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { app, url: `ws://127.0.0.1:${port}` };

@@ -1,23 +1,22 @@
 /**
- * Proof search over /v1/stream, driven by the real REPL's recorded transcripts (proof_step,
- * proof_branching, tactic_mode_sorry, pickle_proof_state_1 at several tags): branching, deleting,
- * finishing with the REPL's "Completed", the step cache, and unknown states. Every goal and
- * status compared is read from the recording, never typed here.
+ * Proof search over /v1/stream, driven by the project's recorded REPL on the real REPL's
+ * transcripts (proof_step, proof_branching, tactic_mode_sorry, pickle_proof_state_1/_env,
+ * unknown_proof_state at several tags): branching, deleting, finishing with the REPL's
+ * "Completed", the step cache, and unknown states. Every goal and status compared is read from
+ * the recording, never typed here, and each test ends asserting the recorded REPL refused nothing.
  */
 import t from 'tap';
-import { TEST_ENV } from '../helpers.ts';
-import { rawStream, recordedAnswers, recordingsSkip, searchDaemon, transcripts } from './helpers.ts';
+import { rawStream, recorded, recordedAnswers, recordingsSkip, SEARCH_ENV, searchDaemon } from './helpers.ts';
 
-const skip = recordingsSkip();
 const TAGS = ['v4.24.0', 'v4.28.0', 'v4.33.0-rc2'];
+const skip = recordingsSkip(...TAGS, 'v4.21.0', 'v4.32.0');
 
 t.test('a branching search over /v1/stream: start, two branches, delete one, finish the other', { skip }, async (t) => {
   for (const tag of TAGS) {
     const rec = recordedAnswers(tag, 'proof_step');
-    const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['proof_step']) });
-    t.teardown(() => app.close());
-    const s = await rawStream(url);
-    const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const d = await searchDaemon(t, tag);
+    const s = await rawStream(d.url);
+    const start = await s.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
     t.equal(start.event, 'result', `${tag}: started`);
     const root = start.result.states;
     t.equal(root.length, 1, `${tag}: one sorry, one state`);
@@ -56,17 +55,18 @@ t.test('a branching search over /v1/stream: start, two branches, delete one, fin
     t.equal(stat.processes.length, 1, 'one process holds the search');
     t.equal(stat.processes[0].liveStates, 3);
     await s.close();
+    await d.close();
+    t.same(d.refusals(), [], `${tag}: every answer came from a recording`);
   }
 });
 
 t.test('theorem mode: the named theorem is the goal (proof_branching, linear to Completed)', { skip }, async (t) => {
   const tag = 'v4.28.0';
   const rec = recordedAnswers(tag, 'proof_branching');
-  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['proof_branching']) });
-  t.teardown(() => app.close());
-  const s = await rawStream(url);
+  const d = await searchDaemon(t, tag);
+  const s = await rawStream(d.url);
   const content = 'theorem complex_and (p q r : Prop) (h1 : p ∧ q) (h2 : q → r) : p ∧ r := by sorry';
-  const start = await s.call('goal.start', { environment: TEST_ENV, content, theorem: 'complex_and' });
+  const start = await s.call('goal.start', { environment: SEARCH_ENV, content, theorem: 'complex_and' });
   let state = start.result.states[0].state;
   const steps = ['apply And.intro', 'exact h1.left', 'apply h2', 'exact h1.right'];
   for (const [i, tactic] of steps.entries()) {
@@ -75,9 +75,10 @@ t.test('theorem mode: the named theorem is the goal (proof_branching, linear to 
     t.equal(r.proofStatus, rec[i + 1]!.proofStatus);
     state = r.state;
   }
-  const missing = await s.call('goal.start', { environment: TEST_ENV, content, theorem: 'nope' });
+  const missing = await s.call('goal.start', { environment: SEARCH_ENV, content, theorem: 'nope' });
   t.equal(missing.error.code, 'invalid_request', 'a theorem the content does not declare');
   await s.close();
+  t.same(d.refusals(), []);
 });
 
 t.test(
@@ -85,16 +86,15 @@ t.test(
   { skip },
   async (t) => {
     const tag = 'v4.28.0';
-    const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['proof_step']) });
-    t.teardown(() => app.close());
-    const one = await rawStream(url);
-    const r1 = await one.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const d = await searchDaemon(t, tag);
+    const one = await rawStream(d.url);
+    const r1 = await one.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
     const s1 = (await one.call('goal.tactic', { state: r1.result.states[0].state, tactics: ['have t : Nat := 42'] }))
       .result.results[0];
     t.equal(s1.cached, false);
     await one.close();
-    const two = await rawStream(url);
-    const r2 = await two.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const two = await rawStream(d.url);
+    const r2 = await two.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
     const s2 = (await two.call('goal.tactic', { state: r2.result.states[0].state, tactics: ['have t : Nat := 42'] }))
       .result.results[0];
     t.equal(s2.cached, true, 'answered from the step cache');
@@ -104,16 +104,16 @@ t.test(
     t.equal(fin.proofStatus, 'Completed');
     t.equal(fin.cached, false);
     await two.close();
+    t.same(d.refusals(), []);
   },
 );
 
 t.test('tactic_mode_sorry: a tactic that is itself sorry, and the REPL verdict it gets', { skip }, async (t) => {
   for (const tag of ['v4.21.0', 'v4.28.0', 'v4.32.0']) {
     const rec = recordedAnswers(tag, 'tactic_mode_sorry');
-    const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['tactic_mode_sorry']) });
-    t.teardown(() => app.close());
-    const s = await rawStream(url);
-    const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const d = await searchDaemon(t, tag);
+    const s = await rawStream(d.url);
+    const start = await s.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
     const r = (await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['sorry'] })).result
       .results[0];
     t.equal(r.proofStatus, rec[1]!.proofStatus, `${tag}: recorded status`);
@@ -124,42 +124,57 @@ t.test('tactic_mode_sorry: a tactic that is itself sorry, and the REPL verdict i
       'the goal of the sorry, not a state',
     );
     await s.close();
+    await d.close();
+    t.same(d.refusals(), [], `${tag}: recorded`);
   }
 });
 
-t.test('pickle_proof_state_1/_env: answers recorded on unpickled copies drive the same search', { skip }, async (t) => {
-  for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2'])
-    for (const name of ['pickle_proof_state_1', 'pickle_proof_state_env']) {
-      const rec = recordedAnswers(tag, name);
-      const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, [name]) });
-      t.teardown(() => app.close());
-      const s = await rawStream(url);
-      const start = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
-      const h = (await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['have t : Nat := 42'] }))
-        .result.results[0];
-      t.same(h.goals, rec[4]!.goals, `${tag} ${name}: the goals recorded on the unpickled copy`);
-      const fin = (await s.call('goal.tactic', { state: h.state, tactics: ['exact t'] })).result.results[0];
-      t.equal(fin.proofStatus, rec[7]!.proofStatus, `${tag} ${name}: the recorded status`);
-      await s.close();
-    }
-});
+t.test(
+  'pickle_proof_state_1/_env: under `import Lean`, answers recorded on unpickled copies drive the same search',
+  { skip },
+  async (t) => {
+    for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2'])
+      for (const name of ['pickle_proof_state_1', 'pickle_proof_state_env']) {
+        const x = recorded(tag, name);
+        // The transcript: `import Lean`, then the command on its env, then pickles, unpickles and tactics.
+        const content = `${String(x[0]!.request.cmd)}\n${String(x[1]!.request.cmd)}`;
+        const d = await searchDaemon(t, tag);
+        const s = await rawStream(d.url);
+        const start = (await s.call('goal.start', { environment: SEARCH_ENV, content, ignore_imports: false })).result
+          .states[0];
+        const sorry = (x[1]!.response.sorries as { goal: string; pos: { line: number; column: number } }[])[0]!;
+        t.same(start.goals, [sorry.goal], `${tag} ${name}: the recorded goal`);
+        t.same(start.pos, { ...sorry.pos, line: sorry.pos.line + 1 }, 'the command starts on line 2 of the content');
+        const h = (await s.call('goal.tactic', { state: start.state, tactics: [String(x[4]!.request.tactic)] })).result
+          .results[0];
+        t.same(h.goals, x[4]!.response.goals, `${tag} ${name}: the goals recorded on the unpickled copy`);
+        const fin = (await s.call('goal.tactic', { state: h.state, tactics: [String(x[7]!.request.tactic)] })).result
+          .results[0];
+        t.equal(fin.proofStatus, x[7]!.response.proofStatus, `${tag} ${name}: the recorded status`);
+        t.equal(fin.proofStatus, 'Completed');
+        await s.close();
+        await d.close();
+        t.same(d.refusals(), [], `${tag} ${name}: recorded`);
+      }
+  },
+);
 
 t.test('unknown_proof_state: an id the connection does not hold never reaches the REPL', { skip }, async (t) => {
   const tag = 'v4.28.0';
-  const { app, url } = await searchDaemon({ TRANSCRIPTS: transcripts(tag, ['unknown_proof_state']) });
-  t.teardown(() => app.close());
-  const s = await rawStream(url);
+  const d = await searchDaemon(t, tag);
+  const s = await rawStream(d.url);
   const r = await s.call('goal.tactic', { state: 'st_1', tactics: ['exact 42'] });
   t.equal(r.error.code, 'invalid_request');
   t.match(r.error.message, /no live proof search state/);
-  const other = await rawStream(url);
-  const start = await other.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+  const other = await rawStream(d.url);
+  const start = await other.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
   const foreign = await s.call('goal.tactic', { state: start.result.states[0].state, tactics: ['exact 42'] });
   t.equal(foreign.error.code, 'invalid_request', "another connection's state is unknown here");
   const bad = await s.call('goal.tactic', { state: 'x', tactics: [] });
   t.equal(bad.error.details[0].field, 'request.tactics', 'validated by the contract');
   await s.close();
   await other.close();
+  t.same(d.refusals(), [], 'the REPL was asked nothing unrecorded');
 });
 
 t.test(
@@ -167,13 +182,9 @@ t.test(
   { skip },
   async (t) => {
     const tag = 'v4.28.0';
-    const { app, url } = await searchDaemon(
-      { TRANSCRIPTS: transcripts(tag, ['proof_step']) },
-      { search: { maxDepth: 1, maxStatesPerConnection: 3 } },
-    );
-    t.teardown(() => app.close());
-    const s = await rawStream(url);
-    const root = (await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' })).result
+    const d = await searchDaemon(t, tag, { search: { maxDepth: 1, maxStatesPerConnection: 3 } });
+    const s = await rawStream(d.url);
+    const root = (await s.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' })).result
       .states[0].state;
     const two = (
       await s.call('goal.tactic', {
@@ -189,7 +200,7 @@ t.test(
     const deep = (await s.call('goal.tactic', { state: two[1].state, tactics: ['exact t'] })).result.results[0];
     t.equal(deep.kind, 'limit', 'one tactic deep is the limit');
     t.match(deep.error, /search\.maxDepth/);
-    const again = await s.call('goal.start', { environment: TEST_ENV, content: 'def f : Nat := by sorry' });
+    const again = await s.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
     t.equal(again.error.code, 'invalid_request', 'a start over the cap is refused');
     t.match(again.error.message, /maxStatesPerConnection/);
     await s.close();

@@ -6,9 +6,9 @@
  * (one detail per item: ~80× the input).
  */
 import t, { type Test } from 'tap';
-import WebSocket from 'ws';
 import { waitFor } from '../backend/fake.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
+import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
 import { MAX_REPORTED_ISSUES, parseToolRequest } from '../../src/contract/validate.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { errorEvent, serializeEvent } from '../../src/server/stream-send.ts';
@@ -20,12 +20,9 @@ const numbersBody = (n: number) =>
 async function openStream(t: Test) {
   const app = await makeApp();
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
+  await listenLoopback(app);
+  const { ws, texts: replies } = await openStreamSocket(app);
   t.teardown(() => ws.close());
-  const replies: string[] = [];
-  ws.on('message', (d) => replies.push(String(d)));
-  await new Promise((r) => ws.once('open', r));
   /** Sends raw text and waits for the final event of `id`; returns its text. */
   const ask = async (text: string, id: string) => {
     const before = replies.length;

@@ -1,28 +1,17 @@
 /** The newcomer's command: `npm start` serves the listing and status, and drains on SIGTERM. */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/config.ts';
+import { startDaemonProcess } from '../helpers/daemon-process.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) => {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('lean tool service listening') && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
-  t.match(out, 'lean tool service listening');
+  const { child, port, output } = await startDaemonProcess(t, [
+    ...TS_LOADER,
+    path.join(PROJECT_ROOT, 'src', 'main.ts'),
+  ]);
+  t.match(output(), 'lean tool service listening');
   const envs = (await (await fetch(`http://127.0.0.1:${port}/v1/environments`)).json()) as {
     name: string;
     available: boolean;
@@ -33,7 +22,7 @@ t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) =
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   t.equal(code, 0);
-  const lines = out
+  const lines = output()
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);

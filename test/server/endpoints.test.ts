@@ -7,12 +7,10 @@
  * here, so it cannot be run as is. Then every tool is called as the MCP server would call it.
  */
 import t from 'tap';
-import { endpointsMetadata } from '../../src/contract/endpoints.ts';
 import { TOOL_EXAMPLES } from '../../src/contract/examples.ts';
-import { emptyMessages } from '../../src/contract/common.ts';
 import { TOOL_NAMES, TOOLS } from '../../src/contract/tools.ts';
 import type { ToolTable } from '../../src/tools/types.ts';
-import { makeApp, testConfig } from '../helpers.ts';
+import { contentResult, makeApp, testConfig } from '../helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -93,12 +91,7 @@ function echoTools(): ToolTable {
   for (const name of TOOL_NAMES)
     table[name] = {
       needsLean: () => false,
-      run: async (req: Json) => ({
-        content: String(req.content ?? ''),
-        lean_messages: emptyMessages(),
-        tool_messages: emptyMessages(),
-        timings: { total_ms: 0 },
-      }),
+      run: async (req: Json) => contentResult(String(req.content ?? '')),
     };
   return table as ToolTable;
 }
@@ -117,7 +110,26 @@ t.test('GET /v1/endpoints: every tool, with the fields server.py reads, derived 
   t.equal(r.statusCode, 200, 'needs no key even when keys are configured');
   const endpoints = r.json() as Record<string, { description: string; inputs: Json[] }>;
   t.same(Object.keys(endpoints).sort(), [...TOOL_NAMES].sort());
-  t.same(endpoints, endpointsMetadata());
+  // theorem2sorry as the spec lists its parameters ("Parameter support per tool": the common ones, then
+  // names, indices, theorems_only, reparse, mathlib_options, global_options) in server.py's types.
+  const shape = (i: Json) => [i.name, i.type, i.required, i.default ?? null, i.cli_list_type ?? null];
+  t.match(endpoints.theorem2sorry!.description, /^Replace theorem proofs with sorry/, 'the spec’s summary');
+  t.same(
+    endpoints.theorem2sorry!.inputs.map(shape),
+    [
+      ['content', 'textarea', true, null, null],
+      ['environment', 'text', true, null, null],
+      ['ignore_imports', 'checkbox', false, true, null],
+      ['timeout_seconds', 'number', false, 120, null],
+      ['names', 'list', false, null, null],
+      ['indices', 'list', false, null, 'int'],
+      ['theorems_only', 'checkbox', false, true, null],
+      ['reparse', 'checkbox', false, true, null],
+      ['mathlib_options', 'checkbox', false, false, null],
+      ['global_options', 'dict', false, null, null],
+    ],
+    'theorem2sorry: the spec’s parameters, types, requiredness and defaults',
+  );
   for (const name of TOOL_NAMES) {
     const fields = Object.keys(TOOLS[name].request.shape).sort();
     t.same(endpoints[name]!.inputs.map((i) => i.name).sort(), fields, `${name}: one input per request field`);

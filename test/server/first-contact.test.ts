@@ -10,11 +10,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import WebSocket from 'ws';
 import { main } from '../../src/client/cli.ts';
 import { PROJECT_ROOT } from '../../src/config.ts';
 import { listenErrorLine } from '../../src/server/listen-error.ts';
 import { makeApp, UNAVAILABLE_ENV } from '../helpers.ts';
+import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 t.test('a busy port: one line naming PORT, exit 1, no stack trace', async (t) => {
   const busy = net.createServer();
@@ -22,7 +23,7 @@ t.test('a busy port: one line naming PORT, exit 1, no stack trace', async (t) =>
   t.teardown(() => busy.close());
   const port = (busy.address() as net.AddressInfo).port;
   const home = mkdtempSync(path.join(os.tmpdir(), 'busy-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'src', 'main.ts')], {
     cwd: PROJECT_ROOT,
     env: { PATH: '/usr/bin:/bin', HOME: home, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -95,12 +96,8 @@ t.test('lean-tool <command> --help prints that command, its options and their de
 t.test('WebSocket: an unavailable environment is refused without a queued event', async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`);
-  const events: Record<string, unknown>[] = [];
-  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Record<string, unknown>));
-  await new Promise((r) => ws.once('open', r));
+  await listenLoopback(app);
+  const { ws, events } = await openStreamSocket(app);
   ws.send(JSON.stringify({ id: 'n', tool: 'check', request: { content: 'def a := 1', environment: UNAVAILABLE_ENV } }));
   const end = Date.now() + 20_000;
   while (!events.some((e) => e.event === 'error') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));

@@ -6,9 +6,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
-import WebSocket from 'ws';
 import { withRequestId } from '../../src/server/request-id.ts';
 import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
+import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 // theorem2sorry with "reparse": false needs no Lean: a real tool, answered on this machine.
@@ -64,12 +64,8 @@ t.test('every response has its own request_id, cache hits included; the log line
 t.test('WebSocket: events and the result carry the request id', async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream`);
-  const events: Record<string, unknown>[] = [];
-  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Record<string, unknown>));
-  await new Promise((r) => ws.once('open', r));
+  await listenLoopback(app);
+  const { ws, events } = await openStreamSocket(app);
   ws.send(JSON.stringify({ id: 'x', tool: 'theorem2sorry', request: body }));
   ws.send(JSON.stringify({ id: 'y', tool: 'theorem2sorry', request: body }));
   const end = Date.now() + 20_000;

@@ -5,9 +5,9 @@
  * sockets closed within 3 ms with no result and no error.
  */
 import t from 'tap';
-import WebSocket from 'ws';
 import { waitFor } from '../backend/fake.ts';
 import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
+import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
 
 /** A structural tool that takes `ms` (its result names it), standing in for real work. */
@@ -42,13 +42,9 @@ t.test('close drains in-flight stream work, refuses new requests, then closes wi
     tools: { theorem2sorry: slow(600) },
     config: testConfig({ server: { drainTimeoutMs: 10_000 } }),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
-  const seen: (Event | { close: number })[] = [];
-  ws.on('message', (d) => seen.push(JSON.parse(String(d)) as Event));
-  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+  await listenLoopback(app);
+  const { ws, events: seen, closed } = await openStreamSocket<Event | { close: number }>(app);
   void closed.then((code) => seen.push({ close: code }));
-  await new Promise((r) => ws.once('open', r));
   const ask = (id: string) =>
     ws.send(JSON.stringify({ id, tool: 'theorem2sorry', request: { content: id, environment: TEST_ENV } }));
   ask('a');
@@ -75,12 +71,8 @@ t.test('a drain that times out still closes the sockets (1001) and ends', async 
     tools: { theorem2sorry: slow(60_000) },
     config: testConfig({ server: { drainTimeoutMs: 2_500 } }),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
-  const events: Event[] = [];
-  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Event));
-  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
-  await new Promise((r) => ws.once('open', r));
+  await listenLoopback(app);
+  const { ws, events, closed } = await openStreamSocket<Event>(app);
   ws.send(JSON.stringify({ id: 'x', tool: 'theorem2sorry', request: { content: 'x', environment: TEST_ENV } }));
   await waitFor(() => events.some((e) => e.event === 'started'));
   const t0 = Date.now();

@@ -4,16 +4,14 @@
  * Structural requests only (reparse false): no Lean, no REPL double needed.
  */
 import t, { type Test } from 'tap';
-import WebSocket from 'ws';
 import { waitFor } from '../backend/fake.ts';
 import { makeApp, UNAVAILABLE_ENV } from '../helpers.ts';
+import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
 
 async function stream(t: Test) {
   const app = await makeApp();
   t.teardown(() => app.close());
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
-  t.teardown(() => ws.close());
+  await listenLoopback(app);
   /** Server events as received (their shape is what the tests assert). */
   interface Event {
     id: string | null;
@@ -21,9 +19,8 @@ async function stream(t: Test) {
     error: { code: string; message: string; details: { field: string; message: string }[] };
     result: { content: string };
   }
-  const events: Event[] = [];
-  ws.on('message', (d) => events.push(JSON.parse(String(d)) as Event));
-  await new Promise((r) => ws.once('open', r));
+  const { ws, events } = await openStreamSocket<Event>(app);
+  t.teardown(() => ws.close());
   /** Send one message and wait for its final event (result or error) for `id`. */
   const ask = async (msg: unknown, id: string | null) => {
     const before = events.length;

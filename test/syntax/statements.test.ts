@@ -70,9 +70,11 @@ t.test('variables declared one command at a time draw on the scope budget', asyn
     { length: 16_000 },
     (_, i) => `variable (x${i} : Nat)\ntheorem t${i} : True := trivial\n`,
   ).join('');
-  const t0 = performance.now();
+  // Refused by the budget, not after building 16,000 lists (its cost is measured in bench/, not timed here).
   t.throws(() => parseSource(src), SourceLimitError);
-  t.ok(performance.now() - t0 < 5_000, 'refused without building the lists');
+  t.throws(() => parseSource(src), {
+    message: /would hold more than [\d,]+ entries in all \(\d+ namespaces open and \d+ variable/,
+  });
   const f = parseSource(
     Array.from({ length: 1_000 }, (_, i) => `variable (x${i} : Nat)\ntheorem t${i} : True := trivial\n`).join(''),
   );

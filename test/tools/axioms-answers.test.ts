@@ -11,7 +11,7 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { check } from '../../src/tools/check.ts';
 import { parseAxioms, printAxiomsCommand } from '../../src/tools/lean-texts.ts';
 import { verify_proof } from '../../src/tools/verify-proof.ts';
-import { recordedIndex, RECORDED_SKIP } from '../recorded/index.ts';
+import { recordedIndexFor } from '../recorded/index.ts';
 import { msg, scriptedRunner, toolCtx, type Respond } from './runner.ts';
 
 const MODULE_REFUSAL =
@@ -32,12 +32,8 @@ t.test('defect 4: the question names the declaration from the root, with full na
 });
 
 t.test('every recorded #print axioms answer parses, under the name it was asked about', (t) => {
-  const items = recordedIndex();
-  if (!items) {
-    t.comment(`skipped: ${RECORDED_SKIP}`);
-    t.end();
-    return;
-  }
+  const items = recordedIndexFor(t);
+  if (!items) return;
   const answers = items.flatMap((it) => it.messages.filter((m) => m.cls === 'print_axioms').map((m) => ({ it, m })));
   t.ok(answers.length >= 3, `${answers.length} recorded answers`);
   for (const { it, m } of answers) {

@@ -82,3 +82,19 @@ t.test('memory_limit_mb is validated as a positive integer', async (t) => {
   t.throws(() => request('theorem a : True := sorry\n', '', { memory_limit_mb: 1.5 }));
   t.equal(request('theorem a : True := sorry\n', '', { memory_limit_mb: 512 }).memory_limit_mb, 512);
 });
+
+// Issue 27, defect 2: comparator exits 1 for a setup failure too (config.json it cannot read, no git, a
+// broken sandbox), before it builds the solution; only a verdict on the pair may be cached.
+t.test('only a verdict is cacheable: a run that fails before the solution is built is not', async (t) => {
+  const tool = comparatorTool(backend());
+  const run = (mode: string) => tool.run(request('theorem a : True := sorry\n', `-- FAKE: ${mode}\n`), ctx);
+  const early = await run('fail');
+  t.equal(early.exit_status, 1);
+  t.equal(tool.cacheable!(early), false, 'exit 1 before `Building Solution`: a setup failure');
+  const verdict = await run('mismatch');
+  t.equal(verdict.exit_status, 1);
+  t.equal(verdict.okay, false);
+  t.equal(tool.cacheable!(verdict), true, 'exit 1 after the solution was built: a verdict');
+  t.equal(tool.cacheable!(await run('okay')), true, 'okay');
+  t.equal(tool.cacheable!(await run('unknown-mode')), false, 'another exit status');
+});

@@ -1,64 +1,24 @@
 /** have2lemma with a scripted runner double that reports goals at the probe's sorries (REPL-shaped). */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanRunner } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
 import { have2lemma } from '../../src/tools/have2lemma.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
-
-const env = environmentConfig.parse({
-  name: 'x',
-  lean_toolchain: 'leanprover/lean4:v4.28.0',
-  imports: '',
-  project_dir: '/tmp',
-});
+import { scriptedRunner, toolCtx, type Respond } from './runner.ts';
 
 /** In the first job, every `sorry` of a command gets the next goal of `goals` (positions relative to the command). */
-function runner(goals: string[]): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      const first = jobs.push(job) === 1;
-      let g = 0;
-      return {
-        headerMessages: [],
-        session: 1,
-        reused: 0,
-        sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          const sorries: {
-            pos: { line: number; column: number };
-            goal: string;
-            proofState: number;
-            origin: { line: number; column: number };
-          }[] = [];
-          if (first) {
-            const lines = c.text.split('\n');
-            lines.forEach((l, i) => {
-              for (let col = l.indexOf('sorry'); col >= 0; col = l.indexOf('sorry', col + 1))
-                sorries.push({
-                  pos: { line: i + 1, column: col },
-                  goal: goals[g++] ?? '⊢ ?',
-                  proofState: 0,
-                  origin: c.origin,
-                });
-            });
-          }
-          return { messages: [], sorries, cached: false, ms: 0 };
-        }),
-      };
-    },
-  };
+function runner(goals: string[]) {
+  let g = 0;
+  return scriptedRunner((c, job) => {
+    if (job > 0) return {};
+    const sorries: NonNullable<ReturnType<Respond>['sorries']> = [];
+    c.text.split('\n').forEach((l, i) => {
+      for (let col = l.indexOf('sorry'); col >= 0; col = l.indexOf('sorry', col + 1))
+        sorries.push({ pos: { line: i + 1, column: col }, goal: goals[g++] ?? '⊢ ?', proofState: 0, origin: c.origin });
+    });
+    return { sorries };
+  });
 }
-const ctx = (lean: LeanRunner): ToolContext => ({
-  env,
-  signal: new AbortController().signal,
-  log: pino({ level: 'silent' }),
-  lean,
-  progress: () => {},
-});
+const ctx = (lean: LeanRunner) => toolCtx(lean);
 const run = (content: string, extra: Record<string, unknown>, r: LeanRunner) =>
   have2lemma.run(parseToolRequest('have2lemma', { content, environment: 'x', reparse: false, ...extra }), ctx(r));
 

@@ -3,68 +3,32 @@
  * tactic_sorry, variables, app_type_mismatch, incomplete), from a scripted runner double.
  */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanMessage, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanRunner } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
 import { parseGoals } from '../../src/tools/goals.ts';
 import { sorry2lemma } from '../../src/tools/sorry2lemma.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
-
-const env = environmentConfig.parse({
-  name: 'x',
-  lean_toolchain: 'leanprover/lean4:v4.28.0',
-  imports: '',
-  project_dir: '/tmp',
-});
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 /** First job: the content; for a command containing `marker`, the REPL's sorries / messages given. */
 function runner(script: {
   marker: string;
   sorries?: { line: number; column: number; goal: string }[];
   errors?: string[];
-}): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      const first = jobs.push(job) === 1;
-      return {
-        headerMessages: [],
-        session: 1,
-        reused: 0,
-        sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          const hit = first && c.text.includes(script.marker);
-          const messages: LeanMessage[] = hit
-            ? (script.errors ?? []).map((text) => ({
-                severity: 'error' as const,
-                pos: c.origin,
-                endPos: undefined,
-                text,
-              }))
-            : [];
-          const sorries = hit
-            ? (script.sorries ?? []).map((s) => ({
-                pos: { line: s.line, column: s.column },
-                goal: s.goal,
-                proofState: 0,
-                origin: c.origin,
-              }))
-            : [];
-          return { messages, sorries, cached: false, ms: 0 };
-        }),
-      };
-    },
-  };
+}) {
+  return scriptedRunner((c, job) => {
+    if (job > 0 || !c.text.includes(script.marker)) return {};
+    return {
+      messages: (script.errors ?? []).map((text) => msg('error', c.origin, text)),
+      sorries: (script.sorries ?? []).map((s) => ({
+        pos: { line: s.line, column: s.column },
+        goal: s.goal,
+        proofState: 0,
+        origin: c.origin,
+      })),
+    };
+  });
 }
-const ctx = (lean: LeanRunner): ToolContext => ({
-  env,
-  signal: new AbortController().signal,
-  log: pino({ level: 'silent' }),
-  lean,
-  progress: () => {},
-});
+const ctx = (lean: LeanRunner) => toolCtx(lean);
 const run = (content: string, extra: Record<string, unknown>, r: LeanRunner) =>
   sorry2lemma.run(parseToolRequest('sorry2lemma', { content, environment: 'x', ...extra }), ctx(r));
 

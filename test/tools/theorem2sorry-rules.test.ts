@@ -1,22 +1,10 @@
 /** theorem2sorry's general rules, each on the input that used to break it (pure: no Lean). */
 // Replaced proofs are the term `sorry`, also for former `by` blocks (AXLE's reprint convention, README "Output layout").
 import t from 'tap';
-import { applyEdits } from '../../src/syntax/edits.ts';
 import { lex } from '../../src/syntax/lexer.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { renameInSource } from '../../src/syntax/renaming.ts';
-import { proofToSorry } from '../../src/tools/theorem2sorry.ts';
-
-function t2s(src: string): string {
-  const f = parseSource(src);
-  return applyEdits(
-    src,
-    f.decls
-      .filter((d) => d.kind === 'theorem')
-      .map((d) => proofToSorry(src, d))
-      .filter((e) => e !== undefined),
-  );
-}
+import { t2s } from './sorry-all.ts';
 
 t.test('a replaced proof is separated from what follows it', async (t) => {
   t.equal(t2s('theorem t : True := (h)where h := trivial'), 'theorem t : True := sorry where h := trivial');

@@ -4,18 +4,7 @@ import { applyEdits } from '../../src/syntax/edits.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { havesToSorry } from '../../src/tools/have2sorry.ts';
 import { renameInSource } from '../../src/syntax/renaming.ts';
-import { proofToSorry } from '../../src/tools/theorem2sorry.ts';
-
-function t2s(src: string): string {
-  const f = parseSource(src);
-  return applyEdits(
-    src,
-    f.decls
-      .filter((d) => d.kind === 'theorem')
-      .map((d) => proofToSorry(src, d))
-      .filter((e) => e !== undefined),
-  );
-}
+import { t2s } from './sorry-all.ts';
 
 t.test(
   'theorem2sorry: term, tactic and equation proofs all become the term sorry (AXLE); termination clauses go; sorry stays',

@@ -4,12 +4,11 @@
  * tests set). What Lean itself answers is covered by the integration tests.
  */
 import t from 'tap';
-import { pino } from 'pino';
-import type { ElabJob, LeanMessage, LeanRunner } from '../../src/backend/index.ts';
+import type { LeanRunner } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { parseSource } from '../../src/syntax/source.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import { msg, scriptedRunner, toolCtx } from './runner.ts';
 import { piType } from '../../src/syntax/statements.ts';
 import { defeqCheck, permits, verify_proof } from '../../src/tools/verify-proof.ts';
 
@@ -30,56 +29,26 @@ interface Script {
   errorMarker?: string;
 }
 
-function runner(s: Script): LeanRunner & { jobs: ElabJob[] } {
-  const jobs: ElabJob[] = [];
-  return {
-    jobs,
-    async elaborate(_env, job) {
-      const n = jobs.push(job) - 1;
-      const info = (text: string, origin: { line: number; column: number }): LeanMessage => ({
-        severity: 'info',
-        pos: origin,
-        endPos: undefined,
-        text,
-      });
-      return {
-        headerMessages: [],
-        session: 1,
-        reused: 0,
-        sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          const m: LeanMessage[] = [];
-          const check = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/.exec(c.text);
-          const axioms = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
-          const example = /#check \(@_root_\.(\S+) : type_of%/.exec(c.text);
-          if (check) m.push(info(`${check[1]} : ${s.types[n]?.[check[1]!] ?? '?'}`, c.origin));
-          else if (axioms) {
-            const ax = s.axioms?.[axioms[1]!] ?? ['propext'];
-            m.push(
-              info(
-                ax.length
-                  ? `'${axioms[1]}' depends on axioms: [${ax.join(', ')}]`
-                  : `'${axioms[1]}' does not depend on any axioms`,
-                c.origin,
-              ),
-            );
-          } else if (example && s.notDefeq?.includes(example[1]!))
-            m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'type mismatch' });
-          else if (s.errorMarker && c.text.includes(s.errorMarker))
-            m.push({ severity: 'error', pos: c.origin, endPos: undefined, text: 'unsolved goals' });
-          return { messages: m, sorries: [], cached: false, ms: 0 };
-        }),
-      };
-    },
-  };
+function runner(s: Script) {
+  return scriptedRunner((c, n) => {
+    const check = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/.exec(c.text);
+    const axioms = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
+    const example = /#check \(@_root_\.(\S+) : type_of%/.exec(c.text);
+    if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${s.types[n]?.[check[1]!] ?? '?'}`)] };
+    if (axioms) {
+      const ax = s.axioms?.[axioms[1]!] ?? ['propext'];
+      const text = ax.length
+        ? `'${axioms[1]}' depends on axioms: [${ax.join(', ')}]`
+        : `'${axioms[1]}' does not depend on any axioms`;
+      return { messages: [msg('info', c.origin, text)] };
+    }
+    if (example && s.notDefeq?.includes(example[1]!)) return { messages: [msg('error', c.origin, 'type mismatch')] };
+    if (s.errorMarker && c.text.includes(s.errorMarker))
+      return { messages: [msg('error', c.origin, 'unsolved goals')] };
+    return {};
+  });
 }
-const ctx = (lean: LeanRunner): ToolContext => ({
-  env,
-  signal: new AbortController().signal,
-  log: pino({ level: 'silent' }),
-  lean,
-  progress: () => {},
-});
+const ctx = (lean: LeanRunner) => toolCtx(lean, env);
 const run = (body: Record<string, unknown>, s: Script) =>
   verify_proof.run(parseToolRequest('verify_proof', { environment: 'x', ...body }), ctx(runner(s)));
 

@@ -24,112 +24,35 @@
  *   the part matched below is common to all].
  */
 
+import { commandHead, endsWithEnd, setOptionOf, type CommandHead } from '../../syntax/command-head.ts';
+import { ELABORATING_HASH_COMMANDS } from '../../syntax/keywords.ts';
+
 /**
  * Lean's default [lean4 v4.28.0: src/Lean/CoreM.lean, `maxHeartbeats`]: a budget never raises the limit a real run
  * would have.
  */
 export const LEAN_DEFAULT_MAX_HEARTBEATS = 200_000;
 
-const DECL_KEYWORDS = new Set([
-  'theorem',
-  'lemma',
-  'def',
-  'example',
-  'abbrev',
-  'instance',
-  'structure',
-  'class',
-  'inductive',
-  'opaque',
-  'axiom',
-  '#check',
-  '#eval',
-  '#reduce',
-  '#print',
-  '#synth',
-]);
-const MODIFIERS = new Set(['private', 'protected', 'noncomputable', 'partial', 'unsafe', 'nonrec', 'public']);
 const STOP_RE = /\(deterministic\) timeout.*maximum number of heartbeats \((\d+)\) has been reached/;
-const SCOPE_RE = /^\s*set_option\s+maxHeartbeats\s+(\d+)\s*(?:--[^\n]*\s*)?$/;
 
-/** Whether `text` is a command that `set_option … in` can wrap without changing what it does. */
+/**
+ * Whether `text` is a command that `set_option … in` can wrap without changing what it does: a
+ * declaration, or a `#` command that elaborates a term, without a `local`/`scoped` modifier or
+ * attribute. The words are the source model's (syntax/command-head.ts, syntax/keywords.ts).
+ */
 export function wrappable(text: string): boolean {
-  let i = 0;
-  const n = text.length;
-  for (;;) {
-    while (i < n && /\s/.test(text[i]!)) i++;
-    if (text.startsWith('--', i)) {
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) return false;
-      i = nl + 1;
-    } else if (text.startsWith('/-', i)) {
-      // A (doc) comment: nested, linear scan.
-      let depth = 0;
-      for (; i < n; i++) {
-        if (text.startsWith('/-', i)) {
-          depth++;
-          i++;
-        } else if (text.startsWith('-/', i)) {
-          depth--;
-          i++;
-          if (depth === 0) break;
-        }
-      }
-      i++;
-    } else if (text.startsWith('@[', i)) {
-      let depth = 0;
-      const start = i;
-      for (; i < n; i++) {
-        if (text[i] === '[') depth++;
-        else if (text[i] === ']' && --depth === 0) break;
-      }
-      if (/\b(local|scoped)\b/.test(text.slice(start, i))) return false;
-      i++;
-    } else {
-      const m = /^[#A-Za-z_]+/.exec(text.slice(i, i + 20));
-      if (!m) return false;
-      if (MODIFIERS.has(m[0])) {
-        i += m[0].length;
-        continue;
-      }
-      return DECL_KEYWORDS.has(m[0]);
-    }
-  }
+  const head = commandHead(text);
+  if (head.scoped) return false;
+  return head.kind === 'declaration' || (head.kind === 'hash' && ELABORATING_HASH_COMMANDS.has(head.keyword));
 }
 
 /** The heartbeat limit a standalone `set_option maxHeartbeats N` command sets for what follows, if `text` is one. */
 export function scopeLimit(text: string): number | undefined {
-  const m = SCOPE_RE.exec(text);
-  return m ? Number(m[1]) : undefined;
+  const option = setOptionOf(text);
+  return option?.name === 'maxHeartbeats' && /^\d+$/.test(option.value) ? Number(option.value) : undefined;
 }
 
-/** `text` without its leading whitespace and comments (linear). */
-function leadingCode(text: string): string {
-  let i = 0;
-  for (;;) {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-    if (text.startsWith('--', i)) {
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) return '';
-      i = nl + 1;
-    } else if (text.startsWith('/-', i)) {
-      // A (doc) comment: nested, linear scan to just past its closing `-/`.
-      let depth = 0;
-      while (i < text.length) {
-        if (text.startsWith('/-', i)) {
-          depth++;
-          i += 2;
-        } else if (text.startsWith('-/', i)) {
-          i += 2;
-          if (--depth === 0) break;
-        } else i++;
-      }
-    } else return text.slice(i);
-  }
-}
-
-const OPENS_SCOPE = /^(?:(?:noncomputable|public|private)\s+)*(?:section|namespace)\b/;
-const ENDS_SCOPE = /^end\b/;
+const opensScope = (head: CommandHead) => head.kind === 'section' || head.kind === 'namespace';
 
 /**
  * The heartbeat limit in force at each command: Lean's default, changed by a standalone
@@ -145,10 +68,10 @@ export function scopeLimits(texts: readonly string[]): number[] {
   let limit = LEAN_DEFAULT_MAX_HEARTBEATS;
   for (const t of texts) {
     out.push(limit);
-    const code = leadingCode(t);
-    if (OPENS_SCOPE.test(code)) stack.push(limit);
-    else if (ENDS_SCOPE.test(code)) limit = stack.pop() ?? limit;
-    else limit = scopeLimit(code) ?? limit;
+    const head = commandHead(t);
+    if (opensScope(head)) stack.push(limit);
+    else if (head.kind === 'end') limit = stack.pop() ?? limit;
+    else if (head.kind === 'set_option') limit = scopeLimit(t) ?? limit;
   }
   return out;
 }
@@ -182,10 +105,9 @@ export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat
  * Only such self-contained blocks: a content unit is a single command, never a scope with its `end`.
  */
 export function isBudgetBlock(text: string): boolean {
-  const nl = text.indexOf('\n');
-  if (nl < 0 || !OPENS_SCOPE.test(text)) return false;
-  const last = text.slice(text.trimEnd().lastIndexOf('\n') + 1).trim();
-  return ENDS_SCOPE.test(last);
+  const head = commandHead(text);
+  // The budget goes below the first line: the block's opening command must be that line's start.
+  return head.start === 0 && opensScope(head) && endsWithEnd(text);
 }
 
 /** Whether the backend can send `text` with a heartbeat budget (wrapped, or set inside its block). */

@@ -27,6 +27,9 @@ interface Keyed<R extends Poolable, Q> {
   pinned: boolean;
 }
 
+const droppable = (e: { pinned: boolean; pool: { size: number; waiting: number } }) =>
+  !e.pinned && e.pool.size === 0 && e.pool.waiting === 0;
+
 /** Empty pools of other headers kept (for their status history) before the oldest empty one is dropped. */
 const KEEP_EMPTY = 16;
 
@@ -70,10 +73,13 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     return false;
   }
 
+  /** Called after every request (the pool's release): allocates nothing unless a pool waits or too many are empty. */
   freed(_pool: GatedPool): void {
-    const waiting = [...this.#starved];
-    this.#starved.clear();
-    for (const p of waiting) p.kick();
+    if (this.#starved.size > 0) {
+      const waiting = [...this.#starved];
+      this.#starved.clear();
+      for (const p of waiting) p.kick();
+    }
     this.#dropEmpty();
   }
 
@@ -112,7 +118,10 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
   }
 
   #dropEmpty(): void {
-    const empty = [...this.#pools].filter(([, e]) => !e.pinned && e.pool.size === 0 && e.pool.waiting === 0);
+    let count = 0;
+    for (const e of this.#pools.values()) if (droppable(e)) count++;
+    if (count <= KEEP_EMPTY) return;
+    const empty = [...this.#pools].filter(([, e]) => droppable(e));
     for (const [k, e] of empty.slice(0, Math.max(0, empty.length - KEEP_EMPTY))) {
       this.#pools.delete(k);
       this.#byPool.delete(e.pool);

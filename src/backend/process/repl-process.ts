@@ -57,9 +57,34 @@ function installExitHook(): void {
 /** For tests: the groups still running. */
 export const liveProcessGroups = (): number[] => [...liveGroups];
 
-interface Pending {
-  resolve: (r: ReplResponse) => void;
-  reject: (e: ReplError) => void;
+/**
+ * The request in flight. Aborting its signal kills the process (the object is the signal's
+ * listener, `handleEvent`: no closures per request, each of which costs a defineProperty for
+ * its name in the keepNames build); settling it removes the listener.
+ */
+class Pending {
+  constructor(
+    private readonly proc: ReplProcess,
+    private readonly onResolve: (r: ReplResponse) => void,
+    private readonly onReject: (e: ReplError) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    signal?.addEventListener('abort', this, { once: true });
+  }
+
+  handleEvent(): void {
+    this.proc.kill('aborted', 'request aborted before the REPL answered');
+  }
+
+  resolve(r: ReplResponse): void {
+    this.signal?.removeEventListener('abort', this);
+    this.onResolve(r);
+  }
+
+  reject(e: ReplError): void {
+    this.signal?.removeEventListener('abort', this);
+    this.onReject(e);
+  }
 }
 
 export class ReplProcess {
@@ -111,6 +136,7 @@ export class ReplProcess {
       this.#dead = true;
       liveGroups.delete(this.pid);
       this.#stopRssWatch();
+      this.#usage.close();
       // Kill stragglers in the group (a REPL under lake leaves nothing behind, but a crash might).
       this.#killGroup();
       const fault = this.#fault ?? 'crashed';
@@ -145,18 +171,7 @@ export class ReplProcess {
       return Promise.reject(new ReplError('aborted', 'request aborted'));
     }
     return new Promise<ReplResponse>((resolve, reject) => {
-      const onAbort = () => this.kill('aborted', 'request aborted before the REPL answered');
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#pending = {
-        resolve: (r) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(r);
-        },
-        reject: (e) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      };
+      this.#pending = new Pending(this, resolve, reject, signal);
       this.#child.stdin?.write(encodeRequest(request));
     });
   }

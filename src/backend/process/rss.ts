@@ -1,5 +1,6 @@
 /** A process tree's members, resident memory and CPU time, from /proc (Linux). */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import os from 'node:os';
 
 /** Children of every thread of `pid` (a child forked by a non-main thread is listed under that thread). */
 function children(pid: number): number[] {
@@ -34,24 +35,56 @@ export function processTree(pid: number): number[] {
   return [...seen];
 }
 
-function rssOf(pid: number): number {
+/** The kernel's page size (AT_PAGESZ, type 6, in /proc/self/auxv): /proc/<pid>/stat counts RSS in pages. */
+let pageBytes: number | undefined;
+function pageSize(): number {
+  if (pageBytes !== undefined) return pageBytes;
+  pageBytes = 4096;
   try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    const auxv = readFileSync('/proc/self/auxv');
+    const le = os.endianness() === 'LE';
+    const word = (at: number) => Number(le ? auxv.readBigUInt64LE(at) : auxv.readBigUInt64BE(at));
+    for (let i = 0; i + 16 <= auxv.length && word(i) !== 0; i += 16) {
+      if (word(i) === 6) {
+        pageBytes = word(i + 8);
+        break;
+      }
+    }
   } catch {
-    return 0;
+    // no /proc/self/auxv: the common page size
+  }
+  return pageBytes;
+}
+
+interface StatUsage {
+  rssBytes: number;
+  cpuSeconds: number;
+}
+
+/**
+ * Resident memory and CPU time from one /proc/<pid>/stat line [proc(5)]: fields after the
+ * `(comm)` are state (3), …, utime (14), stime (15), …, rss (24, pages), the same count as
+ * status's VmRSS (both get_mm_rss); a zombie has none. undefined: not a stat line.
+ */
+function parseStat(stat: string): StatUsage | undefined {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 22);
+  if (f.length < 22) return undefined;
+  return {
+    rssBytes: Number(f[21]) * pageSize(),
+    cpuSeconds: (Number(f[11]) + Number(f[12])) / 100, // utime, stime in clock ticks (USER_HZ = 100)
+  };
+}
+
+function statOf(pid: number): StatUsage | undefined {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return undefined;
   }
 }
 
-/** CPU seconds (user + system) a process has used. */
-function cpuOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return 0;
-  }
+function rssOf(pid: number): number {
+  return statOf(pid)?.rssBytes ?? 0;
 }
 
 export interface TreeUsage {
@@ -60,30 +93,26 @@ export interface TreeUsage {
   cpuSeconds: number;
 }
 
-export function treeUsage(pid: number): TreeUsage {
-  let processes = 0;
-  let rssBytes = 0;
-  let cpuSeconds = 0;
-  for (const p of processTree(pid)) {
-    const rss = rssOf(p);
-    // A pid that is gone still appears once (the root): count only live ones.
-    if (rss > 0 || p === pid) processes++;
-    rssBytes += rss;
-    cpuSeconds += cpuOf(p);
-  }
-  return { processes, rssBytes, cpuSeconds };
-}
+const statmBuffer = Buffer.alloc(256);
 
 /**
- * treeUsage for one process, with the tree's membership (one directory listing and one read
- * per thread of every member) kept for up to `membershipMs`: the usage read after every
- * request then costs a read of each member's status and stat, ~a fifth of a full scan (the
- * scan was ~20% of the daemon's CPU per cache miss). A full scan (`fresh`) refreshes it; the
- * watchdog does one every poll, so a process started since is seen within a poll interval.
+ * Usage of a process tree, read after every request and by the watchdog. The tree's
+ * membership (one directory listing and one read per thread of every member) is kept for
+ * up to `membershipMs`, and with it each member's CPU time (its stat line: the kernel sums
+ * every thread for it); a full scan (`fresh`) refreshes both, and the watchdog does one every
+ * poll, so a process started since is seen within a poll interval and the CPU time (the
+ * retirement guard at 80% of RLIMIT_CPU) is at most a poll old. Resident memory is read
+ * on every call: each member's /proc/<pid>/statm (`size resident …` in pages [proc(5)]; the
+ * same count as status's VmRSS) stays open and is re-read from offset 0, as procfs writes it
+ * afresh on each read: one pread per member, where the read after each request used to open,
+ * read and close status and stat (~7% of the daemon's CPU per cache miss). A descriptor stays
+ * bound to its process, so a reused pid is never read in its place. `close()` releases them.
  */
 export class TreeUsageReader {
-  #members: number[] = [];
+  #statm = new Map<number, number>();
+  #cpuSeconds = 0;
   #scannedAt = -Infinity;
+  #closed = false;
 
   constructor(
     readonly pid: number,
@@ -91,21 +120,66 @@ export class TreeUsageReader {
   ) {}
 
   read(fresh = false): TreeUsage {
+    if (this.#closed) return { processes: 0, rssBytes: 0, cpuSeconds: 0 };
     const now = performance.now();
     if (fresh || now - this.#scannedAt > this.membershipMs) {
-      this.#members = processTree(this.pid);
+      this.#rescan();
       this.#scannedAt = now;
     }
-    let processes = 0;
-    let rssBytes = 0;
-    let cpuSeconds = 0;
-    for (const p of this.#members) {
-      const rss = rssOf(p);
-      if (rss > 0 || p === this.pid) processes++;
-      rssBytes += rss;
-      cpuSeconds += cpuOf(p);
+    // The root counts as a member even when gone, as processTree lists it.
+    const usage: TreeUsage = { processes: 1, rssBytes: 0, cpuSeconds: this.#cpuSeconds };
+    for (const [p, fd] of this.#statm) {
+      const rss = this.#residentBytes(p, fd);
+      if (p !== this.pid && rss > 0) usage.processes++;
+      usage.rssBytes += rss;
     }
-    return { processes, rssBytes, cpuSeconds };
+    return usage;
+  }
+
+  /** Close every descriptor; later reads are zero. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    for (const fd of this.#statm.values()) closeQuietly(fd);
+    this.#statm.clear();
+  }
+
+  #rescan(): void {
+    const members = new Set(processTree(this.pid));
+    for (const [p, fd] of this.#statm) {
+      if (members.has(p)) continue;
+      closeQuietly(fd);
+      this.#statm.delete(p);
+    }
+    this.#cpuSeconds = 0;
+    for (const p of members) {
+      this.#cpuSeconds += statOf(p)?.cpuSeconds ?? 0;
+      if (this.#statm.has(p)) continue;
+      try {
+        this.#statm.set(p, openSync(`/proc/${p}/statm`, 'r'));
+      } catch {
+        // gone between the listing and the open
+      }
+    }
+  }
+
+  #residentBytes(pid: number, fd: number): number {
+    try {
+      const n = readSync(fd, statmBuffer, 0, statmBuffer.length, 0);
+      return Number(statmBuffer.toString('latin1', 0, n).split(' ', 2)[1] ?? 0) * pageSize();
+    } catch {
+      // reaped: its descriptor reads ESRCH from now on
+      closeQuietly(fd);
+      this.#statm.delete(pid);
+      return 0;
+    }
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
   }
 }
 

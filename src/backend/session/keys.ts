@@ -5,6 +5,7 @@
  * commands" and two requests sharing a preamble share its keys.
  */
 import { hash } from 'node:crypto';
+import { HEADER_STATEMENTS, IMPORT_KEYWORDS } from '../../syntax/keywords.ts';
 import { isTrivia, lex, type TokenKind } from '../../syntax/lexer.ts';
 import { LineIndex } from '../../syntax/positions.ts';
 import type { Origin } from '../protocol/messages.ts';
@@ -16,11 +17,31 @@ export interface CanonicalHeader {
   /** One statement a line: `module`, `prelude`, `[public] [meta] import [all] Name`. */
   text: string;
   /** origins[i]: where line i+1 of `text` starts in the raw header. */
-  origins: Origin[];
+  readonly origins: readonly Origin[];
 }
 
-const STARTERS = new Set(['module', 'prelude']);
-const IMPORT_PARTS = new Set(['public', 'meta', 'private', 'import', 'all', 'runtime']);
+/** Headers up to this long are remembered (a few hundred of them): most requests name the environment's own. */
+const MEMO_MAX_CHARS = 4096;
+const MEMO_ENTRIES = 256;
+
+/**
+ * A bounded memo of a pure function of a header: a miss names its header several times on
+ * its way to a session (its pool, its root key, the session's roots), and each reading is a
+ * lex and each key a SHA-256. Past MEMO_ENTRIES the oldest entry goes (first in, first out).
+ */
+function memoized<T>(f: (header: string) => T): (header: string) => T {
+  const memo = new Map<string, T>();
+  return (header) => {
+    if (header.length > MEMO_MAX_CHARS) return f(header);
+    let v = memo.get(header);
+    if (v === undefined) {
+      if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+      v = f(header);
+      memo.set(header, v);
+    }
+    return v;
+  };
+}
 
 /** Tokens of a header that are not statements' words: whitespace and comments of every kind. */
 const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k === 'mod-doc';
@@ -32,9 +53,11 @@ const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k
  * [lean4 v4.28.0: src/Lean/Parser/Module.lean] (`header := optional "module" >> optional "prelude" >> many import`,
  * `import := optional "public" >> optional "meta" >> "import " >> optional "all" >> ident`).
  * The words are the source model's tokens (syntax/lexer.ts: the one reader of Lean text, so
- * `«a b»` names and nested comments are read as everywhere else); one linear pass.
+ * `«a b»` names and nested comments are read as everywhere else), its words syntax/keywords.ts's; one linear pass.
  */
-export function canonicalHeaderOf(raw: string): CanonicalHeader {
+export const canonicalHeaderOf: (raw: string) => CanonicalHeader = memoized(readCanonicalHeader);
+
+function readCanonicalHeader(raw: string): CanonicalHeader {
   const lines = new LineIndex(raw);
   const statements: { text: string; origin: Origin }[] = [];
   let words: string[] = [];
@@ -47,7 +70,7 @@ export function canonicalHeaderOf(raw: string): CanonicalHeader {
     if (isHeaderTrivia(t.kind)) continue;
     const word = raw.slice(t.start, t.end);
     const at = lines.toLean(t.start);
-    if (STARTERS.has(word)) {
+    if (HEADER_STATEMENTS.has(word)) {
       flush();
       statements.push({ text: word, origin: at });
       continue;
@@ -55,7 +78,7 @@ export function canonicalHeaderOf(raw: string): CanonicalHeader {
     if (words.length === 0) origin = at;
     words.push(word);
     // An import is complete at its module name (the first word after `import` that is not `all`/`runtime`).
-    if (!IMPORT_PARTS.has(word) && (words.includes('import') || words.length === 1)) flush();
+    if (!IMPORT_KEYWORDS.has(word) && (words.includes('import') || words.length === 1)) flush();
   }
   flush();
   const seen = new Set<string>();
@@ -69,7 +92,7 @@ export function canonicalHeaderOf(raw: string): CanonicalHeader {
 
 export const canonicalHeader = (header: string): string => canonicalHeaderOf(header).text;
 
-export const rootKey = (header: string) => sha(`root\u0000${canonicalHeader(header)}`);
+export const rootKey: (header: string) => string = memoized((header) => sha(`root\u0000${canonicalHeader(header)}`));
 
 export function chainKeys(root: string, texts: readonly string[]): string[] {
   const out: string[] = [];

@@ -45,6 +45,52 @@ export interface CommandOutcome {
   tactics?: TacticStep[];
 }
 
+/** A command of a request: its chain key (keys.ts), its text, and whether its info tree is asked for. */
+export interface SessionCommand {
+  key: string;
+  text: string;
+  infotree?: boolean | undefined;
+}
+
+export interface RunOptions {
+  /** Aborting it kills the process (a REPL cannot be interrupted mid-command). */
+  signal?: AbortSignal;
+  onCommand?: (done: number, total: number, cached: boolean) => void;
+  /** Once aborted, no further command is sent (StoppedError); the session stays usable. */
+  stop?: AbortSignal;
+  /** Rewrites a command before it is sent (a heartbeat budget): the text sent and the lines it added on top. */
+  prepare?: (text: string, index: number) => { text: string; lines: number };
+  /** Whether an outcome may be remembered for reuse (not when this request's own budget cut it short). */
+  remember?: (messages: readonly ReplMessage[], sentText: string, index: number) => boolean;
+}
+
+/** The REPL's answer to a command sent `lines` below its own start, as its outcome on the command's own lines. */
+function commandOutcome(
+  r: ReplResponse,
+  env: number,
+  lines: number,
+  infotree: boolean,
+  ms: number,
+): Omit<CommandOutcome, 'cached'> {
+  if (r.type === 'command')
+    return {
+      env: r.value.env,
+      messages: r.value.messages.map((m) => unshift(m, lines)),
+      sorries: r.value.sorries.map((x) => unshift(x, lines)),
+      ms,
+      ...(infotree ? { tactics: tacticSteps(r.value.infotree).map((x) => unshift(x, lines)) } : {}),
+    };
+  // The REPL could not run the command (for example an internal exception): report it, keep the env.
+  if (r.type === 'error')
+    return {
+      env,
+      messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }],
+      sorries: [],
+      ms,
+    };
+  throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
+}
+
 export interface RootOutcome {
   env: number;
   messages: ReplMessage[];
@@ -150,22 +196,12 @@ export class LeanSession {
    */
   async run(
     header: string,
-    commands: readonly { key: string; text: string; infotree?: boolean | undefined }[],
-    opts: {
-      signal?: AbortSignal;
-      onCommand?: (done: number, total: number, cached: boolean) => void;
-      /** Once aborted, no further command is sent (StoppedError); the session stays usable. */
-      stop?: AbortSignal;
-      /** Rewrites a command before it is sent (a heartbeat budget): the text sent and the lines it added on top. */
-      prepare?: (text: string, index: number) => { text: string; lines: number };
-      /** Whether an outcome may be remembered for reuse (not when this request's own budget cut it short). */
-      remember?: (messages: readonly ReplMessage[], sentText: string, index: number) => boolean;
-    } = {},
+    commands: readonly SessionCommand[],
+    opts: RunOptions = {},
   ): Promise<{ root: RootOutcome; outcomes: CommandOutcome[] }> {
     this.uses++;
     try {
-      const rk = rootKey(header);
-      const root = this.#roots.get(rk) ?? (await this.#elaborateRoot(header, opts.signal));
+      const root = this.#roots.get(rootKey(header)) ?? (await this.#elaborateRoot(header, opts.signal));
       const outcomes: CommandOutcome[] = [];
       let env = root.env;
       // After the first command sent, later ones are sent too: a remembered outcome further
@@ -174,45 +210,12 @@ export class LeanSession {
       for (let i = 0; i < commands.length; i++) {
         const c = commands[i]!;
         const hit = missed ? undefined : this.#outcomes.get(c.key);
-        if (hit) {
-          outcomes.push({ ...hit, cached: true });
-          env = hit.env;
-        } else {
+        if (hit) outcomes.push({ ...hit, cached: true });
+        else {
           missed = true;
-          if (opts.stop?.aborted) throw new StoppedError(opts.stop.reason);
-          const sent = opts.prepare?.(c.text, i) ?? { text: c.text, lines: 0 };
-          const t0 = performance.now();
-          const r = await this.#proc.send(
-            commandRequest(sent.text, env, c.infotree ? 'original' : undefined),
-            opts.signal,
-          );
-          const ms = Math.round(performance.now() - t0);
-          let outcome: Omit<CommandOutcome, 'cached'>;
-          if (r.type === 'command') {
-            outcome = {
-              env: r.value.env,
-              messages: r.value.messages.map((m) => unshift(m, sent.lines)),
-              sorries: r.value.sorries.map((x) => unshift(x, sent.lines)),
-              ms,
-              ...(c.infotree ? { tactics: tacticSteps(r.value.infotree).map((x) => unshift(x, sent.lines)) } : {}),
-            };
-          } else if (r.type === 'error') {
-            // The REPL could not run the command (for example an internal exception): report it, keep the env.
-            outcome = {
-              env,
-              messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }],
-              sorries: [],
-              ms,
-            };
-          } else {
-            throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
-          }
-          // An info tree can be large: such outcomes are answered, not remembered.
-          if (!c.infotree && (opts.remember?.(outcome.messages, sent.text, i) ?? true))
-            this.#outcomes.set(c.key, outcome);
-          outcomes.push({ ...outcome, cached: false });
-          env = outcome.env;
+          outcomes.push({ ...(await this.#send(c, i, env, opts)), cached: false });
         }
+        env = outcomes[i]!.env;
         opts.onCommand?.(i + 1, commands.length, outcomes[i]!.cached);
       }
       return { root, outcomes };
@@ -220,6 +223,18 @@ export class LeanSession {
       if (!(e instanceof StoppedError)) this.#poisoned = true;
       throw e;
     }
+  }
+
+  /** Send one command on `env` (unless the request was stopped) and remember its outcome when it may be reused. */
+  async #send(c: SessionCommand, i: number, env: number, opts: RunOptions): Promise<Omit<CommandOutcome, 'cached'>> {
+    if (opts.stop?.aborted) throw new StoppedError(opts.stop.reason);
+    const sent = opts.prepare?.(c.text, i) ?? { text: c.text, lines: 0 };
+    const t0 = performance.now();
+    const r = await this.#proc.send(commandRequest(sent.text, env, c.infotree ? 'original' : undefined), opts.signal);
+    const outcome = commandOutcome(r, env, sent.lines, c.infotree === true, Math.round(performance.now() - t0));
+    // An info tree can be large: such outcomes are answered, not remembered.
+    if (!c.infotree && (opts.remember?.(outcome.messages, sent.text, i) ?? true)) this.#outcomes.set(c.key, outcome);
+    return outcome;
   }
 
   /**
@@ -243,6 +258,12 @@ export class LeanSession {
   kill(reason = 'retired'): void {
     this.#poisoned = true;
     this.#proc.kill('closed', reason);
+  }
+
+  /** Kill the process mid-command (a deadline past its grace): the command in flight fails as 'aborted'. */
+  interrupt(reason: string): void {
+    this.#poisoned = true;
+    this.#proc.kill('aborted', reason);
   }
 
   get exited(): Promise<unknown> {

@@ -7,13 +7,16 @@
  * point of this adapter is that a call is refused exactly as the HTTP route refuses it.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type CallToolRequest,
   type CallToolResult,
   type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../admission/keys.ts';
@@ -96,52 +99,67 @@ export function createMcpServer(deps: McpServerDeps, session: McpSessionContext)
   );
   // McpServer installs its tool handlers only for tools registered with it; these are ours.
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: deps.tools }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = request.params.name;
-    // An unknown tool is a protocol error (MCP 2025-06-18, "Tools: Error Handling"), not a tool result.
-    if (!isToolName(tool))
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `unknown tool "${clip(tool)}"; the tools are: ${TOOL_NAMES.join(', ')}`,
-      );
-    const token = extra._meta?.progressToken;
-    const reporter =
-      token !== undefined ? progressReporter(token, extra.sendNotification, deps.progressIntervalMs) : undefined;
-    // The pipeline sees the service's own reason (as on HTTP and the stream), not the client's text.
-    const cancel = new AbortController();
-    const onCancel = () => cancel.abort(serviceError('cancelled', 'by_client'));
-    if (extra.signal.aborted) onCancel();
-    else extra.signal.addEventListener('abort', onCancel, { once: true });
-    const info: RunInfo = {};
-    const started = performance.now();
-    session.busy(1);
-    try {
-      const args = request.params.arguments ?? {};
-      const result = await deps.pipeline.run(tool, args, {
-        caller: session.caller,
-        log: session.log,
-        signal: cancel.signal,
-        info,
-        ...(reporter ? { onStarted: reporter.started, progress: reporter.progress } : {}),
-      });
-      logCall(session, tool, info, 200, started);
-      // info.request_id as on HTTP, shareable by the same caller.
-      const answer = attachRequestId(result, newRequestId());
-      if (deps.links?.enabled)
-        deps.links.record(answer.info.request_id, { tool, caller: session.caller, inputs: args, result: answer });
-      return toolResult(answer);
-    } catch (err) {
-      // Cancelled by the client (notifications/cancelled): the SDK sends no answer to a cancelled request.
-      const se = extra.signal.aborted ? serviceError('cancelled', 'by_client') : toServiceError(err);
-      if (se.code === 'internal') session.log.error({ err, tool }, 'mcp tool call failed');
-      logCall(session, tool, info, se.status, started);
-      return toolError(se);
-    } finally {
-      extra.signal.removeEventListener('abort', onCancel);
-      session.busy(-1);
-    }
-  });
+  mcp.server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(deps, session, request, extra));
   return mcp;
+}
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The pipeline sees the service's own reason (as on HTTP and the stream), not the client's text. */
+function cancellation(extra: CallExtra): { signal: AbortSignal; dispose: () => void } {
+  const cancel = new AbortController();
+  const onCancel = () => cancel.abort(serviceError('cancelled', 'by_client'));
+  if (extra.signal.aborted) onCancel();
+  else extra.signal.addEventListener('abort', onCancel, { once: true });
+  return { signal: cancel.signal, dispose: () => extra.signal.removeEventListener('abort', onCancel) };
+}
+
+/** `tools/call`: through the pipeline as `POST /api/v1/<tool>`, its answer or its refusal as a tool result. */
+async function callTool(
+  deps: McpServerDeps,
+  session: McpSessionContext,
+  request: CallToolRequest,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  const tool = request.params.name;
+  // An unknown tool is a protocol error (MCP 2025-06-18, "Tools: Error Handling"), not a tool result.
+  if (!isToolName(tool))
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown tool "${clip(tool)}"; the tools are: ${TOOL_NAMES.join(', ')}`,
+    );
+  const token = extra._meta?.progressToken;
+  const reporter =
+    token !== undefined ? progressReporter(token, extra.sendNotification, deps.progressIntervalMs) : undefined;
+  const cancel = cancellation(extra);
+  const info: RunInfo = {};
+  const started = performance.now();
+  session.busy(1);
+  try {
+    const args = request.params.arguments ?? {};
+    const result = await deps.pipeline.run(tool, args, {
+      caller: session.caller,
+      log: session.log,
+      signal: cancel.signal,
+      info,
+      ...(reporter ? { onStarted: reporter.started, progress: reporter.progress } : {}),
+    });
+    logCall(session, tool, info, 200, started);
+    // info.request_id as on HTTP, shareable by the same caller.
+    const answer = attachRequestId(result, newRequestId());
+    if (deps.links?.enabled)
+      deps.links.record(answer.info.request_id, { tool, caller: session.caller, inputs: args, result: answer });
+    return toolResult(answer);
+  } catch (err) {
+    // Cancelled by the client (notifications/cancelled): the SDK sends no answer to a cancelled request.
+    const se = extra.signal.aborted ? serviceError('cancelled', 'by_client') : toServiceError(err);
+    if (se.code === 'internal') session.log.error({ err, tool }, 'mcp tool call failed');
+    logCall(session, tool, info, se.status, started);
+    return toolError(se);
+  } finally {
+    cancel.dispose();
+    session.busy(-1);
+  }
 }
 
 /** The request log line of a tool call (the HTTP line of the POST that carried it says only /mcp). */

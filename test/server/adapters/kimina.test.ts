@@ -10,11 +10,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import type { ElabJob, ElabResult, LeanRunner } from '../../../src/backend/index.ts';
+import type { LeanRunner } from '../../../src/backend/index.ts';
 import { toLeanMessage } from '../../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../../src/backend/protocol/schema.ts';
 import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
 import { sharedPath, sharedSkip } from '../../shared-data.ts';
+import { scriptedRunner } from '../../tools/runner.ts';
 import { recordedLean, recordedSkip } from '../../recorded/recorded-launch.ts';
 
 const TAG = 'v4.28.0';
@@ -44,30 +45,18 @@ function transcript(name: string): { cmd: string; answer: Answer }[] {
 /** The backend double: a recorded command (with no imports, as the REPL's tests run) gets its recorded answer. */
 function recordedRunner(recorded: { cmd: string; answer: Answer }[]): LeanRunner & { sent: string[] } {
   const sent: string[] = [];
-  return {
-    sent,
-    async elaborate(_env, job: ElabJob, { signal }): Promise<ElabResult> {
-      if (signal.aborted) throw signal.reason;
-      if (job.header.trim() !== '') throw new Error(`no recording with a header: ${job.header}`);
-      return {
-        headerMessages: [],
-        session: 1,
-        reused: 0,
-        sent: job.commands.length,
-        commands: job.commands.map((c) => {
-          sent.push(c.text);
-          const hit = recorded.find((r) => r.cmd === c.text);
-          if (!hit) throw new Error(`not recorded: ${JSON.stringify(c.text)}`);
-          return {
-            messages: (hit.answer.messages ?? []).map((m) => toLeanMessage(m, c.origin)),
-            sorries: (hit.answer.sorries ?? []).map((s) => ({ ...s, origin: c.origin })),
-            cached: false,
-            ms: 0,
-          };
-        }),
-      };
-    },
-  };
+  const runner = scriptedRunner((c, job) => {
+    const header = runner.jobs[job]!.header;
+    if (header.trim() !== '') throw new Error(`no recording with a header: ${header}`);
+    sent.push(c.text);
+    const hit = recorded.find((r) => r.cmd === c.text);
+    if (!hit) throw new Error(`not recorded: ${JSON.stringify(c.text)}`);
+    return {
+      messages: (hit.answer.messages ?? []).map((m) => toLeanMessage(m, c.origin)),
+      sorries: (hit.answer.sorries ?? []).map((s) => ({ ...s, origin: c.origin })),
+    };
+  });
+  return Object.assign(runner, { sent });
 }
 
 /** What Kimina passes on for a recorded answer: the REPL's fields without its process-local ids. */

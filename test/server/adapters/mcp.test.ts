@@ -8,20 +8,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { TOOL_NAMES, TOOLS } from '../../../src/contract/tools.ts';
 import { ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
-import type { ToolTable } from '../../../src/tools/types.ts';
 import { makeApp, TEST_ENV, testConfig, UNAVAILABLE_ENV } from '../../helpers.ts';
+import { blockingCheck } from '../../helpers/blocking-check.ts';
+import { listenLoopback } from '../../helpers/loopback.ts';
 
 const CONTENT = 'theorem foo : 1 + 1 = 2 := by\n  norm_num\n\ntheorem bar : True := trivial\n';
 
-async function listen(app: FastifyInstance): Promise<URL> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const a = app.server.address();
-  if (!a || typeof a === 'string') throw new Error('no port');
-  return new URL(`http://127.0.0.1:${a.port}/mcp`);
-}
+const listen = async (app: FastifyInstance) => new URL(`${(await listenLoopback(app)).http}/mcp`);
 
 async function connect(url: URL, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'test', version: '0' });
@@ -29,41 +25,20 @@ async function connect(url: URL, headers: Record<string, string> = {}): Promise<
   return client;
 }
 
-const text = (r: unknown) =>
-  JSON.parse(((r as CallToolResult).content[0] as { text: string }).text) as Record<string, unknown>;
-
-/** A `check` that runs until its signal aborts, reporting progress; records what it saw. */
-function slowCheck() {
-  const seen = { started: 0, aborted: 0, reason: undefined as unknown };
-  let onStart: () => void = () => {};
-  const started = new Promise<void>((r) => (onStart = r));
-  const tools: ToolTable = {
-    check: {
-      needsLean: () => false,
-      run: (_req, ctx) =>
-        new Promise((resolve, reject) => {
-          seen.started++;
-          ctx.progress({ stage: 'elaborating', done: 1, total: 3 });
-          ctx.progress({ stage: 'elaborating', done: 3, total: 3 });
-          onStart();
-          if (ctx.signal.aborted) return reject(ctx.signal.reason);
-          ctx.signal.addEventListener('abort', () => {
-            seen.aborted++;
-            seen.reason = ctx.signal.reason;
-            reject(ctx.signal.reason);
-          });
-          void resolve;
-        }),
-    },
-  };
-  return { tools, seen, started };
-}
-
-t.test('tools/list: one tool per contract tool, schemas and descriptions from the contract', async (t) => {
-  const app = await makeApp();
+/** A test daemon (`makeApp(opts)`) and an MCP client of its /mcp; both closed with the test. */
+async function daemonAndClient(t: Test, opts: Parameters<typeof makeApp>[0] = {}) {
+  const app = await makeApp(opts);
   t.teardown(() => app.close());
   const client = await connect(await listen(app));
   t.teardown(() => client.close());
+  return { app, client };
+}
+
+const text = (r: unknown) =>
+  JSON.parse(((r as CallToolResult).content[0] as { text: string }).text) as Record<string, unknown>;
+
+t.test('tools/list: one tool per contract tool, schemas and descriptions from the contract', async (t) => {
+  const { client } = await daemonAndClient(t);
   const { tools } = await client.listTools();
   t.same(tools.map((x) => x.name).sort(), [...TOOL_NAMES].sort());
   const t2s = tools.find((x) => x.name === 'theorem2sorry')!;
@@ -77,10 +52,7 @@ t.test('tools/list: one tool per contract tool, schemas and descriptions from th
 });
 
 t.test('tools/call theorem2sorry: the pipeline’s answer and cache, shared with HTTP', async (t) => {
-  const app = await makeApp();
-  t.teardown(() => app.close());
-  const client = await connect(await listen(app));
-  t.teardown(() => client.close());
+  const { app, client } = await daemonAndClient(t);
   const request = { content: CONTENT, environment: TEST_ENV, reparse: false };
   const r = (await client.callTool({ name: 'theorem2sorry', arguments: request })) as CallToolResult;
   t.notOk(r.isError);
@@ -101,10 +73,7 @@ t.test('tools/call theorem2sorry: the pipeline’s answer and cache, shared with
 });
 
 t.test('a 409 (environment cannot run Lean) is a tool error with the HTTP envelope', async (t) => {
-  const app = await makeApp();
-  t.teardown(() => app.close());
-  const client = await connect(await listen(app));
-  t.teardown(() => client.close());
+  const { app, client } = await daemonAndClient(t);
   const request = { content: CONTENT, environment: UNAVAILABLE_ENV };
   const r = (await client.callTool({ name: 'theorem2sorry', arguments: request })) as CallToolResult;
   t.equal(r.isError, true);
@@ -117,10 +86,7 @@ t.test('a 409 (environment cannot run Lean) is a tool error with the HTTP envelo
 });
 
 t.test('invalid arguments are refused as HTTP refuses them; an unknown tool is a protocol error', async (t) => {
-  const app = await makeApp();
-  t.teardown(() => app.close());
-  const client = await connect(await listen(app));
-  t.teardown(() => client.close());
+  const { client } = await daemonAndClient(t);
   const r = (await client.callTool({ name: 'theorem2sorry', arguments: { content: 'x', bogus: 1 } })) as CallToolResult;
   t.equal(r.isError, true);
   const body = text(r) as { status: number; error: { code: string; details: { field: string }[] } };
@@ -131,12 +97,12 @@ t.test('invalid arguments are refused as HTTP refuses them; an unknown tool is a
 });
 
 t.test('cancellation aborts the run and frees the caller’s slot; progress is notified', async (t) => {
-  const { tools, seen, started } = slowCheck();
+  const { tools, seen, started } = blockingCheck();
   // One anonymous slot: a call that kept it after cancellation would block the next one forever.
-  const app = await makeApp({ tools, config: testConfig({ server: { mcp: { progressIntervalMs: 0 } } }) });
-  t.teardown(() => app.close());
-  const client = await connect(await listen(app));
-  t.teardown(() => client.close());
+  const { client } = await daemonAndClient(t, {
+    tools,
+    config: testConfig({ server: { mcp: { progressIntervalMs: 0 } } }),
+  });
   const ctrl = new AbortController();
   const progress: { progress: number; message?: string }[] = [];
   const call = client.callTool({ name: 'check', arguments: { content: 'x', environment: TEST_ENV } }, undefined, {
@@ -170,10 +136,7 @@ t.test('cancellation aborts the run and frees the caller’s slot; progress is n
 });
 
 t.test('the environments resource is GET /v1/environments', async (t) => {
-  const app = await makeApp();
-  t.teardown(() => app.close());
-  const client = await connect(await listen(app));
-  t.teardown(() => client.close());
+  const { client } = await daemonAndClient(t);
   const { resources } = await client.listResources();
   t.same(
     resources.map((r) => r.uri),
@@ -181,7 +144,12 @@ t.test('the environments resource is GET /v1/environments', async (t) => {
   );
   const read = await client.readResource({ uri: ENVIRONMENTS_URI });
   const listed = JSON.parse((read.contents[0] as { text: string }).text) as unknown;
-  t.same(listed, (await app.inject({ method: 'GET', url: '/v1/environments' })).json());
+  // The test environments (test/helpers.ts) as the spec's listing shows them, not as the route computes them.
+  t.match(listed, [
+    { name: TEST_ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: 'import Mathlib', available: true },
+    { name: UNAVAILABLE_ENV, imports: '', available: false, unavailable_reason: 'no Lean toolchain found (test)' },
+  ]);
+  t.equal((listed as unknown[]).length, 2, 'both environments, no more');
 });
 
 t.test('keys: an unknown key is 401 before MCP; a session is its caller’s only', async (t) => {
@@ -247,7 +215,7 @@ t.test(
 );
 
 t.test('session bounds: every session busy refuses a new one with 503 and Retry-After', async (t) => {
-  const { tools, started } = slowCheck();
+  const { tools, started } = blockingCheck();
   const app = await makeApp({ tools, config: testConfig({ server: { mcp: { maxSessions: 1 } } }) });
   t.teardown(() => app.close());
   const url = await listen(app);

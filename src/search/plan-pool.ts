@@ -1,0 +1,86 @@
+/**
+ * Where `goal.start` plans its command (start.ts). Without a theorem the plan reads the header
+ * only (a short prefix: headerEnd, and the header's lines), so it runs on the event loop. With
+ * a theorem it parses the whole content to find the declaration, which costs ~0.3–1.8 s per MB
+ * (measured by this module's author, load average 25 on 2 cores: 1.8 s for 1 MB, 4.6 s for 4 MB):
+ * above `inlineChars` that runs on one worker thread of its own, started on first use, and the
+ * start's deadline (a `timeout` error) or the client going away stops it by terminating the thread. A small content
+ * is planned inline: a thread's start would cost more than its parse.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+import type { EnvironmentConfig } from '../envs/config.ts';
+import { relayedError, serviceError } from '../errors.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
+import { runPlan, type PlanOutcome, type PlanTask } from './plan-task.ts';
+import type { StartPlan } from './start.ts';
+
+/** Replaced by `true` in the bundle (scripts/build.mjs `define`); undefined when running the sources. */
+declare const __BUNDLED__: boolean | undefined;
+
+/** Contents up to this many characters are planned on the event loop (a parse of well under a millisecond per KiB). */
+export const INLINE_PLAN_CHARS = 64 * 1024;
+
+function workerFile(): string {
+  const bundled = typeof __BUNDLED__ !== 'undefined' && __BUNDLED__;
+  return pathToFileURL(
+    bundled
+      ? path.join(PROJECT_ROOT, 'dist', 'search-plan-worker.js')
+      : path.join(PROJECT_ROOT, 'src', 'search', 'plan-worker.mjs'),
+  ).href;
+}
+
+export class PlanPool {
+  #pool: Piscina<PlanTask, PlanOutcome> | undefined;
+
+  constructor(readonly inlineChars = INLINE_PLAN_CHARS) {}
+
+  async plan(
+    content: string,
+    env: Pick<EnvironmentConfig, 'imports'>,
+    ignoreImports: boolean,
+    theorem: string | undefined,
+    signal: AbortSignal,
+    ms: number,
+  ): Promise<StartPlan> {
+    const task: PlanTask = { content, imports: env.imports, ignoreImports, theorem };
+    if (theorem === undefined || content.length <= this.inlineChars) return settle(runPlan(task));
+    const deadline = AbortSignal.timeout(ms);
+    try {
+      return settle(await this.#offLoop(task, AbortSignal.any([signal, deadline])));
+    } catch (e) {
+      if (deadline.aborted && !signal.aborted)
+        throw serviceError('timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
+      throw e;
+    }
+  }
+
+  async #offLoop(task: PlanTask, signal: AbortSignal): Promise<PlanOutcome> {
+    this.#pool ??= new Piscina<PlanTask, PlanOutcome>({
+      filename: workerFile(),
+      minThreads: 0,
+      maxThreads: 1,
+      idleTimeout: 60_000,
+    });
+    try {
+      return await this.#pool.run(task, { signal });
+    } catch (e) {
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : serviceError('cancelled', 'by_client');
+      throw serviceError('internal', 'unexpected', {}, { cause: e });
+    }
+  }
+
+  async destroy(): Promise<void> {
+    const p = this.#pool;
+    this.#pool = undefined;
+    await p?.destroy();
+  }
+}
+
+function settle(out: PlanOutcome): StartPlan {
+  if (out.ok) return out.plan;
+  if (out.code)
+    throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
+  throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });
+}

@@ -1,0 +1,268 @@
+/**
+ * Cache hits answered in front of fastify. A bare fastify route costs ~1.3× Node's own HTTP
+ * server per request (request and reply objects, routing, hook runners, the content-type
+ * parser, a child logger per request in the daemon): more than everything a hit itself does.
+ * So the daemon's HTTP server (fastify's `serverFactory`) looks at each request first: a
+ * `POST` to a tool route with a plain body is read here, its raw bytes hashed and looked up
+ * (as src/server/hit-path.ts does inside fastify), and a hit from an authorized caller is
+ * answered at once, keeping everything the route and hooks do for a hit: the `x-cache: hit`
+ * response with its `info.request_id`, the request log line, the metrics, the shared-links
+ * record. Everything else (a miss, a bad key, shutdown, any other route or an unusual
+ * request) goes to fastify unchanged; a body already read is handed over with its lookup, so
+ * a miss is hashed once (`preReadPayload`, a tool route's preParsing step).
+ *
+ * `app.inject` calls fastify's handler directly, not through this server: tests through
+ * `inject` take fastify's own hit path, which answers the same bytes.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Caller } from '../admission/keys.ts';
+import type { CachedResult } from '../cache/result-cache.ts';
+import type { LookupRaw, RawLookup } from './hit-path.ts';
+import { newRequestId, withRequestId } from './request-id.ts';
+import type { HitLine } from './request-log.ts';
+import type { SharedLinks } from './shared-links.ts';
+
+/** A hit answered here: what the route and the onResponse hooks record for one. */
+export interface FrontHit {
+  reqId: string;
+  requestId: string;
+  url: string;
+  tool: string;
+  caller: Caller;
+  /** The body as received. */
+  raw: string;
+  /** The stored bytes sent (without the request id). */
+  stored: Buffer;
+  /** Milliseconds from the request's arrival to its answer. */
+  elapsedMs: number;
+}
+
+export interface HitFrontDeps {
+  bodyLimit: number;
+  lookupRaw: LookupRaw;
+  /** The caller (throws for a bad key or while shutting down: fastify then answers with the envelope). */
+  identify: (authorization: string | undefined) => Caller;
+  /** fastify's request id generator (the log line's `reqId`). */
+  reqId: () => string;
+  /** Records an answered hit (log line, metrics, shared links). */
+  answered: (hit: FrontHit) => void;
+  /** Reports an error raised after a hit was answered (recording it). */
+  failed: (err: unknown) => void;
+}
+
+/** A body the front read before handing the request to fastify. */
+interface PreRead {
+  chunks: Buffer[];
+  error: Error | undefined;
+  lookup: RawLookup | undefined;
+}
+
+const PRE_READ = Symbol('lean-tool.preRead');
+type WithPreRead = IncomingMessage & { [PRE_READ]?: PreRead };
+
+/** `/api/v1/<tool>` and `/v1/<service>/<tool>` with a plain tool name and no query: the tool routes' paths. */
+const TOOL_PATH = /^\/(?:api\/v1|v1\/[A-Za-z0-9_.-]+)\/([a-z0-9_]+)$/;
+/** Media types fastify reads as valid (others, even when accepted, take fastify's path and its answer). */
+const PLAIN_TYPE = /^(?:application\/json|text\/plain|application\/x-www-form-urlencoded)(?:; ?charset=utf-8)?$/i;
+
+/** The tool a request may be a hit for, or undefined when fastify must see it as it came. */
+function candidateTool(req: IncomingMessage, bodyLimit: number): string | undefined {
+  if (req.method !== 'POST') return undefined;
+  const m = TOOL_PATH.exec(req.url ?? '');
+  if (!m) return undefined;
+  const h = req.headers;
+  const type = h['content-type'];
+  if (type !== undefined && !PLAIN_TYPE.test(type)) return undefined;
+  const length = Number(h['content-length']);
+  if (!(length > 0 && length <= bodyLimit) || h['transfer-encoding'] !== undefined) return undefined;
+  return m[1];
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The response headers of a hit, as fastify's route sends them (same names, order and values). */
+const hitHeaders = (length: number) => [
+  'x-cache',
+  'hit',
+  'content-type',
+  'application/json; charset=utf-8',
+  'content-length',
+  String(length),
+];
+
+export class HitFront {
+  #deps: HitFrontDeps | undefined;
+
+  /** Starts answering hits (until then every request goes to fastify). */
+  serve(deps: HitFrontDeps): void {
+    this.#deps = deps;
+  }
+
+  /**
+   * fastify's `serverFactory`: the HTTP server fastify would create (its timeouts set as
+   * fastify sets them, lib/server.js), with this front before fastify's handler.
+   */
+  readonly serverFactory = (handler: Handler, opts: Record<string, unknown>): http.Server => {
+    const server = http.createServer((opts.http ?? {}) as http.ServerOptions, (req, res) =>
+      this.#handle(req, res, handler),
+    );
+    server.keepAliveTimeout = opts.keepAliveTimeout as number;
+    server.requestTimeout = opts.requestTimeout as number;
+    server.setTimeout(opts.connectionTimeout as number);
+    if ((opts.maxRequestsPerSocket as number) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
+    return server;
+  };
+
+  #handle(req: IncomingMessage, res: ServerResponse, next: Handler): void {
+    const deps = this.#deps;
+    const tool = deps && candidateTool(req, deps.bodyLimit);
+    if (!deps || tool === undefined) return next(req, res);
+    // One object per request and listeners shared by all (`this` is the request): no closures.
+    (req as Reading)[READING] = {
+      deps,
+      tool,
+      res,
+      next,
+      start: performance.now(),
+      chunks: [],
+      error: undefined,
+      lookup: undefined,
+      done: false,
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  }
+}
+
+/** A request body being read by the front. */
+interface ReadState extends PreRead {
+  deps: HitFrontDeps;
+  tool: string;
+  res: ServerResponse;
+  next: Handler;
+  start: number;
+  /** Ended or failed: later events are not the front's. */
+  done: boolean;
+}
+
+const READING = Symbol('lean-tool.hitFrontReading');
+type Reading = IncomingMessage & { [READING]?: ReadState };
+
+function onData(this: Reading, chunk: Buffer): void {
+  this[READING]!.chunks.push(chunk);
+}
+
+function onError(this: Reading, err: Error): void {
+  const r = this[READING]!;
+  if (r.done) return;
+  r.done = true;
+  r.error = err;
+  handOff(this, r);
+}
+
+function onEnd(this: Reading): void {
+  const r = this[READING]!;
+  if (r.done) return;
+  r.done = true;
+  try {
+    answer(this, r);
+  } catch (e) {
+    // Nothing here may end the process: before the answer, fastify takes the request; after, it is only reported.
+    if (!r.res.headersSent) handOff(this, r);
+    else r.deps.failed(e);
+  }
+}
+
+function answer(req: IncomingMessage, r: ReadState): void {
+  const { deps, chunks } = r;
+  const raw = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+  r.lookup = deps.lookupRaw(r.tool, raw);
+  const hit = r.lookup.hit;
+  const caller = hit && callerOf(deps, req);
+  if (!hit || !caller) return handOff(req, r);
+  const reqId = deps.reqId();
+  const requestId = newRequestId();
+  sendHit(r.res, hit, requestId);
+  deps.answered({
+    reqId,
+    requestId,
+    url: req.url!,
+    tool: r.tool,
+    caller,
+    raw,
+    stored: hit.body,
+    elapsedMs: performance.now() - r.start,
+  });
+}
+
+function callerOf(deps: HitFrontDeps, req: IncomingMessage): Caller | undefined {
+  try {
+    return deps.identify(req.headers.authorization);
+  } catch {
+    return undefined;
+  }
+}
+
+function sendHit(res: ServerResponse, hit: CachedResult, requestId: string): void {
+  const body = withRequestId(hit.body, requestId);
+  res.writeHead(200, hitHeaders(body.length));
+  res.end(body);
+}
+
+function handOff(req: IncomingMessage, r: ReadState): void {
+  (req as WithPreRead)[PRE_READ] = r;
+  r.next(req, r.res);
+}
+
+/**
+ * A tool route's preParsing step: the body the front already read, as a stream fastify reads
+ * as it would the request (its length checks included), and the lookup made on it.
+ */
+export function preReadPayload(req: IncomingMessage): { payload: Readable; lookup: RawLookup | undefined } | undefined {
+  const pre = (req as WithPreRead)[PRE_READ];
+  if (!pre) return undefined;
+  let i = 0;
+  // The read error (a client gone mid-body) is raised once fastify reads, as the request would raise it.
+  const payload = new Readable({
+    read() {
+      if (pre.error) this.destroy(pre.error);
+      else this.push(i < pre.chunks.length ? pre.chunks[i++] : null);
+    },
+  });
+  return { payload, lookup: pre.lookup };
+}
+
+export interface HitRecorders {
+  /** The request log line (absent when info is off). */
+  line: ((h: HitLine) => void) | undefined;
+  /** The per-request metrics (Metrics.request). */
+  request: (tool: string, status: number, cache: string, seconds: number) => void;
+  /** Answered requests remembered for shared links (absent when disabled). */
+  links: SharedLinks | undefined;
+}
+
+/**
+ * What a hit answered by the front records: the same log line members, metrics and
+ * shared-links record as fastify's route and onResponse hooks (src/server/routes.ts,
+ * request-log.ts, src/metrics/http.ts) for a hit: no environment, no queue time.
+ */
+export function hitRecorder(r: HitRecorders): (hit: FrontHit) => void {
+  return (hit) => {
+    r.links?.record(hit.requestId, {
+      tool: hit.tool,
+      caller: hit.caller,
+      inputs: hit.raw,
+      result: hit.stored,
+      withoutId: true,
+    });
+    r.request(hit.tool, 200, 'hit', hit.elapsedMs / 1000);
+    r.line?.({
+      reqId: hit.reqId,
+      requestId: hit.requestId,
+      url: hit.url,
+      tool: hit.tool,
+      keyClass: hit.caller.keyClass,
+      totalMs: Math.round(hit.elapsedMs),
+    });
+  };
+}

@@ -1,0 +1,50 @@
+/** TreeUsageReader: a process tree's memory, CPU and members from /proc, one kept descriptor per member. */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import t from 'tap';
+import { processTree, TreeUsageReader } from '../../src/backend/process/rss.ts';
+import { waitFor } from './fake.ts';
+
+const vmRssBytes = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+/** What status says for the whole tree (this process may have children: the TypeScript loader's). */
+const treeVmRss = (pid: number) => processTree(pid).reduce((a, p) => a + vmRssBytes(p), 0);
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+t.test('the memory read from statm is status VmRSS; the CPU time is read at each scan', async (t) => {
+  const reader = new TreeUsageReader(process.pid, 60_000);
+  t.teardown(() => reader.close());
+  const a = reader.read(true);
+  const rss = treeVmRss(process.pid);
+  // The same counter read a moment apart: equal but for what the process touched in between.
+  t.ok(Math.abs(a.rssBytes - rss) < 0.05 * rss, `statm ${a.rssBytes} B vs VmRSS ${rss} B`);
+  // 150 ms of this process's own CPU time (wall time would not do on a loaded machine).
+  const start = process.cpuUsage();
+  let x = 0;
+  const used = () => {
+    const u = process.cpuUsage(start);
+    return u.user + u.system;
+  };
+  while (used() < 150_000) for (let i = 0; i < 1000; i++) x += Math.sqrt(x + 1);
+  t.ok(x > 0, 'the work was done');
+  t.equal(reader.read().cpuSeconds, a.cpuSeconds, 'between scans the CPU time is the last scan’s');
+  const b = reader.read(true);
+  t.ok(b.cpuSeconds >= a.cpuSeconds + 0.1, `cpu ${a.cpuSeconds} s → ${b.cpuSeconds} s after 150 ms of CPU`);
+});
+
+t.test('a child is a member after a fresh scan and leaves when reaped; close releases every descriptor', async (t) => {
+  const before = openFds();
+  const reader = new TreeUsageReader(process.pid, 60_000);
+  const alone = reader.read(true).processes;
+  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  t.teardown(() => child.kill('SIGKILL'));
+  t.equal(reader.read().processes, alone, 'membership is kept until it is due or asked for');
+  t.equal(reader.read(true).processes, alone + 1, 'the fresh scan sees the child');
+  t.ok(openFds() > before, 'the members’ stat files stay open');
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  t.ok(await waitFor(() => reader.read().processes === alone), 'a reaped child no longer counts');
+  reader.close();
+  t.equal(openFds(), before, 'no descriptor left open');
+  t.same(reader.read(true), { processes: 0, rssBytes: 0, cpuSeconds: 0 }, 'a closed reader reads nothing');
+});

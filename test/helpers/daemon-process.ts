@@ -1,0 +1,33 @@
+/** The daemon as a child process on a random loopback port, as `npm start` runs it. */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { Test } from 'tap';
+import { PROJECT_ROOT } from '../../src/config.ts';
+
+export interface DaemonProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  port: number;
+  /** Its standard output so far (the JSON log lines). */
+  output: () => string;
+}
+
+/** Starts `node <args>` and waits (up to 20 s) for its "listening" line; killed with the test if still running. */
+export async function startDaemonProcess(t: Test, args: string[]): Promise<DaemonProcess> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const deadline = Date.now() + 20_000;
+  while (!out.includes('lean tool service listening') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  return { child, port, output: () => out };
+}

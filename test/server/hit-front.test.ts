@@ -1,0 +1,182 @@
+/**
+ * The hit front (src/server/hit-front.ts): over real HTTP, a cache hit is answered before fastify
+ * with the same status, headers and body as fastify's route answers it, and keeps the request
+ * log line, the metrics and shared links; everything else (a miss, a bad key, an unusual
+ * request, a body cut short) takes fastify's path, with a body the front already read.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { pino } from 'pino';
+import t from 'tap';
+import { buildApp } from '../../src/app.ts';
+import { PLAIN_LAYOUT } from '../../src/log.ts';
+import { fakeLaunch } from '../backend/fake.ts';
+import { testConfig, testProbe, validRequest } from '../helpers.ts';
+
+const KEY = 'hit-front-key-1';
+const BODY = JSON.stringify({ ...validRequest('theorem2sorry'), reparse: false });
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function request(
+  port: number,
+  o: { method?: string; path?: string; body?: string; headers?: Record<string, string>; chunked?: boolean } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const body = o.body ?? BODY;
+    const req = http.request(
+      {
+        port,
+        host: '127.0.0.1',
+        method: o.method ?? 'POST',
+        path: o.path ?? '/api/v1/theorem2sorry',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${KEY}`,
+          ...(o.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(body)) }),
+          ...o.headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    if (o.chunked) {
+      req.write(body.slice(0, 10));
+      req.end(body.slice(10));
+    } else req.end(body);
+  });
+}
+
+/** A listening daemon whose log lines are captured, and the requests that reached fastify's handlers. */
+async function daemon(t: { teardown(fn: () => unknown): void }) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) },
+  );
+  (logger as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] = true;
+  const app = await buildApp({
+    logger,
+    probe: testProbe,
+    launch: () => fakeLaunch(),
+    config: testConfig({ keys: [{ key: KEY }] }),
+  });
+  const handled: string[] = [];
+  app.addHook('preHandler', async (request) => {
+    handled.push(request.url);
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => app.close());
+  const port = (app.server.address() as net.AddressInfo).port;
+  const requestLines = () => lines.filter((l) => l.msg === 'request');
+  return { app, port, handled, requestLines };
+}
+
+t.test('a hit is answered before fastify, as fastify answers it', async (t) => {
+  const { app, port, handled, requestLines } = await daemon(t);
+  const miss = await request(port);
+  t.equal(miss.status, 200, miss.body);
+  t.equal(miss.headers['x-cache'], 'miss');
+  t.equal(handled.length, 1, 'the miss went through fastify');
+
+  const hit = await request(port);
+  t.equal(hit.status, 200);
+  t.equal(handled.length, 1, 'the hit did not reach fastify');
+  // fastify's own hit path (inject does not pass through the server), for comparison.
+  const viaFastify = await app.inject({
+    method: 'POST',
+    url: '/api/v1/theorem2sorry',
+    payload: BODY,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+  });
+  t.equal(viaFastify.headers['x-cache'], 'hit');
+  const pick = (h: Record<string, unknown>) => ({
+    'x-cache': h['x-cache'],
+    'content-type': h['content-type'],
+    'content-length': h['content-length'],
+  });
+  t.same(pick(hit.headers), pick(viaFastify.headers), 'same headers');
+  const ours = JSON.parse(hit.body) as { info: { request_id: string } };
+  const theirs = viaFastify.json() as { info: { request_id: string } };
+  t.not(ours.info.request_id, theirs.info.request_id, 'each its own request id');
+  t.same({ ...ours, info: 0 }, { ...theirs, info: 0 }, 'same body otherwise');
+  t.same(Object.keys(hit.headers).slice(0, 3), ['x-cache', 'content-type', 'content-length'], 'in fastify’s order');
+
+  // The log lines: the same members in the same order, distinct reqIds.
+  const [, frontLine, fastifyLine] = requestLines();
+  t.ok(frontLine && fastifyLine, 'one line per request');
+  t.same(Object.keys(frontLine!), Object.keys(fastifyLine!), 'same members in the same order');
+  const strip = (l: Record<string, unknown>) => ({ ...l, time: 0, reqId: 0, requestId: 0, totalMs: 0 });
+  t.same(strip(frontLine!), strip(fastifyLine!), 'same values');
+  t.equal(frontLine!.requestId, ours.info.request_id);
+  t.not(frontLine!.reqId, fastifyLine!.reqId, 'reqIds from one counter');
+
+  // Metrics: both hits counted.
+  const metrics = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${KEY}` } });
+  t.match(metrics.body, /lean_tool_requests_total\{tool="theorem2sorry",status="200"\} 3/);
+  t.match(metrics.body, /cache="hit"\} 2/);
+
+  // Shared links: the front's hit can be shared and read back with its request id.
+  const share = await app.inject({
+    method: 'POST',
+    url: '/v1/shared-links',
+    payload: { request_id: ours.info.request_id },
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  t.equal(share.statusCode, 201, share.body);
+  const link = await app.inject({ url: `/v1/shared-links/${ours.info.request_id}` });
+  t.same(link.json().result, ours, 'the link answers what was sent');
+  t.same(link.json().inputs, JSON.parse(BODY));
+});
+
+t.test('what the front does not answer goes to fastify, body and all', async (t) => {
+  const { port, handled } = await daemon(t);
+  t.equal((await request(port)).headers['x-cache'], 'miss');
+  const bad = await request(port, { headers: { authorization: 'Bearer not-a-key' } });
+  t.equal(bad.status, 401, 'a bad key: the envelope');
+  t.equal((JSON.parse(bad.body) as { error: { code: string } }).error.code, 'unauthorized');
+  t.notOk(bad.headers['x-cache']);
+
+  const before = handled.length;
+  const cases = [
+    { path: '/api/v1/theorem2sorry?x=1' },
+    { chunked: true },
+    { headers: { 'content-type': 'application/json; charset=latin1' } },
+    { path: '/v1/axle/theorem2sorry' },
+  ];
+  for (const c of cases) {
+    const r = await request(port, c);
+    t.equal(r.status, 200, JSON.stringify(c));
+    t.equal(r.headers['x-cache'], 'hit', `${JSON.stringify(c)}: answered from the cache`);
+  }
+  t.equal(handled.length - before, 3, 'all but the earlier path form reached fastify');
+
+  const other = await request(port, { body: BODY.replace('foo', 'bar') });
+  t.equal(other.headers['x-cache'], 'miss', 'a different body is read by fastify from what the front kept');
+  t.equal(JSON.parse(other.body).content.includes('bar'), true);
+  const empty = await request(port, { body: '{' });
+  t.equal(empty.status, 400, 'malformed JSON: the envelope');
+});
+
+t.test('a client gone mid-body ends nothing', async (t) => {
+  const { port } = await daemon(t);
+  await new Promise<void>((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => {
+      s.write(`POST /api/v1/theorem2sorry HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"content":`);
+      setTimeout(() => s.destroy(), 50);
+    });
+    s.on('close', () => resolve());
+    s.on('error', () => {});
+  });
+  const r = await request(port);
+  t.equal(r.status, 200, 'the daemon still answers');
+});
