@@ -24,7 +24,7 @@ async function loadCli() {
   if (built === 0) return import('../dist/cli.js');
   const { register } = await import('tsx/esm/api');
   register();
-  return import('../src/client/cli.ts');
+  return import('../src/client/cli-entry.ts');
 }
 
 const { main } = await loadCli();

@@ -16,7 +16,7 @@ const ENTRIES = {
   'structural-worker': 'src/workers/structural-task.ts',
   'search-plan-worker': 'src/search/plan-task.ts',
   // The CLI (bin/lean-tool.js runs it): one file to load instead of the sources through tsx.
-  cli: 'src/client/cli.ts',
+  cli: 'src/client/cli-entry.ts',
 };
 
 // In the bundle every module's import.meta.url is dist/main.js's, so a path relative to a

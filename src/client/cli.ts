@@ -25,6 +25,7 @@ import { commandHelp } from './command-help.ts';
 import { documentFiles, writeDocumentFiles } from './extract-files.ts';
 import { LeanToolClient, ServiceRequestError } from './client.ts';
 import { VERSION } from '../version.ts';
+import { versionLine } from './version-line.ts';
 
 /**
  * AXLE's exit codes: 0 done (whatever the verdict, unless --strict); 1 a general error (the
@@ -38,7 +39,7 @@ export { VERSION };
 
 class UsageError extends Error {}
 
-interface Io {
+export interface Io {
   stdin: () => string;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
@@ -410,7 +411,7 @@ function usageFailure(e: UsageError, io: Io): number {
 /** The answers that need no service: --version, the help, an unknown command; undefined for the others. */
 function answerLocally(p: Parsed, io: Io): number | undefined {
   if (p.version) {
-    io.stdout(`lean-tool ${VERSION}\n`);
+    io.stdout(versionLine());
     return EXIT.ok;
   }
   // No command: the help, and 0, as AXLE's CLI does.

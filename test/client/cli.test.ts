@@ -345,3 +345,15 @@ t.test('the installed bin: Ctrl-C exits 130 saying so (AXLE)', async (t) => {
   t.equal(r.exitCode, 130, String(r.stderr));
   t.match(String(r.stderr), /Interrupted/);
 });
+
+t.test("the bundle's entry answers --version itself and hands every other call to the CLI", async (t) => {
+  const { main: entry } = await import('../../src/client/cli-entry.ts');
+  const [a, b] = [io({}), io({})];
+  t.equal(await entry(['--version'], a.io), 0);
+  t.equal(await main(['--version'], b.io), 0);
+  t.equal(a.out.stdout, b.out.stdout, 'the same line as the CLI prints');
+  const [c, d] = [io({}), io({})];
+  t.equal(await entry(['theorem2sory', 'f.lean'], c.io), 2, 'anything else is the CLI: its usage error');
+  await main(['theorem2sory', 'f.lean'], d.io);
+  t.equal(c.out.stderr, d.out.stderr);
+});
