@@ -7,29 +7,18 @@
  * start's deadline (a `timeout` error) or the client going away stops it by terminating the thread. A small content
  * is planned inline: a thread's start would cost more than its parse.
  */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { relayedError, serviceError } from '../errors.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { workerEntry } from '../util/worker-entry.ts';
 import { runPlan, type PlanOutcome, type PlanTask } from './plan-task.ts';
 import type { StartPlan } from './start.ts';
-
-/** Replaced by `true` in the bundle (scripts/build.mjs `define`); undefined when running the sources. */
-declare const __BUNDLED__: boolean | undefined;
 
 /** Contents up to this many characters are planned on the event loop (a parse of well under a millisecond per KiB). */
 export const INLINE_PLAN_CHARS = 64 * 1024;
 
-function workerFile(): string {
-  const bundled = typeof __BUNDLED__ !== 'undefined' && __BUNDLED__;
-  return pathToFileURL(
-    bundled
-      ? path.join(PROJECT_ROOT, 'dist', 'search-plan-worker.js')
-      : path.join(PROJECT_ROOT, 'src', 'search', 'plan-worker.mjs'),
-  ).href;
-}
+const workerFile = () => workerEntry(PROJECT_ROOT, 'search-plan-worker.js', 'src/search/plan-worker.mjs');
 
 export class PlanPool {
   #pool: Piscina<PlanTask, PlanOutcome> | undefined;

@@ -5,10 +5,9 @@
  * is already running is stopped by terminating its thread, and Piscina starts a fresh one.
  */
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { workerEntry } from '../util/worker-entry.ts';
 import { Piscina } from 'piscina';
 import type { LeanFailure, LeanRunner } from '../backend/index.ts';
 import type { ToolName } from '../contract/tools.ts';
@@ -22,21 +21,7 @@ import { FairScheduler } from './fair-scheduler.ts';
 
 const BUILTIN = builtinTools();
 
-/** Replaced by `true` in the bundle (scripts/build.mjs `define`); undefined when running the sources. */
-declare const __BUNDLED__: boolean | undefined;
-
-/**
- * The worker's entry: the bundled dist/structural-worker.js beside dist/main.js, or, running the
- * sources, a plain ES module that registers the TypeScript loader in its thread first.
- */
-function workerFile(): string {
-  const bundled = typeof __BUNDLED__ !== 'undefined' && __BUNDLED__;
-  return pathToFileURL(
-    bundled
-      ? path.join(PROJECT_ROOT, 'dist', 'structural-worker.js')
-      : path.join(PROJECT_ROOT, 'src', 'workers', 'structural-worker.mjs'),
-  ).href;
-}
+const workerFile = () => workerEntry(PROJECT_ROOT, 'structural-worker.js', 'src/workers/structural-worker.mjs');
 
 export interface StructuralPoolOptions {
   /** Worker threads (default: the cores, at most 4). */
