@@ -363,7 +363,11 @@ class Lexer {
   /** A significant token from `i` to `end`, with its line, column and whether it opens its line. */
   token(kind: TokenKind, end: number): void {
     const { sig, i: start } = this;
-    if (this.keepTrivia) this.keep(kind, start, end);
+    if (this.keepTrivia) {
+      this.kinds.push(kind);
+      this.starts.push(start);
+      this.ends.push(end);
+    }
     sig.text.push(this.src.slice(start, end));
     sig.kind.push(kind);
     sig.start.push(start);
@@ -418,7 +422,11 @@ class Lexer {
         this.sawNewline = true;
       } else if (d !== 32 && !isWhitespace(d)) break;
     }
-    if (this.keepTrivia) this.keep('ws', start, i);
+    if (this.keepTrivia) {
+      this.kinds.push('ws');
+      this.starts.push(start);
+      this.ends.push(i);
+    }
     this.i = i;
   }
 
