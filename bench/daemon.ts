@@ -4,21 +4,16 @@
  * fake REPL test double (there is no Lean here) with availability forced on.
  * Prints `BENCH_READY <port>` on stderr once listening with its worker threads up.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
-import { buildLaunch, NO_LIMITS } from '../src/backend/process/launch.ts';
 import { loadConfig } from '../src/config.ts';
-
-const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/fake-repl.mjs');
+import { fakeReplLaunch } from './fake-repl.ts';
 
 // LEAN_TOOL_CONFIG names the bench's overlay: the same loading path as `npm start`.
 const config = loadConfig(process.env);
 const app = await buildApp({
   config,
   probe: () => ({ available: true }),
-  launch: (e) =>
-    buildLaunch({ ...e, repl_command: [process.execPath, FAKE] }, { limits: NO_LIMITS, sandbox: 'none' }, process.env),
+  launch: (e) => fakeReplLaunch(e),
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 // As the daemon's entry does (src/main.ts), and before the bench measures: worker threads that

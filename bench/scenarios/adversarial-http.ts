@@ -7,16 +7,14 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { buildApp } from '../../src/app.ts';
-import { buildLaunch, NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { configSchema } from '../../src/config.ts';
 import { round, stats } from '../lib.ts';
+import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
 
 const ENV = 'bench';
 /** The fake REPL test double (no Lean here): the Lean-backed family measures the daemon's own work around Lean. */
-const FAKE = fileURLToPath(new URL('../../test/fixtures/fake-repl.mjs', import.meta.url));
 const POLLER = `
 const http = require('node:http');
 const url = process.argv[1];
@@ -121,7 +119,7 @@ async function send(port: number, tool: string, body: string, ws: boolean, key?:
 async function startDaemon(workers: Record<string, number> = {}) {
   const config = configSchema.parse({
     environments: [
-      { name: ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: path.dirname(FAKE) },
+      { name: ENV, lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: path.dirname(FAKE_REPL) },
     ],
     lean: { minWarm: 0 },
     workers,
@@ -131,12 +129,7 @@ async function startDaemon(workers: Record<string, number> = {}) {
     logger: false,
     probe: () => ({ available: true }),
     startupChecks: false,
-    launch: (e) =>
-      buildLaunch(
-        { ...e, repl_command: [process.execPath, FAKE] },
-        { limits: NO_LIMITS, sandbox: 'none' },
-        process.env,
-      ),
+    launch: (e) => fakeReplLaunch(e),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   await app.warmWorkers();

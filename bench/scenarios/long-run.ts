@@ -12,15 +12,13 @@
  * equal to hard: the old behaviour, where retirement and the kill were the same number).
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { withDeadline } from '../../src/admission/deadline.ts';
 import { LeanBackend } from '../../src/backend/index.ts';
-import { buildLaunch, NO_LIMITS } from '../../src/backend/process/launch.ts';
+import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { round, stats, type ScenarioResult } from '../lib.ts';
+import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
 import { pino } from 'pino';
-
-const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/fake-repl.mjs');
 
 interface RunFigures {
   softRssPercent: number;
@@ -41,13 +39,9 @@ async function longRun(softRssPercent: number, commands: number, growMb: number,
     name: 'bench',
     lean_toolchain: 'x',
     imports: 'import Mathlib',
-    project_dir: path.dirname(FAKE),
+    project_dir: path.dirname(FAKE_REPL),
   });
-  const launch = buildLaunch(
-    { project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] },
-    { limits: NO_LIMITS, sandbox: 'none' },
-    process.env,
-  );
+  const launch = fakeReplLaunch();
   const b = new LeanBackend({
     limits: {
       minWarm: 1,

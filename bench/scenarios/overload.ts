@@ -5,14 +5,11 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
-import { buildLaunch, NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { configSchema } from '../../src/config.ts';
 import { drive, round, rssSampler, stats, type ScenarioResult } from '../lib.ts';
+import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
 import { poster } from './http-client.ts';
-
-const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/fake-repl.mjs');
 
 export async function overloadScenario(opts: { requests?: number; burnMs?: number } = {}): Promise<ScenarioResult> {
   const cores = os.cpus().length;
@@ -28,7 +25,7 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
         name: 'bench',
         lean_toolchain: 'leanprover/lean4:v4.28.0',
         imports: 'import Mathlib',
-        project_dir: path.dirname(FAKE),
+        project_dir: path.dirname(FAKE_REPL),
       },
     ],
   });
@@ -36,12 +33,7 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
     config,
     logger: false,
     probe: () => ({ available: true }),
-    launch: (e) =>
-      buildLaunch(
-        { ...e, repl_command: [process.execPath, FAKE] },
-        { limits: NO_LIMITS, sandbox: 'none' },
-        process.env,
-      ),
+    launch: (e) => fakeReplLaunch(e),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { post, close } = poster(

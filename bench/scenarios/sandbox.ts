@@ -3,15 +3,13 @@
  * stand-in (the fake REPL on Node), jailed (bwrap + prlimit) versus unjailed (prlimit only),
  * interleaved in one run.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { buildLaunch, NO_LIMITS, type ProcessLimits } from '../../src/backend/process/launch.ts';
+import { NO_LIMITS, type ProcessLimits } from '../../src/backend/process/launch.ts';
 import { ReplProcess } from '../../src/backend/process/repl-process.ts';
 import { bwrapStatus } from '../../src/backend/process/sandbox.ts';
 import { round, stats, type ScenarioResult } from '../lib.ts';
+import { fakeReplLaunch } from '../fake-repl.ts';
 
-const FAKE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/fake-repl.mjs');
 const log = pino({ level: 'silent' });
 const limits: ProcessLimits = {
   ...NO_LIMITS,
@@ -26,11 +24,7 @@ const limits: ProcessLimits = {
 async function startOnce(sandbox: 'bwrap' | 'none'): Promise<number> {
   const t0 = performance.now();
   const p = new ReplProcess({
-    launch: buildLaunch(
-      { project_dir: path.dirname(FAKE), repl_command: [process.execPath, FAKE] },
-      { limits, sandbox },
-      process.env,
-    ),
+    launch: fakeReplLaunch({}, { limits, sandbox }),
     log,
   });
   await p.send({ cmd: 'hello' });
