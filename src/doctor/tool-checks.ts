@@ -40,6 +40,21 @@ const firstLines = (xs: string[]) => xs.map((x) => x.split('\n')[0]).join('; ');
 const clean = (r: ToolAnswer) => errorsOf(r).length === 0;
 
 /** A tool's output must elaborate with no error (the lemma statements it printed read back). */
+/** sorry2lemma / have2lemma: the tool lifts at least one lemma from `content`, and its output elaborates cleanly. */
+async function liftsAndElaboratesAgain(
+  runTool: RunTool,
+  tool: 'sorry2lemma' | 'have2lemma',
+  content: string,
+  nothingRead: string,
+): Promise<{ ok: boolean; detail: string }> {
+  const r = await runTool(tool, { content });
+  const names = (r.lemma_names as string[] | undefined) ?? [];
+  if (!clean(r) || names.length === 0)
+    return { ok: false, detail: `no lemma: ${firstLines(errorsOf(r)) || nothingRead}` };
+  const back = await elaboratesAgain(runTool, r.content ?? '');
+  return { ok: back.ok, detail: `${names.join(', ')}; ${back.detail}` };
+}
+
 async function elaboratesAgain(runTool: RunTool, content: string): Promise<{ ok: boolean; detail: string }> {
   const back = await runTool('check', { content });
   const errors = back.lean_messages?.errors ?? [];
@@ -96,32 +111,24 @@ export const TOOL_CHECKS: ToolCheck[] = [
   {
     name: 'sorry2lemma: goals printed with the goal-printing options re-elaborate as lemmas',
     assumption: 'gap: pp.proofs goal printing (sorry2lemma)',
-    async run(runTool) {
-      const r = await runTool('sorry2lemma', {
-        content:
-          'theorem doctor_sl {α : Type} [Inhabited α] (xs : List α) (h : xs.length = 0) : xs = [] := by\n  sorry\n',
-      });
-      const names = (r.lemma_names as string[] | undefined) ?? [];
-      if (!clean(r) || names.length === 0)
-        return { ok: false, detail: `no lemma: ${firstLines(errorsOf(r)) || 'no sorry goal read'}` };
-      const back = await elaboratesAgain(runTool, r.content ?? '');
-      return { ok: back.ok, detail: `${names.join(', ')}; ${back.detail}` };
-    },
+    run: (runTool) =>
+      liftsAndElaboratesAgain(
+        runTool,
+        'sorry2lemma',
+        'theorem doctor_sl {α : Type} [Inhabited α] (xs : List α) (h : xs.length = 0) : xs = [] := by\n  sorry\n',
+        'no sorry goal read',
+      ),
   },
   {
     name: "have2lemma: a `have`'s goal, printed with the goal-printing options, re-elaborates as a lemma",
     assumption: 'gap: pp.proofs goal printing (have2lemma)',
-    async run(runTool) {
-      const r = await runTool('have2lemma', {
-        content:
-          'theorem doctor_hl (a b : Nat) (h : a = b) : b = a := by\n  have hs : b = a := by\n    exact h.symm\n  exact hs\n',
-      });
-      const names = (r.lemma_names as string[] | undefined) ?? [];
-      if (!clean(r) || names.length === 0)
-        return { ok: false, detail: `no lemma: ${firstLines(errorsOf(r)) || 'no have goal read'}` };
-      const back = await elaboratesAgain(runTool, r.content ?? '');
-      return { ok: back.ok, detail: `${names.join(', ')}; ${back.detail}` };
-    },
+    run: (runTool) =>
+      liftsAndElaboratesAgain(
+        runTool,
+        'have2lemma',
+        'theorem doctor_hl (a b : Nat) (h : a = b) : b = a := by\n  have hs : b = a := by\n    exact h.symm\n  exact hs\n',
+        'no have goal read',
+      ),
   },
   {
     name: 'extract_decls: the helper compiles and answers for each declaration',
