@@ -58,40 +58,28 @@ export async function headerChecks(env: string, spawn: () => ReplProcess, signal
       s.kill('doctor done');
     }
   };
-  const rows: Row[] = [];
-  try {
-    const bad = await open('import AxleDoctorNoSuchModule');
-    rows.push({
-      env,
-      check: ENVIRONMENT_CHECKS[3]!,
+  /** One row: the header's session judged, or the reason it did not open. */
+  const row = async (
+    check: (typeof ENVIRONMENT_CHECKS)[number],
+    header: string,
+    judge: (root: Awaited<ReturnType<typeof open>>) => { ok: boolean; detail: string },
+  ): Promise<Row> => {
+    try {
+      return { env, check, ...judge(await open(header)) };
+    } catch (e) {
+      return { env, check, ok: false, detail: `the session did not open: ${(e as Error).message}` };
+    }
+  };
+  return [
+    await row(ENVIRONMENT_CHECKS[3]!, 'import AxleDoctorNoSuchModule', (bad) => ({
       ok: bad.importFailure !== undefined,
       detail: bad.importFailure ? 'reported at the header line' : 'NOT reported: a typo in imports would be silent',
-    });
-  } catch (e) {
-    rows.push({
-      env,
-      check: ENVIRONMENT_CHECKS[3]!,
-      ok: false,
-      detail: `the session did not open: ${(e as Error).message}`,
-    });
-  }
-  try {
-    const prelude = await open('prelude');
-    rows.push({
-      env,
-      check: ENVIRONMENT_CHECKS[4]!,
+    })),
+    await row(ENVIRONMENT_CHECKS[4]!, 'prelude', (prelude) => ({
       ok: prelude.importFailure === undefined,
       detail: prelude.importFailure ?? 'no import failure reported',
-    });
-  } catch (e) {
-    rows.push({
-      env,
-      check: ENVIRONMENT_CHECKS[4]!,
-      ok: false,
-      detail: `the session did not open: ${(e as Error).message}`,
-    });
-  }
-  return rows;
+    })),
+  ];
 }
 
 /** Issue 27, defects 2 and 3: a pair that must pass, through the comparator tool's runner (skipped when not built). */
