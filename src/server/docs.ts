@@ -37,7 +37,11 @@ async function docsApp(version: string): Promise<FastifyInstance> {
 export async function registerDocs(app: FastifyInstance, version: string): Promise<void> {
   let docs: Promise<FastifyInstance> | undefined;
   app.addHook('onClose', async () => {
-    if (docs) await (await docs).close();
+    // A docs app that failed to build has nothing to close (its requests got the error already).
+    await docs?.then(
+      (d) => d.close(),
+      () => undefined,
+    );
   });
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     const inner = await (docs ??= docsApp(version));
