@@ -348,11 +348,8 @@ function serveHits(
 ): void {
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
-    // Pipeline.lookupRaw on the bytes rather than their text.
-    lookupRaw: (tool, bytes) => {
-      const rawKey = d.cache.rawKey(tool, bytes);
-      return { hit: d.cache.getRaw(rawKey), rawKey };
-    },
+    // Pipeline.lookupRaw's steps, on the bytes rather than their text.
+    cache: d.cache,
     // Throws while shutting down or for a bad key: fastify then answers with the envelope.
     identify: (authorization) => {
       if (d.state.closing) throw serviceError('overloaded', 'shutting_down', { what: 'the daemon' });

@@ -17,7 +17,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Caller } from '../admission/keys.ts';
-import type { CachedResult } from '../cache/result-cache.ts';
+import { KnownBodies } from '../cache/known-bodies.ts';
+import type { CachedResult, ResultCache } from '../cache/result-cache.ts';
 import type { RawLookup } from './hit-path.ts';
 import { newRequestId, withRequestId } from './request-id.ts';
 import type { HitLine } from './request-log.ts';
@@ -30,7 +31,7 @@ export interface FrontHit {
   url: string;
   tool: string;
   caller: Caller;
-  /** The body as received. */
+  /** The body as received (one string for every repeat of a known body). */
   raw: string;
   /** The stored bytes sent (without the request id). */
   stored: Buffer;
@@ -40,8 +41,8 @@ export interface FrontHit {
 
 export interface HitFrontDeps {
   bodyLimit: number;
-  /** The raw-body lookup (as Pipeline.lookupRaw), on the bytes as received. */
-  lookupRaw: (tool: string, bytes: Buffer) => RawLookup;
+  /** The raw-body lookup (as Pipeline.lookupRaw does it), on the bytes as received. */
+  cache: Pick<ResultCache, 'rawKey' | 'getRaw'>;
   /** The caller (throws for a bad key or while shutting down: fastify then answers with the envelope). */
   identify: (authorization: string | undefined) => Caller;
   /** fastify's request id generator (the log line's `reqId`). */
@@ -92,12 +93,17 @@ const hitHeaders = (length: number) => [
   String(length),
 ];
 
+/** The dependencies and the front's own memory of bodies answered as hits. */
+interface Serving extends HitFrontDeps {
+  bodies: KnownBodies;
+}
+
 export class HitFront {
-  #deps: HitFrontDeps | undefined;
+  #deps: Serving | undefined;
 
   /** Starts answering hits (until then every request goes to fastify). */
   serve(deps: HitFrontDeps): void {
-    this.#deps = deps;
+    this.#deps = { ...deps, bodies: new KnownBodies() };
   }
 
   /**
@@ -137,7 +143,7 @@ export class HitFront {
 
 /** A request body being read by the front. */
 interface ReadState extends PreRead {
-  deps: HitFrontDeps;
+  deps: Serving;
   tool: string;
   res: ServerResponse;
   next: Handler;
@@ -176,22 +182,26 @@ function onEnd(this: Reading): void {
 
 function answer(req: IncomingMessage, r: ReadState): void {
   const { deps, chunks } = r;
-  // The bytes are hashed as they came: no string of the body unless it is a hit (shared links keep it).
+  // The bytes are looked up as they came: a body answered before is found by its bytes
+  // (KnownBodies), another one hashed; no string of the body unless it is a hit (shared links keep it).
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  r.lookup = deps.lookupRaw(r.tool, bytes);
-  const hit = r.lookup.hit;
+  const known = deps.bodies.find(r.tool, bytes);
+  const rawKey = known ? known.rawKey : deps.cache.rawKey(r.tool, bytes);
+  const hit = deps.cache.getRaw(rawKey);
+  r.lookup = { hit, rawKey };
   const caller = hit && callerOf(deps, req);
   if (!hit || !caller) return handOff(req, r);
   const reqId = deps.reqId();
   const requestId = newRequestId();
   sendHit(r.res, hit, requestId);
+  const body = known ?? deps.bodies.remember(r.tool, bytes, rawKey);
   deps.answered({
     reqId,
     requestId,
     url: req.url!,
-    tool: r.tool,
+    tool: body.tool,
     caller,
-    raw: bytes.toString('utf8'),
+    raw: body.text,
     stored: hit.body,
     elapsedMs: performance.now() - r.start,
   });

@@ -27,7 +27,11 @@ export function withRequestId(body: Buffer, id: string): Buffer {
   const empty = i >= 0 && body[i] === 0x7b;
   // A UUID needs no JSON escaping.
   const tail = `${empty ? '' : ','}"info":{"request_id":"${id}"}}`;
-  return Buffer.concat([body.subarray(0, end), Buffer.from(tail, 'latin1')]);
+  // One buffer, written in place: no Buffer of the tail, no list for concat.
+  const out = Buffer.allocUnsafe(end + tail.length);
+  body.copy(out, 0, 0, end);
+  out.write(tail, end, 'latin1');
+  return out;
 }
 
 /** A result object with the request id in its `info` (other `info` members kept); the original is not changed. */

@@ -35,23 +35,25 @@ export function members(fields: LineFields): string {
 
 /** A writer of info lines for `logger`, or undefined when its layout is not the plain one. */
 export function infoLineWriter(logger: Logger): LineWriter | undefined {
-  const write = infoMembersWriter(logger);
-  return write && ((reqId, fields, msg) => write(reqId, members(fields), msg));
+  const write = infoTextWriter(logger);
+  return (
+    write &&
+    ((reqId, fields, msg) => write(`,"reqId":${JSON.stringify(reqId)}${members(fields)},"msg":${JSON.stringify(msg)}}`))
+  );
 }
 
 /**
- * The same line from members already written as JSON text (`,"key":value…`), for a caller whose
- * members are few and known (src/server/request-log.ts, a cache hit's line).
+ * An info line from everything after the logger's own fragments (`,"reqId":…,"msg":…}`, written
+ * by the caller as JSON text), for a line whose values need no escaping (src/server/request-log.ts,
+ * a cache hit's line).
  */
-export function infoMembersWriter(logger: Logger): ((reqId: string, members: string, msg: string) => void) | undefined {
+export function infoTextWriter(logger: Logger): ((rest: string) => void) | undefined {
   if ((logger as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] !== true) return undefined;
   const p = logger as unknown as PinoInternals;
   const level = p[symbols.lsCacheSym][logger.levels.values.info!]!;
   const time = p[symbols.timeSym];
   const stream = p[symbols.streamSym];
-  return (reqId, text, msg) => {
-    stream.write(
-      `${level}${time()}${p[symbols.chindingsSym]},"reqId":${JSON.stringify(reqId)}${text},"msg":${JSON.stringify(msg)}}\n`,
-    );
+  return (rest) => {
+    stream.write(`${level}${time()}${p[symbols.chindingsSym]}${rest}\n`);
   };
 }

@@ -1,9 +1,14 @@
 /** The one log line per request (method, url, tool, environment, key class, status, timings, cache). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { infoLineWriter, infoMembersWriter, type LineFields } from './request-line.ts';
+import { infoLineWriter, infoTextWriter, type LineFields } from './request-line.ts';
 
-/** What a cache hit answered outside fastify (src/server/hit-front.ts) logs. */
+/**
+ * What a cache hit answered outside fastify (src/server/hit-front.ts) logs. Every value is JSON
+ * text as it stands (no character to escape): the ids are the daemon's own (`req-<base 36>`, a
+ * UUID), the url and tool matched the front's tool path (`[A-Za-z0-9_./-]`), the key class is one
+ * of its names.
+ */
 export interface HitLine {
   reqId: string;
   requestId: string;
@@ -21,7 +26,7 @@ export interface HitLine {
  */
 export function hitLineWriter(logger: Logger): ((h: HitLine) => void) | undefined {
   if (!logger.isLevelEnabled('info')) return undefined;
-  const write = infoMembersWriter(logger);
+  const write = infoTextWriter(logger);
   if (!write) {
     return (h) =>
       logger.child({ reqId: h.reqId }).info(
@@ -38,11 +43,10 @@ export function hitLineWriter(logger: Logger): ((h: HitLine) => void) | undefine
         'request',
       );
   }
+  // The values need no escaping (above): one template, no JSON.stringify.
   return (h) =>
     write(
-      h.reqId,
-      `,"requestId":${JSON.stringify(h.requestId)},"method":"POST","url":${JSON.stringify(h.url)},"tool":${JSON.stringify(h.tool)},"keyClass":${JSON.stringify(h.keyClass)},"status":200,"totalMs":${h.totalMs},"cache":"hit"`,
-      'request',
+      `,"reqId":"${h.reqId}","requestId":"${h.requestId}","method":"POST","url":"${h.url}","tool":"${h.tool}","keyClass":"${h.keyClass}","status":200,"totalMs":${h.totalMs},"cache":"hit","msg":"request"}`,
     );
 }
 
