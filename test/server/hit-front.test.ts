@@ -167,6 +167,51 @@ t.test('what the front does not answer goes to fastify, body and all', async (t)
   t.equal(empty.status, 400, 'malformed JSON: the envelope');
 });
 
+t.test('repeats of a known body and a body in two packets are hits, each with its own id', async (t) => {
+  const { app, port, handled } = await daemon(t);
+  t.equal((await request(port)).headers['x-cache'], 'miss');
+  const ids = new Set<string>();
+  for (let i = 0; i < 3; i++) {
+    const r = await request(port);
+    t.equal(r.headers['x-cache'], 'hit');
+    ids.add((JSON.parse(r.body) as { info: { request_id: string } }).info.request_id);
+  }
+  t.equal(ids.size, 3, 'a fresh request id each time');
+  // The body's second half arrives later: read as it comes, then answered by the front.
+  const split = await new Promise<Answer>((resolve, reject) => {
+    const req = http.request(
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/api/v1/theorem2sorry',
+        headers: { authorization: `Bearer ${KEY}`, 'content-length': String(Buffer.byteLength(BODY)) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.write(BODY.slice(0, 20));
+    setTimeout(() => req.end(BODY.slice(20)), 50);
+  });
+  t.equal(split.headers['x-cache'], 'hit');
+  t.equal(handled.length, 1, 'only the miss reached fastify');
+  const id = (JSON.parse(split.body) as { info: { request_id: string } }).info.request_id;
+  const share = await app.inject({
+    method: 'POST',
+    url: '/v1/shared-links',
+    payload: { request_id: id },
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  t.equal(share.statusCode, 201, share.body);
+  const link = await app.inject({ url: `/v1/shared-links/${id}` });
+  t.same(link.json().inputs, JSON.parse(BODY), 'its inputs as sent');
+});
+
 t.test('a client gone mid-body ends nothing', async (t) => {
   const { port } = await daemon(t);
   await new Promise<void>((resolve) => {
