@@ -16,21 +16,31 @@ export interface RequestInfo {
 export const newRequestId = (): string => randomUUID();
 
 const CLOSE = 0x7d; // '}'
+const MEMBER = Buffer.from(',"info":{"request_id":"', 'latin1');
+const FIRST_MEMBER = MEMBER.subarray(1);
 
-/** A serialised JSON object with `"info":{"request_id":…}` added as its last member. */
+/**
+ * A serialised JSON object with `"info":{"request_id":…}` added as its last member: one buffer,
+ * filled in place (the body, the member's fixed text, the id's characters: a UUID is ASCII and
+ * needs no escaping), no string of the tail to encode (on a cache hit, building the response with
+ * `Buffer.concat` or `write` of a tail string was ~1.5 µs under load).
+ */
 export function withRequestId(body: Buffer, id: string): Buffer {
-  const end = body.lastIndexOf(CLOSE);
+  let end = body.length - 1;
+  while (end >= 0 && body[end] !== CLOSE) end--;
   if (end < 0) return body;
   // `{}` (or `{ }`) has no member to follow: no comma.
   let i = end - 1;
   while (i >= 0 && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i--;
-  const empty = i >= 0 && body[i] === 0x7b;
-  // A UUID needs no JSON escaping.
-  const tail = `${empty ? '' : ','}"info":{"request_id":"${id}"}}`;
-  // One buffer, written in place: no Buffer of the tail, no list for concat.
-  const out = Buffer.allocUnsafe(end + tail.length);
-  body.copy(out, 0, 0, end);
-  out.write(tail, end, 'latin1');
+  const member = i >= 0 && body[i] === 0x7b ? FIRST_MEMBER : MEMBER;
+  const out = Buffer.allocUnsafe(end + member.length + id.length + 3);
+  out.set(end === body.length - 1 ? body : body.subarray(0, end));
+  out.set(member, end);
+  let o = end + member.length;
+  for (let k = 0; k < id.length; k++) out[o++] = id.charCodeAt(k);
+  out[o++] = 0x22; // '"'
+  out[o++] = CLOSE;
+  out[o] = CLOSE;
   return out;
 }
 

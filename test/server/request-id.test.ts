@@ -34,6 +34,12 @@ t.test('withRequestId splices info into serialised objects without touching the 
   });
   t.same(JSON.parse(String(withRequestId(Buffer.from('{}'), id))), { info: { request_id: id } });
   t.same(JSON.parse(String(withRequestId(Buffer.from('{ \n}'), id))), { info: { request_id: id } });
+  t.equal(
+    String(withRequestId(Buffer.from('{"a":1}\n  '), id)),
+    `{"a":1,"info":{"request_id":"${id}"}}`,
+    'what follows the closing brace is not kept',
+  );
+  t.equal(String(withRequestId(Buffer.from('[1'), id)), '[1', 'no object: unchanged');
 });
 
 t.test('every response has its own request_id, cache hits included; the log line names it', async (t) => {
