@@ -6,14 +6,42 @@
  * closing brace rather than parsing and re-serialising the object (a copy of the bytes, no
  * JSON work). A cached body never holds `info`: results are cached without it.
  */
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export interface RequestInfo {
   request_id: string;
 }
 
-/** A fresh request id (crypto.randomUUID: a v4 UUID from a pre-filled entropy cache). */
-export const newRequestId = (): string => randomUUID();
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+/** Where each random byte's two hex digits go in `xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx`. */
+const DIGITS_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+/** Entropy for 256 ids, refilled from the CSPRNG when used up (as crypto.randomUUID caches 128). */
+const entropy = Buffer.allocUnsafeSlow(16 * 256);
+let used = entropy.length;
+const text = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
+
+/**
+ * A fresh request id: a random (version 4) UUID from the CSPRNG, as crypto.randomUUID makes
+ * one, written as one flat string (randomUUID's is a concatenation, flattened again by every
+ * later read: ~0.5 µs of a cache hit against ~0.2 here).
+ */
+export function newRequestId(): string {
+  if (used === entropy.length) {
+    randomFillSync(entropy);
+    used = 0;
+  }
+  const at = used;
+  used += 16;
+  entropy[at + 6] = (entropy[at + 6]! & 0x0f) | 0x40; // version 4
+  entropy[at + 8] = (entropy[at + 8]! & 0x3f) | 0x80; // variant 10
+  for (let k = 0; k < 16; k++) {
+    const b = entropy[at + k]!;
+    const p = DIGITS_AT[k]!;
+    text[p] = HEX[b >> 4]!;
+    text[p + 1] = HEX[b & 15]!;
+  }
+  return text.toString('latin1');
+}
 
 const CLOSE = 0x7d; // '}'
 const MEMBER = Buffer.from(',"info":{"request_id":"', 'latin1');

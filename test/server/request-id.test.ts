@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
-import { withRequestId } from '../../src/server/request-id.ts';
+import { newRequestId, withRequestId } from '../../src/server/request-id.ts';
 import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
 import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
 
@@ -24,6 +24,15 @@ const share = (request_id: string, headers: Record<string, string> = {}) => ({
   url: '/v1/shared-links',
   headers: { 'content-type': 'application/json', ...headers },
   payload: JSON.stringify({ request_id }),
+});
+
+t.test('newRequestId: version 4 UUIDs, distinct across entropy refills, every random digit varying', async (t) => {
+  const ids = Array.from({ length: 2000 }, () => newRequestId());
+  t.equal(ids.filter((id) => !UUID.test(id)).length, 0, 'all are v4 UUIDs');
+  t.equal(new Set(ids).size, ids.length, 'all distinct');
+  // Each position other than the dashes and the version digit takes several values.
+  const fixed = [...ids[0]!].map((_, i) => i).filter((i) => new Set(ids.map((id) => id[i])).size < 4);
+  t.same(fixed, [8, 13, 14, 18, 23], 'only the dashes and the version digit are constant');
 });
 
 t.test('withRequestId splices info into serialised objects without touching the rest', async (t) => {
