@@ -17,6 +17,7 @@ import {
   budgetable,
   WRAP_LINES,
 } from './deadline/heartbeats.ts';
+import { commandHead } from '../syntax/command-head.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
@@ -365,16 +366,19 @@ export class LeanBackend implements LeanRunner {
           return stops;
         },
       };
-    const scopes = scopeLimits(texts);
+    // Each command's head read once (a lex of its first words), for its scope and its budget.
+    const heads = texts.map((t) => commandHead(t));
+    const scopes = scopeLimits(texts, heads);
     return {
       stops() {
         return stops;
       },
       prepare(text: string, i: number) {
-        if (!budgetable(text)) return { text, lines: 0 };
+        const head = texts[i] === text ? heads[i] : commandHead(text);
+        if (!budgetable(text, head)) return { text, lines: 0 };
         const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
         // At the limit in scope the budget changes nothing a real run would do: send the text as is.
-        return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n), lines: WRAP_LINES };
+        return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n, head), lines: WRAP_LINES };
       },
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
       remember(messages: readonly ReplMessage[], sent: string) {
