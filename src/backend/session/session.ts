@@ -173,15 +173,6 @@ export class LeanSession {
     return this.#proc.usage();
   }
 
-  #rssCheckedAt = 0;
-
-  /** Whether an RSS check after this request is due: /proc reads cost ~0.1 ms, so at most once a second. */
-  rssCheckDue(now = Date.now()): boolean {
-    if (now - this.#rssCheckedAt < 1000) return false;
-    this.#rssCheckedAt = now;
-    return true;
-  }
-
   /** How many of `keys` (a chain from `root`) this session can answer without sending. */
   prefixLength(root: string, keys: readonly string[]): number {
     if (!this.#roots.has(root)) return -1;
