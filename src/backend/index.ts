@@ -282,7 +282,9 @@ export class LeanBackend implements LeanRunner {
       ws.session
         .run(run.header, commands, {
           stop: ctx.signal,
-          ...run.budget,
+          // Named, not spread: a spread takes V8's slow define path on every request.
+          prepare: run.budget.prepare,
+          remember: run.budget.remember,
           onCommand(done, total, cached) {
             if (!cached) ws.states++;
             ctx.progress?.(done, total);
@@ -524,22 +526,21 @@ function elabResult(
   };
 }
 
+/** A command's outcome on content positions; built field by field (a conditional spread takes V8's slow define path per command). */
 function commandResult(o: CommandOutcome, origin: Origin): ElabCommandResult {
-  return {
+  const r: ElabCommandResult = {
     messages: o.messages.map((m) => toLeanMessage(m, origin)),
     sorries: o.sorries.map((s) => ({ ...s, origin })),
-    ...(o.tactics
-      ? {
-          tactics: o.tactics.map((x) => ({
-            ...x,
-            pos: shiftPos(x.pos, origin),
-            endPos: shiftPos(x.endPos, origin),
-          })),
-        }
-      : {}),
     cached: o.cached,
     ms: o.ms,
   };
+  if (o.tactics)
+    r.tactics = o.tactics.map((x) => ({
+      ...x,
+      pos: shiftPos(x.pos, origin),
+      endPos: shiftPos(x.endPos, origin),
+    }));
+  return r;
 }
 
 /** A header message: its line is a statement of the canonical header; put it where that statement is in the raw one. */

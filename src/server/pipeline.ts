@@ -306,9 +306,21 @@ export class Pipeline {
           }) as Promise<ToolResponse<T>>,
       );
     }
-    const ctx = { env: p.env, maxResponseChars, log: opts.log, lean: this.deps.lean, leanFailed: lean.mark };
+    const { log } = opts;
+    const runner = this.deps.lean;
     const progress = opts.progress ?? noProgress;
-    return plan(maxResponseChars, lean, false, (signal) => p.impl.run(p.request, { ...ctx, progress, signal }));
+    // The context as one literal (a spread plus members takes V8's slow define path per request).
+    return plan(maxResponseChars, lean, false, (signal) =>
+      p.impl.run(p.request, {
+        env: p.env,
+        maxResponseChars,
+        log,
+        lean: runner,
+        leanFailed: lean.mark,
+        progress,
+        signal,
+      }),
+    );
   }
 
   /**
