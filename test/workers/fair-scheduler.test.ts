@@ -154,8 +154,9 @@ t.test("a heavy task's CPU is bounded by its deadline: its thread is stopped and
     method: 'POST',
     url: '/api/v1/theorem2sorry',
     headers: { authorization: 'Bearer key-a-123456' },
-    // Not the previous test's heavy content: its answer is cached.
-    payload: { content: 'namespace c\n'.repeat(60_000), environment: TEST_ENV, reparse: false, timeout_seconds: 0.2 },
+    // Not the previous test's heavy content (its answer is cached), and ~8× the deadline's worth of work on a quiet
+    // machine (60,000 commands were ~2×: a faster machine could finish them in time); the thread stops at 0.2 s.
+    payload: { content: 'namespace c\n'.repeat(400_000), environment: TEST_ENV, reparse: false, timeout_seconds: 0.2 },
   });
   t.equal(heavy.statusCode, 504);
   const after = (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers.terminated;
