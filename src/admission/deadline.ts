@@ -11,53 +11,93 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  * Runs `work` with a signal that aborts at the deadline or when `parent` aborts
  * (client gone). The returned promise rejects with a 504 at the deadline even if
  * `work` ignores its signal, so no caller waits past it.
+ *
+ * `own`, when given, is the controller behind `parent` and belongs to this request alone (the
+ * HTTP route's client-gone controller): the deadline then aborts it directly, so a request
+ * makes one AbortController, not two joined by a listener (each costs ~2 µs to make and its
+ * first listener as much again, in Node 20).
  */
 export function withDeadline<T>(
   seconds: number,
   parent: AbortSignal | undefined,
   work: (signal: AbortSignal) => Promise<T>,
+  own?: AbortController,
 ): Promise<T> {
   // Already aborted (a cancel in the same read as its request): never start the work.
   if (parent?.aborted) return Promise.reject(parent.reason instanceof Error ? parent.reason : new Error('aborted'));
-  const ctrl = new AbortController();
-  const ms = Math.max(0, Math.round(seconds * 1000));
-  const deadlineAt = Date.now() + ms;
-  markDeadline(ctrl.signal, deadlineAt);
-  const onParentAbort = () => ctrl.abort(parent!.reason);
-  parent?.addEventListener('abort', onParentAbort, { once: true });
   // One promise settled by whichever comes first (cheaper than racing a second one per request).
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // Created only when it fires: an Error captures a stack, which costs on every request otherwise.
-      const timeoutError = serviceError('timeout', 'deadline', { seconds });
-      parent?.removeEventListener('abort', onParentAbort);
-      ctrl.abort(timeoutError);
-      reject(timeoutError);
-    }, ms);
-    const settle = () => {
-      clearTimeout(timer);
-      parent?.removeEventListener('abort', onParentAbort);
-    };
+    const d = new Deadline(seconds, own && own.signal === parent ? own : undefined, parent, resolve, reject);
     let started: Promise<T>;
     try {
-      started = work(ctrl.signal);
+      started = work(d.ctrl.signal);
     } catch (e) {
-      settle();
-      reject(e);
+      d.fail(e);
       return;
     }
     started.then(
-      (v) => {
-        settle();
-        // Work that held the thread past the deadline (the timer could not fire meanwhile)
-        // finishes before the timer's turn: it is late all the same, never a 200 (issue 23).
-        if (Date.now() > deadlineAt) reject(serviceError('timeout', 'deadline', { seconds }));
-        else resolve(v);
-      },
-      (e: unknown) => {
-        settle();
-        reject(e);
-      },
+      (v) => d.done(v),
+      (e: unknown) => d.fail(e),
     );
   });
+}
+
+/**
+ * One request's deadline: its timer, the controller it aborts, and (with a controller of its own)
+ * the parent's abort passed on to it. The object is the parent's listener (`handleEvent`) and its
+ * timer's argument: no named closure per request (the build keeps function names,
+ * a defineProperty for each one made).
+ */
+class Deadline<T> {
+  readonly ctrl: AbortController;
+  readonly #at: number;
+  readonly #timer: NodeJS.Timeout;
+  readonly #linked: AbortSignal | undefined;
+
+  constructor(
+    private readonly seconds: number,
+    own: AbortController | undefined,
+    parent: AbortSignal | undefined,
+    private readonly resolve: (v: T) => void,
+    private readonly reject: (e: unknown) => void,
+  ) {
+    const ms = Math.max(0, Math.round(seconds * 1000));
+    this.#at = Date.now() + ms;
+    this.ctrl = own ?? new AbortController();
+    markDeadline(this.ctrl.signal, this.#at);
+    this.#linked = own ? undefined : parent;
+    this.#linked?.addEventListener('abort', this, { once: true });
+    this.#timer = setTimeout(Deadline.#expire, ms, this);
+  }
+
+  /** The parent aborted (client gone): passed on to the work's signal. */
+  handleEvent(): void {
+    this.ctrl.abort(this.#linked!.reason);
+  }
+
+  static #expire<U>(d: Deadline<U>): void {
+    // Created only when it fires: an Error captures a stack, which costs on every request otherwise.
+    const timeoutError = serviceError('timeout', 'deadline', { seconds: d.seconds });
+    d.#linked?.removeEventListener('abort', d);
+    d.ctrl.abort(timeoutError);
+    d.reject(timeoutError);
+  }
+
+  #settle(): void {
+    clearTimeout(this.#timer);
+    this.#linked?.removeEventListener('abort', this);
+  }
+
+  done(v: T): void {
+    this.#settle();
+    // Work that held the thread past the deadline (the timer could not fire meanwhile)
+    // finishes before the timer's turn: it is late all the same, never a 200 (issue 23).
+    if (Date.now() > this.#at) this.reject(serviceError('timeout', 'deadline', { seconds: this.seconds }));
+    else this.resolve(v);
+  }
+
+  fail(e: unknown): void {
+    this.#settle();
+    this.reject(e);
+  }
 }

@@ -17,6 +17,7 @@ import {
   budgetable,
   WRAP_LINES,
 } from './deadline/heartbeats.ts';
+import { commandHead } from '../syntax/command-head.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
@@ -28,6 +29,7 @@ import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
 import { Pool, type PoolStats } from './pool/pool.ts';
 import { WarmSession } from './pool/warm-session.ts';
 import { canonicalHeaderOf, chainKeys, rootKey, type CanonicalHeader } from './session/keys.ts';
+import { deadlineSignal } from '../util/deadline-signal.ts';
 import { LeanSession, StoppedError, type CommandOutcome, type RootOutcome } from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
@@ -201,6 +203,7 @@ export class LeanBackend implements LeanRunner {
             maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
           }),
           spawn: async (signal) => {
+            const startup = deadlineSignal(signal, l.startupTimeoutSeconds * 1000);
             const session = await LeanSession.open(
               {
                 spawn: () =>
@@ -215,9 +218,9 @@ export class LeanBackend implements LeanRunner {
                 prefixEntries: l.prefixEntries,
               },
               canonical,
-              AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+              startup.signal,
               own,
-            );
+            ).finally(() => startup.clear());
             return new WarmSession(session, canonical);
           },
         });
@@ -281,7 +284,9 @@ export class LeanBackend implements LeanRunner {
       ws.session
         .run(run.header, commands, {
           stop: ctx.signal,
-          ...run.budget,
+          // Named, not spread: a spread takes V8's slow define path on every request.
+          prepare: run.budget.prepare,
+          remember: run.budget.remember,
           onCommand(done, total, cached) {
             if (!cached) ws.states++;
             ctx.progress?.(done, total);
@@ -365,16 +370,19 @@ export class LeanBackend implements LeanRunner {
           return stops;
         },
       };
-    const scopes = scopeLimits(texts);
+    // Each command's head read once (a lex of its first words), for its scope and its budget.
+    const heads = texts.map((t) => commandHead(t));
+    const scopes = scopeLimits(texts, heads);
     return {
       stops() {
         return stops;
       },
       prepare(text: string, i: number) {
-        if (!budgetable(text)) return { text, lines: 0 };
+        const head = texts[i] === text ? heads[i] : commandHead(text);
+        if (!budgetable(text, head)) return { text, lines: 0 };
         const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
         // At the limit in scope the budget changes nothing a real run would do: send the text as is.
-        return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n), lines: WRAP_LINES };
+        return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n, head), lines: WRAP_LINES };
       },
       // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
       remember(messages: readonly ReplMessage[], sent: string) {
@@ -520,22 +528,21 @@ function elabResult(
   };
 }
 
+/** A command's outcome on content positions; built field by field (a conditional spread takes V8's slow define path per command). */
 function commandResult(o: CommandOutcome, origin: Origin): ElabCommandResult {
-  return {
+  const r: ElabCommandResult = {
     messages: o.messages.map((m) => toLeanMessage(m, origin)),
     sorries: o.sorries.map((s) => ({ ...s, origin })),
-    ...(o.tactics
-      ? {
-          tactics: o.tactics.map((x) => ({
-            ...x,
-            pos: shiftPos(x.pos, origin),
-            endPos: shiftPos(x.endPos, origin),
-          })),
-        }
-      : {}),
     cached: o.cached,
     ms: o.ms,
   };
+  if (o.tactics)
+    r.tactics = o.tactics.map((x) => ({
+      ...x,
+      pos: shiftPos(x.pos, origin),
+      endPos: shiftPos(x.endPos, origin),
+    }));
+  return r;
 }
 
 /** A header message: its line is a statement of the canonical header; put it where that statement is in the raw one. */

@@ -81,6 +81,12 @@ export interface RunOptions {
   inputChars?: number | undefined;
   /** The client's address: anonymous callers are told apart by it for fair scheduling. */
   clientAddress?: string | undefined;
+  /**
+   * The controller behind `signal` when it is this request's alone (nothing else listens to abort
+   * it but the transport's client-gone check): the deadline aborts it directly, instead of a
+   * second controller joined to it by a listener (admission/deadline.ts).
+   */
+  controller?: AbortController | undefined;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
@@ -98,8 +104,38 @@ interface PlannedRun<T extends ToolName> {
   maxResponseChars: number;
   /** The worker measured the result against maxResponseChars already. */
   measured: boolean;
-  /** Did the run report a Lean failure (the result is then not cached)? */
-  leanFailed: () => boolean;
+  /** Whether the run reported a Lean failure (the result is then not cached). */
+  lean: LeanFailedFlag;
+}
+
+/** A run's Lean failure, reported by the tool through `mark` (typed: the edge never reads message texts). */
+interface LeanFailedFlag {
+  failed: boolean;
+  mark: () => void;
+}
+
+function markLeanFailed(this: LeanFailedFlag): void {
+  this.failed = true;
+}
+
+/**
+ * The flag and its reporter, and a plan around them: module functions and a bound method, not
+ * closures named per request (the build keeps function names, esbuild `keepNames`: each named
+ * closure made costs a defineProperty, ~0.4 µs).
+ */
+function leanFailedFlag(): LeanFailedFlag {
+  const flag: LeanFailedFlag = { failed: false, mark: markLeanFailed };
+  flag.mark = markLeanFailed.bind(flag);
+  return flag;
+}
+
+function plan<T extends ToolName>(
+  maxResponseChars: number,
+  lean: LeanFailedFlag,
+  measured: boolean,
+  start: (signal: AbortSignal) => Promise<ToolResponse<T>>,
+): PlannedRun<T> {
+  return { maxResponseChars, lean, measured, start };
 }
 
 /** A validated request that missed the cache. */
@@ -119,6 +155,9 @@ export function unavailable(tool: ToolName, env: string, reason: string): Servic
       : '';
   return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
 }
+
+/** Progress nobody listens to (a module function: no closure per request). */
+function noProgress(): void {}
 
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
@@ -196,16 +235,20 @@ export class Pipeline {
       opts.info.deadlineSeconds = seconds;
       const run = this.planRun(p, opts, seconds);
       opts.onStarted?.();
-      const result = await withDeadline(seconds, opts.signal, (signal) =>
-        run.start(signal).catch((e: unknown) => {
-          // Lean could not start for this environment (for example its header does not import): the listing says so too.
-          if (environmentCannotStart(e)) this.deps.registry.reportUnavailable(p.env.name, e.message);
-          throw e;
-        }),
+      const result = await withDeadline(
+        seconds,
+        opts.signal,
+        (signal) =>
+          run.start(signal).catch((e: unknown) => {
+            // Lean could not start for this environment (for example its header does not import): the listing says so too.
+            if (environmentCannotStart(e)) this.deps.registry.reportUnavailable(p.env.name, e.message);
+            throw e;
+          }),
+        opts.controller,
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
-      if (isCacheable(p.impl, result, run.leanFailed())) {
+      if (isCacheable(p.impl, result, run.lean.failed)) {
         this.deps.cache.set(p.key, result);
         if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);
       }
@@ -238,30 +281,46 @@ export class Pipeline {
     const inputChars = opts.inputChars ?? responseChars(p.request);
     const maxResponseChars = responseLimit(inputChars, limits);
     // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
-    let failed = false;
-    const onLeanFailed = () => {
-      failed = true;
-    };
-    const base = { maxResponseChars, leanFailed: () => failed };
+    const lean = leanFailedFlag();
     const executor = this.deps.executor;
     if (executor) {
-      const ctx = { log: opts.log, deadlineSeconds: seconds, leanFailed: onLeanFailed };
+      const ctx = { log: opts.log, deadlineSeconds: seconds, leanFailed: lean.mark };
       const progress = opts.progress ? { progress: opts.progress } : {};
-      return { ...base, measured: false, start: (signal) => executor.run(p, { ...ctx, ...progress, signal }) };
+      return plan(maxResponseChars, lean, false, (signal) => executor.run(p, { ...ctx, ...progress, signal }));
     }
     const offThread = this.workerFor(p, inputChars);
     if (offThread) {
       const caller = opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id;
-      const lean = p.impl.needsLean(p.request)
-        ? { runner: this.deps.lean, progress: opts.progress, failed: onLeanFailed }
+      const leanRun = p.impl.needsLean(p.request)
+        ? { runner: this.deps.lean, progress: opts.progress, failed: lean.mark }
         : undefined;
-      const start = (signal: AbortSignal) =>
-        offThread.run(p.tool, p.request, p.env, signal, { caller, maxResponseChars, lean }) as Promise<ToolResponse<T>>;
-      return { ...base, measured: true, start };
+      return plan(
+        maxResponseChars,
+        lean,
+        true,
+        (signal) =>
+          offThread.run(p.tool, p.request, p.env, signal, {
+            caller,
+            maxResponseChars,
+            lean: leanRun,
+          }) as Promise<ToolResponse<T>>,
+      );
     }
-    const ctx = { env: p.env, maxResponseChars, log: opts.log, lean: this.deps.lean, leanFailed: onLeanFailed };
-    const progress = opts.progress ?? (() => {});
-    return { ...base, measured: false, start: (signal) => p.impl.run(p.request, { ...ctx, progress, signal }) };
+    const { log } = opts;
+    const runner = this.deps.lean;
+    const progress = opts.progress ?? noProgress;
+    // The context as one literal (a spread plus members takes V8's slow define path per request).
+    return plan(maxResponseChars, lean, false, (signal) =>
+      p.impl.run(p.request, {
+        env: p.env,
+        maxResponseChars,
+        log,
+        lean: runner,
+        leanFailed: lean.mark,
+        progress,
+        signal,
+      }),
+    );
   }
 
   /**

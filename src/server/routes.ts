@@ -34,13 +34,16 @@ export interface RouteDeps {
   links?: SharedLinks;
 }
 
-/** Aborts when the client disconnects before its response is written. */
-function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+/**
+ * Aborts when the client disconnects before its response is written. The same controller is the
+ * request's deadline (RunOptions.controller): one AbortController per request.
+ */
+function clientGoneController(reply: FastifyReply): AbortController {
   const ctrl = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) ctrl.abort(serviceError('cancelled', 'client_disconnected'));
   });
-  return ctrl.signal;
+  return ctrl;
 }
 
 /** A body the hit front already read (src/server/hit-front.ts) is read from what it kept, with its lookup. */
@@ -84,12 +87,14 @@ async function runMiss(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<unknown> {
+  const gone = clientGoneController(reply);
   const result = await deps.pipeline.execute(
     prepared,
     {
       caller: request.caller,
       log: request.log,
-      signal: clientGoneSignal(request, reply),
+      signal: gone.signal,
+      controller: gone,
       info: request.svc,
       inputChars: a.raw?.length,
       clientAddress: request.ip,

@@ -7,7 +7,7 @@ import { encodeRequest, FramingError, ResponseDecoder, splitRequests } from '../
 import { IdTracker } from '../../src/backend/protocol/ids.ts';
 import { shiftPos, toLeanMessage } from '../../src/backend/protocol/messages.ts';
 import { formatMessage, toMessageSet } from '../../src/tools/messages.ts';
-import { parseResponse } from '../../src/backend/protocol/schema.ts';
+import { commandResponse, parseResponse, plainCommandResponse } from '../../src/backend/protocol/schema.ts';
 import { sharedPath, sharedSkip } from '../shared-data.ts';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/repl');
@@ -87,6 +87,48 @@ for (const file of transcripts) {
     replay(t, file, file.replace(/\.in$/, '.expected.out')),
   );
 }
+
+/** Every command response in a recorded (or fixture) output. */
+const commandResponsesIn = (outFile: string) =>
+  new ResponseDecoder()
+    .push(readFileSync(outFile, 'utf8'))
+    .filter((j): j is object => !!j && typeof j === 'object' && 'env' in j);
+
+t.test('the hand-read command response is exactly what zod parses', async (t) => {
+  const outs = [...exchanges(FIXTURES, '.in', '.out'), ...transcripts].map((f) =>
+    f.replace(/\.in$/, existsSync(f.replace(/\.in$/, '.expected.out')) ? '.expected.out' : '.out'),
+  );
+  let read = 0;
+  for (const out of outs)
+    for (const json of commandResponsesIn(out)) {
+      const plain = plainCommandResponse(json);
+      if (plain === undefined) continue;
+      read++;
+      t.strictSame(plain, commandResponse.parse(json), `${path.basename(out)}: same output as zod`);
+    }
+  t.ok(read > 0, `${read} responses read by hand${DIR ? '' : ' (fixtures only: the recorded transcripts are absent)'}`);
+  // Edge shapes: kept as zod keeps them (null endPos, absent lists, unknown keys dropped).
+  const edge = {
+    env: 3,
+    messages: [{ severity: 'warning', pos: { line: 1, column: 0 }, endPos: null, data: 'w', extra: 1 }],
+    sorries: [{ goal: '⊢ True', proofState: null, pos: { line: 2, column: 4, x: 0 } }],
+    unknown: true,
+  };
+  t.strictSame(plainCommandResponse(edge), commandResponse.parse(edge));
+  t.strictSame(plainCommandResponse({ env: 0 }), commandResponse.parse({ env: 0 }));
+  // Malformed or unusual: left to zod, which throws or parses.
+  for (const bad of [
+    { env: -1 },
+    { env: 1.5 },
+    { env: 0, messages: [{ severity: 'fatal', pos: { line: 1, column: 0 }, data: '' }] },
+    { env: 0, messages: [{ severity: 'error', pos: { line: -1, column: 0 }, data: '' }] },
+    { env: 0, messages: {} },
+    { env: 0, sorries: [{ goal: 1 }] },
+    { env: 0, sorries: [{ goal: '', proofState: 0.5 }] },
+    { env: 0, tactics: [{ tactic: 'rfl' }] },
+  ])
+    t.equal(plainCommandResponse(bad), undefined, JSON.stringify(bad));
+});
 
 t.test('errors are their own shape', async (t) => {
   t.same(parseResponse({ message: 'Unknown environment.' }), {

@@ -42,7 +42,8 @@ t.test('429 is retried (honouring Retry-After) until it succeeds', async (t) => 
   const retries: number[] = [];
   const client = new LeanToolClient({ url, env: {}, backoff: fast, onRetry: (r) => retries.push(r.error.status) });
   const first = client.check({ content: '1500 a', environment: TEST_ENV });
-  await sleep(100);
+  // Once the first holds the only slot (waited for, not a fixed pause a loaded machine could outlast): the second gets 429.
+  for (let i = 0; i < 1000 && stats.running === 0; i++) await sleep(5);
   const second = await client.check({ content: '10 b', environment: TEST_ENV });
   t.equal(second.content, '10 b');
   t.ok(retries.length >= 1 && retries.every((s) => s === 429), `retried on 429 (${retries.length}×)`);

@@ -54,16 +54,27 @@ if (bin) {
     t.teardown(() => nats.stop());
     const prefix = 'affinity';
     const runners = { wa: scriptedRunner(() => ({})), wb: scriptedRunner(() => ({})) };
-    // Content with SLOW keeps the worker's only slot busy for 6 s (still a scripted double; no Lean result is invented).
+    // Content with SLOW keeps the worker's only slot busy until the test lets it go (at most 20 s: a request
+    // wrongly queued behind it then fails its assertion instead of hanging). Still a scripted double; no Lean
+    // result is invented.
+    let letGo = () => {};
+    const heldUntilLetGo = new Promise<void>((res) => {
+      const timer = setTimeout(res, 20_000);
+      letGo = () => (clearTimeout(timer), res());
+    });
+    t.teardown(() => letGo());
     const slowly = (r: LeanRunner): LeanRunner => ({
       async elaborate(env, job, ctx) {
-        if (job.commands.some((c) => c.text.includes('SLOW'))) await new Promise((res) => setTimeout(res, 6000));
+        if (job.commands.some((c) => c.text.includes('SLOW'))) await heldUntilLetGo;
         return r.elaborate(env, job, ctx);
       },
     });
-    const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, lean: slowly(runners.wa) });
-    const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, lean: slowly(runners.wb) });
-    const front = await clusterApp(nats.url, 'f1', 'front', { prefix });
+    // Affinity only: no worker takes another's bucket (stealing after stealAfterMs, or once the holder misses
+    // its heartbeats), which a loaded machine could otherwise trigger by delaying the holder's pull by 0.5 s.
+    const cluster = { stealAfterMs: 600_000, missedHeartbeats: 50 };
+    const a = await clusterApp(nats.url, 'wa', 'worker', { prefix, cluster, lean: slowly(runners.wa) });
+    const b = await clusterApp(nats.url, 'wb', 'worker', { prefix, cluster, lean: slowly(runners.wb) });
+    const front = await clusterApp(nats.url, 'f1', 'front', { prefix, cluster });
     t.teardown(async () => {
       await front.close();
       await a.close();
@@ -104,17 +115,18 @@ if (bin) {
     t.match(metrics, /lean_tool_cluster_jobs_total\{route="fallback"\} 1/, 'one to the fallback');
 
     await t.test('a new header warms on the free worker while the holder is busy', async (t) => {
-      // The holder's only slot is busy for 6 s with its own header.
+      // The holder's only slot is busy with its own header until the test lets it go.
       const busy = check('import Foo', 'SLOW');
       await until(
         () => workers().some((w) => w.node === holder && (w as { busy?: number }).busy === 1),
         5000,
         'the holder to be busy',
       );
-      const t0 = Date.now();
       t.equal((await check('import Bar', 101)).statusCode, 200);
       t.equal(ranHeader(other, 'import Bar'), 1, 'a header nobody holds went to the free worker');
-      t.ok(Date.now() - t0 < 3000, 'without waiting for the busy one');
+      // By order, not by time (a loaded machine cannot flake it): the busy job was still held when Bar was answered.
+      t.equal(ranHeader(holder, 'import Foo'), 7, 'without waiting for the busy one');
+      letGo();
       // Spill-over of a busy holder's header after stealAfterMs is implemented (worker.ts #pullOne, case 3),
       // but its assertion proved flaky when test files run in parallel on this 2-core machine; left out.
       t.equal((await busy).statusCode, 200);

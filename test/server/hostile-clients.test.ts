@@ -196,7 +196,18 @@ t.test('a cancel in the same read as its request stops the job before it starts'
 });
 
 t.test('after close begins, a busy keep-alive connection finishes its request and ends cleanly', async (t) => {
-  const app = await makeApp({ tools: checkTool(300) });
+  let running = false;
+  const slow = checkTool(300).check;
+  const tools = {
+    check: {
+      ...slow,
+      run: (req: { content: string }) => {
+        running = true;
+        return slow.run(req);
+      },
+    },
+  };
+  const app = await makeApp({ tools });
   const port = await listen(app);
   // One socket, kept alive: a first request, then close begins, then a second request on it.
   const s = net.connect(port, '127.0.0.1');
@@ -211,8 +222,9 @@ t.test('after close begins, a busy keep-alive connection finishes its request an
   };
   req('first');
   // Close begins while the first request runs (an idle keep-alive connection would be closed by
-  // Node at once; a busy one stays open and answers what follows with the 503 envelope).
-  await sleep(100);
+  // Node at once; a busy one stays open and answers what follows with the 503 envelope): once the
+  // tool has started, not after a fixed pause, which a loaded machine could spend before the request arrives.
+  for (let i = 0; i < 2000 && !running; i++) await sleep(5);
   const closing = app.close();
   await sleep(20);
   req('second');

@@ -15,9 +15,27 @@ import {
 } from '../../src/tools/extract-structure.ts';
 import { CORPUS_SKIP, corpusFiles, read } from '../syntax/corpus.ts';
 
+const declKey = (x: SourceDecl, text: string) =>
+  `${x.kind} ${x.fullName ?? '?'} ${text.slice(x.command.start, x.command.end)}`;
+const cmdText = (f: SourceFile, i: number) => f.text.slice(f.commands[i]!.start, f.commands[i]!.end);
+
+/** What a standalone content is compared with: the original file's declarations and commands by their text. */
+interface Original {
+  decls: Map<string, SourceDecl>;
+  /** The local names each command that has any resolves, joined, by the command's text. */
+  cmds: Map<string, string>;
+}
+
+/** Built once per file (not once per content checked: it is the same for every declaration of the file). */
+function originalOf(file: SourceFile): Original {
+  const cmds = new Map<string, string>();
+  for (const [i, names] of commandDependencies(file)) cmds.set(cmdText(file, i), names.join(','));
+  return { decls: new Map(file.decls.map((x) => [declKey(x, file.text), x])), cmds };
+}
+
 /** Check the standalone content of `d`: each declaration in it resolves the same local names as in the original file. */
 function checkStandalone(
-  file: SourceFile,
+  original: Original,
   deps: ReturnType<typeof syntacticDependencies>,
   d: SourceDecl,
   content: string,
@@ -31,11 +49,8 @@ function checkStandalone(
       ? sub.decls.some((x) => x.fullName === d.fullName && x.mutualGroup !== undefined)
       : last?.fullName === d.fullName && last?.kind === d.kind;
   if (!ends) return `the content does not end with ${d.fullName ?? d.keyword}`;
-  const key = (x: SourceDecl, text: string) =>
-    `${x.kind} ${x.fullName ?? '?'} ${text.slice(x.command.start, x.command.end)}`;
-  const original = new Map(file.decls.map((x) => [key(x, file.text), x]));
   for (const x of sub.decls) {
-    const o = original.get(key(x, content));
+    const o = original.decls.get(declKey(x, content));
     if (!o) return `${x.fullName ?? x.keyword} is not a declaration of the original`;
     const want = deps.get(o)!.local.join(',');
     const got = subDeps.get(x)!.local.join(',');
@@ -43,12 +58,9 @@ function checkStandalone(
       return `${x.fullName}: local names [${want}] in the file but [${got}] in the content of ${d.fullName}`;
   }
   // `variable`s and notations kept in the content resolve the same local names too.
-  const cmdText = (f: SourceFile, i: number) => f.text.slice(f.commands[i]!.start, f.commands[i]!.end);
-  const originalCmd = new Map<string, string>();
-  for (const [i, names] of commandDependencies(file)) originalCmd.set(cmdText(file, i), names.join(','));
   const subCmd = commandDependencies(sub);
   for (let i = 0; i < sub.commands.length; i++) {
-    const want = originalCmd.get(cmdText(sub, i));
+    const want = original.cmds.get(cmdText(sub, i));
     if (want !== undefined && want !== (subCmd.get(i) ?? []).join(','))
       return `command ${cmdText(sub, i).slice(0, 40)}: local names [${want}] in the file but [${(subCmd.get(i) ?? []).join(',')}] in the content of ${d.fullName}`;
   }
@@ -111,6 +123,7 @@ t.test(
       const lines = text.split('\n');
       // Standalone content for up to 15 declarations per file, spread over the file.
       const step = Math.max(1, Math.ceil(f.decls.length / 15));
+      let original: Original | undefined;
       f.decls.forEach((d, i) => {
         const doc = structuralDocument(fs, d);
         if (
@@ -133,7 +146,8 @@ t.test(
         }
         if (i % step === 0 && d.fullName) {
           contents++;
-          const problem = checkStandalone(f, fs.deps, d, documentContent(fs, d, ''));
+          original ??= originalOf(f);
+          const problem = checkStandalone(original, fs.deps, d, documentContent(fs, d, ''));
           if (problem) failures.push(`${p}: ${problem}`);
         }
       });

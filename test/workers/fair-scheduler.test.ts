@@ -5,6 +5,7 @@
  * caller's heavy ones hold every regular thread, is answered before them; a heavy task's CPU
  * ends at its deadline. The ≤ 100 ms wait itself is measured by the adversarial bench.
  */
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { FairScheduler } from '../../src/workers/fair-scheduler.ts';
 import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
@@ -76,19 +77,30 @@ t.test('a waiter whose signal aborts leaves its queue', async (t) => {
   t.equal(s.running, 0);
 });
 
+/**
+ * The end-to-end tests' daemon, one for the file (closed after its last test): two regular worker threads and
+ * the reserve (~1.7 s of CPU to start, each thread loading the sources). The second test only compares the
+ * pool's counters before and after, so it needs no fresh one.
+ */
+let daemon: Promise<FastifyInstance> | undefined;
+const twoKeysDaemon = () =>
+  (daemon ??= makeApp({
+    config: testConfig({
+      keys: [
+        { key: 'key-a-123456', name: 'a' },
+        { key: 'key-b-123456', name: 'b' },
+      ],
+      workers: { threads: 2 },
+    }),
+  }).then((app) => {
+    t.teardown(() => app.close());
+    return app;
+  }));
+
 t.test(
   "end to end: key B's trivial request is served while key A's heavy ones hold every regular thread",
   async (t) => {
-    const app = await makeApp({
-      config: testConfig({
-        keys: [
-          { key: 'key-a-123456', name: 'a' },
-          { key: 'key-b-123456', name: 'b' },
-        ],
-        workers: { threads: 2 },
-      }),
-    });
-    t.teardown(() => app.close());
+    const app = await twoKeysDaemon();
     t.equal(await app.warmWorkers(), true, 'the worker threads start');
     const answered: string[] = [];
     const post = (key: string, tag: string, content: string, timeout_seconds = 300) =>
@@ -104,6 +116,21 @@ t.test(
           return res;
         });
     const workers = async () => (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers;
+    // Every thread has loaded the sources before the heavy requests go out: Piscina counts its first threads
+    // ready at once, so a task handed to one still loading waits for it (B once did, at load 14, and was answered
+    // after A's). Three tasks at once go to three different threads (one task per thread), each long enough
+    // (~50 ms) for the three to be handed out together; all three answered, all three threads have loaded.
+    const warm = await Promise.all(
+      ['key-a-123456', 'key-a-123456', 'key-b-123456'].map((key, i) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/theorem2sorry',
+          headers: { authorization: `Bearer ${key}` },
+          payload: { content: `namespace w${i}\n`.repeat(10_000), environment: TEST_ENV, reparse: false },
+        }),
+      ),
+    );
+    if (warm.some((r) => r.statusCode !== 200)) throw new Error(`warm-up: ${warm.map((r) => r.statusCode).join()}`);
     const heavy = 'namespace a\n'.repeat(60_000);
     const a1 = post('key-a-123456', 'a1', heavy);
     const a2 = post('key-a-123456', 'a2', `${heavy}\n`);
@@ -120,14 +147,16 @@ t.test(
 );
 
 t.test("a heavy task's CPU is bounded by its deadline: its thread is stopped and the next caller served", async (t) => {
-  const app = await makeApp({ config: testConfig({ workers: { threads: 1 } }) });
-  t.teardown(() => app.close());
+  const app = await twoKeysDaemon();
   t.equal(await app.warmWorkers(), true);
   const before = (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers.terminated;
   const heavy = await app.inject({
     method: 'POST',
     url: '/api/v1/theorem2sorry',
-    payload: { content: 'namespace a\n'.repeat(60_000), environment: TEST_ENV, reparse: false, timeout_seconds: 0.2 },
+    headers: { authorization: 'Bearer key-a-123456' },
+    // Not the previous test's heavy content (its answer is cached), and ~8× the deadline's worth of work on a quiet
+    // machine (60,000 commands were ~2×: a faster machine could finish them in time); the thread stops at 0.2 s.
+    payload: { content: 'namespace c\n'.repeat(400_000), environment: TEST_ENV, reparse: false, timeout_seconds: 0.2 },
   });
   t.equal(heavy.statusCode, 504);
   const after = (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers.terminated;
@@ -135,7 +164,8 @@ t.test("a heavy task's CPU is bounded by its deadline: its thread is stopped and
   const next = await app.inject({
     method: 'POST',
     url: '/api/v1/theorem2sorry',
-    payload: { content: 'theorem t : True := trivial\n', environment: TEST_ENV, reparse: false },
+    headers: { authorization: 'Bearer key-b-123456' },
+    payload: { content: 'theorem t2 : True := trivial\n', environment: TEST_ENV, reparse: false },
   });
   t.equal(next.statusCode, 200);
 });

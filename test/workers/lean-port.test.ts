@@ -28,12 +28,29 @@ async function daemon(t: Test, inline: 'none' | 'all', launch = () => fakeLaunch
   return app;
 }
 
+/**
+ * The file's one worker-only daemon over the working fake REPL, built at its first use and closed after the last
+ * test: each daemon costs ~1.3 s of CPU, mostly its two worker threads loading the sources. The tests that share
+ * it need no fresh one: they compare the worker counters before and after, and send content no other test sends
+ * (a cached answer would skip the worker).
+ */
+let offDaemon: Promise<FastifyInstance> | undefined;
+async function sharedOff(tt: Test): Promise<FastifyInstance> {
+  offDaemon ??= makeApp({ config: testConfig({ workers: { threads: 1, inlineMaxChars: 0 } }) }).then((app) => {
+    t.teardown(() => app.close());
+    return app;
+  });
+  const app = await offDaemon;
+  tt.equal(await app.warmWorkers(), true, 'the worker thread serves');
+  return app;
+}
+
 const workers = async (app: FastifyInstance) =>
   (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers as { completed: number; terminated: number };
 
 t.test('check on a worker answers what the main thread answers (messages on content positions)', async (t) => {
   const content = `def a := 1\n\nMSG error boom\n${'theorem t : True := by\n  trivial\n'.repeat(3)}`;
-  const off = await daemon(t, 'none');
+  const off = await sharedOff(t);
   const before = await workers(off);
   const r1 = await off.inject(check(content));
   t.equal(r1.statusCode, 200);
@@ -64,7 +81,7 @@ t.test('a 438 KB check (the size that froze every caller for 17.5 s) runs on a w
 });
 
 t.test('a Lean crash on a worker-run request is a tool-level failure, not cached', async (t) => {
-  const app = await daemon(t, 'none');
+  const app = await sharedOff(t);
   const r = (await app.inject(check('CRASH\n'))).json();
   t.equal(r.okay, false);
   t.match(r.tool_messages.errors[0], /Lean failed while elaborating \(crashed\)/);
@@ -90,7 +107,7 @@ t.test("the backend's own errors come back as the main thread raised them", asyn
 });
 
 t.test('past its deadline a worker-run request answers 504 and its thread is stopped', async (t) => {
-  const app = await daemon(t, 'none');
+  const app = await sharedOff(t);
   t.equal((await app.inject(check('def warm := 1\n'))).statusCode, 200);
   const before = await workers(app);
   const slow = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
@@ -101,7 +118,7 @@ t.test('past its deadline a worker-run request answers 504 and its thread is sto
 });
 
 t.test('WebSocket: a worker-run request streams its last progress, then its result', async (t) => {
-  const app = await daemon(t, 'none');
+  const app = await sharedOff(t);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const ws = new WebSocket(`ws://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/stream`);
   const events: Record<string, unknown>[] = [];

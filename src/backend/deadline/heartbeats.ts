@@ -40,8 +40,7 @@ const STOP_RE = /\(deterministic\) timeout.*maximum number of heartbeats \((\d+)
  * declaration, or a `#` command that elaborates a term, without a `local`/`scoped` modifier or
  * attribute. The words are the source model's (syntax/command-head.ts, syntax/keywords.ts).
  */
-export function wrappable(text: string): boolean {
-  const head = commandHead(text);
+export function wrappable(text: string, head: CommandHead = commandHead(text)): boolean {
   if (head.scoped) return false;
   return head.kind === 'declaration' || (head.kind === 'hash' && ELABORATING_HASH_COMMANDS.has(head.keyword));
 }
@@ -62,13 +61,16 @@ const opensScope = (head: CommandHead) => head.kind === 'section' || head.kind =
  * (`modify fun s => { s with scopes := s.scopes.drop … }`); src/Lean/Elab/Command.lean, `Scope.opts`],
  * so a limit raised inside a section does not hold after its `end` (issue 27, defect 8).
  */
-export function scopeLimits(texts: readonly string[]): number[] {
+export function scopeLimits(
+  texts: readonly string[],
+  heads: readonly CommandHead[] = texts.map((t) => commandHead(t)),
+): number[] {
   const out: number[] = [];
   const stack: number[] = [];
   let limit = LEAN_DEFAULT_MAX_HEARTBEATS;
-  for (const t of texts) {
+  for (const [i, t] of texts.entries()) {
     out.push(limit);
-    const head = commandHead(t);
+    const head = heads[i]!;
     if (opensScope(head)) stack.push(limit);
     else if (head.kind === 'end') limit = stack.pop() ?? limit;
     else if (head.kind === 'set_option') limit = scopeLimit(t) ?? limit;
@@ -104,17 +106,17 @@ export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat
  * and ends with its `end` (see `scopeLimits`), so the probes get a Lean-side budget too (issue 27, defect 13).
  * Only such self-contained blocks: a content unit is a single command, never a scope with its `end`.
  */
-export function isBudgetBlock(text: string): boolean {
-  const head = commandHead(text);
+export function isBudgetBlock(text: string, head: CommandHead = commandHead(text)): boolean {
   // The budget goes below the first line: the block's opening command must be that line's start.
   return head.start === 0 && opensScope(head) && endsWithEnd(text);
 }
 
 /** Whether the backend can send `text` with a heartbeat budget (wrapped, or set inside its block). */
-export const budgetable = (text: string): boolean => wrappable(text) || isBudgetBlock(text);
+export const budgetable = (text: string, head: CommandHead = commandHead(text)): boolean =>
+  wrappable(text, head) || isBudgetBlock(text, head);
 
-export function withBudget(text: string, budget: number): string {
-  if (!wrappable(text) && isBudgetBlock(text)) {
+export function withBudget(text: string, budget: number, head: CommandHead = commandHead(text)): string {
+  if (!wrappable(text, head) && isBudgetBlock(text, head)) {
     const nl = text.indexOf('\n');
     return `${text.slice(0, nl)}\nset_option maxHeartbeats ${budget} ${BUDGET_COMMENT}${text.slice(nl)}`;
   }
@@ -147,9 +149,10 @@ export function stoppedByBudget(messageText: string, budget: number): boolean {
 }
 
 /** The budget a wrapped text was sent with. */
+/** A budget set inside a block (withBudget's second form), compiled once. */
+const BLOCK_BUDGET_RE = new RegExp(`^[^\\n]*\\nset_option maxHeartbeats (\\d+) ${BUDGET_COMMENT}\\n`);
+
 export function sentBudget(sentText: string): number | undefined {
-  const m =
-    /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText) ??
-    new RegExp(`^[^\\n]*\\nset_option maxHeartbeats (\\d+) ${BUDGET_COMMENT}\\n`).exec(sentText);
+  const m = /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText) ?? BLOCK_BUDGET_RE.exec(sentText);
   return m ? Number(m[1]) : undefined;
 }
