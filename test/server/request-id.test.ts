@@ -178,6 +178,24 @@ t.test('shared links: bounded in bytes and time; nothing stored when disabled', 
   );
 });
 
+t.test('recent requests: UUIDs kept as their bits are found exactly, other ids as strings', async (t) => {
+  const { RecentRequests } = await import('../../src/server/recent-requests.ts');
+  const ring = new RecentRequests(8, 1_000, 60_000);
+  const add = (id: string, tool: string) => ring.add(id, tool, 'anonymous', 'anonymous', '{}', '{}', false, 10);
+  const a = newRequestId();
+  const b = newRequestId();
+  add(a, 'one');
+  add('req-not-a-uuid', 'two');
+  add(b, 'three');
+  t.equal(ring.get(a)?.tool, 'one');
+  t.equal(ring.get(b)?.tool, 'three');
+  t.equal(ring.get('req-not-a-uuid')?.tool, 'two');
+  t.equal(ring.get(a.toUpperCase()), undefined, 'another spelling is another id');
+  const last = a.at(-1) === '0' ? '1' : '0';
+  t.equal(ring.get(a.slice(0, -1) + last), undefined, 'one digit differs: not found');
+  t.equal(ring.get(`${a.slice(0, 8)}x${a.slice(9)}`), undefined, 'not a UUID, not kept: not found');
+});
+
 t.test('recent requests: a ring bounded by slots, bytes and age', async (t) => {
   const { RecentRequests } = await import('../../src/server/recent-requests.ts');
   const ring = new RecentRequests(2, 100, 1_000);
