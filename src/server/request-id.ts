@@ -46,30 +46,39 @@ export function newRequestId(): string {
 const CLOSE = 0x7d; // '}'
 const MEMBER = Buffer.from(',"info":{"request_id":"', 'latin1');
 const FIRST_MEMBER = MEMBER.subarray(1);
+const EMPTY = Buffer.alloc(0);
 
 /**
- * A serialised JSON object with `"info":{"request_id":…}` added as its last member: one buffer,
- * filled in place (the body, the member's fixed text, the id's characters: a UUID is ASCII and
- * needs no escaping), no string of the tail to encode (on a cache hit, building the response with
- * `Buffer.concat` or `write` of a tail string was ~1.5 µs under load).
+ * A serialised JSON object with `"info":{"request_id":…}` added as its last member. The hit
+ * front writes the two parts (requestIdParts) without joining them.
  */
 export function withRequestId(body: Buffer, id: string): Buffer {
+  const [head, tail] = requestIdParts(body, id);
+  return tail.length === 0 ? head : Buffer.concat([head, tail], head.length + tail.length);
+}
+
+/**
+ * The same bytes in two parts, to be written one after the other: a view of `body` up to its
+ * closing brace (no copy) and the member with the brace, filled in place (its fixed text, then
+ * the id's characters: a UUID is ASCII and needs no escaping; no string of the tail to encode).
+ * A body with no object is returned whole, with an empty tail.
+ */
+export function requestIdParts(body: Buffer, id: string): [Buffer, Buffer] {
   let end = body.length - 1;
   while (end >= 0 && body[end] !== CLOSE) end--;
-  if (end < 0) return body;
+  if (end < 0) return [body, EMPTY];
   // `{}` (or `{ }`) has no member to follow: no comma.
   let i = end - 1;
   while (i >= 0 && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i--;
   const member = i >= 0 && body[i] === 0x7b ? FIRST_MEMBER : MEMBER;
-  const out = Buffer.allocUnsafe(end + member.length + id.length + 3);
-  out.set(end === body.length - 1 ? body : body.subarray(0, end));
-  out.set(member, end);
-  let o = end + member.length;
-  for (let k = 0; k < id.length; k++) out[o++] = id.charCodeAt(k);
-  out[o++] = 0x22; // '"'
-  out[o++] = CLOSE;
-  out[o] = CLOSE;
-  return out;
+  const tail = Buffer.allocUnsafe(member.length + id.length + 3);
+  tail.set(member);
+  let o = member.length;
+  for (let k = 0; k < id.length; k++) tail[o++] = id.charCodeAt(k);
+  tail[o++] = 0x22; // '"'
+  tail[o++] = CLOSE;
+  tail[o] = CLOSE;
+  return [body.subarray(0, end), tail];
 }
 
 /** A result object with the request id in its `info` (other `info` members kept); the original is not changed. */

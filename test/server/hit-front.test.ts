@@ -212,6 +212,37 @@ t.test('repeats of a known body and a body in two packets are hits, each with it
   t.same(link.json().inputs, JSON.parse(BODY), 'its inputs as sent');
 });
 
+t.test('pipelined hits on one connection are each answered whole', async (t) => {
+  const { port } = await daemon(t);
+  t.equal((await request(port)).headers['x-cache'], 'miss');
+  const head =
+    `POST /api/v1/theorem2sorry HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n` +
+    `authorization: Bearer ${KEY}\r\ncontent-length: ${Buffer.byteLength(BODY)}\r\n\r\n`;
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let text = '';
+  socket.setEncoding('utf8');
+  const three = new Promise<void>((resolve) =>
+    socket.on('data', (c: string) => {
+      text += c;
+      if ((text.match(/"request_id":"[^"]+"\}\}/g) ?? []).length === 3) resolve();
+    }),
+  );
+  socket.write(head + BODY + head + BODY + head + BODY);
+  await three;
+  socket.destroy();
+  const answers = text.split(/(?=HTTP\/1\.1 )/);
+  t.equal(answers.length, 3);
+  for (const a of answers) {
+    t.match(a, /^HTTP\/1\.1 200 /);
+    t.match(a, /x-cache: hit/);
+    const length = Number(/content-length: (\d+)/.exec(a)![1]);
+    const body = a.slice(a.indexOf('\r\n\r\n') + 4);
+    t.equal(Buffer.byteLength(body), length, 'the body is as long as its header says');
+    t.match(JSON.parse(body), { info: { request_id: /^[0-9a-f-]{36}$/ } });
+  }
+});
+
 t.test('a client gone mid-body ends nothing', async (t) => {
   const { port } = await daemon(t);
   await new Promise<void>((resolve) => {
