@@ -30,6 +30,11 @@ export function parsedFile(p: string): SourceFile {
   return file;
 }
 
+/** Drop the parses (a suite's teardown): later tests in this process need not carry the whole corpus's. */
+export function forgetParsed(): void {
+  parsed.clear();
+}
+
 /** Small Lean files written for this project (test/fixtures/lean): always present. */
 export const FIXTURE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/lean');
 export const fixtureFiles = (): string[] => leanFilesUnder(FIXTURE_DIR);
