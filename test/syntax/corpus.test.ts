@@ -3,10 +3,9 @@ import path from 'node:path';
 import t from 'tap';
 import { isTrivia, lex } from '../../src/syntax/lexer.ts';
 import { printSource } from '../../src/syntax/source.ts';
-import { CORPUS_SKIP, corpusFiles, forgetParsed, parsedFile } from './corpus.ts';
+import { CORPUS_SKIP, corpusFiles, parsedFile } from './corpus.ts';
 
 const files = corpusFiles();
-t.teardown(forgetParsed);
 
 t.test('the corpus is there', { skip: CORPUS_SKIP }, async (t) => {
   t.ok(files.length > 2000, `${files.length} files`);

@@ -7,12 +7,11 @@ import { havesToSorry } from '../../src/tools/have2sorry.ts';
 import { normalizeSource } from '../../src/tools/normalize-source.ts';
 import { renameInSource } from '../../src/syntax/renaming.ts';
 import { proofToSorry } from '../../src/tools/theorem2sorry.ts';
-import { CORPUS_SKIP, corpusFiles, forgetParsed, parsedFile } from '../syntax/corpus.ts';
+import { CORPUS_SKIP, corpusFiles, parsedFile } from '../syntax/corpus.ts';
 
 // Each file is parsed once for the four suites; a tool's output is parsed afresh unless it is
 // the file's text unchanged (about half of the files for normalize; the parser is deterministic).
 const files = corpusFiles();
-t.teardown(forgetParsed);
 const reparse = (out: string, f: SourceFile): SourceFile => (out === f.text ? f : parseSource(out));
 
 t.test(
