@@ -63,7 +63,10 @@ const shared = {
   platform: 'node',
   target: 'node20',
   minify: true,
-  // Class and function names stay readable in logs and errors.
+  // Class and function names stay readable in logs and errors: pino logs an error's `type` as its
+  // constructor's name, and V8 names a stack frame by the function's `name`. The price: a
+  // defineProperty per named function or class as it is made (3,188 at start: ~7 ms of the
+  // ~200 ms of CPU to the first 200, measured without it; on a hot path, a named closure per call).
   keepNames: true,
   sourcemap: 'linked',
   // Lets a module tell the bundle from the sources (the structural pool picks its worker file by it).

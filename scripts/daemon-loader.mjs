@@ -16,14 +16,9 @@ import vm from 'node:vm';
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const bundle = path.join(dir, 'daemon.cjs');
 const cacheFile = `${bundle}.cache`;
-const source = readFileSync(bundle, 'utf8');
-// Whose cache it is: the build's id (the bundle's first line, scripts/build.mjs) and the Node
-// binary. V8 rejects a cache of another V8 version or other flags, but of the source it checks
-// only the length, so a cache must never be used with another build.
-const key = `${source.slice(0, source.indexOf('\n'))} node ${process.version} ${process.arch}\n`;
 
-/** The cached data written for this build and Node, if any. */
-function readCache() {
+/** The cached data written for this build and Node (`key`), if any. */
+function readCache(key) {
   let file;
   try {
     file = readFileSync(cacheFile);
@@ -35,7 +30,7 @@ function readCache() {
 }
 
 /** The cache of what has been compiled so far; a read-only dist/ only goes without. */
-function writeCache(script) {
+function writeCache(script, key) {
   const tmp = `${cacheFile}.${process.pid}.tmp`;
   try {
     writeFileSync(tmp, Buffer.concat([Buffer.from(key), script.createCachedData()]));
@@ -45,17 +40,28 @@ function writeCache(script) {
   }
 }
 
-const cachedData = readCache();
-// Node's CommonJS wrapper on a line of its own (lineOffset keeps the bundle's line numbers for
-// stack traces and its source map). The bundle has no import(): a script compiled from the
-// cache loses vm's callback for it (scripts/build.mjs turns it into require()).
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
-  filename: bundle,
-  lineOffset: -1,
-  cachedData,
-});
+/** The bundle compiled (from the cache when there is one for it), its cache key, and whether the cache served. */
+function compile() {
+  const source = readFileSync(bundle, 'utf8');
+  // Whose cache it is: the build's id (the bundle's first line, scripts/build.mjs) and the Node
+  // binary. V8 rejects a cache of another V8 version or other flags, but of the source it checks
+  // only the length, so a cache must never be used with another build.
+  const key = `${source.slice(0, source.indexOf('\n'))} node ${process.version} ${process.arch}\n`;
+  const cachedData = readCache(key);
+  // Node's CommonJS wrapper on a line of its own (lineOffset keeps the bundle's line numbers for
+  // stack traces and its source map). The bundle has no import(): a script compiled from the
+  // cache loses vm's callback for it (scripts/build.mjs turns it into require()).
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+    filename: bundle,
+    lineOffset: -1,
+    cachedData,
+  });
+  return { script, key, cached: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+const { script, key, cached } = compile();
 const module = { exports: {} };
 script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dir);
 // src/main.ts's `started` settles once the daemon listens; if it rejects, that rejection still
-// ends the process (nothing handles it here).
-if (!cachedData || script.cachedDataRejected) module.exports.started.then(() => setImmediate(() => writeCache(script)));
+// ends the process (nothing handles it here). Writing takes ~20 ms, once per build.
+if (!cached) module.exports.started.then(() => setImmediate(() => writeCache(script, key)));
