@@ -48,6 +48,22 @@ export default tseslint.config(
     },
   },
   {
+    // Node 20 holds AbortSignal.any's sources only weakly: a timeout source nothing else holds is
+    // collected and the combined signal never aborts (src/util/deadline-signal.ts says more).
+    files: ['src/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'AbortSignal',
+          property: 'any',
+          message:
+            "use deadlineSignal (src/util/deadline-signal.ts) or one AbortController: Node 20 holds any()'s sources weakly",
+        },
+      ],
+    },
+  },
+  {
     // The REPL process double is a plain script whose `switch` falls through on purpose.
     files: ['test/fixtures/**'],
     rules: { 'no-fallthrough': 'off', 'no-case-declarations': 'off' },

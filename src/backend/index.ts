@@ -28,6 +28,7 @@ import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
 import { Pool, type PoolStats } from './pool/pool.ts';
 import { WarmSession } from './pool/warm-session.ts';
 import { canonicalHeaderOf, chainKeys, rootKey, type CanonicalHeader } from './session/keys.ts';
+import { deadlineSignal } from '../util/deadline-signal.ts';
 import { LeanSession, StoppedError, type CommandOutcome, type RootOutcome } from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
@@ -201,6 +202,7 @@ export class LeanBackend implements LeanRunner {
             maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
           }),
           spawn: async (signal) => {
+            const startup = deadlineSignal(signal, l.startupTimeoutSeconds * 1000);
             const session = await LeanSession.open(
               {
                 spawn: () =>
@@ -215,9 +217,9 @@ export class LeanBackend implements LeanRunner {
                 prefixEntries: l.prefixEntries,
               },
               canonical,
-              AbortSignal.any([signal, AbortSignal.timeout(l.startupTimeoutSeconds * 1000)]),
+              startup.signal,
               own,
-            );
+            ).finally(() => startup.clear());
             return new WarmSession(session, canonical);
           },
         });

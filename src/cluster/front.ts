@@ -12,6 +12,7 @@ import { relayedError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ExecutionContext, Executor, Prepared } from '../server/pipeline.ts';
 import type { ToolContext } from '../tools/types.ts';
+import { deadlineSignal } from '../util/deadline-signal.ts';
 import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
 import type { ConnectionHealth } from './health.ts';
@@ -209,13 +210,15 @@ export class ClusterFront implements Executor {
     this.#submitted.joined++;
     this.opts.observer?.joined();
     for (;;) {
-      const tick = AbortSignal.any([signal, AbortSignal.timeout(this.claims.checkEveryMs)]);
+      const tick = deadlineSignal(signal, this.claims.checkEveryMs);
       try {
-        const o = await outcomes.next(() => true, tick);
+        const o = await outcomes.next(() => true, tick.signal);
         if (o.status === 'error' && (o.error.code === 'cancelled' || o.error.code === 'timeout')) return undefined;
         return o;
       } catch (e) {
         if (signal.aborted) throw e;
+      } finally {
+        tick.clear();
       }
       // No outcome yet: a claim gone, expired or never queued by its (dead) front sends us round again.
       if (await this.claims.staleOrGone(key)) return undefined;

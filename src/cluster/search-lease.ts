@@ -84,21 +84,26 @@ export class RemoteSearch {
     const limit = this.c.nc.info?.max_payload;
     if (limit !== undefined && body.length + 1024 > limit)
       throw serviceError('payload_too_large', 'cluster_payload', { bytes: body.length, limit });
-    const watch = new AbortController();
+    // Aborted when the node leaves the cluster or the caller aborts (one controller: not
+    // AbortSignal.any, whose sources Node 20 holds only weakly; src/util/deadline-signal.ts).
+    const stop = new AbortController();
     const gone = setInterval(() => {
-      if (!this.live(node)) watch.abort();
+      if (!this.live(node)) stop.abort();
     }, this.c.config.heartbeatMs);
+    const onAbort = () => stop.abort();
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     let data: Uint8Array;
     try {
       const reply = this.c.nc.request(this.c.names.search(node), body, { timeout: ms });
       reply.catch(() => {});
-      const stop = AbortSignal.any([watch.signal, ...(signal ? [signal] : [])]);
-      data = (await Promise.race([reply, aborted(stop)])).data;
+      data = (await Promise.race([reply, aborted(stop.signal)])).data;
     } catch (e) {
-      const why = watch.signal.aborted ? 'left the cluster' : signal?.aborted ? 'aborted' : (e as Error).message;
+      const why = signal?.aborted ? 'aborted' : stop.signal.aborted ? 'left the cluster' : (e as Error).message;
       throw new ReplError(signal?.aborted ? 'aborted' : 'crashed', `worker ${node}: ${why}`);
     } finally {
       clearInterval(gone);
+      signal?.removeEventListener('abort', onAbort);
     }
     const r = decodeAs(searchReplySchema, 'search lease reply', data, this.c.drop);
     if (!r) throw new ReplError('garbage', `worker ${node} sent a reply that does not match its schema`);

@@ -13,6 +13,7 @@ import type { Log } from '../log.ts';
 import type { ClusterConnection } from './connection.ts';
 import { decodeAs, encode } from './messages.ts';
 import { searchRequestSchema, type SearchLeaseReply, type SearchLeaseRequest } from './search-messages.ts';
+import { deadlineSignal } from '../util/deadline-signal.ts';
 
 export interface SearchWorkerDeps {
   /** This worker's own processes (the search service's local lease). */
@@ -82,7 +83,10 @@ export class SearchLeases {
   }
 
   async #open(environment: string, header: string): Promise<SearchLeaseReply> {
-    const lease = await this.deps.lease(this.deps.environment(environment), header, AbortSignal.timeout(60_000));
+    const opening = deadlineSignal(undefined, 60_000);
+    const lease = await this.deps
+      .lease(this.deps.environment(environment), header, opening.signal)
+      .finally(() => opening.clear());
     const id = `l${this.#next++}`;
     this.#leases.set(id, { lease, usedAt: Date.now() });
     return { ok: true, lease: id, pid: lease.pid, sessionId: lease.sessionId, rssBytes: lease.usage().rssBytes };

@@ -38,6 +38,7 @@ import { ReplError } from '../backend/process/repl-process.ts';
 import type { SearchMessage } from '../contract/search.ts';
 import { serviceError } from '../errors.ts';
 import type { RootGroup } from './state.ts';
+import { deadlineSignal } from '../util/deadline-signal.ts';
 
 export interface RootAnswer {
   sorries: ReplSorry[];
@@ -63,17 +64,19 @@ export async function runRoot(
     sent = withBudget(text, n);
     return { text: sent, lines: WRAP_LINES };
   };
-  const timer = AbortSignal.timeout(ms);
+  const timer = deadlineSignal(signal, ms);
   try {
-    const r = await lease.command(group.text, AbortSignal.any([signal, timer]), prepare);
+    const r = await lease.command(group.text, timer.signal, prepare);
     const budget = sentBudget(sent);
     if (budget !== undefined && r.messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === budget))
       throw serviceError('timeout', 'heartbeat_budget');
     return r;
   } catch (e) {
-    if (e instanceof ReplError && timer.aborted && !signal.aborted)
+    if (e instanceof ReplError && timer.timedOut && !signal.aborted)
       throw serviceError('timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
     throw e;
+  } finally {
+    timer.clear();
   }
 }
 
@@ -93,12 +96,14 @@ export async function runStep(
   ms: number,
   signal: AbortSignal,
 ): Promise<ReplResponse> {
-  const timer = AbortSignal.timeout(ms);
+  const timer = deadlineSignal(signal, ms);
   try {
-    return await lease.step(tactic, proofState, AbortSignal.any([signal, timer]));
+    return await lease.step(tactic, proofState, timer.signal);
   } catch (e) {
-    if (e instanceof ReplError && timer.aborted && !signal.aborted) throw new TacticDeadline(ms);
+    if (e instanceof ReplError && timer.timedOut && !signal.aborted) throw new TacticDeadline(ms);
     throw e;
+  } finally {
+    timer.clear();
   }
 }
 

@@ -14,6 +14,7 @@ import { PROJECT_ROOT } from '../project-root.ts';
 import { workerEntry } from '../util/worker-entry.ts';
 import { runPlan, type PlanOutcome, type PlanTask } from './plan-task.ts';
 import type { StartPlan } from './start.ts';
+import { deadlineSignal } from '../util/deadline-signal.ts';
 
 /** Contents up to this many characters are planned on the event loop (a parse of well under a millisecond per KiB). */
 export const INLINE_PLAN_CHARS = 64 * 1024;
@@ -35,13 +36,15 @@ export class PlanPool {
   ): Promise<StartPlan> {
     const task: PlanTask = { content, imports: env.imports, ignoreImports, theorem };
     if (theorem === undefined || content.length <= this.inlineChars) return settle(runPlan(task));
-    const deadline = AbortSignal.timeout(ms);
+    const deadline = deadlineSignal(signal, ms);
     try {
-      return settle(await this.#offLoop(task, AbortSignal.any([signal, deadline])));
+      return settle(await this.#offLoop(task, deadline.signal));
     } catch (e) {
-      if (deadline.aborted && !signal.aborted)
+      if (deadline.timedOut && !signal.aborted)
         throw serviceError('timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
       throw e;
+    } finally {
+      deadline.clear();
     }
   }
 
