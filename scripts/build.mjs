@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `npm run build`: src/main.ts and everything it imports (our modules and the packages) as one
-// file, dist/daemon.cjs, run by dist/main.js (scripts/daemon-loader.mjs) with V8's code cache.
+// file, dist/daemon.cjs, run by dist/main.js (scripts/daemon-loader.mjs) with V8's code cache
+// (scripts/code-cache.mjs); the CLI likewise (dist/cli.cjs, run by bin/lean-tool.js).
 // One file instead of ~400 modules to resolve, read and compile is what brings the daemon's start
 // to a bare fastify app's: measured 450–510 ms of CPU to the first 200 for tsc's per-file output,
-// 200–230 ms bundled (bench/scenarios/startup.ts); the code cache then saves the compiling
-// (docs/architecture.md). The worker threads' entries and the CLI stay ES modules.
+// ~360 ms bundled, ~210 ms with the code cache (bench/scenarios/startup.ts; docs/architecture.md).
+// The worker threads' entries stay ES modules.
 // Type checking stays with tsc (`npm run typecheck`); esbuild only strips types.
 // A module that must stay its own file (e.g. a worker thread's entry) is added to ENTRIES.
 import { createHash } from 'node:crypto';
@@ -17,6 +18,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRIES = {
   'structural-worker': 'src/workers/structural-task.ts',
   'search-plan-worker': 'src/search/plan-task.ts',
+};
+// Run through scripts/code-cache.mjs: CommonJS, because V8's code cache is given to a script
+// (vm.Script), not to an ES module, on Node 20.
+const CACHED_ENTRIES = {
+  daemon: 'src/main.ts',
   // The CLI (bin/lean-tool.js runs it): one file to load instead of the sources through tsx.
   cli: 'src/client/cli-entry.ts',
 };
@@ -43,11 +49,11 @@ const ownUrlGuard = {
   },
 };
 
-// The daemon's first line: its build id, written over this placeholder (same length, so the
-// source map's lines hold) with a hash of the output; dist/main.js keys the code cache by it.
+// A cached bundle's first line: its build id, written over this placeholder (same length, so the
+// source map's lines hold) with a hash of the output; scripts/code-cache.mjs keys the cache by it.
 const BUILD_ID_PLACEHOLDER = '0'.repeat(16);
-const daemonBanner = [
-  `// lean-tool-service daemon build ${BUILD_ID_PLACEHOLDER}`,
+const cachedBanner = [
+  `// lean-tool-service build ${BUILD_ID_PLACEHOLDER}`,
   // Strict as the ES module bundle was (esbuild's own "use strict" comes after the banner).
   '"use strict";',
   "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;",
@@ -78,7 +84,7 @@ const shared = {
   logLevel: 'warning',
 };
 
-const [modules, daemon] = await Promise.all([
+const [modules, cached] = await Promise.all([
   build({
     ...shared,
     entryPoints: ENTRIES,
@@ -88,13 +94,12 @@ const [modules, daemon] = await Promise.all([
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
   }),
-  // CommonJS, because V8's code cache is given to a script (vm.Script), not to an ES module, on Node 20.
   build({
     ...shared,
-    entryPoints: { daemon: 'src/main.ts' },
+    entryPoints: CACHED_ENTRIES,
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
-    banner: { js: daemonBanner },
+    banner: { js: cachedBanner },
     // import() of a package left outside (the docs' swagger packages, CommonJS) as require():
     // a script compiled from V8's code cache loses vm's dynamic import callback on Node 20.
     supported: { 'dynamic-import': false },
@@ -102,7 +107,7 @@ const [modules, daemon] = await Promise.all([
   }),
 ]);
 
-/** The daemon bundle with its build id in place of the placeholder. */
+/** A cached bundle with its build id in place of the placeholder. */
 function withBuildId(file) {
   if (!file.path.endsWith('.cjs')) return file.contents;
   const id = createHash('sha256').update(file.contents).digest('hex').slice(0, BUILD_ID_PLACEHOLDER.length);
@@ -110,12 +115,17 @@ function withBuildId(file) {
 }
 
 await mkdir(path.join(root, 'dist'), { recursive: true });
-for (const f of [...modules.outputFiles, ...daemon.outputFiles]) {
+for (const f of [...modules.outputFiles, ...cached.outputFiles]) {
   const tmp = `${f.path}.${process.pid}.tmp`;
   await writeFile(tmp, withBuildId(f));
   await rename(tmp, f.path);
 }
-// The loader last: a start sees the new bundle once it runs the new loader.
-const loaderTmp = path.join(root, 'dist', `main.js.${process.pid}.tmp`);
-await copyFile(path.join(root, 'scripts', 'daemon-loader.mjs'), loaderTmp);
-await rename(loaderTmp, path.join(root, 'dist', 'main.js'));
+// The loaders last (dist/main.js the very last), each copied under a temporary name and renamed.
+for (const [from, to] of [
+  ['code-cache.mjs', 'code-cache.mjs'],
+  ['daemon-loader.mjs', 'main.js'],
+]) {
+  const tmp = path.join(root, 'dist', `${to}.${process.pid}.tmp`);
+  await copyFile(path.join(root, 'scripts', from), tmp);
+  await rename(tmp, path.join(root, 'dist', to));
+}

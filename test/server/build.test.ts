@@ -1,7 +1,7 @@
 /**
  * `npm start`'s path: prestart builds dist/ (the daemon's bundle, dist/daemon.cjs, and its
  * loader, dist/main.js) and it serves like src/main.ts, with V8's code cache written by the
- * first start of a build and used by the next (scripts/daemon-loader.mjs). The only test file
+ * first start of a build and used by the next (scripts/code-cache.mjs). The only test file
  * that starts dist/main.js: its tests run one after another, so none sees another's cache write.
  */
 import { spawnSync } from 'node:child_process';
@@ -50,7 +50,7 @@ t.test('the built daemon starts, answers, writes its code cache and drains', asy
   rmSync(CACHE, { force: true });
   t.match(
     readFileSync(path.join(PROJECT_ROOT, 'dist', 'daemon.cjs'), 'utf8'),
-    /^\/\/ lean-tool-service daemon build [0-9a-f]{16}\n/,
+    /^\/\/ lean-tool-service build [0-9a-f]{16}\n/,
   );
   const { child, port, output } = await startDaemonProcess(t, [MAIN]);
   const envs = (await (await fetch(`http://127.0.0.1:${port}/v1/environments`)).json()) as {
@@ -89,9 +89,23 @@ t.test('the next start uses the code cache and serves the same', async (t) => {
 });
 
 t.test("a cache of another build is not used: it is replaced by this build's", async (t) => {
-  writeFileSync(CACHE, '// lean-tool-service daemon build 0123456789abcdef node v0 x\nnot V8 data');
+  writeFileSync(CACHE, '// lean-tool-service build 0123456789abcdef node v0 x\nnot V8 data');
   const { child, port } = await startDaemonProcess(t, [MAIN]);
   t.equal((await fetch(`http://127.0.0.1:${port}/v1/environments`)).status, 200);
   t.ok(await cacheWritten(), 'rewritten for this build');
   t.equal(await stop(child), 0);
+});
+
+t.test('the CLI runs its bundle with a code cache too, written by its first call', async (t) => {
+  const cliCache = path.join(PROJECT_ROOT, 'dist', 'cli.cjs.cache');
+  rmSync(cliCache, { force: true });
+  const version = () =>
+    spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'lean-tool.js'), '--version'], { encoding: 'utf8' });
+  const first = version();
+  t.match(first.stdout, /^lean-tool \d+\.\d+\.\d+/);
+  const bundle = readFileSync(path.join(PROJECT_ROOT, 'dist', 'cli.cjs'), 'utf8');
+  const header = `${bundle.slice(0, bundle.indexOf('\n'))} node ${process.version} ${process.arch}\n`;
+  t.equal(readFileSync(cliCache).subarray(0, header.length).toString(), header, 'written, keyed by its build');
+  const second = version();
+  t.same([second.status, second.stdout], [0, first.stdout], 'the next call answers the same from the cache');
 });
