@@ -62,7 +62,7 @@ const cachedBanner = [
 const shared = {
   absWorkingDir: root,
   // Written below, each file under a temporary name renamed into place: a process starting
-  // dist/main.js or dist/cli.js while another builds never reads half a file.
+  // dist/main.js or bin/lean-tool.js while another builds never reads half a file.
   write: false,
   outdir: 'dist',
   bundle: true,
