@@ -9,8 +9,8 @@ const WARM_WORKERS_AFTER_MS = 300;
 /**
  * Settles once the daemon listens. A promise rather than top-level await: the bundle is a
  * CommonJS script (scripts/build.mjs: what V8's code cache can be given on Node 20), and its
- * loader (scripts/start-loader.mjs) writes the cache after this. A failure still rejects
- * unhandled, ending the process as an error thrown at the top level did.
+ * loader (dist/main.js, scripts/daemon-loader.mjs) writes the cache after this. A failure still
+ * rejects unhandled, ending the process as an error thrown at the top level did.
  */
 export const started: Promise<void> = start();
 
