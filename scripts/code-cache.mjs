@@ -5,7 +5,7 @@
 // Node 22), hence CommonJS bundles compiled through vm.Script with cachedData
 // (docs/architecture.md). scripts/build.mjs copies this file to dist/code-cache.mjs, which
 // dist/main.js (the daemon, scripts/daemon-loader.mjs) and bin/lean-tool.js (the CLI) import.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -22,10 +22,15 @@ function readCache(cacheFile, key) {
   return file.subarray(0, header.length).equals(header) ? file.subarray(header.length) : undefined;
 }
 
-/** The cache of what has been compiled so far, under a temporary name renamed into place; a read-only dist/ goes without. */
+/**
+ * The cache of what has been compiled so far, under a temporary name renamed into place. A
+ * read-only dist/ (the container image's) goes without, and is asked first: serialising the
+ * daemon's cache takes ~20 ms.
+ */
 function writeCache(script, cacheFile, key) {
   const tmp = `${cacheFile}.${process.pid}.tmp`;
   try {
+    accessSync(path.dirname(cacheFile), constants.W_OK);
     writeFileSync(tmp, Buffer.concat([Buffer.from(key), script.createCachedData()]));
     renameSync(tmp, cacheFile);
   } catch {
