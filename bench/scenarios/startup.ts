@@ -126,6 +126,11 @@ export async function startupScenario(opts: { rounds?: number } = {}): Promise<S
         'how far the machine load, not the daemon, explains the figure',
       ],
       [
+        'daemon ÷ bare fastify, CPU to the first 200',
+        `${round(cpuOf('daemon (node dist/main.js)').median / cpuOf('bare fastify').median, 2)}×`,
+        'medians of 10 ms ticks: what the start costs, whatever the load (the target is wall time)',
+      ],
+      [
         'outside CPU share',
         `${Math.round(outside.median * 1000) / 10}% (max ${Math.round(outside.max * 1000) / 10}%)`,
         noisy ? 'NOISY: other processes used > 10% of the machine in some rounds' : 'quiet',
