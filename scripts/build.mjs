@@ -110,6 +110,8 @@ const [modules, cached] = await Promise.all([
 /** A cached bundle with its build id in place of the placeholder. */
 function withBuildId(file) {
   if (!file.path.endsWith('.cjs')) return file.contents;
+  // It would fail at run time (see `supported` above): refused here instead.
+  if (file.text.includes('import(')) throw new Error(`${path.relative(root, file.path)} still calls import()`);
   const id = createHash('sha256').update(file.contents).digest('hex').slice(0, BUILD_ID_PLACEHOLDER.length);
   return Buffer.from(file.text.replace(BUILD_ID_PLACEHOLDER, id));
 }
