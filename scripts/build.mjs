@@ -4,7 +4,7 @@
 // (scripts/code-cache.mjs); the CLI likewise (dist/cli.cjs, run by bin/lean-tool.js).
 // One file instead of ~400 modules to resolve, read and compile is what brings the daemon's start
 // to a bare fastify app's: measured 450–510 ms of CPU to the first 200 for tsc's per-file output,
-// ~360 ms bundled, ~210 ms with the code cache (bench/scenarios/startup.ts; docs/architecture.md).
+// ~310 ms bundled, ~180 ms with the code cache (bench/scenarios/startup.ts; docs/architecture.md).
 // The worker threads' entries stay ES modules.
 // Type checking stays with tsc (`npm run typecheck`); esbuild only strips types.
 // A module that must stay its own file (e.g. a worker thread's entry) is added to ENTRIES.
