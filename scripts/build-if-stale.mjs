@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm start`'s prestart, and bin/lean-tool.js before it runs dist/cli.js: build dist/
+// `npm start`'s prestart, and bin/lean-tool.js before it runs dist/cli.cjs: build dist/
 // (scripts/build.mjs) when it is missing or older than any source, so a fresh clone's
 // `npm ci && npm start` works and a started daemon (or the CLI) runs one plain JavaScript file
-// (no TypeScript compiled at start, nothing to resolve: startup < 400 ms, `lean-tool --version`
+// (no TypeScript compiled at start, nothing to resolve: startup ~200 ms of CPU, `lean-tool --version`
 // ~60 ms). The check costs a few milliseconds: one stat per source file.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -26,11 +26,17 @@ function newest(dir) {
 export function isCurrent() {
   const inputs = Math.max(
     newest(path.join(root, 'src')),
-    ...['scripts/build.mjs', 'package-lock.json', 'package.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
+    ...[
+      'scripts/build.mjs',
+      'scripts/code-cache.mjs',
+      'scripts/daemon-loader.mjs',
+      'package-lock.json',
+      'package.json',
+    ].map((f) => statSync(path.join(root, f)).mtimeMs),
   );
   return (
     existsSync(stamp) &&
-    ['main.js', 'cli.js', 'structural-worker.js', 'search-plan-worker.js'].every((f) =>
+    ['main.js', 'code-cache.mjs', 'daemon.cjs', 'cli.cjs', 'structural-worker.js', 'search-plan-worker.js'].every((f) =>
       existsSync(path.join(root, 'dist', f)),
     ) &&
     statSync(stamp).mtimeMs >= inputs

@@ -1,55 +1,75 @@
 /** Process entry: load config, build the app, listen, and drain on SIGTERM/SIGINT. */
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfigFiles, type LoadedConfig } from './config.ts';
+import { ConfigError, loadConfigFiles, type Config, type LoadedConfig } from './config.ts';
 import { listenErrorLine } from './server/listen-error.ts';
 
 const WARM_WORKERS_AFTER_MS = 300;
 
-let loaded: LoadedConfig;
-try {
-  loaded = loadConfigFiles(process.env);
-} catch (e) {
-  // One line naming the setting, not a stack: the operator's mistake, not the daemon's.
-  if (!(e instanceof ConfigError)) throw e;
-  process.stderr.write(`lean-tool-service: configuration error: ${e.message}\n`);
-  process.exit(1);
-}
-const { config, files } = loaded;
-const app = await buildApp({ config, hostEnv: process.env });
-app.log.info({ configFiles: files }, `configuration from ${files.join(', ')}`);
+/**
+ * Settles once the daemon listens. A promise rather than top-level await: the bundle is a
+ * CommonJS script (scripts/build.mjs: what V8's code cache can be given on Node 20), and its
+ * loader (dist/main.js, scripts/daemon-loader.mjs) writes the cache after this. A failure still
+ * rejects unhandled, ending the process as an error thrown at the top level did.
+ */
+export const started: Promise<void> = start();
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  app.log.info({ signal }, 'draining: no new requests; waiting for in-flight ones');
-  const force = setTimeout(() => {
-    app.log.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain timeout; exiting with requests unfinished');
+async function start(): Promise<void> {
+  const { config, files } = configOrExit();
+  const app = await buildApp({ config, hostEnv: process.env });
+  app.log.info({ configFiles: files }, `configuration from ${files.join(', ')}`);
+  const shutdown = drain(app, config);
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await listen(app, config);
+}
+
+function configOrExit(): LoadedConfig {
+  try {
+    return loadConfigFiles(process.env);
+  } catch (e) {
+    // One line naming the setting, not a stack: the operator's mistake, not the daemon's.
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`lean-tool-service: configuration error: ${e.message}\n`);
     process.exit(1);
-  }, config.server.drainTimeoutMs);
-  force.unref();
-  await app.close();
-  app.log.info('stopped');
-  // Let the log line reach stdout before exiting; exit at once if nothing else is pending.
-  (app.log as { flush?: () => void }).flush?.();
-  process.exitCode = 0;
-  setTimeout(() => process.exit(0), 200).unref();
+  }
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
 
-try {
-  const address = await app.listen({ host: config.server.host, port: config.server.port });
-  // The structural worker threads start a moment after the port opens, not with it: loading
-  // piscina (and its glob dependency) on this thread and starting threads that each compile
-  // the worker bundle took the CPU the first requests need on 2 cores. A structural request
-  // before then starts them itself.
-  setTimeout(() => void app.warmWorkers(), WARM_WORKERS_AFTER_MS).unref();
-  app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
-} catch (err) {
-  // A busy port (or a host without that address): one line naming the setting, no stack.
-  const line = listenErrorLine(err, config.server.host, config.server.port);
-  if (line) process.stderr.write(`${line}\n`);
-  else app.log.fatal({ err }, 'cannot listen');
-  process.exit(1);
+/** The signal handler: no new requests, in-flight ones finish (up to the drain timeout), then exit. */
+function drain(app: FastifyInstance, config: Config): (signal: string) => Promise<void> {
+  let stopping = false;
+  return async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'draining: no new requests; waiting for in-flight ones');
+    const force = setTimeout(() => {
+      app.log.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain timeout; exiting with requests unfinished');
+      process.exit(1);
+    }, config.server.drainTimeoutMs);
+    force.unref();
+    await app.close();
+    app.log.info('stopped');
+    // Let the log line reach stdout before exiting; exit at once if nothing else is pending.
+    (app.log as { flush?: () => void }).flush?.();
+    process.exitCode = 0;
+    setTimeout(() => process.exit(0), 200).unref();
+  };
+}
+
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    const address = await app.listen({ host: config.server.host, port: config.server.port });
+    // The structural worker threads start a moment after the port opens, not with it: loading
+    // piscina (and its glob dependency) on this thread and starting threads that each compile
+    // the worker bundle took the CPU the first requests need on 2 cores. A structural request
+    // before then starts them itself.
+    setTimeout(() => void app.warmWorkers(), WARM_WORKERS_AFTER_MS).unref();
+    app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
+  } catch (err) {
+    // A busy port (or a host without that address): one line naming the setting, no stack.
+    const line = listenErrorLine(err, config.server.host, config.server.port);
+    if (line) process.stderr.write(`${line}\n`);
+    else app.log.fatal({ err }, 'cannot listen');
+    process.exit(1);
+  }
 }

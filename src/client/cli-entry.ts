@@ -1,5 +1,5 @@
 /**
- * The bundled CLI's entry (dist/cli.js, run by bin/lean-tool.js). `lean-tool --version` alone is
+ * The bundled CLI's entry (dist/cli.cjs, run by bin/lean-tool.js). `lean-tool --version` alone is
  * answered here, before the CLI's own modules are evaluated: they are in the same bundle, but
  * esbuild evaluates a dynamically imported module only when the import runs, so the contract's
  * zod schemas and the client are never built for it (the import took ~60 ms of the ~130 ms call; issue 28 goal 3). Every

@@ -34,7 +34,7 @@ import { versionLine } from './version-line.ts';
  */
 export const EXIT = { ok: 0, error: 1, usage: 2, outputExists: 2, strict: 3, interrupted: 130 } as const;
 
-// package.json's version, read through PROJECT_ROOT so the bundled CLI (dist/cli.js) finds it too.
+// package.json's version, read through PROJECT_ROOT so the bundled CLI (dist/cli.cjs) finds it too.
 export { VERSION };
 
 class UsageError extends Error {}

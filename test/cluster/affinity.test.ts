@@ -20,10 +20,16 @@ if (bin) {
     t.teardown(() => nats.stop());
     const prefix = 'pools';
     // The real backend and pools over the fake REPL process double (no Lean result is invented: check only relays what the double prints).
+    // Workers dropped after 2 s without a heartbeat, not 0.6 s: a stall of this process's event loop on a loaded
+    // machine would make the worker look gone (the front then refuses with 503).
+    const missedHeartbeats = 10;
     const worker = await makeApp({
-      config: testConfig({ cluster: { ...clusterSettings(nats.url, 'pw', 'worker'), prefix }, lean: { minWarm: 1 } }),
+      config: testConfig({
+        cluster: { ...clusterSettings(nats.url, 'pw', 'worker'), prefix, missedHeartbeats },
+        lean: { minWarm: 1 },
+      }),
     });
-    const front = await clusterApp(nats.url, 'pf', 'front', { prefix });
+    const front = await clusterApp(nats.url, 'pf', 'front', { prefix, cluster: { missedHeartbeats } });
     t.teardown(async () => {
       await front.close();
       await worker.close();

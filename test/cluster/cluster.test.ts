@@ -9,11 +9,19 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import t from 'tap';
 import { TEST_ENV } from '../helpers.ts';
-import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
+import { clusterApp as fixtureApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
 import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 import { TS_LOADER } from '../ts-loader.ts';
 
 const bin = natsServerOrSkip('the cluster tests');
+
+/**
+ * The fixtures' daemons, dropping a worker after 2 s without a heartbeat instead of 0.6 s: fronts and workers
+ * share this process's event loop, and on a loaded machine a stall of 0.6 s makes every worker look gone (a
+ * front then refuses with 503; search/cluster failed so at load 11). No test here waits for a worker's drop.
+ */
+const clusterApp: typeof fixtureApp = (url, nodeId, role, extra = {}) =>
+  fixtureApp(url, nodeId, role, { ...extra, cluster: { missedHeartbeats: 10, ...extra.cluster } });
 if (bin) {
   const nats = natsServerForFile(bin);
 

@@ -10,7 +10,9 @@
  *
  * Piscina reads `Worker` from node:worker_threads when it starts a thread, so replacing the
  * export with a subclass that passes the filtered flags reaches it. Outside tap (no such
- * flags) this does nothing. Imported by test/helpers.ts, so every test daemon has it.
+ * flags) this does nothing. Imported by test/helpers.ts, so every test daemon has it. A flag
+ * Node refuses in a worker's explicit execArgv (a per-process one, e.g. --max-old-space-size in
+ * tap's node-arg) would fail the thread's start loudly (ERR_WORKER_INVALID_EXEC_ARGV), never silently.
  */
 import { syncBuiltinESMExports } from 'node:module';
 import workerThreads from 'node:worker_threads';

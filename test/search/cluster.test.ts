@@ -31,7 +31,10 @@ async function cluster(t: Test) {
     rmSync(tmp, { recursive: true, force: true });
   });
   const node = async (id: string, role: 'front' | 'worker') => {
-    const cluster = { ...clusterSettings(nats.url, id, role), prefix: 'search' };
+    // A worker is dropped after 3 s without a heartbeat, not 0.6 s: front and workers share this process's event
+    // loop, and on a loaded machine a stall of 0.6 s made the live worker look gone too ("no worker is in the
+    // cluster now", at load 11). The killed worker is still dropped well within the tests' 10 s waits.
+    const cluster = { ...clusterSettings(nats.url, id, role), prefix: 'search', missedHeartbeats: 15 };
     const app = await recordedSearchApp(TAG, refusals, { cluster });
     apps.push(app);
     return app;

@@ -21,8 +21,9 @@ const parsed = new Map<string, SourceFile>();
 /**
  * The parse of the corpus file at `p` (its text is `.text`), parsed once per test process: a
  * suite that checks several properties of each file shares one parse of it (~1 s of CPU per
- * pass over the corpus). A SourceFile is never mutated (src/tools/elaborate.ts keys a WeakMap
- * by it), so sharing it changes nothing a test sees.
+ * pass over the corpus). The parses stay for the process's life: the corpus suites run in a
+ * process of their own (scripts/test.mjs OWN_PROCESS). A SourceFile is never mutated
+ * (src/tools/elaborate.ts keys a WeakMap by it), so sharing it changes nothing a test sees.
  */
 export function parsedFile(p: string): SourceFile {
   let file = parsed.get(p);

@@ -1,0 +1,72 @@
+// Runs a CommonJS bundle of scripts/build.mjs (dist/daemon.cjs, dist/cli.cjs) with V8's code
+// cache for it (<bundle>.cache), as Node runs a CommonJS module but without compiling it:
+// V8 deserialises the functions the cache holds instead of parsing the file and compiling each
+// function at its first call. Node 20 caches no ES module's code (module.enableCompileCache is
+// Node 22), hence CommonJS bundles compiled through vm.Script with cachedData
+// (docs/architecture.md). scripts/build.mjs copies this file to dist/code-cache.mjs, which
+// dist/main.js (the daemon, scripts/daemon-loader.mjs) and bin/lean-tool.js (the CLI) import.
+import { accessSync, constants, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+
+/** The cached data written for this build and Node (`key`), if any. */
+function readCache(cacheFile, key) {
+  let file;
+  try {
+    file = readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+  const header = Buffer.from(key);
+  return file.subarray(0, header.length).equals(header) ? file.subarray(header.length) : undefined;
+}
+
+/**
+ * The cache of what has been compiled so far, under a temporary name renamed into place. A
+ * read-only dist/ (the container image's) goes without, and is asked first: serialising the
+ * daemon's cache takes ~20 ms.
+ */
+function writeCache(script, cacheFile, key) {
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    accessSync(path.dirname(cacheFile), constants.W_OK);
+    writeFileSync(tmp, Buffer.concat([Buffer.from(key), script.createCachedData()]));
+    renameSync(tmp, cacheFile);
+  } catch {
+    /* no cache: the next start compiles, as without one */
+  }
+}
+
+/** The bundle compiled (from the cache when there is one for it), its cache key, and whether the cache served. */
+function compile(bundle, cacheFile) {
+  const source = readFileSync(bundle, 'utf8');
+  // Whose cache it is: the build's id (the bundle's first line, scripts/build.mjs) and the Node
+  // binary. V8 rejects a cache of another V8 version or other flags, but of the source it checks
+  // only the length, so a cache must never be used with another build.
+  const key = `${source.slice(0, source.indexOf('\n'))} node ${process.version} ${process.arch}\n`;
+  const cachedData = readCache(cacheFile, key);
+  // Node's CommonJS wrapper on a line of its own (lineOffset keeps the bundle's line numbers for
+  // stack traces and its source map). The bundle has no import(): a script compiled from the
+  // cache loses vm's callback for it (scripts/build.mjs turns it into require()).
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+    filename: bundle,
+    lineOffset: -1,
+    cachedData,
+  });
+  return { script, key, cached: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+/**
+ * Runs `bundle` (an absolute path) and returns its exports, and `saveCache`: when the bundle ran
+ * without a usable cache (the first run of a build, a Node upgrade, other V8 flags), writes one
+ * holding every function compiled so far, so the caller calls it once the work worth caching
+ * has run (~20 ms for the daemon's); otherwise it does nothing.
+ */
+export function runBundle(bundle) {
+  const cacheFile = `${bundle}.cache`;
+  const { script, key, cached } = compile(bundle, cacheFile);
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  return { exports: module.exports, saveCache: cached ? () => {} : () => writeCache(script, cacheFile, key) };
+}
