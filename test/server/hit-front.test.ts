@@ -22,6 +22,14 @@ interface Answer {
   body: string;
 }
 
+/** Reads a response to its end and resolves with its status, headers and text. */
+function collect(res: http.IncomingMessage, resolve: (a: Answer) => void): void {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (c: string) => (text += c));
+  res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+}
+
 function request(
   port: number,
   o: { method?: string; path?: string; body?: string; headers?: Record<string, string>; chunked?: boolean } = {},
@@ -41,12 +49,7 @@ function request(
           ...o.headers,
         },
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      },
+      (res) => collect(res, resolve),
     );
     req.on('error', reject);
     if (o.chunked) {
@@ -187,12 +190,7 @@ t.test('repeats of a known body and a body in two packets are hits, each with it
         path: '/api/v1/theorem2sorry',
         headers: { authorization: `Bearer ${KEY}`, 'content-length': String(Buffer.byteLength(BODY)) },
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      },
+      (res) => collect(res, resolve),
     );
     req.on('error', reject);
     req.write(BODY.slice(0, 20));
