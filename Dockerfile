@@ -18,6 +18,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
+# V8's code cache for the bundle (dist/daemon.cjs.cache): the final image's dist/ is read-only to
+# the daemon, so it is written here, by one start of the built daemon, on the same Node image.
+RUN node scripts/warm-code-cache.mjs
 
 # --- deps: production node_modules (the bundle keeps swagger and piscina external) ---------
 FROM ${NODE_IMAGE} AS deps
