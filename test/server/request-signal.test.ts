@@ -44,6 +44,15 @@ function waitingTool(seen: Seen, holdMs: number) {
 const body = (content: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ content, environment: TEST_ENV, ...extra });
 
+/** POSTs a check of `content` (with `extra` members) through fastify's inject. */
+const postCheck = (app: Awaited<ReturnType<typeof makeApp>>, content: string, extra: Record<string, unknown> = {}) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/check',
+    headers: { 'content-type': 'application/json' },
+    payload: body(content, extra),
+  });
+
 /** The error code carried by an abort reason. */
 const codeOf = (reason: unknown) => (reason instanceof ServiceError ? reason.code : String(reason));
 
@@ -67,12 +76,7 @@ t.test('a client that goes before its answer aborts the run (cancelled) and free
   for (let i = 0; i < 200 && !seen.signal!.aborted; i++) await sleep(10);
   t.ok(seen.signal!.aborted, 'aborted once the client went');
   t.equal(codeOf(seen.signal!.reason), 'cancelled');
-  const next = await app.inject({
-    method: 'POST',
-    url: '/api/v1/check',
-    headers: { 'content-type': 'application/json' },
-    payload: body('next', { timeout_seconds: 0.2 }),
-  });
+  const next = await postCheck(app, 'next', { timeout_seconds: 0.2 });
   // Admitted (not a 429 for the one anonymous slot): it runs until its own deadline.
   t.equal(next.statusCode, 504, 'the next request was admitted and ran to its deadline');
 });
@@ -82,12 +86,7 @@ t.test('the deadline aborts the run (timeout), answers 504 at once, and is on th
   const app = await makeApp({ tools: waitingTool(seen, 5_000) });
   t.teardown(() => app.close());
   const t0 = Date.now();
-  const r = await app.inject({
-    method: 'POST',
-    url: '/api/v1/check',
-    headers: { 'content-type': 'application/json' },
-    payload: body('slow', { timeout_seconds: 0.3 }),
-  });
+  const r = await postCheck(app, 'slow', { timeout_seconds: 0.3 });
   t.equal(r.statusCode, 504);
   t.equal(r.json().error.code, 'timeout');
   t.ok(Date.now() - t0 < 4_000, 'answered at the deadline, not when the tool finished');
@@ -113,12 +112,7 @@ t.test('a run that ignores its signal and ends late is a 504, never a 200', asyn
     },
   });
   t.teardown(() => app.close());
-  const r = await app.inject({
-    method: 'POST',
-    url: '/api/v1/check',
-    headers: { 'content-type': 'application/json' },
-    payload: body('busy', { timeout_seconds: 0.1 }),
-  });
+  const r = await postCheck(app, 'busy', { timeout_seconds: 0.1 });
   t.equal(r.statusCode, 504);
 });
 
