@@ -68,7 +68,7 @@ export class KnownBodies {
    */
   remember(tool: string, bytes: Buffer, rawKey: RawKey): KnownBody {
     const text = bytes.toString('utf8');
-    const size = bytes.length + 2 * text.length;
+    const size = sizeOf({ bytes, text });
     if (bytes.length > this.limits.body || size > this.limits.bytes) return { tool, bytes, rawKey, text };
     // Its own copy with its own backing store: a request's chunk is a view of a larger read
     // buffer, and a small Buffer.from a slice of Node's shared 8 KiB pool, kept alive whole.
@@ -101,4 +101,4 @@ export class KnownBodies {
 }
 
 /** The bytes and the text (one byte a character for ASCII, two otherwise: counted as two). */
-const sizeOf = (e: KnownBody): number => e.bytes.length + 2 * e.text.length;
+const sizeOf = (e: Pick<KnownBody, 'bytes' | 'text'>): number => e.bytes.length + 2 * e.text.length;

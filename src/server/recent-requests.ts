@@ -13,6 +13,7 @@
  * than off before this; a UUID's words cost nothing to keep). Any other id is kept as it is.
  */
 import type { KeyClass } from '../admission/keys.ts';
+import { UUID_HEX_AT } from './request-id.ts';
 
 export interface RecentRequest {
   tool: string;
@@ -148,9 +149,6 @@ export class RecentRequests {
   }
 }
 
-/** Where a UUID's 32 hex digits are (`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`). */
-const HEX_AT = Array.from({ length: 36 }, (_, i) => i).filter((i) => i !== 8 && i !== 13 && i !== 18 && i !== 23);
-
 /**
  * Writes a canonical (lowercase) UUID's 128 bits to `out` at `at` and returns true; false for
  * any other string. One string has one form: equal words are equal ids.
@@ -167,7 +165,7 @@ function uuidWords(id: string, out: Int32Array, at: number): boolean {
   for (let word = 0; word < 4; word++) {
     let v = 0;
     for (let d = 0; d < 8; d++) {
-      const c = id.charCodeAt(HEX_AT[8 * word + d]!);
+      const c = id.charCodeAt(UUID_HEX_AT[8 * word + d]!);
       const n = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
       if (n < 0) return false;
       v = (v << 4) | n;

@@ -13,8 +13,12 @@ export interface RequestInfo {
 }
 
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
-/** Where each random byte's two hex digits go in `xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx`. */
-const DIGITS_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+/** Where a UUID's 32 hex digits stand in `xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx` (the dashes at 8, 13, 18, 23). */
+export const UUID_HEX_AT: readonly number[] = Array.from({ length: 36 }, (_, i) => i).filter(
+  (i) => i !== 8 && i !== 13 && i !== 18 && i !== 23,
+);
+/** Where each random byte's two hex digits begin. */
+const DIGITS_AT = UUID_HEX_AT.filter((_, k) => k % 2 === 0);
 /** Entropy for 256 ids, refilled from the CSPRNG when used up (as crypto.randomUUID caches 128). */
 const entropy = Buffer.allocUnsafeSlow(16 * 256);
 let used = entropy.length;
