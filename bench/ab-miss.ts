@@ -10,19 +10,19 @@
  */
 import { execSync } from 'node:child_process';
 import path from 'node:path';
-import { sequentialLatency } from './load.ts';
+import { sequentialLatency, warmUp } from './load.ts';
 import * as here from './servers.ts';
 
 const baseDir = path.resolve(process.argv[2] ?? '');
 if (!process.argv[2]) throw new Error('usage: bench/ab-miss.ts <base checkout> [rounds] [requests] [warmup]');
 const rounds = Number(process.argv[3] ?? 8);
 const requests = Number(process.argv[4] ?? 1500);
-const warmup = Number(process.argv[5] ?? 3000);
+const warmup = Number(process.argv[5] ?? 6000);
 const base = (await import(path.join(baseDir, 'bench/servers.ts'))) as typeof here;
 
 const overlay = (s: typeof here) => ({
   keys: [{ key: s.BENCH_KEY, concurrency: 10_000 }],
-  lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000 },
+  lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000, maxStates: 1_000_000 },
   environments: [s.benchEnvironment],
 });
 const servers = {
@@ -32,7 +32,7 @@ const servers = {
 await new Promise((r) => setTimeout(r, 1000)); // sessions warm
 const body = JSON.stringify({ content: 'example : [<id>] = [<id>] := rfl\n', environment: 'bench' });
 const names = Object.keys(servers) as (keyof typeof servers)[];
-for (const n of names) await sequentialLatency(`${servers[n].url}/api/v1/check`, body, warmup, 0, servers[n].pid);
+for (const n of names) await warmUp(`${servers[n].url}/api/v1/check`, body, warmup);
 const cpu: Record<string, number[]> = { base: [], candidate: [] };
 const p50: Record<string, number[]> = { base: [], candidate: [] };
 for (let r = 0; r < rounds; r++) {

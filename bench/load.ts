@@ -106,6 +106,25 @@ export async function sequentialLatency(
   };
 }
 
+/**
+ * Unmeasured requests as a server in service has had them: `total` spread over `connections`
+ * keep-alive connections, one after another, so that the measured rounds run code V8 has
+ * finished optimising. Two things need both the count and the connections (traced with
+ * `--trace-opt --trace-deopt` on the daemon under sequential misses): V8 optimises a function
+ * run once per request only after a few thousand calls (after 3,000 misses ~40 functions were
+ * still being compiled), and code that has seen one socket is specialised to its maps, so the
+ * next connection (each measured round opens one) deoptimised ~20 socket and stream functions
+ * and their recompilation fell inside the round: ~50 µs of compiler-thread CPU per miss (perf)
+ * that a daemon which has served many connections does not spend. After 6,000 over 20
+ * connections, a measured round of 2,000 compiled 5 functions and deoptimised none.
+ */
+export async function warmUp(url: string, body: string, total: number, connections = 20): Promise<void> {
+  for (let c = 0; c < connections; c++) {
+    const n = Math.round(((c + 1) * total) / connections) - Math.round((c * total) / connections);
+    if (n > 0) await sequentialLatency(url, body, n, 0);
+  }
+}
+
 export interface Sample<T> {
   round: number;
   target: string;

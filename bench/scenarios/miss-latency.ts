@@ -6,27 +6,32 @@
  * p50 − bare p50: validation, cache key, admission, deadline, source model, the REPL
  * round trip over its pipe, the response and the log line.
  *
- * Both servers first answer `warmup` unmeasured requests: the figures are the steady state
- * of a running daemon, not V8 still compiling. The daemon's path is long (fastify, zod, the
- * source model, the pool, the REPL pipe), and its functions were still being optimised after
- * 3,000 misses: with 200 warm-up requests (the earlier setting) the rounds measured mostly
+ * Both servers first answer `warmup` unmeasured requests over several connections (`warmUp`,
+ * bench/load.ts): the figures are the steady state of a running daemon, not V8 still
+ * compiling. The daemon's path is long (fastify, zod, the source model, the pool, the REPL
+ * pipe): with 200 warm-up requests (an earlier setting) the rounds measured mostly
  * interpreted code, 1,235 → 690 → 540 µs of CPU per miss over three successive rounds of
- * 2,000 on one daemon, while the bare route's few functions warm within a few hundred.
+ * 2,000 on one daemon, while the bare route's few functions warm within a few hundred; with
+ * 3,000 on one connection (the next setting) the compiler still ran in the measured rounds.
  */
-import { interleave, sequentialLatency, spread } from '../load.ts';
+import { interleave, sequentialLatency, spread, warmUp } from '../load.ts';
 import { benchEnvironment, BENCH_KEY, startBareFastify, startDaemon, type Server } from '../servers.ts';
 import { round, type ScenarioResult } from '../lib.ts';
+
+/** Connections the warm-up is spread over (bench/load.ts `warmUp` says why). */
+const WARMUP_CONNECTIONS = 20;
 
 export async function missLatencyScenario(
   opts: { requests?: number; rounds?: number; warmup?: number } = {},
 ): Promise<ScenarioResult> {
   const requests = opts.requests ?? 1000;
   const rounds = opts.rounds ?? 3;
-  const warmup = opts.warmup ?? 3000;
+  const warmup = opts.warmup ?? 6000;
   const daemon = await startDaemon(
     {
       keys: [{ key: BENCH_KEY, concurrency: 10_000 }],
-      lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000 },
+      // No retirement inside the run: a respawn (every 10,000 states by default) is not a miss's cost.
+      lean: { minWarm: 1, maxSessions: 1, maxUses: 1_000_000, maxStates: 1_000_000 },
       environments: [benchEnvironment],
     },
     { tag: 'miss' },
@@ -37,15 +42,11 @@ export async function missLatencyScenario(
   // One command and nothing to ask Lean about afterwards (an `example` has no name for
   // `#print axioms`): one REPL round trip to a worker doing nothing, counted in the figure.
   const body = JSON.stringify({ content: 'example : [<id>] = [<id>] := rfl\n', environment: 'bench' });
-  const samples = await interleave(Object.keys(servers), rounds, (t, warm) =>
-    sequentialLatency(
-      `${servers[t]!.url}/api/v1/check`,
-      body,
-      warm ? warmup : requests,
-      warm ? 0 : 20,
-      servers[t]!.pid,
-    ),
-  );
+  const samples = await interleave(Object.keys(servers), rounds, async (t, warm) => {
+    const url = `${servers[t]!.url}/api/v1/check`;
+    if (warm) await warmUp(url, body, warmup, WARMUP_CONNECTIONS);
+    return sequentialLatency(url, body, requests, 20, servers[t]!.pid);
+  });
   await daemon.stop();
   await bare.stop();
   const of = (t: string) => samples.filter((s) => s.target === t).map((s) => s.result);
@@ -73,6 +74,7 @@ export async function missLatencyScenario(
       requests,
       rounds,
       warmup,
+      warmupConnections: WARMUP_CONNECTIONS,
       added,
       daemonP50: d,
       bareP50: b,
@@ -82,7 +84,7 @@ export async function missLatencyScenario(
     table: [
       [
         'load',
-        `${requests} sequential requests per round after ${warmup} unmeasured ones per server (steady state), unique content (a miss each), worker does no work`,
+        `${requests} sequential requests per round after ${warmup} unmeasured ones per server over ${WARMUP_CONNECTIONS} connections (steady state), unique content (a miss each), worker does no work`,
         'client in its own process, keep-alive',
       ],
       [
