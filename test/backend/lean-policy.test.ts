@@ -32,3 +32,11 @@ t.test('retire: soft memory, uses, states, CPU; nothing below them', async (t) =
   t.match(policy.retire(s(1, 1, 100), ok), /^states/);
   t.match(policy.retire(s(1, 1, 5), { ...ok, cpuSeconds: 51 }), /^cpu time/);
 });
+
+t.test('rssBound: the soft threshold, the one memory figure retire compares with (none: never)', async (t) => {
+  t.equal(policy.rssBound, 700 * MiB);
+  t.equal(policy.retire(s(1, 1, 5), { rssBytes: 700 * MiB, cpuSeconds: 1 }), undefined, 'at the bound: kept');
+  const noSoft = leanPolicy({ softRssBytes: 0, maxUses: 10, maxStates: 100, maxCpuSeconds: 0 });
+  t.equal(noSoft.rssBound, Infinity);
+  t.equal(noSoft.retire(s(1, 1, 5), { rssBytes: 2 ** 50, cpuSeconds: 1 }), undefined, 'memory never retires');
+});

@@ -13,7 +13,10 @@ class Res implements Poolable {
   closedBy: string | undefined;
   killedBy: string | undefined;
   busy = false;
-  usage(): Usage {
+  /** The bound of each usage() call (undefined: a fresh reading was asked for). */
+  bounds: (number | undefined)[] = [];
+  usage(rssBound?: number): Usage {
+    this.bounds.push(rssBound);
     return { rssBytes: this.rssBytes, cpuSeconds: 0 };
   }
   async close(reason: string): Promise<void> {
@@ -36,6 +39,7 @@ const byRss = (limit: number): PoolPolicy<Res, number> => ({
     return i >= 0 ? i : idle.length - 1;
   },
   retire: (_r, u) => (u.rssBytes > limit ? 'memory' : undefined),
+  rssBound: limit,
 });
 
 function makePool(
@@ -122,6 +126,18 @@ t.test('the policy chooses the idle resource (affinity)', async (t) => {
   t.equal(again.id, first.id, 'the wanted one, not the most recent');
   pool.release(again);
 });
+
+t.test(
+  'after a request the pool asks for usage against the policy’s bound; status asks for a fresh reading',
+  async (t) => {
+    const { pool } = makePool({ limit: 100 });
+    t.teardown(() => pool.destroyAll());
+    const r = await use(pool);
+    t.same(r.bounds, [100], 'one reading after the request, against the soft threshold');
+    pool.stats();
+    t.same(r.bounds, [100, undefined], 'status reads afresh');
+  },
+);
 
 t.test('soft retirement: a replacement warms first, the old one serves meanwhile and retires idle', async (t) => {
   const { pool, spawned } = makePool({ minWarm: 1, maxSize: 2, spawnMs: 60, limit: 100 });

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
-import { processTree, TreeUsageReader } from '../../src/backend/process/rss.ts';
+import { mayExceed, processTree, RSS_GROWTH_BYTES_PER_MS, TreeUsageReader } from '../../src/backend/process/rss.ts';
 import { waitFor } from './fake.ts';
 
 const vmRssBytes = (pid: number) =>
@@ -48,3 +48,50 @@ t.test('a child is a member after a fresh scan and leaves when reaped; close rel
   t.equal(openFds(), before, 'no descriptor left open');
   t.same(reader.read(true), { processes: 0, rssBytes: 0, cpuSeconds: 0 }, 'a closed reader reads nothing');
 });
+
+t.test('mayExceed: a reading plus the fastest growth since, against the bound', async (t) => {
+  const perMs = RSS_GROWTH_BYTES_PER_MS;
+  t.ok(perMs >= (16 * 2 ** 30) / 1000, `a generous ceiling: ${Math.round(perMs / 2 ** 20)} MiB per ms`);
+  t.notOk(mayExceed(100, 0, 100), 'at the bound is not above it');
+  t.ok(mayExceed(101, 0, 100), 'a reading above the bound');
+  t.notOk(mayExceed(0, 10, 10 * perMs), 'ten milliseconds of the fastest growth reach the bound, not past it');
+  t.ok(mayExceed(1, 10, 10 * perMs), 'one byte more may be past it');
+  t.notOk(mayExceed(2 ** 40, 1e9, Infinity), 'no bound is ever passed');
+});
+
+t.test(
+  'with a bound, memory is read only when it may have passed it, at each scan, and when asked fresh',
+  async (t) => {
+    let clock = 1000;
+    const reader = new TreeUsageReader(process.pid, 60_000, () => clock);
+    t.teardown(() => reader.close());
+    const first = reader.read(false, Infinity);
+    t.equal(reader.readings, 1, 'the first read is a scan, and a scan reads memory');
+    t.ok(first.rssBytes > 0);
+    const perMs = RSS_GROWTH_BYTES_PER_MS;
+    // A bound the reading reaches after 10 ms of the fastest growth.
+    const bound = first.rssBytes + 10 * perMs;
+    clock += 9;
+    t.equal(
+      reader.read(false, bound).rssBytes,
+      first.rssBytes,
+      '9 ms later it cannot be past the bound: the last reading',
+    );
+    t.equal(reader.readings, 1, 'no pread');
+    clock += 2;
+    reader.read(false, bound);
+    t.equal(reader.readings, 2, '11 ms after the reading it may be: read');
+    const second = reader.read(false, bound);
+    t.equal(reader.readings, 2, 'the new reading starts the clock again');
+    t.equal(second.processes, first.processes, 'the members counted at the last reading');
+    reader.read();
+    t.equal(reader.readings, 3, 'without a bound: always read');
+    reader.read(true, Infinity);
+    t.equal(reader.readings, 4, 'a fresh read reads memory whatever the bound');
+    clock += 60_001;
+    reader.read(false, Infinity);
+    t.equal(reader.readings, 5, 'a due scan reads memory too: the reading is never older than the membership');
+    reader.read(false, first.rssBytes / 2);
+    t.equal(reader.readings, 6, 'a reading already above the bound is always re-read');
+  },
+);

@@ -21,6 +21,8 @@ export interface RetireLimits {
 
 export function leanPolicy(l: RetireLimits): PoolPolicy<WarmSession, Affinity> {
   return {
+    // `retire` compares memory with the soft threshold only: a reading that cannot have passed it need not be fresh.
+    rssBound: l.softRssBytes > 0 ? l.softRssBytes : Infinity,
     choose(idle, affinity) {
       // Highest score wins; among equals the most recently released (end of the list).
       let best = idle.length - 1;

@@ -29,7 +29,11 @@ export interface Poolable {
   readonly uses: number;
   /** States the resource accumulates and never frees (REPL commands since spawn). */
   readonly states: number;
-  usage(): Usage;
+  /**
+   * Its usage now. With `rssBound`, `rssBytes` may be an earlier reading, as long as memory cannot
+   * have grown past `rssBound` since it (so a comparison with `rssBound` comes out as on a fresh one).
+   */
+  usage(rssBound?: number): Usage;
   /** Retire an idle resource; resolves once it is gone (its memory freed). */
   close(reason: string): Promise<void>;
   /** Kill now, even mid-request; resolves once it is gone. */
@@ -42,6 +46,11 @@ export interface PoolPolicy<R extends Poolable, Q> {
   choose(idle: readonly R[], request: Q): number;
   /** After a request: a reason to retire `r`, or undefined to keep it. */
   retire(r: R, usage: Usage): string | undefined;
+  /**
+   * The only memory figure `retire` compares `rssBytes` with (Infinity: it never reads it), for
+   * `usage(rssBound)` after each request; absent, memory is read afresh after every request.
+   */
+  readonly rssBound?: number;
 }
 
 /** What the gate sees of a pool. */
@@ -242,7 +251,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   }
 
   #retireReason(e: Entry<R>): string | undefined {
-    const u = e.r.usage();
+    const u = e.r.usage(this.opts.policy.rssBound);
     e.rssBytes = u.rssBytes;
     return this.opts.policy.retire(e.r, u);
   }

@@ -30,9 +30,9 @@ export class WarmSession implements Poolable {
     return this.session.pid;
   }
 
-  usage(): Usage {
-    const u = this.session.usage();
-    return { rssBytes: u.rssBytes, cpuSeconds: u.cpuSeconds };
+  /** The process tree's usage as read (its process count too): no copy per request. */
+  usage(rssBound?: number): Usage {
+    return this.session.usage(rssBound);
   }
 
   /** The REPL has no quit command that frees anything sooner than exit: an idle session is simply ended. */

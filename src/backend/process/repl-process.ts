@@ -158,8 +158,9 @@ export class ReplProcess {
     return this.#stderr.join('').slice(-4000);
   }
 
-  usage(): TreeUsage {
-    return this.#dead ? { processes: 0, rssBytes: 0, cpuSeconds: 0 } : this.#usage.read();
+  /** The tree's usage; with `bound`, resident memory may be the last reading while it cannot have passed `bound` (rss.ts). */
+  usage(bound?: number): TreeUsage {
+    return this.#dead ? { processes: 0, rssBytes: 0, cpuSeconds: 0 } : this.#usage.read(false, bound);
   }
 
   /** Send one request and wait for its response. Aborting the signal kills the process. */

@@ -2,6 +2,28 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import os from 'node:os';
 
+/**
+ * The fastest a process tree's resident memory can grow, in bytes per millisecond: 32 GiB/s for
+ * each CPU the tree may run on (the daemon's, which its children inherit), 64 GiB/s on two.
+ * Resident memory grows as the kernel maps pages into the tree, each on a fault taken by one of
+ * the tree's threads, on a CPU; a new anonymous page (what a REPL accumulates: environments,
+ * states, caches) is zeroed first, a write of the whole page, and one CPU writes memory at
+ * ~10–20 GB/s (a core's store bandwidth on current x86 and ARM servers), so 32 GiB/s a CPU is
+ * generous. File pages mapped without a write (the .olean files a process maps) are not bound by
+ * it: a command that faulted those in faster could be seen past the soft threshold one request
+ * late. The soft threshold only decides a retirement between requests; the hard cap is the
+ * watchdog's, read afresh every poll, and does not depend on this figure.
+ */
+export const RSS_GROWTH_BYTES_PER_MS = ((32 * 2 ** 30) / 1000) * os.availableParallelism();
+
+/**
+ * Whether resident memory read as `bytes`, `elapsedMs` ago, may now be above `bound`: if not,
+ * a decision "above `bound` or not" made on that reading is the one a fresh reading would give.
+ */
+export function mayExceed(bytes: number, elapsedMs: number, bound: number): boolean {
+  return bytes + elapsedMs * RSS_GROWTH_BYTES_PER_MS > bound;
+}
+
 /** Children of every thread of `pid` (a child forked by a non-main thread is listed under that thread). */
 function children(pid: number): number[] {
   const out: number[] = [];
@@ -95,45 +117,60 @@ export interface TreeUsage {
 
 const statmBuffer = Buffer.alloc(256);
 
+/** Milliseconds on a monotonic clock (tests substitute their own). */
+export type Clock = () => number;
+const monotonicMs: Clock = () => performance.now();
+
 /**
  * Usage of a process tree, read after every request and by the watchdog. The tree's
  * membership (one directory listing and one read per thread of every member) is kept for
  * up to `membershipMs`, and with it each member's CPU time (its stat line: the kernel sums
  * every thread for it); a full scan (`fresh`) refreshes both, and the watchdog does one every
  * poll, so a process started since is seen within a poll interval and the CPU time (the
- * retirement guard at 80% of RLIMIT_CPU) is at most a poll old. Resident memory is read
- * on every call: each member's /proc/<pid>/statm (`size resident …` in pages [proc(5)]; the
- * same count as status's VmRSS) stays open and is re-read from offset 0, as procfs writes it
- * afresh on each read: one pread per member, where the read after each request used to open,
- * read and close status and stat (~7% of the daemon's CPU per cache miss). A descriptor stays
+ * retirement guard at 80% of RLIMIT_CPU) is at most a poll old. Resident memory is read from
+ * each member's /proc/<pid>/statm (`size resident …` in pages [proc(5)]; the same count as
+ * status's VmRSS), which stays open and is re-read from offset 0, as procfs writes it afresh
+ * on each read: one pread per member, where the read after each request used to open, read
+ * and close status and stat (~7% of the daemon's CPU per cache miss). A descriptor stays
  * bound to its process, so a reused pid is never read in its place. `close()` releases them.
+ *
+ * With a `bound` (the soft threshold the reading is compared with), memory is read only when
+ * it may have passed that bound since the last reading (`mayExceed`), at each scan, and on a
+ * fresh read; otherwise the last reading stands: the comparison with the bound comes out the
+ * same, and the preads (~4–10 µs of a miss's CPU) are skipped for most requests.
  */
 export class TreeUsageReader {
   #statm = new Map<number, number>();
   #cpuSeconds = 0;
   #scannedAt = -Infinity;
   #closed = false;
+  /** The last reading of resident memory (bytes), of members that have any, and when it began. */
+  #rssBytes = 0;
+  #processes = 1;
+  #rssAt = -Infinity;
+  #readings = 0;
 
   constructor(
     readonly pid: number,
     private readonly membershipMs = 1000,
+    private readonly now: Clock = monotonicMs,
   ) {}
 
-  read(fresh = false): TreeUsage {
+  read(fresh = false, bound?: number): TreeUsage {
     if (this.#closed) return { processes: 0, rssBytes: 0, cpuSeconds: 0 };
-    const now = performance.now();
-    if (fresh || now - this.#scannedAt > this.membershipMs) {
+    const now = this.now();
+    const scan = fresh || now - this.#scannedAt > this.membershipMs;
+    if (scan) {
       this.#rescan();
       this.#scannedAt = now;
     }
-    // The root counts as a member even when gone, as processTree lists it.
-    const usage: TreeUsage = { processes: 1, rssBytes: 0, cpuSeconds: this.#cpuSeconds };
-    for (const [p, fd] of this.#statm) {
-      const rss = this.#residentBytes(p, fd);
-      if (p !== this.pid && rss > 0) usage.processes++;
-      usage.rssBytes += rss;
-    }
-    return usage;
+    if (scan || bound === undefined || mayExceed(this.#rssBytes, now - this.#rssAt, bound)) this.#readResident(now);
+    return { processes: this.#processes, rssBytes: this.#rssBytes, cpuSeconds: this.#cpuSeconds };
+  }
+
+  /** Readings taken of resident memory (each one pread per member), for tests. */
+  get readings(): number {
+    return this.#readings;
   }
 
   /** Close every descriptor; later reads are zero. Idempotent. */
@@ -141,6 +178,21 @@ export class TreeUsageReader {
     this.#closed = true;
     for (const fd of this.#statm.values()) closeQuietly(fd);
     this.#statm.clear();
+  }
+
+  /** Each member's resident memory, summed; the root counts as a member even when gone, as processTree lists it. */
+  #readResident(now: number): void {
+    let processes = 1;
+    let rss = 0;
+    for (const [p, fd] of this.#statm) {
+      const bytes = this.#residentBytes(p, fd);
+      if (p !== this.pid && bytes > 0) processes++;
+      rss += bytes;
+    }
+    this.#rssBytes = rss;
+    this.#processes = processes;
+    this.#rssAt = now;
+    this.#readings++;
   }
 
   #rescan(): void {

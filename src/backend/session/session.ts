@@ -179,8 +179,9 @@ export class LeanSession {
     return this.#proc.alive && !this.#poisoned;
   }
 
-  usage(): { rssBytes: number; cpuSeconds: number; processes: number } {
-    return this.#proc.usage();
+  /** The process tree's usage (`bound`: see ReplProcess.usage). */
+  usage(bound?: number): { rssBytes: number; cpuSeconds: number; processes: number } {
+    return this.#proc.usage(bound);
   }
 
   /** How many of `keys` (a chain from `root`) this session can answer without sending. */
