@@ -8,16 +8,7 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import { ServiceError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { deadlineOf } from '../sync/deadline.ts';
-import {
-  heartbeatBudget,
-  scopeLimits,
-  sentBudget,
-  stoppedByBudget,
-  withBudget,
-  budgetable,
-  WRAP_LINES,
-} from './deadline/heartbeats.ts';
-import { commandHead } from '../syntax/command-head.ts';
+import { HeartbeatBudgets } from './deadline/budgets.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
@@ -26,11 +17,18 @@ import type { TacticStep } from './protocol/infotree.ts';
 import type { ReplMessage, ReplSorry } from './protocol/schema.ts';
 import { PoolAgent } from './pool/agent.ts';
 import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
-import { Pool, type PoolStats } from './pool/pool.ts';
+import { Pool, type PoolStats, type SlotGate } from './pool/pool.ts';
 import { WarmSession } from './pool/warm-session.ts';
-import { canonicalHeaderOf, chainKeys, rootKey, type CanonicalHeader } from './session/keys.ts';
+import { canonicalHeaderOf, chainKey, rootKey, type CanonicalHeader } from './session/keys.ts';
 import { deadlineSignal } from '../util/deadline-signal.ts';
-import { LeanSession, StoppedError, type CommandOutcome, type RootOutcome } from './session/session.ts';
+import {
+  LeanSession,
+  StoppedError,
+  type CommandOutcome,
+  type RootOutcome,
+  type RunOptions,
+  type SessionCommand,
+} from './session/session.ts';
 
 export type { LeanMessage, Origin } from './protocol/messages.ts';
 export type { TacticStep } from './protocol/infotree.ts';
@@ -172,86 +170,77 @@ export class LeanBackend implements LeanRunner {
   /** The pool of an environment and header (default: the environment's own), created (and warmed) on first use. */
   pool(env: EnvironmentConfig, header: string = env.imports): Pool<WarmSession, Affinity> {
     const canonical = canonicalHeaderOf(header).text;
-    const own = canonical === canonicalHeaderOf(env.imports).text;
-    return this.#agent.pool(
-      env.name,
-      canonical,
-      (gate) => {
-        const l = this.#l;
-        const log = this.#opts.log.child({ env: env.name });
-        const limits = effectiveLimits(l, env);
-        const opts = this.#opts;
-        const launch =
-          'launch' in opts
-            ? opts.launch
-            : (e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }, opts.hostEnv);
-        const hardRss = l.maxRssMb * 2 ** 20;
-        return new Pool<WarmSession, Affinity>({
-          name: own ? env.name : `${env.name} [${canonical.replace(/\n/g, '; ') || 'no imports'}]`,
-          // Only the environment's own header is kept warm; other headers' pools start on demand and idle out.
-          minWarm: own ? l.minWarm : 0,
-          maxSize: l.maxSessions,
-          idleMs: l.idleSeconds * 1000,
-          log,
-          gate,
-          // Only the environment's own header decides its availability (issue 27, defect 1).
-          decidesAvailability: own,
-          policy: leanPolicy({
-            softRssBytes: (hardRss * l.softRssPercent) / 100,
-            maxUses: l.maxUses,
-            maxStates: l.maxStates,
-            maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
-          }),
-          spawn: async (signal) => {
-            const startup = deadlineSignal(signal, l.startupTimeoutSeconds * 1000);
-            const session = await LeanSession.open(
-              {
-                spawn: () =>
-                  new ReplProcess({
-                    launch: launch(env),
-                    log,
-                    maxRssBytes: hardRss,
-                    maxProcesses: limits.maxProcesses,
-                    rssPollMs: l.rssPollMs,
-                  }),
-                log,
-                prefixEntries: l.prefixEntries,
-              },
-              canonical,
-              startup.signal,
-              own,
-            ).finally(() => startup.clear());
-            return new WarmSession(session, canonical);
-          },
-        });
-      },
-      own,
-    );
+    // Looked up first: every miss asks for its pool, and only a new one needs its factory.
+    return this.#agent.find(env.name, canonical) ?? this.#newPool(env, canonical);
   }
 
-  async elaborate(
-    env: EnvironmentConfig,
-    job: ElabJob,
-    ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
-  ): Promise<ElabResult> {
+  #newPool(env: EnvironmentConfig, canonical: string): Pool<WarmSession, Affinity> {
+    const own = canonical === canonicalHeaderOf(env.imports).text;
+    return this.#agent.pool(env.name, canonical, (gate) => this.#makePool(env, canonical, own, gate), own);
+  }
+
+  #makePool(env: EnvironmentConfig, canonical: string, own: boolean, gate: SlotGate): Pool<WarmSession, Affinity> {
+    const l = this.#l;
+    const log = this.#opts.log.child({ env: env.name });
+    const limits = effectiveLimits(l, env);
+    const opts = this.#opts;
+    const launch =
+      'launch' in opts
+        ? opts.launch
+        : (e: EnvironmentConfig) => buildLaunch(e, { limits, sandbox: e.sandbox ?? l.sandbox }, opts.hostEnv);
+    const hardRss = l.maxRssMb * 2 ** 20;
+    return new Pool<WarmSession, Affinity>({
+      name: own ? env.name : `${env.name} [${canonical.replace(/\n/g, '; ') || 'no imports'}]`,
+      // Only the environment's own header is kept warm; other headers' pools start on demand and idle out.
+      minWarm: own ? l.minWarm : 0,
+      maxSize: l.maxSessions,
+      idleMs: l.idleSeconds * 1000,
+      log,
+      gate,
+      // Only the environment's own header decides its availability (issue 27, defect 1).
+      decidesAvailability: own,
+      policy: leanPolicy({
+        softRssBytes: (hardRss * l.softRssPercent) / 100,
+        maxUses: l.maxUses,
+        maxStates: l.maxStates,
+        maxCpuSeconds: limits.cpuSeconds > 0 ? 0.8 * limits.cpuSeconds : 0,
+      }),
+      spawn: async (signal) => {
+        const startup = deadlineSignal(signal, l.startupTimeoutSeconds * 1000);
+        const session = await LeanSession.open(
+          {
+            spawn: () =>
+              new ReplProcess({
+                launch: launch(env),
+                log,
+                maxRssBytes: hardRss,
+                maxProcesses: limits.maxProcesses,
+                rssPollMs: l.rssPollMs,
+              }),
+            log,
+            prefixEntries: l.prefixEntries,
+          },
+          canonical,
+          startup.signal,
+          own,
+        ).finally(() => startup.clear());
+        return new WarmSession(session, canonical);
+      },
+    });
+  }
+
+  async elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
     const header = canonicalHeaderOf(job.header);
     const pool = this.pool(env, job.header);
     const root = rootKey(header.text);
     const keys = commandKeys(root, job.commands);
-    const ws = await acquireFor(pool, header.text, root, keys, ctx.signal);
-    const budget = this.#budgeter(
-      job.commands.map((c) => c.text),
-      deadlineOf(ctx.signal),
-    );
+    const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
+    if (ws.header !== header.text) refuse(pool, ws, header.text);
+    const run = new RequestRun(ws, ctx, this.#budgets(job.commands, deadlineOf(ctx.signal)), this.#graceMs);
     try {
-      const { root: r, outcomes } = await this.#run(
-        env.name,
-        pool,
-        ws,
-        { header: header.text, job, keys, budget },
-        ctx,
-      );
-      if (budget.stops() > 0) throw this.#stoppedAtBudget(env.name, ws, budget.stops());
+      const { root: r, outcomes } = await this.#run(env.name, pool, run, header.text, sessionCommands(job, keys));
+      const stops = run.budgets?.stops ?? 0;
+      if (stops > 0) throw this.#stoppedAtBudget(env.name, ws, stops);
       return elabResult(r, outcomes, job, header, ws.id);
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -262,55 +251,39 @@ export class LeanBackend implements LeanRunner {
   }
 
   /**
-   * Runs the commands on `ws`, which goes back to the pool when Lean is done with it: that may
-   * be after this request has been answered. The promise settles with the work, or rejects
-   * once the request's signal aborts (its deadline, or the client gone); Lean then has the
-   * grace period to answer before its process is killed. One listener on the signal does both.
+   * Runs the commands on the run's session, which goes back to the pool when Lean is done with
+   * it: that may be after this request has been answered. The promise settles with the work, or
+   * rejects once the request's signal aborts (its deadline, or the client gone); Lean then has
+   * the grace period to answer before its process is killed. One listener on the signal does both.
    */
   #run(
     env: string,
     pool: Pool<WarmSession, Affinity>,
-    ws: WarmSession,
-    run: { header: string; job: ElabJob; keys: readonly string[]; budget: Budget },
-    ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
+    run: RequestRun,
+    header: string,
+    commands: readonly SessionCommand[],
   ): Promise<SessionRun> {
     return new Promise<SessionRun>((resolve, reject) => {
-      const grace = new Grace(ctx.signal, reject, ws.session, this.#l.killGraceSeconds * 1000);
-      const commands = run.keys.map((key, i) => ({
-        key,
-        text: run.job.commands[i]!.text,
-        infotree: run.job.commands[i]!.infotree,
-      }));
-      ws.session
-        .run(run.header, commands, {
-          stop: ctx.signal,
-          // Named, not spread: a spread takes V8's slow define path on every request.
-          prepare: run.budget.prepare,
-          remember: run.budget.remember,
-          onCommand(done, total, cached) {
-            if (!cached) ws.states++;
-            ctx.progress?.(done, total);
-          },
-        })
-        .then(
-          (v) => {
-            this.#settled(env, pool, ws, grace, undefined);
-            resolve(v);
-          },
-          (e: unknown) => {
-            this.#settled(env, pool, ws, grace, e);
-            reject(e);
-          },
-        );
-      grace.arm();
+      run.reject = reject;
+      run.ws.session.run(header, commands, run).then(
+        (v) => {
+          this.#settled(env, pool, run, undefined);
+          resolve(v);
+        },
+        (e: unknown) => {
+          this.#settled(env, pool, run, e);
+          reject(e);
+        },
+      );
+      run.arm();
     });
   }
 
-  /** Lean is done with `ws` (answered, stopped or failed): the grace disarmed, the session handed back, a deadline counted. */
-  #settled(env: string, pool: Pool<WarmSession, Affinity>, ws: WarmSession, grace: Grace, error: unknown): void {
-    grace.disarm();
-    this.#handBack(env, pool, ws, error, grace.killed);
-    if (grace.signal.aborted) this.#countDeadline(env, ws, grace.killed);
+  /** Lean is done with the run's session (answered, stopped or failed): the grace disarmed, the session handed back, a deadline counted. */
+  #settled(env: string, pool: Pool<WarmSession, Affinity>, run: RequestRun, error: unknown): void {
+    run.disarm();
+    this.#handBack(env, pool, run.ws, error, run.killed);
+    if (run.stop.aborted) this.#countDeadline(env, run.ws, run.killed);
   }
 
   /** After the work: the session back to the pool, or destroyed when a fault (or the grace kill) broke it. */
@@ -355,43 +328,14 @@ export class LeanBackend implements LeanRunner {
     return serviceError('timeout', 'heartbeat_budget');
   }
 
-  /**
-   * Heartbeat budgets for a request's commands: each wrappable command is sent with what
-   * the time left until `deadline` buys, never above the limit a real run would have at
-   * that point of the file (Lean's default, or the file's own `set_option maxHeartbeats`).
-   */
-  #budgeter(texts: readonly string[], deadline: number | undefined): Budget {
-    let stops = 0;
+  /** The request's heartbeat budgets (deadline/budgets.ts), when its signal has a deadline and budgets are on. */
+  #budgets(commands: readonly ElabCommand[], deadline: number | undefined): HeartbeatBudgets | undefined {
     const perSecond = this.#l.heartbeatsPerSecond;
-    // Methods, not arrow properties: no name to define per request in the keepNames build.
-    if (deadline === undefined || perSecond <= 0)
-      return {
-        stops() {
-          return stops;
-        },
-      };
-    // Each command's head read once (a lex of its first words), for its scope and its budget.
-    const heads = texts.map((t) => commandHead(t));
-    const scopes = scopeLimits(texts, heads);
-    return {
-      stops() {
-        return stops;
-      },
-      prepare(text: string, i: number) {
-        const head = texts[i] === text ? heads[i] : commandHead(text);
-        if (!budgetable(text, head)) return { text, lines: 0 };
-        const n = heartbeatBudget(deadline - Date.now(), perSecond, scopes[i]!);
-        // At the limit in scope the budget changes nothing a real run would do: send the text as is.
-        return n === scopes[i] ? { text, lines: 0 } : { text: withBudget(text, n, head), lines: WRAP_LINES };
-      },
-      // An outcome cut short by this request's deadline is not a fact about the command: never reuse it.
-      remember(messages: readonly ReplMessage[], sent: string) {
-        const b = sentBudget(sent);
-        if (b === undefined || !messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, b))) return true;
-        stops++;
-        return false;
-      },
-    };
+    return deadline === undefined || perSecond <= 0 ? undefined : new HeartbeatBudgets(commands, deadline, perSecond);
+  }
+
+  get #graceMs(): number {
+    return this.#l.killGraceSeconds * 1000;
   }
 
   #deadlineCounts(env: string): DeadlineCounts {
@@ -441,69 +385,91 @@ export class LeanBackend implements LeanRunner {
 
 type SessionRun = Awaited<ReturnType<LeanSession['run']>>;
 
-/** A request's heartbeat budgets (`#budgeter`): how the session rewrites and remembers each command, and how many Lean stopped. */
-interface Budget {
-  stops: () => number;
-  prepare?: (text: string, index: number) => { text: string; lines: number };
-  remember?: (messages: readonly ReplMessage[], sentText: string) => boolean;
-}
+type ElabContext = Parameters<LeanRunner['elaborate']>[2];
 
 /**
- * A request's watch over its run: the request's signal aborting (its deadline, or the client
- * gone) rejects the answer at once and arms the grace: Lean gets `graceMs` more to answer,
- * then its process is killed (a REPL cannot be interrupted mid-command). Disarmed when the
- * work settles. The object itself is the signal's listener (`handleEvent`): no closure per
- * request (a named one costs a defineProperty for its name in the keepNames build).
+ * A request's run on a session, all it needs per request in one object (no closure per request;
+ * docs/hot-paths.md): the session's options (`stop`, and `prepare`/`remember` from its heartbeat
+ * budgets, `onCommand` for its progress and the session's state count) and its watch over the
+ * request's signal. The signal aborting (its deadline, or the client gone) rejects the answer at
+ * once and arms the grace: Lean gets `graceMs` more to answer, then its process is killed (a REPL
+ * cannot be interrupted mid-command). Disarmed when the work settles. The object itself is the
+ * signal's listener (`handleEvent`).
  */
-class Grace {
+class RequestRun implements RunOptions {
   killed = false;
-  #timer: NodeJS.Timeout | undefined;
+  /** The answer's rejection (`#run` sets it: the promise is made after this object). */
+  reject: (reason: unknown) => void = ignore;
+  readonly stop: AbortSignal;
+  #timer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
-    readonly signal: AbortSignal,
-    private readonly reject: (reason: unknown) => void,
-    private readonly session: LeanSession,
+    readonly ws: WarmSession,
+    private readonly ctx: ElabContext,
+    readonly budgets: HeartbeatBudgets | undefined,
     private readonly graceMs: number,
-  ) {}
+  ) {
+    this.stop = ctx.signal;
+  }
+
+  prepare(text: string, i: number): { text: string; lines: number } | undefined {
+    return this.budgets?.prepare(text, i);
+  }
+
+  remember(messages: readonly ReplMessage[], sentText: string): boolean {
+    return this.budgets?.remember(messages, sentText) ?? true;
+  }
+
+  onCommand(done: number, total: number, cached: boolean): void {
+    if (!cached) this.ws.states++;
+    this.ctx.progress?.(done, total);
+  }
 
   arm(): void {
-    if (this.signal.aborted) this.handleEvent();
-    else this.signal.addEventListener('abort', this, { once: true });
+    if (this.stop.aborted) this.handleEvent();
+    else this.stop.addEventListener('abort', this, { once: true });
   }
 
   handleEvent(): void {
-    this.reject(this.signal.reason);
+    this.reject(this.stop.reason);
     this.#timer ??= setTimeout(() => {
       this.killed = true;
-      this.session.interrupt('Lean did not stop within the grace period after the deadline');
+      this.ws.session.interrupt('Lean did not stop within the grace period after the deadline');
     }, this.graceMs);
   }
 
   disarm(): void {
     clearTimeout(this.#timer);
-    this.signal.removeEventListener('abort', this);
+    this.stop.removeEventListener('abort', this);
   }
+}
+
+function ignore(): void {}
+
+/** The session's commands: each with its chain key, in one shape. */
+function sessionCommands(job: ElabJob, keys: readonly string[]): SessionCommand[] {
+  const out = new Array<SessionCommand>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const c = job.commands[i]!;
+    out[i] = { key: keys[i]!, text: c.text, infotree: c.infotree };
+  }
+  return out;
 }
 
 /** A job's chain keys; a command asked with its info tree has an outcome of its own (never remembered; session.ts). */
 function commandKeys(root: string, commands: readonly ElabCommand[]): string[] {
-  return chainKeys(
-    root,
-    commands.map((c) => (c.infotree ? `${c.text}\u0000infotree` : c.text)),
-  );
+  // Sized at once, as are the lists below (a first push allocates room for 17).
+  const out = new Array<string>(commands.length);
+  let prev = root;
+  for (let i = 0; i < commands.length; i++) {
+    const c = commands[i]!;
+    out[i] = prev = chainKey(prev, c.infotree ? `${c.text}\u0000infotree` : c.text);
+  }
+  return out;
 }
 
-/** The idle session holding the longest prefix of `keys` (or a new one). */
-async function acquireFor(
-  pool: Pool<WarmSession, Affinity>,
-  header: string,
-  root: string,
-  keys: readonly string[],
-  signal: AbortSignal,
-): Promise<WarmSession> {
-  const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), signal);
-  if (ws.header === header) return ws;
-  // Cannot happen (a pool is per header); refuse rather than import a second header into a process.
+/** A session of another header: cannot happen (a pool is per header); refused rather than import a second header into a process. */
+function refuse(pool: Pool<WarmSession, Affinity>, ws: WarmSession, header: string): never {
   pool.release(ws);
   throw new Error(
     `internal: a session of header ${JSON.stringify(ws.header)} was handed a request of header ${JSON.stringify(header)}`,
@@ -518,7 +484,8 @@ function elabResult(
   header: CanonicalHeader,
   session: number,
 ): ElabResult {
-  const reused = outcomes.filter((o) => o.cached).length;
+  let reused = 0;
+  for (const o of outcomes) if (o.cached) reused++;
   return {
     headerMessages: root.messages.map((m) => headerMessage(m, header)),
     commands: outcomes.map((o, i) => commandResult(o, job.commands[i]!.origin)),

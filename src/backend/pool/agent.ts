@@ -35,10 +35,17 @@ const KEEP_EMPTY = 16;
 
 export class PoolAgent<R extends Poolable, Q> implements SlotGate {
   #pools = new Map<string, Keyed<R, Q>>();
+  /** The same pools by environment, then header: found with no key string built (`find`, on every request). */
+  #byEnv = new Map<string, Map<string, Keyed<R, Q>>>();
   #byPool = new Map<GatedPool, Keyed<R, Q>>();
   #starved = new Set<GatedPool>();
 
   constructor(readonly caps: AgentCaps) {}
+
+  /** The pool of (env, header), if there is one. */
+  find(env: string, header: string): Pool<R, Q> | undefined {
+    return this.#byEnv.get(env)?.get(header)?.pool;
+  }
 
   /** The pool of (env, header), made by `make` on first use. */
   pool(env: string, header: string, make: (gate: SlotGate) => Pool<R, Q>, pinned = false): Pool<R, Q> {
@@ -47,6 +54,9 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     if (!e) {
       e = { env, header, pool: make(this), pinned };
       this.#pools.set(k, e);
+      let headers = this.#byEnv.get(env);
+      if (!headers) this.#byEnv.set(env, (headers = new Map()));
+      headers.set(header, e);
       this.#byPool.set(e.pool, e);
       e.pool.start();
       this.#dropEmpty();
@@ -124,6 +134,7 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     const empty = [...this.#pools].filter(([, e]) => droppable(e));
     for (const [k, e] of empty.slice(0, Math.max(0, empty.length - KEEP_EMPTY))) {
       this.#pools.delete(k);
+      this.#byEnv.get(e.env)?.delete(e.header);
       this.#byPool.delete(e.pool);
       void e.pool.destroyAll();
     }

@@ -390,14 +390,20 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   /** The policy's pick among idle resources; draining ones only when nothing else is idle. */
   #take(request: Q): R | undefined {
     if (this.#idle.length === 0) return undefined;
+    // One idle resource is the pick whatever the policy says (its index is 0): no lists to build for it.
+    if (this.#idle.length === 1) return this.#busyAt(0);
     const fresh = this.#idle.filter((e) => !e.draining);
     const pool = fresh.length > 0 ? fresh : this.#idle;
     const i = this.opts.policy.choose(
       pool.map((e) => e.r),
       request,
     );
-    const e = pool[i] ?? pool[pool.length - 1]!;
-    this.#idle.splice(this.#idle.indexOf(e), 1);
+    return this.#busyAt(this.#idle.indexOf(pool[i] ?? pool[pool.length - 1]!));
+  }
+
+  /** The idle entry at `i` made busy. */
+  #busyAt(i: number): R {
+    const e = this.#idle.splice(i, 1)[0]!;
     this.#busy.set(e.r, e);
     return e.r;
   }

@@ -196,7 +196,7 @@ export class ReplProcess {
   }
 
   #onStdout(chunk: string): void {
-    let responses: unknown[];
+    let responses: readonly unknown[];
     try {
       responses = this.#decoder.push(chunk);
     } catch (e) {

@@ -20,6 +20,8 @@ export function encodeRequest(request: object): string {
   return `${JSON.stringify(request)}\n\n`;
 }
 
+const NONE: readonly unknown[] = Object.freeze([]);
+
 /** The largest response the decoder buffers (bytes of UTF-16 text); past it the REPL is killed. */
 export const DEFAULT_MAX_RESPONSE_CHARS = 256 * 1024 * 1024;
 
@@ -36,8 +38,9 @@ export class ResponseDecoder {
   constructor(private readonly maxChars = DEFAULT_MAX_RESPONSE_CHARS) {}
 
   /** Feed a chunk; returns the responses it completed. Throws FramingError on non-JSON or oversized output. */
-  push(chunk: string): unknown[] {
-    const out: unknown[] = [];
+  push(chunk: string): readonly unknown[] {
+    // Most chunks complete one response: a list of one (a first push allocates room for 17).
+    let out: unknown[] | undefined;
     let rest = chunk;
     for (;;) {
       if (this.#length === 0) rest = skipBlank(rest);
@@ -54,6 +57,10 @@ export class ResponseDecoder {
         const joined = this.#chunks.join('');
         block = joined.slice(0, joined.length - 1);
         rest = rest.slice(1);
+      } else if (this.#length === 0) {
+        // The whole response is in this chunk (the common case): no list to fill and join.
+        block = rest.slice(0, end);
+        rest = rest.slice(end + 2);
       } else {
         this.#chunks.push(rest.slice(0, end));
         block = this.#chunks.join('');
@@ -62,7 +69,9 @@ export class ResponseDecoder {
       this.#chunks = [];
       this.#length = 0;
       try {
-        out.push(JSON.parse(block));
+        const json: unknown = JSON.parse(block);
+        if (out) out.push(json);
+        else out = [json];
       } catch (e) {
         throw new FramingError(`REPL wrote something that is not JSON: ${(e as Error).message}`, block.slice(0, 500));
       }
@@ -71,7 +80,7 @@ export class ResponseDecoder {
     if (this.#length > 0 && !/^\s*[{[]/.test(this.#chunks[0]!.slice(0, 64))) {
       throw new FramingError('REPL wrote something that is not JSON', this.#chunks[0]!.slice(0, 500));
     }
-    return out;
+    return out ?? NONE;
   }
 
   #append(s: string): void {

@@ -94,11 +94,14 @@ export const canonicalHeader = (header: string): string => canonicalHeaderOf(hea
 
 export const rootKey: (header: string) => string = memoized((header) => sha(`root\u0000${canonicalHeader(header)}`));
 
+/** The key of "the chain `prev`, then the command `text`". */
+export const chainKey = (prev: string, text: string): string => sha(`${prev}\u0000${text}`);
+
 export function chainKeys(root: string, texts: readonly string[]): string[] {
   const out: string[] = [];
   let prev = root;
   for (const t of texts) {
-    prev = sha(`${prev}\u0000${t}`);
+    prev = chainKey(prev, t);
     out.push(prev);
   }
   return out;

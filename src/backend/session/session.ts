@@ -58,45 +58,54 @@ export interface RunOptions {
   onCommand?: (done: number, total: number, cached: boolean) => void;
   /** Once aborted, no further command is sent (StoppedError); the session stays usable. */
   stop?: AbortSignal;
-  /** Rewrites a command before it is sent (a heartbeat budget): the text sent and the lines it added on top. */
-  prepare?: (text: string, index: number) => { text: string; lines: number };
+  /** Rewrites a command before it is sent (a heartbeat budget): the text sent and the lines it added on top (undefined: as is). */
+  prepare?: (text: string, index: number) => { text: string; lines: number } | undefined;
   /** Whether an outcome may be remembered for reuse (not when this request's own budget cut it short). */
   remember?: (messages: readonly ReplMessage[], sentText: string, index: number) => boolean;
 }
 
-/** The REPL's answer to a command sent `lines` below its own start, as its outcome on the command's own lines. */
-function commandOutcome(
-  r: ReplResponse,
-  env: number,
-  lines: number,
-  infotree: boolean,
-  ms: number,
-): Omit<CommandOutcome, 'cached'> {
-  if (r.type === 'command')
-    return {
+/**
+ * Items of a response on the command's own lines. The response's own list when nothing moves (no lines
+ * on top, or no items): it is this answer's alone (parseResponse makes fresh lists), so it is not copied.
+ */
+function unshiftAll<T extends Parameters<typeof unshift>[0]>(xs: T[], lines: number): T[] {
+  return lines === 0 || xs.length === 0 ? xs : xs.map((x) => unshift(x, lines));
+}
+
+/**
+ * The REPL's answer to a command sent `lines` below its own start, as its outcome on the command's own
+ * lines (sent, so not `cached`). Built field by field, in `withCached`'s order: one shape for every outcome.
+ */
+function commandOutcome(r: ReplResponse, env: number, lines: number, infotree: boolean, ms: number): CommandOutcome {
+  if (r.type === 'command') {
+    const out: CommandOutcome = {
       env: r.value.env,
-      messages: r.value.messages.map((m) => unshift(m, lines)),
-      sorries: r.value.sorries.map((x) => unshift(x, lines)),
+      messages: unshiftAll(r.value.messages, lines),
+      sorries: unshiftAll(r.value.sorries, lines),
+      cached: false,
       ms,
-      ...(infotree ? { tactics: tacticSteps(r.value.infotree).map((x) => unshift(x, lines)) } : {}),
     };
+    if (infotree) out.tactics = unshiftAll(tacticSteps(r.value.infotree), lines);
+    return out;
+  }
   // The REPL could not run the command (for example an internal exception): report it, keep the env.
   if (r.type === 'error')
     return {
       env,
       messages: [{ severity: 'error', pos: { line: 1, column: 0 }, data: r.value.message }],
       sorries: [],
+      cached: false,
       ms,
     };
   throw new ReplError('garbage', 'the REPL answered a command with a proof-step response');
 }
 
 /**
- * An outcome marked as answered from memory or sent. Built field by field: a spread plus a member
+ * A remembered outcome as answered from memory. Built field by field: a spread plus a member
  * (`{ ...o, cached }`) takes V8's slow define path on every command (~3 µs a miss in a profile).
  */
-function withCached(o: Omit<CommandOutcome, 'cached'>, cached: boolean): CommandOutcome {
-  const out: CommandOutcome = { env: o.env, messages: o.messages, sorries: o.sorries, cached, ms: o.ms };
+function withCached(o: CommandOutcome): CommandOutcome {
+  const out: CommandOutcome = { env: o.env, messages: o.messages, sorries: o.sorries, cached: true, ms: o.ms };
   if (o.tactics) out.tactics = o.tactics;
   return out;
 }
@@ -130,7 +139,8 @@ export class LeanSession {
   uses = 0;
   #proc: ReplProcess;
   #roots = new Map<string, RootOutcome>();
-  #outcomes: LRUCache<string, Omit<CommandOutcome, 'cached'>>;
+  /** Outcomes as sent (`cached: false`); a reuse answers a copy marked `cached`. */
+  #outcomes: LRUCache<string, CommandOutcome>;
   #poisoned = false;
   #log: Log;
 
@@ -204,21 +214,20 @@ export class LeanSession {
     this.uses++;
     try {
       const root = this.#roots.get(rootKey(header)) ?? (await this.#elaborateRoot(header, opts.signal));
-      const outcomes: CommandOutcome[] = [];
+      // Sized at once (a first push allocates room for 17).
+      const outcomes = new Array<CommandOutcome>(commands.length);
       let env = root.env;
       // After the first command sent, later ones are sent too: a remembered outcome further
       // down the chain was built on an env this request does not have.
       let missed = false;
       for (let i = 0; i < commands.length; i++) {
         const c = commands[i]!;
-        const hit = missed ? undefined : this.#outcomes.get(c.key);
-        if (hit) outcomes.push(withCached(hit, true));
-        else {
-          missed = true;
-          outcomes.push(withCached(await this.#send(c, i, env, opts), false));
-        }
-        env = outcomes[i]!.env;
-        opts.onCommand?.(i + 1, commands.length, outcomes[i]!.cached);
+        const hit: CommandOutcome | undefined = missed ? undefined : this.#outcomes.get(c.key);
+        missed ||= hit === undefined;
+        const o = hit ? withCached(hit) : await this.#send(c, i, env, opts);
+        outcomes[i] = o;
+        env = o.env;
+        opts.onCommand?.(i + 1, commands.length, o.cached);
       }
       return { root, outcomes };
     } catch (e) {
@@ -227,15 +236,20 @@ export class LeanSession {
     }
   }
 
-  /** Send one command on `env` (unless the request was stopped) and remember its outcome when it may be reused. */
-  async #send(c: SessionCommand, i: number, env: number, opts: RunOptions): Promise<Omit<CommandOutcome, 'cached'>> {
+  /**
+   * Send one command on `env` (unless the request was stopped) and remember its outcome when it may
+   * be reused. The outcome itself is remembered and answered: nothing changes it after.
+   */
+  async #send(c: SessionCommand, i: number, env: number, opts: RunOptions): Promise<CommandOutcome> {
     if (opts.stop?.aborted) throw new StoppedError(opts.stop.reason);
-    const sent = opts.prepare?.(c.text, i) ?? { text: c.text, lines: 0 };
+    const prepared = opts.prepare?.(c.text, i);
+    const text = prepared ? prepared.text : c.text;
     const t0 = performance.now();
-    const r = await this.#proc.send(commandRequest(sent.text, env, c.infotree ? 'original' : undefined), opts.signal);
-    const outcome = commandOutcome(r, env, sent.lines, c.infotree === true, Math.round(performance.now() - t0));
+    const r = await this.#proc.send(commandRequest(text, env, c.infotree ? 'original' : undefined), opts.signal);
+    const lines = prepared ? prepared.lines : 0;
+    const outcome = commandOutcome(r, env, lines, c.infotree === true, Math.round(performance.now() - t0));
     // An info tree can be large: such outcomes are answered, not remembered.
-    if (!c.infotree && (opts.remember?.(outcome.messages, sent.text, i) ?? true)) this.#outcomes.set(c.key, outcome);
+    if (!c.infotree && (opts.remember?.(outcome.messages, text, i) ?? true)) this.#outcomes.set(c.key, outcome);
     return outcome;
   }
 
