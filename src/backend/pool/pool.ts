@@ -403,7 +403,8 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   /** The idle entry at `i` made busy. */
   #busyAt(i: number): R {
-    const e = this.#idle.splice(i, 1)[0]!;
+    // The last (the most recently released, and the only one when one is idle) is popped: a splice makes a list.
+    const e = i === this.#idle.length - 1 ? this.#idle.pop()! : this.#idle.splice(i, 1)[0]!;
     this.#busy.set(e.r, e);
     return e.r;
   }
