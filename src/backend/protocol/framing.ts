@@ -53,21 +53,23 @@ export class ResponseDecoder {
         break;
       }
       let block: string;
-      if (straddles) {
-        const joined = this.#chunks.join('');
-        block = joined.slice(0, joined.length - 1);
-        rest = rest.slice(1);
-      } else if (this.#length === 0) {
-        // The whole response is in this chunk (the common case): no list to fill and join.
+      if (this.#length === 0) {
+        // The whole response is in this chunk (the common case): no list to fill, join and renew.
         block = rest.slice(0, end);
         rest = rest.slice(end + 2);
       } else {
-        this.#chunks.push(rest.slice(0, end));
-        block = this.#chunks.join('');
-        rest = rest.slice(end + 2);
+        if (straddles) {
+          const joined = this.#chunks.join('');
+          block = joined.slice(0, joined.length - 1);
+          rest = rest.slice(1);
+        } else {
+          this.#chunks.push(rest.slice(0, end));
+          block = this.#chunks.join('');
+          rest = rest.slice(end + 2);
+        }
+        this.#chunks = [];
+        this.#length = 0;
       }
-      this.#chunks = [];
-      this.#length = 0;
       try {
         const json: unknown = JSON.parse(block);
         if (out) out.push(json);
