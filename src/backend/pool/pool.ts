@@ -135,9 +135,50 @@ interface Entry<R> {
 
 type Lifecycle = 'open' | 'closing' | 'destroyed';
 
+/**
+ * The busy entries, as a list rather than a Map: a pool holds a handful, and a Map emptied by its
+ * last delete shrinks its table (a runtime call and a new table on every request's release), where
+ * a list's `pop` leaves its room (and a splice would make a list of what it removed). In the order
+ * they became busy, as the Map kept them (status lists them so).
+ */
+class BusyList<R> {
+  readonly #entries: Entry<R>[] = [];
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  get(r: R): Entry<R> | undefined {
+    const i = this.#indexOf(r);
+    return i < 0 ? undefined : this.#entries[i];
+  }
+
+  add(e: Entry<R>): void {
+    this.#entries.push(e);
+  }
+
+  delete(r: R): void {
+    const list = this.#entries;
+    const i = this.#indexOf(r);
+    if (i < 0) return;
+    for (let j = i; j < list.length - 1; j++) list[j] = list[j + 1]!;
+    list.pop();
+  }
+
+  #indexOf(r: R): number {
+    const list = this.#entries;
+    for (let i = 0; i < list.length; i++) if (list[i]!.r === r) return i;
+    return -1;
+  }
+
+  values(): readonly Entry<R>[] {
+    return this.#entries;
+  }
+}
+
 export class Pool<R extends Poolable, Q> implements GatedPool {
   #idle: Entry<R>[] = [];
-  #busy = new Map<R, Entry<R>>();
+  #busy = new BusyList<R>();
   #starting = 0;
   /** Replacements being warmed for draining resources. */
   #replacing = 0;
@@ -405,7 +446,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   #busyAt(i: number): R {
     // The last (the most recently released, and the only one when one is idle) is popped: a splice makes a list.
     const e = i === this.#idle.length - 1 ? this.#idle.pop()! : this.#idle.splice(i, 1)[0]!;
-    this.#busy.set(e.r, e);
+    this.#busy.add(e);
     return e.r;
   }
 
