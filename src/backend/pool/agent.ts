@@ -128,6 +128,8 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
   }
 
   #dropEmpty(): void {
+    // Too few pools to have too many empty ones (every release asks): no iterator made.
+    if (this.#pools.size <= KEEP_EMPTY) return;
     let count = 0;
     for (const e of this.#pools.values()) if (droppable(e)) count++;
     if (count <= KEEP_EMPTY) return;
