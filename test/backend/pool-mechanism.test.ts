@@ -1,5 +1,6 @@
 /** The generic pool over a plain Poolable double: waiters, policy, soft retirement, lifecycle, idle eviction, backoff. */
 import t from 'tap';
+import { PoolAgent } from '../../src/backend/pool/agent.ts';
 import { Pool, type Poolable, type PoolPolicy, type Usage } from '../../src/backend/pool/pool.ts';
 import { silent, waitFor } from './fake.ts';
 
@@ -248,4 +249,19 @@ t.test('an unhealthy resource is retired at release and replaced', async (t) => 
   });
   t.ok(await waitFor(() => spawned.length === 2 && pool.stats().warm === 1));
   t.equal(pool.stats().lastRetirements[0]!.reason, 'unhealthy');
+});
+
+t.test('the agent finds pools by environment and header, and forgets the oldest empty ones past 16', async (t) => {
+  const agent = new PoolAgent<Res, number>({ perEnv: 4, total: 4 });
+  t.teardown(() => agent.destroy());
+  const make = () => makePool().pool;
+  const first = agent.pool('env', 'h0', make);
+  t.equal(agent.find('env', 'h0'), first, 'found once made');
+  t.equal(agent.find('env', 'h1'), undefined);
+  t.equal(agent.find('other', 'h0'), undefined, 'by environment too');
+  for (let i = 1; i <= 16; i++) agent.pool('env', `h${i}`, make);
+  t.equal(agent.pools().length, 16, 'seventeen empty pools: the oldest is dropped');
+  t.equal(agent.find('env', 'h0'), undefined, 'and no longer found');
+  t.ok(agent.find('env', 'h16'), 'the newest stays');
+  t.not(agent.pool('env', 'h0', make), first, 'asked again: a new pool');
 });
