@@ -1,7 +1,8 @@
 /**
  * One request's heartbeat budgets (src/backend/deadline/budgets.ts): what each command is sent
- * as, and which outcomes are counted as cut short by the request's own deadline. The stop message
- * is Lean's wording as heartbeats.ts cites it; the texts here are only the backend's inputs.
+ * as, and which outcomes are counted as cut short by the request's own deadline. The stop texts
+ * are Lean's wording as heartbeats.ts cites it (as the fake REPL double writes them);
+ * test/backend/stop-texts.test.ts holds their recognition against every recorded stop.
  */
 import t from 'tap';
 import { HeartbeatBudgets } from '../../src/backend/deadline/budgets.ts';
