@@ -281,3 +281,36 @@ t.test('while shutting down a hit gets the 503 envelope, not the cached bytes', 
   t.match(text, /"code":"overloaded"/);
   t.notMatch(text, /x-cache/i, 'no cached bytes');
 });
+
+t.test('a miss is parsed from the bytes the front read: a character split across packets stays whole', async (t) => {
+  const { port, handled } = await daemon(t);
+  const body = BODY.replace('foo', 'f∀o');
+  t.not(body, BODY, 'the body names ∀');
+  const bytes = Buffer.from(body);
+  const cut = bytes.indexOf(Buffer.from('∀')) + 1;
+  const send = () =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = http.request(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/api/v1/theorem2sorry',
+          headers: { authorization: `Bearer ${KEY}`, 'content-length': String(bytes.length) },
+        },
+        (res) => collect(res, resolve),
+      );
+      req.on('error', reject);
+      // The first packet ends inside ∀'s three bytes.
+      req.write(bytes.subarray(0, cut));
+      setTimeout(() => req.end(bytes.subarray(cut)), 50);
+    });
+  const miss = await send();
+  t.equal(miss.status, 200, miss.body);
+  t.equal(miss.headers['x-cache'], 'miss');
+  t.ok((JSON.parse(miss.body) as { content: string }).content.includes('f∀o'), 'decoded whole');
+  t.equal(handled.length, 1, 'the miss went through fastify');
+  const hit = await send();
+  t.equal(hit.headers['x-cache'], 'hit', 'the same bytes: found by the lookup the front made');
+  t.equal(handled.length, 1);
+});
