@@ -39,7 +39,8 @@ export interface RouteDeps {
  */
 function clientGoneController(reply: FastifyReply): AbortController {
   const ctrl = new AbortController();
-  reply.raw.once('close', () => {
+  // A response emits 'close' once: `on`, not `once`, whose wrapper is two more objects per request.
+  reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) ctrl.abort(serviceError('cancelled', 'client_disconnected'));
   });
   return ctrl;
