@@ -97,3 +97,36 @@ t.test('LineBuffer: every line, in order, written at exit without a flush', asyn
     'in order',
   );
 });
+
+t.test('LineBuffer: chunks of many-byte characters and a line longer than a chunk, intact and in order', async (t) => {
+  const script = `
+    import { createLogger } from ${JSON.stringify(path.resolve(import.meta.dirname, '../../src/log.ts'))};
+    const log = createLogger('info');
+    for (let i = 0; i < 3000; i++) {
+      log.info({ i, s: '∀😀é'.repeat(i % 50) }, 'line');
+      if (i === 1500) log.info({ i: -1, s: '∀'.repeat(300000) }, 'long');
+    }
+  `;
+  const r = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  t.equal(r.status, 0, r.stderr);
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { i: number; s: string });
+  t.equal(lines.length, 3001);
+  const expected = Array.from({ length: 3000 }, (_, i) => i);
+  expected.splice(1501, 0, -1);
+  t.same(
+    lines.map((l) => l.i),
+    expected,
+    'in order',
+  );
+  t.ok(
+    lines.every((l) => l.s === (l.i < 0 ? '∀'.repeat(300000) : '∀😀é'.repeat(l.i % 50))),
+    'every character as written',
+  );
+});
