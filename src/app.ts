@@ -364,7 +364,7 @@ function serveHits(
       request: (tool, status, cache, seconds) => d.metrics.request(tool, status, cache, seconds),
       links: d.links,
     }),
-    failed: (err) => d.logger.error({ err }, 'recording a cache hit failed'),
+    failed: (err) => d.logger.error({ err }, 'the hit front failed after answering or handing over a request'),
   });
 }
 

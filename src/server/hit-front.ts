@@ -48,7 +48,7 @@ export interface HitFrontDeps {
   reqId: () => string;
   /** Records an answered hit (log line, metrics, shared links). */
   answered: (hit: FrontHit) => void;
-  /** Reports an error raised after a hit was answered (recording it). */
+  /** Reports an error raised after a hit was answered (recording it) or a request handed to fastify. */
   failed: (err: unknown) => void;
 }
 
@@ -173,8 +173,10 @@ function onEnd(this: Reading): void {
   try {
     answer(this, r);
   } catch (e) {
-    // Nothing here may end the process: before the answer, fastify takes the request; after, it is only reported.
-    if (!r.res.headersSent) handOff(this, r);
+    // Nothing here may end the process: before an answer or a hand-off, fastify takes the request;
+    // after, what was thrown is only reported (a miss runs in fastify up to its first await inside
+    // `handOff`: handing it over again would run it twice).
+    if (!r.res.headersSent && (this as WithPreRead)[PRE_READ] === undefined) handOff(this, r);
     else r.deps.failed(e);
   }
 }

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
 import { buildApp } from '../../src/app.ts';
+import { HitFront } from '../../src/server/hit-front.ts';
 import { PLAIN_LAYOUT } from '../../src/log.ts';
 import { fakeLaunch } from '../backend/fake.ts';
 import { testConfig, testProbe, validRequest } from '../helpers.ts';
@@ -314,3 +315,33 @@ t.test('a miss is parsed from the bytes the front read: a character split across
   t.equal(hit.headers['x-cache'], 'hit', 'the same bytes: found by the lookup the front made');
   t.equal(handled.length, 1);
 });
+
+t.test(
+  'a request handed to fastify is handed over once, even when fastify throws from inside the hand-off',
+  async (t) => {
+    const front = new HitFront();
+    const failed: unknown[] = [];
+    front.serve({
+      bodyLimit: 1 << 20,
+      cache: { rawKey: () => 'k' as never, getRaw: () => undefined },
+      identify: () => ({ id: 'a', keyClass: 'anonymous' }) as never,
+      reqId: () => 'req-1',
+      answered: () => {},
+      failed: (e) => failed.push(e),
+    });
+    let handed = 0;
+    const server = front.serverFactory((_req, res) => {
+      handed++;
+      // As a miss running in fastify up to its first await could: a throw, the answer later.
+      setImmediate(() => res.end('{}'));
+      throw new Error('thrown inside the hand-off');
+    }, {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => server.close());
+    const r = await request((server.address() as net.AddressInfo).port, { path: '/api/v1/check' });
+    t.equal(r.status, 200);
+    t.equal(handed, 1, 'handed over once');
+    t.equal(failed.length, 1, 'the error reported');
+    t.match(failed[0], { message: 'thrown inside the hand-off' });
+  },
+);
