@@ -31,6 +31,7 @@ import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { hitLineWriter, registerRequestLog } from './server/request-log.ts';
 import { HitFront, hitRecorder } from './server/hit-front.ts';
 import { ReqIds } from './server/request-id.ts';
+import { lazyChildLogger } from './server/request-logger.ts';
 import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
@@ -180,6 +181,8 @@ function createFastify(config: Config, logger: Logger, front: HitFront, reqIds: 
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written in onResponse (src/server/request-log.ts), instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log made on its first line, not for every request (src/server/request-logger.ts).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.server.bodyLimitBytes,
     // Shutdown: our own 503 envelope (authorizers below) on connections that stay open until they
     // close, rather than fastify's bare 503 or closing idle keep-alive connections under a client.
@@ -361,7 +364,7 @@ function serveHits(
       request: (tool, status, cache, seconds) => d.metrics.request(tool, status, cache, seconds),
       links: d.links,
     }),
-    failed: (err) => d.logger.error({ err }, 'recording a cache hit failed'),
+    failed: (err) => d.logger.error({ err }, 'the hit front failed after answering or handing over a request'),
   });
 }
 

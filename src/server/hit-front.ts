@@ -9,13 +9,12 @@
  * response with its `info.request_id`, the request log line, the metrics, the shared-links
  * record. Everything else (a miss, a bad key, shutdown, any other route or an unusual
  * request) goes to fastify unchanged; a body already read is handed over with its lookup, so
- * a miss is hashed once (`preReadPayload`, a tool route's preParsing step).
+ * a miss is hashed once (`preReadBody`, read by the body parser).
  *
  * `app.inject` calls fastify's handler directly, not through this server: tests through
  * `inject` take fastify's own hit path, which answers the same bytes.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { Caller } from '../admission/keys.ts';
 import { KnownBodies } from '../cache/known-bodies.ts';
 import type { CachedResult, ResultCache } from '../cache/result-cache.ts';
@@ -49,12 +48,12 @@ export interface HitFrontDeps {
   reqId: () => string;
   /** Records an answered hit (log line, metrics, shared links). */
   answered: (hit: FrontHit) => void;
-  /** Reports an error raised after a hit was answered (recording it). */
+  /** Reports an error raised after a hit was answered (recording it) or a request handed to fastify. */
   failed: (err: unknown) => void;
 }
 
 /** A body the front read before handing the request to fastify. */
-interface PreRead {
+export interface PreRead {
   chunks: Buffer[];
   error: Error | undefined;
   lookup: RawLookup | undefined;
@@ -174,8 +173,10 @@ function onEnd(this: Reading): void {
   try {
     answer(this, r);
   } catch (e) {
-    // Nothing here may end the process: before the answer, fastify takes the request; after, it is only reported.
-    if (!r.res.headersSent) handOff(this, r);
+    // Nothing here may end the process: before an answer or a hand-off, fastify takes the request;
+    // after, what was thrown is only reported (a miss runs in fastify up to its first await inside
+    // `handOff`: handing it over again would run it twice).
+    if (!r.res.headersSent && (this as WithPreRead)[PRE_READ] === undefined) handOff(this, r);
     else r.deps.failed(e);
   }
 }
@@ -244,21 +245,11 @@ function handOff(req: IncomingMessage, r: ReadState): void {
 }
 
 /**
- * A tool route's preParsing step: the body the front already read, as a stream fastify reads
- * as it would the request (its length checks included), and the lookup made on it.
+ * The body the front already read and its lookup, for the body parser (src/server/body.ts),
+ * which takes the chunks as they are instead of reading the request again.
  */
-export function preReadPayload(req: IncomingMessage): { payload: Readable; lookup: RawLookup | undefined } | undefined {
-  const pre = (req as WithPreRead)[PRE_READ];
-  if (!pre) return undefined;
-  let i = 0;
-  // The read error (a client gone mid-body) is raised once fastify reads, as the request would raise it.
-  const payload = new Readable({
-    read() {
-      if (pre.error) this.destroy(pre.error);
-      else this.push(i < pre.chunks.length ? pre.chunks[i++] : null);
-    },
-  });
-  return { payload, lookup: pre.lookup };
+export function preReadBody(req: IncomingMessage): PreRead | undefined {
+  return (req as WithPreRead)[PRE_READ];
 }
 
 export interface HitRecorders {

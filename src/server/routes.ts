@@ -1,11 +1,10 @@
 /** HTTP routes: tools (current and earlier path form), environments, status; the methods each path allows. */
-import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isToolName, type ToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
 import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
-import { preReadPayload } from './hit-front.ts';
 import type { Pipeline, Prepared, RunInfo } from './pipeline.ts';
 import type { RawKey } from '../cache/result-cache.ts';
 import { attachRequestId, newRequestId, withRequestId } from './request-id.ts';
@@ -40,19 +39,12 @@ export interface RouteDeps {
  */
 function clientGoneController(reply: FastifyReply): AbortController {
   const ctrl = new AbortController();
-  reply.raw.once('close', () => {
+  // A response emits 'close' once: `on`, not `once`, whose wrapper is two more objects per request.
+  reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) ctrl.abort(serviceError('cancelled', 'client_disconnected'));
   });
   return ctrl;
 }
-
-/** A body the hit front already read (src/server/hit-front.ts) is read from what it kept, with its lookup. */
-const preRead: preParsingHookHandler = (request, _reply, payload, done) => {
-  const pre = preReadPayload(request.raw);
-  if (!pre) return done(null, payload);
-  request.rawLookup = pre.lookup;
-  done(null, pre.payload);
-};
 
 /** What a tool request's answer is remembered with for shared links. */
 interface Answering {
@@ -142,11 +134,10 @@ function toolRunner(deps: RouteDeps) {
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const runTool = toolRunner(deps);
-  app.post<{ Params: { tool: string } }>('/api/v1/:tool', { preParsing: preRead }, (req, reply) =>
-    runTool(req.params.tool, req, reply),
-  );
+  // A body the hit front already read is taken by the body parser with its lookup (src/server/body.ts).
+  app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
   // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
-  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', { preParsing: preRead }, (req, reply) =>
+  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) =>
     runTool(req.params.tool, req, reply),
   );
 

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
 import { buildApp } from '../../src/app.ts';
+import { HitFront } from '../../src/server/hit-front.ts';
 import { PLAIN_LAYOUT } from '../../src/log.ts';
 import { fakeLaunch } from '../backend/fake.ts';
 import { testConfig, testProbe, validRequest } from '../helpers.ts';
@@ -281,3 +282,66 @@ t.test('while shutting down a hit gets the 503 envelope, not the cached bytes', 
   t.match(text, /"code":"overloaded"/);
   t.notMatch(text, /x-cache/i, 'no cached bytes');
 });
+
+t.test('a miss is parsed from the bytes the front read: a character split across packets stays whole', async (t) => {
+  const { port, handled } = await daemon(t);
+  const body = BODY.replace('foo', 'f∀o');
+  t.not(body, BODY, 'the body names ∀');
+  const bytes = Buffer.from(body);
+  const cut = bytes.indexOf(Buffer.from('∀')) + 1;
+  const send = () =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = http.request(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/api/v1/theorem2sorry',
+          headers: { authorization: `Bearer ${KEY}`, 'content-length': String(bytes.length) },
+        },
+        (res) => collect(res, resolve),
+      );
+      req.on('error', reject);
+      // The first packet ends inside ∀'s three bytes.
+      req.write(bytes.subarray(0, cut));
+      setTimeout(() => req.end(bytes.subarray(cut)), 50);
+    });
+  const miss = await send();
+  t.equal(miss.status, 200, miss.body);
+  t.equal(miss.headers['x-cache'], 'miss');
+  t.ok((JSON.parse(miss.body) as { content: string }).content.includes('f∀o'), 'decoded whole');
+  t.equal(handled.length, 1, 'the miss went through fastify');
+  const hit = await send();
+  t.equal(hit.headers['x-cache'], 'hit', 'the same bytes: found by the lookup the front made');
+  t.equal(handled.length, 1);
+});
+
+t.test(
+  'a request handed to fastify is handed over once, even when fastify throws from inside the hand-off',
+  async (t) => {
+    const front = new HitFront();
+    const failed: unknown[] = [];
+    front.serve({
+      bodyLimit: 1 << 20,
+      cache: { rawKey: () => 'k' as never, getRaw: () => undefined },
+      identify: () => ({ id: 'a', keyClass: 'anonymous' }) as never,
+      reqId: () => 'req-1',
+      answered: () => {},
+      failed: (e) => failed.push(e),
+    });
+    let handed = 0;
+    const server = front.serverFactory((_req, res) => {
+      handed++;
+      // As a miss running in fastify up to its first await could: a throw, the answer later.
+      setImmediate(() => res.end('{}'));
+      throw new Error('thrown inside the hand-off');
+    }, {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => server.close());
+    const r = await request((server.address() as net.AddressInfo).port, { path: '/api/v1/check' });
+    t.equal(r.status, 200);
+    t.equal(handed, 1, 'handed over once');
+    t.equal(failed.length, 1, 'the error reported');
+    t.match(failed[0], { message: 'thrown inside the hand-off' });
+  },
+);
