@@ -108,6 +108,23 @@ export function scan(src: string, keepTrivia = false): Scanned {
   return new Lexer(src, keepTrivia).run();
 }
 
+/** The significant tokens of a text read only as far as a reader asks (`partialScan`). */
+export interface PartialScan {
+  /** The significant tokens read so far: always those at the start of `scan(src).sig`, none cut short. */
+  readonly sig: SigTokens;
+  /** Reads on until `sig` holds at least `count` tokens or the text ends; true when it has ended (`sig` is whole). */
+  readTo(count: number): boolean;
+}
+
+/**
+ * A scan of the significant tokens that stops where the reader stops asking: what needs only the
+ * first tokens of a text (`commandHead`, `headerEnd`) lexes no further than them, and asking for
+ * more goes on from where the scan stopped, so no token is read twice (linear however the count grows).
+ */
+export function partialScan(src: string): PartialScan {
+  return new Lexer(src, false);
+}
+
 // ---- Where a token ends: pure functions of the text, each for one token shape. ----
 
 /** The code point at `at` (0 past the end). */
@@ -340,6 +357,14 @@ class Lexer {
     while (this.i < this.n) this.step(this.src.charCodeAt(this.i));
     this.sig.length = this.sig.text.length;
     return { kinds: this.kinds, starts: this.starts, ends: this.ends, sig: this.sig };
+  }
+
+  /** `PartialScan.readTo`: the scan's state (position, line, budget) carries over, so the tokens are `run`'s. */
+  readTo(count: number): boolean {
+    const { text } = this.sig;
+    while (this.i < this.n && text.length < count) this.step(this.src.charCodeAt(this.i));
+    this.sig.length = text.length;
+    return this.i >= this.n;
   }
 
   /** One token from `i`, whose first UTF-16 unit is `c`. */
