@@ -95,9 +95,10 @@ export function parseHeader(sig: SigTokens): Header {
   }
   for (;;) {
     let j = k;
-    const mods: string[] = [];
-    while (j < sig.length && IMPORT_MODIFIERS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
+    while (j < sig.length && IMPORT_MODIFIERS.has(sig.text[j]!)) j++;
     if (sig.text[j] !== 'import') break;
+    // The modifiers before `import`, then its options: a list only for an import.
+    const mods = sig.text.slice(k, j);
     j++;
     while (j < sig.length && IMPORT_OPTIONS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
     if (j < sig.length && sig.kind[j] === 'ident') {

@@ -327,19 +327,24 @@ function symbolEnd(src: string, at: number, c: number): number {
   return at + width(cp(src, at));
 }
 
+/** The all-token lists of a scan without trivia (`Scanned`: "only filled with keepTrivia"): empty, frozen, shared. */
+const NO_TOKENS: readonly never[] = Object.freeze([]);
+
 /**
  * The scan's state and its scanners: `step` looks at the character at `i` and hands over
  * to the one scanner for the token starting there, which records it and moves `i` past it.
  * A scanner that finds no token of its shape (`'` not closing a char, `.` not a field, `r`
  * not a raw string…) answers false and the dispatch goes on to the next one.
  */
-class Lexer {
-  readonly kinds: TokenKind[] = [];
-  readonly starts: number[] = [];
-  readonly ends: number[] = [];
+class Lexer implements Budget {
+  // All tokens are kept only with keepTrivia: the parser's scans share one empty list each instead.
+  readonly kinds: TokenKind[];
+  readonly starts: number[];
+  readonly ends: number[];
   readonly sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
   readonly n: number;
-  readonly budget: Budget;
+  /** The interpolated strings' budget (`Budget`): the lexer is its own, one object less per scan. */
+  left: number;
   i = 0;
   line = 0;
   lineStart = 0;
@@ -350,7 +355,10 @@ class Lexer {
     readonly keepTrivia: boolean,
   ) {
     this.n = src.length;
-    this.budget = { left: 2 * src.length + (1 << 16) };
+    this.left = 2 * src.length + (1 << 16);
+    this.kinds = keepTrivia ? [] : (NO_TOKENS as never[]);
+    this.starts = keepTrivia ? [] : (NO_TOKENS as never[]);
+    this.ends = keepTrivia ? [] : (NO_TOKENS as never[]);
   }
 
   run(): Scanned {
@@ -475,7 +483,7 @@ class Lexer {
     const { sig, src, i } = this;
     const prev = sig.text.length > 0 ? sig.text[sig.text.length - 1]! : '';
     const interp = prev.endsWith('!') || INTERPOLATING.has(prev);
-    let e = interp ? interpStringEnd(src, i, this.budget) : -1;
+    let e = interp ? interpStringEnd(src, i, this) : -1;
     if (e < 0) e = plainStringEnd(src, i);
     if (e < 0) this.token('error', this.n);
     else this.token('string', e);

@@ -395,40 +395,47 @@ function contentUnits(
   // Only a transform is given the declaration of each command.
   const declOf = extras.transform ? new Map(file.decls.map((d) => [d.command, d])) : undefined;
   let body = 0;
-  for (const unit of elaborationUnits(file)) {
+  // The units as `elaborationUnits` groups them, read in place (no list of lists per request).
+  for (let from = 0; from < file.commands.length;) {
+    const to = unitEnd(file, from);
     // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
-    const { text, pieces, stop } = unitInput(file, prepared.content, unit, extras, declOf);
+    const { text, pieces, stop } = unitInput(file, prepared.content, from, to, extras, declOf);
     roles.push(role('body', undefined, '', body++, pieces));
-    const origin = file.lines.toLean(unit[0]!.start);
+    const origin = file.lines.toLean(file.commands[from]!.start);
     commands.push(extras.tactics ? { text, origin, infotree: true } : { text, origin });
     if (stop) break;
+    from = to;
   }
 }
 
-/** One unit's REPL input: its commands' texts (as transformed) with the text between them, and its pieces. */
+/** The REPL input of the unit of commands [from, to): their texts (as transformed) with the text between them, and its pieces. */
 function unitInput(
   file: SourceFile,
   content: string,
-  unit: readonly Command[],
+  from: number,
+  to: number,
   extras: ElaborateExtras,
   declOf: Map<Command, SourceDecl> | undefined,
 ): { text: string; pieces: Piece[]; stop: boolean } {
   let text = '';
   let stop = false;
-  const pieces: Piece[] = [];
-  for (let i = 0; i < unit.length; i++) {
-    const cmd = unit[i]!;
-    if (i > 0) text += content.slice(unit[i - 1]!.end, cmd.start);
+  let pieces: Piece[] | undefined;
+  for (let i = from; i < to; i++) {
+    const cmd = file.commands[i]!;
+    if (i > from) text += content.slice(file.commands[i - 1]!.end, cmd.start);
     const raw = content.slice(cmd.start, cmd.end);
     const t = extras.transform?.(cmd, raw, declOf!.get(cmd));
     text += t?.text ?? raw;
     // Lean lines are 1-based (LineIndex.toLean), without a position object per end.
     const fromLine = file.lines.lineOf(cmd.start) + 1;
-    pieces.push({ cmd, silent: t?.silent ?? false, fromLine, toLine: file.lines.lineOf(cmd.end) + 1 });
+    const piece = { cmd, silent: t?.silent ?? false, fromLine, toLine: file.lines.lineOf(cmd.end) + 1 };
+    // A list of one made as such: an empty list's first push reserves room for 17.
+    if (pieces) pieces.push(piece);
+    else pieces = [piece];
     // Lean stops at a late `import` or at `#exit`; so do we.
     if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
   }
-  return { text, pieces, stop };
+  return { text, pieces: pieces!, stop };
 }
 
 /** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms, probes or preamble. */
@@ -547,10 +554,20 @@ function readAxioms(messages: readonly LeanMessage[], name: string, out: Elabora
  */
 export function elaborationUnits(file: SourceFile): Command[][] {
   const units: Command[][] = [];
-  let group: Command[] = [];
+  for (let from = 0; from < file.commands.length;) {
+    const to = unitEnd(file, from);
+    units.push(file.commands.slice(from, to));
+    from = to;
+  }
+  return units;
+}
+
+/** The end (exclusive) of the elaboration unit whose first command is `file.commands[from]` (`elaborationUnits`). */
+export function unitEnd(file: SourceFile, from: number): number {
+  const cmds = file.commands;
   let inMutual = false;
-  for (const c of file.commands) {
-    group.push(c);
+  for (let i = from; i < cmds.length; i++) {
+    const c = cmds[i]!;
     if (inMutual) {
       if (c.kind !== 'end') continue;
       inMutual = false;
@@ -560,11 +577,9 @@ export function elaborationUnits(file: SourceFile): Command[][] {
     }
     // A command ending in `in` is a prefix of the next one (those not already glued by the splitter).
     if (file.sig.text[c.sigEnd - 1] === 'in') continue;
-    units.push(group);
-    group = [];
+    return i + 1;
   }
-  if (group.length > 0) units.push(group);
-  return units;
+  return cmds.length;
 }
 
 /** The standard axioms a valid proof may use. */
