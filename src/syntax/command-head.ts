@@ -20,8 +20,8 @@ export interface CommandHead {
   start: number;
 }
 
-/** Tokens read first: a keyword and the two after it, behind a few modifiers or an attribute. */
-const FIRST_TOKENS = 8;
+/** Tokens read first: a keyword and the two after it, behind a modifier (more are read while the prefixes run on). */
+const FIRST_TOKENS = 4;
 
 export function commandHead(text: string): CommandHead {
   // Only the first tokens are lexed (a long proof costs nothing), more while the prefixes run on:
