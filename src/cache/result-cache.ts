@@ -43,34 +43,66 @@ const ALIAS_BYTES = 256;
 /** Alias values are keys (strings); results are Buffers. One LRU holds both so one bound covers both. */
 type Slot = Buffer | string;
 
+/** Strings from this length on are hashed where they are rather than copied into the canonical text. */
+const HASH_IN_PLACE_CHARS = 4096;
+
 /**
- * Feeds a validated request to the hash in canonical form: object keys sorted, strings
- * length-prefixed and hashed as they are (no escaping pass over a large content).
- * Recursion depth is the request schema's (validated input), not the caller's choice.
+ * A validated request in canonical form, for its hash: object keys sorted, strings
+ * length-prefixed and taken as they are (no escaping pass over a large content). The form is
+ * gathered in one string and hashed once (`hash`, one call into C++): a streaming hash with an
+ * `update` per piece cost ~20 calls per request, 2.2× the one-shot's CPU (measured in one
+ * process: 3.2 → 1.4 µs for the bench's `check` body). A long string goes to a streaming hash
+ * as it is, after the text gathered before it, so a large content is not copied; the bytes
+ * hashed are the same either way. Recursion depth is the request schema's (validated input),
+ * not the caller's choice.
  */
-function feed(h: Hash, v: unknown, skipKey?: string): void {
-  if (typeof v === 'string') {
-    h.update(`s${v.length}:`);
-    h.update(v);
-  } else if (Array.isArray(v)) {
-    h.update(`a${v.length}[`);
-    for (const x of v) feed(h, x);
-    h.update(']');
-  } else if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v).sort();
-    h.update('{');
-    for (const k of keys) {
-      if (k === skipKey) continue;
-      const x = (v as Record<string, unknown>)[k];
-      if (x === undefined) continue;
-      h.update(`s${k.length}:`);
-      h.update(k);
-      feed(h, x);
+class CanonicalForm {
+  text: string;
+  hash: Hash | undefined = undefined;
+
+  constructor(prefix: string) {
+    this.text = prefix;
+  }
+
+  string(v: string): void {
+    this.text += `s${v.length}:`;
+    if (v.length < HASH_IN_PLACE_CHARS) {
+      this.text += v;
+      return;
     }
-    h.update('}');
-  } else {
-    // numbers, booleans, null: JSON's spelling is canonical.
-    h.update(`p${JSON.stringify(v) ?? 'null'};`);
+    const h = (this.hash ??= createHash('sha256'));
+    h.update(this.text);
+    h.update(v);
+    this.text = '';
+  }
+
+  value(v: unknown, skipKey?: string): void {
+    if (typeof v === 'string') this.string(v);
+    else if (Array.isArray(v)) {
+      this.text += `a${v.length}[`;
+      for (const x of v) this.value(x);
+      this.text += ']';
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v).sort();
+      this.text += '{';
+      for (const k of keys) {
+        if (k === skipKey) continue;
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        this.string(k);
+        this.value(x);
+      }
+      this.text += '}';
+    } else {
+      // numbers, booleans, null: JSON's spelling is canonical.
+      this.text += `p${JSON.stringify(v) ?? 'null'};`;
+    }
+  }
+
+  digest(): string {
+    if (!this.hash) return hash('sha256', this.text, 'base64url');
+    this.hash.update(this.text);
+    return this.hash.digest('base64url');
   }
 }
 
@@ -104,10 +136,9 @@ export class ResultCache {
   }
 
   key(tool: string, environment: string, request: Record<string, unknown>): string {
-    const h = createHash('sha256');
-    h.update(`${tool}\u0000${environment}\u0000`);
-    feed(h, request, 'timeout_seconds');
-    return h.digest('base64url');
+    const form = new CanonicalForm(`${tool}\u0000${environment}\u0000`);
+    form.value(request, 'timeout_seconds');
+    return form.digest();
   }
 
   /**

@@ -13,14 +13,14 @@ import type { ErrorDetail } from '../errors.ts';
 export const LARGE_FIELD_ENTRIES = 256;
 
 type Shape = 'strings' | 'integers' | 'nameMap';
-/** The collection fields of the tool schemas and their shapes. */
-const SHAPES: Record<string, Shape> = {
-  names: 'strings',
-  permitted_sorries: 'strings',
-  documents: 'strings',
-  indices: 'integers',
-  declarations: 'nameMap',
-};
+/** The collection fields of the tool schemas and their shapes (as pairs: walked on every request). */
+const SHAPES: readonly (readonly [string, Shape])[] = [
+  ['names', 'strings'],
+  ['permitted_sorries', 'strings'],
+  ['documents', 'strings'],
+  ['indices', 'integers'],
+  ['declarations', 'nameMap'],
+];
 
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
@@ -76,7 +76,7 @@ export interface LargeFields {
 export function takeLargeFields(body: Record<string, unknown>, fields: object, max: number): LargeFields {
   const out: LargeFields = { body, originals: {}, details: [], omitted: 0 };
   let total = 0;
-  for (const [field, shape] of Object.entries(SHAPES)) {
+  for (const [field, shape] of SHAPES) {
     const value = body[field];
     if (!Object.hasOwn(fields, field) || !isLarge(shape, value)) continue;
     if (out.body === body) out.body = { ...body };

@@ -78,7 +78,7 @@ export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): To
       },
     );
   }
-  const raw = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
+  const raw = withoutNulls(body as Record<string, unknown>);
   const details: ErrorDetail[] = [];
   if ('names' in raw && 'indices' in raw) {
     details.push({ field: 'names', message: 'specify only one of names and indices' });
@@ -96,6 +96,14 @@ export function parseToolRequest<T extends ToolName>(tool: T, body: unknown): To
   }
   if (details.length > 0) throw fieldsError(tool, details, omitted);
   return Object.assign(result.data!, large.originals) as ToolRequest<T>;
+}
+
+/** The body without its `null` members; the body itself when it has none (the usual case: no copy). */
+function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+  for (const k in body) {
+    if (body[k] === null) return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
+  }
+  return body;
 }
 
 /**

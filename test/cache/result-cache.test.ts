@@ -1,5 +1,6 @@
 /** The result cache: canonical keys, stored hits, raw-body aliases, byte bound. */
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { ENTRY_OVERHEAD_BYTES, ResultCache } from '../../src/cache/result-cache.ts';
 
 t.test('keys ignore key order and timeout_seconds, not other fields', async (t) => {
@@ -88,3 +89,26 @@ t.test('keys: strings are length-prefixed, so no two requests share a canonical 
     'an absent field is an absent field',
   );
 });
+
+t.test(
+  'keys: the canonical form is one fixed byte stream, whether a long string is hashed in place or not',
+  async (t) => {
+    const c = new ResultCache(1 << 20);
+    // The form spelled out: tool NUL environment NUL, keys sorted, strings length-prefixed, numbers as JSON.
+    const reference = (content: string) =>
+      createHash('sha256')
+        .update(`check\u0000e\u0000{s7:contents${content.length}:${content}s5:namesa2[s1:as1:b]s5:tallyp3;}`)
+        .digest('base64url');
+    for (const n of [0, 10, 4095, 4096, 100_000]) {
+      const content = 'x'.repeat(n);
+      t.equal(
+        c.key('check', 'e', { names: ['a', 'b'], content, tally: 3, timeout_seconds: 9 }),
+        reference(content),
+        `${n} chars`,
+      );
+    }
+    // Around the in-place threshold, a one-character change still changes the key.
+    const long = 'y'.repeat(5000);
+    t.not(c.key('check', 'e', { content: long }), c.key('check', 'e', { content: `${long.slice(1)}z` }));
+  },
+);
