@@ -7,7 +7,7 @@
 import { classify, skipDeclPrefix, type CommandKind } from './commands.ts';
 import { SCOPE_MODIFIERS } from './keywords.ts';
 import { partialScan, scan } from './lexer.ts';
-import type { SigTokens } from './significant.ts';
+import type { HeadTokens } from './significant.ts';
 
 export interface CommandHead {
   /** As the splitter classifies it: `declaration`, `section`, `end`, `hash`, `set_option`… (`other` when empty). */
@@ -35,7 +35,7 @@ export function commandHead(text: string): CommandHead {
 }
 
 /** `kw`: where the keyword after the prefixes is (`skipDeclPrefix`). */
-function headOf(sig: SigTokens, kw: number, textLength: number): CommandHead {
+function headOf(sig: HeadTokens, kw: number, textLength: number): CommandHead {
   const { kind, keyword } = classify(sig, 0, kw);
   let scoped = false;
   for (let k = 0; k < kw && !scoped; k++) scoped = sig.kind[k] === 'ident' && SCOPE_MODIFIERS.has(sig.text[k]!);

@@ -21,7 +21,7 @@ import {
   CLOSERS,
   SOFT_COMMAND_KEYWORDS,
 } from './keywords.ts';
-import { isCloser, isOpener, type SigTokens } from './significant.ts';
+import { isCloser, isOpener, type HeadTokens, type SigTokens } from './significant.ts';
 
 export type CommandKind =
   | 'declaration'
@@ -76,13 +76,13 @@ export interface Header extends Span {
 }
 
 /** The `#word` at significant token k, if `#` is directly followed by an identifier. */
-function hashWord(sig: SigTokens, k: number): string | undefined {
+function hashWord(sig: HeadTokens, k: number): string | undefined {
   if (sig.text[k] !== '#' || k + 1 >= sig.length || sig.kind[k + 1] !== 'ident' || sig.start[k + 1] !== sig.end[k])
     return undefined;
   return '#' + sig.text[k + 1];
 }
 
-export function parseHeader(sig: SigTokens): Header {
+export function parseHeader(sig: HeadTokens): Header {
   const h: Header = { start: 0, end: 0, sigEnd: 0, module: false, prelude: false, imports: [] };
   let k = 0;
   if (sig.text[k] === 'module' && sig.kind[k] === 'ident') {
@@ -158,7 +158,7 @@ function depthBefore(s: Scan, k: number): number {
 }
 
 /** Skip doc comment, `@[…]` attribute lists and modifiers from k; returns the index of the keyword. */
-export function skipDeclPrefix(sig: SigTokens, k: number): number {
+export function skipDeclPrefix(sig: HeadTokens, k: number): number {
   let j = k;
   for (;;) {
     if (j >= sig.length) return j;
@@ -374,7 +374,7 @@ function unknownWordStarts(sig: SigTokens, k: number, text: string, cur: Current
 
 /** `j`: where the keyword after k's prefixes is (prefixEnd when a Scan is at hand: a long run is measured once). */
 export function classify(
-  sig: SigTokens,
+  sig: HeadTokens,
   k: number,
   j = skipDeclPrefix(sig, k),
 ): { kind: CommandKind; keyword: string } {

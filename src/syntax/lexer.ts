@@ -7,7 +7,7 @@
  * Reference: [lean4 v4.28.0: src/Lean/Parser/Basic.lean, `tokenFnAux`].
  */
 import { isDigit, isHexDigit, isIdFirst, isIdRest, isWhitespace } from './chars.ts';
-import type { SigTokens } from './significant.ts';
+import type { HeadTokens, SigTokens } from './significant.ts';
 
 export type TokenKind =
   | 'ws'
@@ -105,13 +105,13 @@ export function lex(src: string): Token[] {
  * tokens are stored: the text between two of them is exactly trivia, so nothing is lost.
  */
 export function scan(src: string, keepTrivia = false): Scanned {
-  return new Lexer(src, keepTrivia).run();
+  return new Lexer(src, keepTrivia, true).run();
 }
 
 /** The significant tokens of a text read only as far as a reader asks (`partialScan`). */
 export interface PartialScan {
-  /** The significant tokens read so far: always those at the start of `scan(src).sig`, none cut short. */
-  readonly sig: SigTokens;
+  /** The significant tokens read so far, without their layout: always those at the start of `scan(src).sig`, none cut short. */
+  readonly sig: HeadTokens;
   /** Reads on until `sig` holds at least `count` tokens or the text ends; true when it has ended (`sig` is whole). */
   readTo(count: number): boolean;
 }
@@ -122,7 +122,7 @@ export interface PartialScan {
  * more goes on from where the scan stopped, so no token is read twice (linear however the count grows).
  */
 export function partialScan(src: string): PartialScan {
-  return new Lexer(src, false);
+  return new Lexer(src, false, false);
 }
 
 // ---- Where a token ends: pure functions of the text, each for one token shape. ----
@@ -341,7 +341,7 @@ class Lexer implements Budget {
   readonly kinds: TokenKind[];
   readonly starts: number[];
   readonly ends: number[];
-  readonly sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
+  readonly sig: SigTokens;
   readonly n: number;
   /** The interpolated strings' budget (`Budget`): the lexer is its own, one object less per scan. */
   left: number;
@@ -353,12 +353,26 @@ class Lexer implements Budget {
   constructor(
     readonly src: string,
     readonly keepTrivia: boolean,
+    /** Whether each token's line, column and first-on-line are recorded (a partial scan's readers read none). */
+    readonly layout: boolean,
   ) {
     this.n = src.length;
     this.left = 2 * src.length + (1 << 16);
     this.kinds = keepTrivia ? [] : (NO_TOKENS as never[]);
     this.starts = keepTrivia ? [] : (NO_TOKENS as never[]);
     this.ends = keepTrivia ? [] : (NO_TOKENS as never[]);
+    // Without layout its lists stay the shared empty one (`PartialScan.sig` is typed without them).
+    const none = NO_TOKENS as never[];
+    this.sig = {
+      text: [],
+      kind: [],
+      start: [],
+      end: [],
+      line: layout ? [] : none,
+      col: layout ? [] : none,
+      firstOnLine: layout ? [] : none,
+      length: 0,
+    };
   }
 
   run(): Scanned {
@@ -405,9 +419,11 @@ class Lexer implements Budget {
     sig.kind.push(kind);
     sig.start.push(start);
     sig.end.push(end);
-    sig.line.push(this.line);
-    sig.col.push(start - this.lineStart);
-    sig.firstOnLine.push(this.sawNewline);
+    if (this.layout) {
+      sig.line.push(this.line);
+      sig.col.push(start - this.lineStart);
+      sig.firstOnLine.push(this.sawNewline);
+    }
     this.sawNewline = false;
     // The kinds that may span lines (a trailing newline of a line comment is not part of it).
     if (kind === 'string' || kind === 'doc-comment' || kind === 'mod-doc' || kind === 'raw-string' || kind === 'error')
