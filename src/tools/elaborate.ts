@@ -19,7 +19,6 @@ import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
-import { pushAll } from '../util/arrays.ts';
 import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
 
 export interface ElabOptions {
@@ -63,7 +62,7 @@ export function prepareContent(
   const headerEnd = file?.header.end ?? findHeaderEnd(text);
   if (ignoreImports) {
     if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
-    const body = text.slice(headerEnd).replace(/^(?:[ \t]*\n)+/, '');
+    const body = text.slice(blankLinesEnd(text, headerEnd));
     return { content: env.imports ? `${env.imports}\n\n${body}` : body, header: env.imports, warnings: [] };
   }
   const header = text.slice(0, headerEnd);
@@ -75,6 +74,20 @@ export function prepareContent(
     );
   }
   return { content: text, header, warnings };
+}
+
+/**
+ * Where the blank lines (spaces and tabs only) starting at `from` end: after the last newline of
+ * that run, `from` when there is none (what `/^(?:[ \t]*\n)+/` matches, without a regex per request).
+ */
+export function blankLinesEnd(text: string, from: number): number {
+  let end = from;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) end = i + 1;
+    else if (c !== 32 && c !== 9) break;
+  }
+  return end;
 }
 
 /** `set_option` text for one option; string values use Lean string escapes. */
@@ -227,7 +240,7 @@ export async function elaborateContent<K = unknown>(
   out.elaborateMs = performance.now() - t1;
   out.reused = result.reused;
   out.sent = result.sent;
-  pushAll(out.messages, result.headerMessages);
+  for (const m of result.headerMessages) out.messages.push(m);
   readOutcomes(result, roles, commands, opts, ctx, out);
   return out;
 }
