@@ -300,7 +300,7 @@ function readOutcomes<K>(
       continue;
     }
     // A `variable` binder's linter warning can arrive with a later input (variable-warnings.ts, defect 10).
-    const isVariable = role.pieces.some((p) => p.cmd.kind === 'variable');
+    const isVariable = role.pieces.some(isVariablePiece);
     if (r.messages.length === 0 && !isVariable) {
       readOutcome(r, role, opts, out, []);
       continue;
@@ -315,6 +315,7 @@ function readOutcomes<K>(
 }
 
 const NO_UNITS: readonly SentUnit[] = Object.freeze([]);
+const isVariablePiece = (p: Piece) => p.cmd.kind === 'variable';
 
 /** Progress counts the content's commands only, not options, probes or axiom questions. */
 function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) => void {
