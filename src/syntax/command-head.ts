@@ -1,13 +1,13 @@
 /**
  * What the backend asks about the text of one command (a content unit: one command, possibly after
  * comments): how it begins, read by the one lexer and keyword table, so no other part keeps its own
- * list of Lean words (issue 26). The head is read from a prefix of the text, grown only while the
- * head could still reach past it, as `headerEnd` does: a long proof costs nothing here.
+ * list of Lean words (issue 26). The head is read from the first tokens of the text, more only while the
+ * head could still reach past them (`partialScan`), as `headerEnd` does: a long proof costs nothing here.
  */
 import { classify, skipDeclPrefix, type CommandKind } from './commands.ts';
 import { SCOPE_MODIFIERS } from './keywords.ts';
-import { scan } from './lexer.ts';
-import type { SigTokens } from './significant.ts';
+import { partialScan, scan } from './lexer.ts';
+import type { HeadTokens } from './significant.ts';
 
 export interface CommandHead {
   /** As the splitter classifies it: `declaration`, `section`, `end`, `hash`, `set_option`… (`other` when empty). */
@@ -20,21 +20,22 @@ export interface CommandHead {
   start: number;
 }
 
-const FIRST_PREFIX = 1024;
+/** Tokens read first: a keyword and the two after it, behind a modifier (more are read while the prefixes run on). */
+const FIRST_TOKENS = 4;
 
 export function commandHead(text: string): CommandHead {
-  for (let size = FIRST_PREFIX; ; size *= 2) {
-    if (size >= text.length) return headOf(scan(text).sig, text.length);
-    const { sig } = scan(text.slice(0, size));
-    // The lexer reads left to right: every token of the prefix but its last equals the whole text's.
-    // `classify` looks at most two tokens past the prefixes (`class inductive`, `#` + word).
-    const kw = skipDeclPrefix(sig, 0);
-    if (kw + 2 < sig.length) return headOf(sig, text.length);
+  // Only the first tokens are lexed (a long proof costs nothing), more while the prefixes run on:
+  // `classify` looks at most two tokens past them (`class inductive`, `#` + word).
+  const lexed = partialScan(text);
+  for (let count = FIRST_TOKENS; ; count *= 2) {
+    const ended = lexed.readTo(count);
+    const kw = skipDeclPrefix(lexed.sig, 0);
+    if (ended || kw + 2 < lexed.sig.length) return headOf(lexed.sig, kw, text.length);
   }
 }
 
-function headOf(sig: SigTokens, textLength: number): CommandHead {
-  const kw = skipDeclPrefix(sig, 0);
+/** `kw`: where the keyword after the prefixes is (`skipDeclPrefix`). */
+function headOf(sig: HeadTokens, kw: number, textLength: number): CommandHead {
   const { kind, keyword } = classify(sig, 0, kw);
   let scoped = false;
   for (let k = 0; k < kw && !scoped; k++) scoped = sig.kind[k] === 'ident' && SCOPE_MODIFIERS.has(sig.text[k]!);

@@ -21,7 +21,7 @@ import {
   CLOSERS,
   SOFT_COMMAND_KEYWORDS,
 } from './keywords.ts';
-import { isCloser, isOpener, type SigTokens } from './significant.ts';
+import { isCloser, isOpener, type HeadTokens, type SigTokens } from './significant.ts';
 
 export type CommandKind =
   | 'declaration'
@@ -53,10 +53,20 @@ export interface Command extends Span {
   sigStart: number;
   sigEnd: number;
   /** Glued `open … in` / `set_option … in` prefixes, outermost first. */
-  prefixes: (Span & { keyword: string; sigStart: number; sigEnd: number })[];
+  prefixes: readonly CommandPrefix[];
   /** Where the command proper (after prefixes) starts, in significant tokens. */
   ownSigStart: number;
 }
+
+/** An `open … in` / `set_option … in` (etc.) glued to the command after it. */
+export interface CommandPrefix extends Span {
+  keyword: string;
+  sigStart: number;
+  sigEnd: number;
+}
+
+/** The prefixes of a command that has none: one shared empty list, frozen (a command without prefixes is most). */
+const NO_PREFIXES: readonly CommandPrefix[] = Object.freeze([]);
 
 export interface Header extends Span {
   sigEnd: number;
@@ -66,13 +76,13 @@ export interface Header extends Span {
 }
 
 /** The `#word` at significant token k, if `#` is directly followed by an identifier. */
-function hashWord(sig: SigTokens, k: number): string | undefined {
+function hashWord(sig: HeadTokens, k: number): string | undefined {
   if (sig.text[k] !== '#' || k + 1 >= sig.length || sig.kind[k + 1] !== 'ident' || sig.start[k + 1] !== sig.end[k])
     return undefined;
   return '#' + sig.text[k + 1];
 }
 
-export function parseHeader(sig: SigTokens): Header {
+export function parseHeader(sig: HeadTokens): Header {
   const h: Header = { start: 0, end: 0, sigEnd: 0, module: false, prelude: false, imports: [] };
   let k = 0;
   if (sig.text[k] === 'module' && sig.kind[k] === 'ident') {
@@ -85,9 +95,10 @@ export function parseHeader(sig: SigTokens): Header {
   }
   for (;;) {
     let j = k;
-    const mods: string[] = [];
-    while (j < sig.length && IMPORT_MODIFIERS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
+    while (j < sig.length && IMPORT_MODIFIERS.has(sig.text[j]!)) j++;
     if (sig.text[j] !== 'import') break;
+    // The modifiers before `import`, then its options: a list only for an import.
+    const mods = sig.text.slice(k, j);
     j++;
     while (j < sig.length && IMPORT_OPTIONS.has(sig.text[j]!)) mods.push(sig.text[j++]!);
     if (j < sig.length && sig.kind[j] === 'ident') {
@@ -106,10 +117,12 @@ export function parseHeader(sig: SigTokens): Header {
 
 interface Scan {
   sig: SigTokens;
-  /** Bracket depth before each significant token. */
-  depth: Int32Array;
-  /** The last run of declaration prefixes measured (prefixEnd): [start, end) ends at end from any item in it. */
-  run?: { start: number; end: number };
+  /** Bracket depth before token `depthAt` (`depthBefore` moves it forward: the split only goes forward). */
+  depth: number;
+  depthAt: number;
+  /** The last run of declaration prefixes measured (prefixEnd): [runStart, runEnd) ends at runEnd from any item in it. */
+  runStart: number;
+  runEnd: number;
 }
 
 /**
@@ -119,29 +132,33 @@ interface Scan {
  * (issue 23: 438 KB of modifiers, 37 s).
  */
 function prefixEnd(s: Scan, k: number): number {
-  const r = s.run;
-  if (r && k > r.start && k < r.end) return r.end;
+  if (k > s.runStart && k < s.runEnd) return s.runEnd;
   const end = skipDeclPrefix(s.sig, k);
-  s.run = { start: k, end };
+  s.runStart = k;
+  s.runEnd = end;
   return end;
 }
 
-function depths(sig: SigTokens): Int32Array {
-  const d = new Int32Array(sig.length + 1);
-  let depth = 0;
-  for (let k = 0; k < sig.length; k++) {
-    d[k] = depth;
-    const t = sig.text[k]!;
-    if (sig.kind[k] !== 'symbol') continue;
+/**
+ * The bracket depth before token k, counted on from the last token asked about (k never goes
+ * back): one pass over the tokens in all, and no array of depths per file.
+ */
+function depthBefore(s: Scan, k: number): number {
+  const { sig } = s;
+  let depth = s.depth;
+  for (let j = s.depthAt; j < k; j++) {
+    if (sig.kind[j] !== 'symbol') continue;
+    const t = sig.text[j]!;
     if (OPENER_SET.has(t)) depth++;
     else if (CLOSERS.has(t) && depth > 0) depth--;
   }
-  d[sig.length] = depth;
-  return d;
+  s.depth = depth;
+  s.depthAt = k;
+  return depth;
 }
 
 /** Skip doc comment, `@[…]` attribute lists and modifiers from k; returns the index of the keyword. */
-export function skipDeclPrefix(sig: SigTokens, k: number): number {
+export function skipDeclPrefix(sig: HeadTokens, k: number): number {
   let j = k;
   for (;;) {
     if (j >= sig.length) return j;
@@ -272,6 +289,12 @@ interface Current {
   inPrefix: boolean;
   /** A notation/syntax/macro command still before its `=>` or `:=` (its pattern may wrap to column 0). */
   openNotation: boolean;
+  /** The command's classification (`classify`) when it opened, and where its keyword was then. */
+  kind: CommandKind;
+  keyword: string;
+  kw: number;
+  /** The last token of its keyword: the split goes on after it. */
+  resumeAt: number;
 }
 
 /** Does a command start at significant token k (bracket depth 0)? */
@@ -351,7 +374,7 @@ function unknownWordStarts(sig: SigTokens, k: number, text: string, cur: Current
 
 /** `j`: where the keyword after k's prefixes is (prefixEnd when a Scan is at hand: a long run is measured once). */
 export function classify(
-  sig: SigTokens,
+  sig: HeadTokens,
   k: number,
   j = skipDeclPrefix(sig, k),
 ): { kind: CommandKind; keyword: string } {
@@ -392,35 +415,39 @@ export function classify(
 
 /** Split the body (after the header) into commands. */
 export function splitCommands(sig: SigTokens, header: Header): Command[] {
-  const s: Scan = { sig, depth: depths(sig) };
+  const s: Scan = { sig, depth: 0, depthAt: 0, runStart: -1, runEnd: -1 };
   const raw: Command[] = [];
   let cur: Current | undefined;
   // Depth is measured relative to the current command so one unbalanced bracket cannot swallow the file.
   let base = 0;
   for (let k = header.sigEnd; k < sig.length; k++) {
-    const depth = s.depth[k]! - base;
+    const absolute = depthBefore(s, k);
+    const depth = absolute - base;
     if (cur === undefined || (depth <= 0 && startsCommand(s, k, cur))) {
-      if (cur) pushCommand(s, raw, cur.start, k);
-      base = s.depth[k]!;
-      const opened = openCommand(s, k);
-      cur = opened;
+      if (cur) pushCommand(s, raw, cur, k);
+      base = absolute;
+      cur = openCommand(s, k);
       // Continue after the keyword, so `private theorem` or `/-- doc -/ def` stay one command.
-      k = opened.resumeAt;
+      k = cur.resumeAt;
       continue;
     }
     // Unbalanced closer: re-anchor.
-    if (depth < 0) base = s.depth[k]!;
+    if (depth < 0) base = absolute;
     noteToken(sig, k, depth, cur);
   }
-  if (cur) pushCommand(s, raw, cur.start, sig.length);
+  if (cur) pushCommand(s, raw, cur, sig.length);
   return gluePrefixes(sig, raw);
 }
 
-/** The command of significant tokens [from, endK), classified. */
-function pushCommand(s: Scan, raw: Command[], from: number, endK: number): void {
+/** The command `cur` opened, of significant tokens [cur.start, endK), classified. */
+function pushCommand(s: Scan, raw: Command[], cur: Current, endK: number): void {
   const { sig } = s;
+  const from = cur.start;
   if (endK <= from) return;
-  const c = classify(sig, from, prefixEnd(s, from));
+  // Its prefixes are measured again (the remembered run may have moved since it opened, and
+  // prefixEnd's memory is part of how the split goes on); classified again only if they end elsewhere.
+  const kw = prefixEnd(s, from);
+  const c = kw === cur.kw ? cur : classify(sig, from, kw);
   raw.push({
     kind: c.kind,
     keyword: c.keyword,
@@ -428,13 +455,13 @@ function pushCommand(s: Scan, raw: Command[], from: number, endK: number): void 
     end: sig.end[endK - 1]!,
     sigStart: from,
     sigEnd: endK,
-    prefixes: [],
+    prefixes: NO_PREFIXES,
     ownSigStart: from,
   });
 }
 
-/** The state of a command starting at k, and the last token of its keyword (the split goes on after it). */
-function openCommand(s: Scan, k: number): Current & { resumeAt: number } {
+/** The state of a command starting at k, its classification, and the last token of its keyword (the split goes on after it). */
+function openCommand(s: Scan, k: number): Current {
   const { sig } = s;
   const kw = prefixEnd(s, k);
   const c = classify(sig, k, kw);
@@ -446,6 +473,9 @@ function openCommand(s: Scan, k: number): Current & { resumeAt: number } {
     isDecl: c.kind === 'declaration',
     inPrefix: IN_PREFIX_COMMANDS.has(c.keyword),
     openNotation: c.kind === 'notation',
+    kind: c.kind,
+    keyword: c.keyword,
+    kw,
     resumeAt: kw > k && kw < sig.length ? (twoWords ? kw + 1 : kw) : twoWords ? k + 1 : k,
   };
 }
@@ -467,35 +497,36 @@ function noteToken(sig: SigTokens, k: number, depth: number, cur: Current): void
   }
 }
 
-/** Fold `open … in` / `set_option … in` (etc.) commands into the command they prefix. */
+/** Fold `open … in` / `set_option … in` (etc.) commands into the command they prefix (in place: `cmds` is the split's own). */
 function gluePrefixes(sig: SigTokens, cmds: Command[]): Command[] {
-  const out: Command[] = [];
-  let pending: Command['prefixes'] = [];
+  let kept = 0;
+  let pending: CommandPrefix[] | undefined;
   for (const c of cmds) {
     const isPrefix = IN_PREFIX_COMMANDS.has(c.keyword) && sig.text[c.sigEnd - 1] === 'in';
     if (isPrefix) {
-      pending.push({ start: c.start, end: c.end, keyword: c.keyword, sigStart: c.sigStart, sigEnd: c.sigEnd });
+      (pending ??= []).push({ start: c.start, end: c.end, keyword: c.keyword, sigStart: c.sigStart, sigEnd: c.sigEnd });
       continue;
     }
-    if (pending.length > 0) {
+    if (pending) {
       c.prefixes = pending;
       c.start = pending[0]!.start;
       c.sigStart = pending[0]!.sigStart;
-      pending = [];
+      pending = undefined;
     }
-    out.push(c);
+    cmds[kept++] = c;
   }
+  cmds.length = kept;
   // Dangling prefixes at end of file stay as their own commands.
-  for (const p of pending)
-    out.push({
+  for (const p of pending ?? NO_PREFIXES)
+    cmds.push({
       kind: p.keyword === 'open' ? 'open' : 'other',
       keyword: p.keyword,
       start: p.start,
       end: p.end,
       sigStart: p.sigStart,
       sigEnd: p.sigEnd,
-      prefixes: [],
+      prefixes: NO_PREFIXES,
       ownSigStart: p.sigStart,
     });
-  return out;
+  return cmds;
 }

@@ -54,6 +54,27 @@ export interface Declaration {
   trailing: { keyword: string; span: Span }[];
 }
 
+/**
+ * Where a declaration stands in its file (`SourceDecl`, src/syntax/source.ts): the source model
+ * fills these in. The parse reserves them in its one object literal (placeholders until then), so
+ * that every declaration has one shape from its creation on: added later, they took a property
+ * array grown three times per declaration and a chain of map transitions.
+ */
+export interface DeclPlace {
+  command: Command;
+  commandIndex: number;
+  /** Enclosing namespace (dot-joined), '' at the root. */
+  namespace: string;
+  /** Namespaces opened (non-`in`) in scope at this declaration, innermost scope last. */
+  opens: string[];
+  /** Namespaces opened by this command's own `open … in` prefixes. */
+  localOpens: string[];
+  /** Fully qualified name; undefined for `example` and anonymous instances. */
+  fullName: string | undefined;
+  /** Inside a `mutual … end` block (such declarations share one index in extract results). */
+  mutualGroup: number | undefined;
+}
+
 const KIND_OF: Record<string, DeclKind> = {
   theorem: 'theorem',
   lemma: 'theorem',
@@ -98,7 +119,8 @@ function lineHasArrow(sig: SigTokens, k: number, end: number): boolean {
   return false;
 }
 
-export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | undefined {
+/** The declaration `cmd` is, its place left for the source model to fill (`DeclPlace`). */
+export function parseDeclaration(sig: SigTokens, cmd: Command): (Declaration & DeclPlace) | undefined {
   if (cmd.kind !== 'declaration') return undefined;
   const from = cmd.ownSigStart;
   const end = cmd.sigEnd;
@@ -110,7 +132,7 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): Declaration | un
   const structural = STRUCTURAL.has(head.kind);
   const body = findBody(sig, named.next, end, structural);
   const { trailing, bodyEndK } = trailingClauses(sig, body, end, structural);
-  return assemble(sig, { from, modifiers, head, named, body, trailing, bodyEndK });
+  return assemble(sig, cmd, { from, modifiers, head, named, body, trailing, bodyEndK });
 }
 
 /** Doc comment, attributes `@[…]` and modifier words in the tokens [from, kw) before the keyword. */
@@ -178,10 +200,12 @@ interface NamePart {
   next: number;
 }
 
+/** Words after the keyword that begin what follows a name, not a name. */
+const NOT_NAMES = new Set(['where', ':=', 'extends']);
+
 /** The declared name at `k` (none for `example` and anonymous instances), with universe parameters `.{u, v}`. */
 function parseName(sig: SigTokens, keyword: string, k: number, end: number): NamePart {
-  const named =
-    keyword !== 'example' && k < end && sig.kind[k] === 'ident' && !['where', ':=', 'extends'].includes(sig.text[k]!);
+  const named = keyword !== 'example' && k < end && sig.kind[k] === 'ident' && !NOT_NAMES.has(sig.text[k]!);
   if (!named) return { name: undefined, nameSpan: undefined, next: k };
   let next = k + 1;
   if (sig.text[next] === '.{') {
@@ -190,6 +214,9 @@ function parseName(sig: SigTokens, keyword: string, k: number, end: number): Nam
   }
   return { name: sig.text[k], nameSpan: { start: sig.start[k]!, end: sig.end[k]! }, next };
 }
+
+/** The placeholder for `opens` and `localOpens` until the source model fills them in. */
+const NO_NAMES: string[] = [];
 
 const STRUCTURAL = new Set<DeclKind>(['structure', 'class', 'inductive', 'class inductive']);
 
@@ -210,12 +237,6 @@ function findBody(sig: SigTokens, sigStartK: number, end: number, structural: bo
   let depth = 0;
   let pendingLets = 0;
   let sawMatch = false;
-  const found = (bodyK: number, form: BodyForm, assignSpan?: Span): BodyStart => ({
-    sigStartK,
-    bodyK: bodyK >= end ? -1 : bodyK,
-    form,
-    assignSpan,
-  });
   for (let k = sigStartK; k < end; k++) {
     const t = sig.text[k]!;
     if (isOpener(sig, k)) depth++;
@@ -225,12 +246,29 @@ function findBody(sig: SigTokens, sigStartK: number, end: number, structural: bo
     else if (t === 'match' || t === 'fun' || t === 'λ') sawMatch = true;
     else if (t === ':=' && pendingLets > 0) pendingLets--;
     else if (t === ':=')
-      return found(k + 1, sig.text[k + 1] === 'by' ? 'tactic' : 'term', { start: sig.start[k]!, end: sig.end[k]! });
-    else if (t === 'where') return found(k, 'where');
+      return bodyAt(sigStartK, k + 1, end, sig.text[k + 1] === 'by' ? 'tactic' : 'term', {
+        start: sig.start[k]!,
+        end: sig.end[k]!,
+      });
+    else if (t === 'where') return bodyAt(sigStartK, k, end, 'where', undefined);
     else if (t === '|' && !sawMatch && sig.kind[k] === 'symbol' && (structural || startsEquation(sig, k, end)))
-      return found(k, 'equations');
+      return bodyAt(sigStartK, k, end, 'equations', undefined);
   }
-  return { sigStartK, bodyK: -1, form: 'none', assignSpan: undefined };
+  return bodyAt(sigStartK, end, end, 'none', undefined);
+}
+
+/**
+ * The body found at `bodyK` (none at or past `end`). A module function, not a closure in findBody:
+ * the build keeps function names (esbuild `keepNames`), so a named closure costs a defineProperty per call.
+ */
+function bodyAt(
+  sigStartK: number,
+  bodyK: number,
+  end: number,
+  form: BodyForm,
+  assignSpan: Span | undefined,
+): BodyStart {
+  return { sigStartK, bodyK: bodyK >= end ? -1 : bodyK, form, assignSpan };
 }
 
 const startsEquation = (sig: SigTokens, k: number, end: number) => sig.firstOnLine[k] && lineHasArrow(sig, k, end);
@@ -273,8 +311,8 @@ interface Parts {
   bodyEndK: number;
 }
 
-/** The declaration's spans from the token indices its parts found. */
-function assemble(sig: SigTokens, p: Parts): Declaration {
+/** The declaration's spans from the token indices its parts found; its place in the file a placeholder (`DeclPlace`). */
+function assemble(sig: SigTokens, command: Command, p: Parts): Declaration & DeclPlace {
   const { head, named, body, bodyEndK } = p;
   const { bodyK, sigStartK, assignSpan } = body;
   const sigEndK = assignSpan ? bodyK - 1 : bodyK >= 0 ? bodyK : bodyEndK;
@@ -297,5 +335,12 @@ function assemble(sig: SigTokens, p: Parts): Declaration {
     bodyForm: hasBody ? body.form : 'none',
     bodySig: hasBody ? [bodyK, bodyEndK] : undefined,
     trailing: p.trailing,
+    command,
+    commandIndex: -1,
+    namespace: '',
+    opens: NO_NAMES,
+    localOpens: NO_NAMES,
+    fullName: undefined,
+    mutualGroup: undefined,
   };
 }

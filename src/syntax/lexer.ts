@@ -7,7 +7,7 @@
  * Reference: [lean4 v4.28.0: src/Lean/Parser/Basic.lean, `tokenFnAux`].
  */
 import { isDigit, isHexDigit, isIdFirst, isIdRest, isWhitespace } from './chars.ts';
-import type { SigTokens } from './significant.ts';
+import type { HeadTokens, SigTokens } from './significant.ts';
 
 export type TokenKind =
   | 'ws'
@@ -105,7 +105,24 @@ export function lex(src: string): Token[] {
  * tokens are stored: the text between two of them is exactly trivia, so nothing is lost.
  */
 export function scan(src: string, keepTrivia = false): Scanned {
-  return new Lexer(src, keepTrivia).run();
+  return new Lexer(src, keepTrivia, true).run();
+}
+
+/** The significant tokens of a text read only as far as a reader asks (`partialScan`). */
+export interface PartialScan {
+  /** The significant tokens read so far, without their layout: always those at the start of `scan(src).sig`, none cut short. */
+  readonly sig: HeadTokens;
+  /** Reads on until `sig` holds at least `count` tokens or the text ends; true when it has ended (`sig` is whole). */
+  readTo(count: number): boolean;
+}
+
+/**
+ * A scan of the significant tokens that stops where the reader stops asking: what needs only the
+ * first tokens of a text (`commandHead`, `headerEnd`) lexes no further than them, and asking for
+ * more goes on from where the scan stopped, so no token is read twice (linear however the count grows).
+ */
+export function partialScan(src: string): PartialScan {
+  return new Lexer(src, false, false);
 }
 
 // ---- Where a token ends: pure functions of the text, each for one token shape. ----
@@ -310,19 +327,24 @@ function symbolEnd(src: string, at: number, c: number): number {
   return at + width(cp(src, at));
 }
 
+/** The all-token lists of a scan without trivia (`Scanned`: "only filled with keepTrivia"): empty, frozen, shared. */
+const NO_TOKENS: readonly never[] = Object.freeze([]);
+
 /**
  * The scan's state and its scanners: `step` looks at the character at `i` and hands over
  * to the one scanner for the token starting there, which records it and moves `i` past it.
  * A scanner that finds no token of its shape (`'` not closing a char, `.` not a field, `r`
  * not a raw string…) answers false and the dispatch goes on to the next one.
  */
-class Lexer {
-  readonly kinds: TokenKind[] = [];
-  readonly starts: number[] = [];
-  readonly ends: number[] = [];
-  readonly sig: SigTokens = { text: [], kind: [], start: [], end: [], line: [], col: [], firstOnLine: [], length: 0 };
+class Lexer implements Budget {
+  // All tokens are kept only with keepTrivia: the parser's scans share one empty list each instead.
+  readonly kinds: TokenKind[];
+  readonly starts: number[];
+  readonly ends: number[];
+  readonly sig: SigTokens;
   readonly n: number;
-  readonly budget: Budget;
+  /** The interpolated strings' budget (`Budget`): the lexer is its own, one object less per scan. */
+  left: number;
   i = 0;
   line = 0;
   lineStart = 0;
@@ -331,15 +353,40 @@ class Lexer {
   constructor(
     readonly src: string,
     readonly keepTrivia: boolean,
+    /** Whether each token's line, column and first-on-line are recorded (a partial scan's readers read none). */
+    readonly layout: boolean,
   ) {
     this.n = src.length;
-    this.budget = { left: 2 * src.length + (1 << 16) };
+    this.left = 2 * src.length + (1 << 16);
+    this.kinds = keepTrivia ? [] : (NO_TOKENS as never[]);
+    this.starts = keepTrivia ? [] : (NO_TOKENS as never[]);
+    this.ends = keepTrivia ? [] : (NO_TOKENS as never[]);
+    // Without layout its lists stay the shared empty one (`PartialScan.sig` is typed without them).
+    const none = NO_TOKENS as never[];
+    this.sig = {
+      text: [],
+      kind: [],
+      start: [],
+      end: [],
+      line: layout ? [] : none,
+      col: layout ? [] : none,
+      firstOnLine: layout ? [] : none,
+      length: 0,
+    };
   }
 
   run(): Scanned {
     while (this.i < this.n) this.step(this.src.charCodeAt(this.i));
     this.sig.length = this.sig.text.length;
     return { kinds: this.kinds, starts: this.starts, ends: this.ends, sig: this.sig };
+  }
+
+  /** `PartialScan.readTo`: the scan's state (position, line, budget) carries over, so the tokens are `run`'s. */
+  readTo(count: number): boolean {
+    const { text } = this.sig;
+    while (this.i < this.n && text.length < count) this.step(this.src.charCodeAt(this.i));
+    this.sig.length = text.length;
+    return this.i >= this.n;
   }
 
   /** One token from `i`, whose first UTF-16 unit is `c`. */
@@ -372,9 +419,11 @@ class Lexer {
     sig.kind.push(kind);
     sig.start.push(start);
     sig.end.push(end);
-    sig.line.push(this.line);
-    sig.col.push(start - this.lineStart);
-    sig.firstOnLine.push(this.sawNewline);
+    if (this.layout) {
+      sig.line.push(this.line);
+      sig.col.push(start - this.lineStart);
+      sig.firstOnLine.push(this.sawNewline);
+    }
     this.sawNewline = false;
     // The kinds that may span lines (a trailing newline of a line comment is not part of it).
     if (kind === 'string' || kind === 'doc-comment' || kind === 'mod-doc' || kind === 'raw-string' || kind === 'error')
@@ -450,7 +499,7 @@ class Lexer {
     const { sig, src, i } = this;
     const prev = sig.text.length > 0 ? sig.text[sig.text.length - 1]! : '';
     const interp = prev.endsWith('!') || INTERPOLATING.has(prev);
-    let e = interp ? interpStringEnd(src, i, this.budget) : -1;
+    let e = interp ? interpStringEnd(src, i, this) : -1;
     if (e < 0) e = plainStringEnd(src, i);
     if (e < 0) this.token('error', this.n);
     else this.token('string', e);

@@ -18,11 +18,19 @@ export interface SigTokens {
   length: number;
 }
 
+/**
+ * The significant tokens without their layout (line, column, first on its line): what a reader of a
+ * text's first tokens needs (`partialScan`: `commandHead`, `headerEnd`), and all that the readers it
+ * calls look at (`skipDeclPrefix`, `classify`, `parseHeader`).
+ */
+export type HeadTokens = Pick<SigTokens, 'text' | 'kind' | 'start' | 'end' | 'length'>;
+
 /** Is token k an opening bracket (`(`, `[`, `⟨`, `@[`…)? */
-export const isOpener = (sig: SigTokens, k: number): boolean =>
+export const isOpener = (sig: Pick<SigTokens, 'kind' | 'text'>, k: number): boolean =>
   sig.kind[k] === 'symbol' && OPENER_SET.has(sig.text[k]!);
 /** Is token k a closing bracket? */
-export const isCloser = (sig: SigTokens, k: number): boolean => sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);
+export const isCloser = (sig: Pick<SigTokens, 'kind' | 'text'>, k: number): boolean =>
+  sig.kind[k] === 'symbol' && CLOSERS.has(sig.text[k]!);
 
 /**
  * The first token that starts at or after `offset` (`sig.length` when none): a binary search,

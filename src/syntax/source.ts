@@ -4,25 +4,13 @@
  * it never throws, and `printSource(parseSource(x)) === x` for every input.
  */
 import { parseHeader, splitCommands, type Command, type Header } from './commands.ts';
-import { parseDeclaration, type Declaration } from './declarations.ts';
+import { parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
 import { scan } from './lexer.ts';
 import { LineIndex } from './positions.ts';
 import type { SigTokens } from './significant.ts';
 
-export interface SourceDecl extends Declaration {
-  command: Command;
-  commandIndex: number;
-  /** Enclosing namespace (dot-joined), '' at the root. */
-  namespace: string;
-  /** Namespaces opened (non-`in`) in scope at this declaration, innermost scope last. */
-  opens: string[];
-  /** Namespaces opened by this command's own `open … in` prefixes. */
-  localOpens: string[];
-  /** Fully qualified name; undefined for `example` and anonymous instances. */
-  fullName: string | undefined;
-  /** Inside a `mutual … end` block (such declarations share one index in extract results). */
-  mutualGroup: number | undefined;
-}
+/** A declaration of a file and its place there (namespace, opens, full name…: `DeclPlace`). */
+export interface SourceDecl extends Declaration, DeclPlace {}
 
 /** The namespace and `open`s in force inside a command (its own `open … in` prefixes included). */
 export interface CommandScope {
@@ -135,7 +123,7 @@ export function parseSource(text: string): SourceFile {
   const header = parseHeader(sig);
   const commands = splitCommands(sig, header);
   const model = new ScopeModel(text, sig);
-  commands.forEach((cmd, commandIndex) => model.add(cmd, commandIndex));
+  for (let i = 0; i < commands.length; i++) model.add(commands[i]!, i);
   return { text, sig, header, commands, decls: model.decls, scopes: model.cmdScopes, lines: new LineIndex(text) };
 }
 
@@ -148,15 +136,17 @@ export function parseSource(text: string): SourceFile {
 class ScopeModel {
   readonly decls: SourceDecl[] = [];
   readonly cmdScopes: CommandScope[] = [];
-  private readonly scopes: Scope[] = [
-    { kind: 'section', outerNs: '', outerOpens: [], outerInForce: [], outerOpenCommands: undefined },
-  ];
   private mutualCounter = 0;
   private ns = '';
   private opens: string[] = [];
   private inForce: string[] = [];
   private openCommands: OpenCommand | undefined;
-  private readonly openSet = new Set<string>();
+  /** The scopes entered, the file's own first: it is never left (`end` stops above it), so its saved lists are the first ones. */
+  private readonly scopes: Scope[] = [
+    { kind: 'section', outerNs: '', outerOpens: this.opens, outerInForce: this.inForce, outerOpenCommands: undefined },
+  ];
+  /** The names in `opens`, made with the first `open` (most files of a request open nothing). */
+  private openSet: Set<string> | undefined;
   /** Entries of all the lists of what is in force made so far (see `SCOPE_ENTRY_BUDGET`). */
   private scopeEntries = 0;
 
@@ -223,7 +213,7 @@ class ScopeModel {
     const s = this.scopes.pop()!;
     this.ns = s.outerNs;
     // Names this scope opened are exactly those past the outer list's length (opens only grow inside a scope).
-    for (let i = s.outerOpens.length; i < this.opens.length; i++) this.openSet.delete(this.opens[i]!);
+    for (let i = s.outerOpens.length; i < this.opens.length; i++) this.openSet!.delete(this.opens[i]!);
     this.opens = s.outerOpens;
     this.inForce = s.outerInForce;
     this.openCommands = s.outerOpenCommands;
@@ -243,7 +233,7 @@ class ScopeModel {
 
   /** The opens in force plus `more`, without duplicates; the same array when nothing is new. */
   private withOpens(more: string[]): string[] {
-    const fresh = new Set(more.filter((o) => !this.openSet.has(o)));
+    const fresh = new Set(more.filter((o) => !this.openSet?.has(o)));
     if (fresh.size === 0) return this.opens;
     this.charge(this.opens.length + fresh.size);
     const out = this.opens.slice();
@@ -285,7 +275,8 @@ class ScopeModel {
     this.openCommands = { text: this.text.slice(this.sig.start[own]!, this.sig.end[last]!), before: this.openCommands };
     const next = this.withOpens(openedNamespaces(this.sig, cmd.ownSigStart, cmd.sigEnd));
     if (next === this.opens) return;
-    for (let i = this.opens.length; i < next.length; i++) this.openSet.add(next[i]!);
+    const openSet = (this.openSet ??= new Set());
+    for (let i = this.opens.length; i < next.length; i++) openSet.add(next[i]!);
     this.opens = next;
   }
 
@@ -293,22 +284,24 @@ class ScopeModel {
     const d = parseDeclaration(this.sig, cmd);
     if (!d) return;
     const namespace = this.ns;
-    // Filled in place (no spread): object spreads of this size dominate parse time otherwise.
-    const sd = d as SourceDecl;
-    sd.command = cmd;
-    sd.commandIndex = commandIndex;
-    sd.namespace = namespace;
-    sd.opens = this.opens;
-    sd.localOpens = localOpens;
-    sd.fullName = fullNameOf(d.name, namespace);
-    sd.mutualGroup = this.scopes[this.scopes.length - 1]!.kind === 'mutual' ? this.mutualCounter : undefined;
-    this.decls.push(sd);
+    // Filled in place (no spread: object spreads of this size dominate parse time otherwise), in the
+    // properties the parse reserved for them (`DeclPlace`): every declaration keeps one shape.
+    d.commandIndex = commandIndex;
+    d.namespace = namespace;
+    d.opens = this.opens;
+    d.localOpens = localOpens;
+    d.fullName = fullNameOf(d.name, namespace);
+    d.mutualGroup = this.scopes[this.scopes.length - 1]!.kind === 'mutual' ? this.mutualCounter : undefined;
+    this.decls.push(d);
   }
 }
 
+/** The local opens of a command without prefixes (most): one shared list, frozen. */
+const NO_LOCAL_OPENS = Object.freeze([]) as readonly string[] as string[];
+
 /** Namespaces opened by a command's own `open … in` prefixes. */
 function localOpensOf(sig: SigTokens, cmd: Command): string[] {
-  if (cmd.prefixes.length === 0) return [];
+  if (cmd.prefixes.length === 0) return NO_LOCAL_OPENS;
   return dedupe(
     cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
   );

@@ -9,7 +9,6 @@ import { declVerdict, elaborateContent, type Elaborated } from './elaborate.ts';
 import type { ToolResponse } from '../contract/tools.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
-import { pushAll } from '../util/arrays.ts';
 
 /** Messages in Lean's order and sorries in the content's, with their positions (`structured: true`). */
 function structuredLean(r: Elaborated): NonNullable<ToolResponse<'check'>['structured']> {
@@ -39,41 +38,49 @@ export const check: ToolImpl<'check'> = {
       axiomsOf: namedDecls,
     });
     const tool = emptyMessages();
-    pushAll(tool.errors, r.toolErrors);
-    pushAll(tool.warnings, r.toolWarnings);
-    const failed = new Set<string>();
-    if (!r.failure) {
-      for (const d of r.file.decls) {
-        const name = declName(d);
-        const v = declVerdict(r, d);
-        if (v.hasErrors) failed.add(name);
-        if (v.usesSorry) {
-          failed.add(name);
-          tool.warnings.push(`Declaration '${name}' uses 'sorry'`);
-        }
-        if (v.axiomsUnanswered) {
-          failed.add(name);
-          tool.warnings.push(`Declaration '${name}': Lean did not say which axioms it uses (${v.axiomsUnanswered})`);
-        }
-        for (const a of v.foreignAxioms) {
-          failed.add(name);
-          tool.warnings.push(`In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
-        }
-      }
-    }
+    for (const e of r.toolErrors) tool.errors.push(e);
+    for (const w of r.toolWarnings) tool.warnings.push(w);
+    const failed = r.failure ? undefined : failedDeclarations(r, tool.warnings);
     const lean = toMessageSet(r.messages);
-    return {
-      ...(req.structured ? { structured: structuredLean(r) } : {}),
+    // One literal for the common answer; `structured` (asked for) comes first, as the response's members are ordered.
+    const res = {
       okay: !r.failure && lean.errors.length === 0 && r.toolErrors.length === 0,
       content: r.content,
       lean_messages: lean,
       tool_messages: tool,
-      failed_declarations: [...failed],
+      failed_declarations: failed ? [...failed] : [],
       timings: {
         parse_ms: Math.round(r.parseMs),
         elaborate_ms: Math.round(r.elaborateMs),
         total_ms: Math.round(performance.now() - t0),
       },
     };
+    return req.structured ? { structured: structuredLean(r), ...res } : res;
   },
 };
+
+/**
+ * The declarations that fail (errors, `sorry`, no axioms answer, foreign axioms), each once in file
+ * order, with the warnings that say why; undefined when none does (the set is made for the first).
+ */
+function failedDeclarations(r: Elaborated, warnings: string[]): Set<string> | undefined {
+  let failed: Set<string> | undefined;
+  for (const d of r.file.decls) {
+    const name = declName(d);
+    const v = declVerdict(r, d);
+    if (v.hasErrors) (failed ??= new Set()).add(name);
+    if (v.usesSorry) {
+      (failed ??= new Set()).add(name);
+      warnings.push(`Declaration '${name}' uses 'sorry'`);
+    }
+    if (v.axiomsUnanswered) {
+      (failed ??= new Set()).add(name);
+      warnings.push(`Declaration '${name}': Lean did not say which axioms it uses (${v.axiomsUnanswered})`);
+    }
+    for (const a of v.foreignAxioms) {
+      (failed ??= new Set()).add(name);
+      warnings.push(`In '${name}': axiom '${a}' is not in the allowed set of standard axioms`);
+    }
+  }
+  return failed;
+}

@@ -10,6 +10,7 @@ import {
   type ElabCommand,
   type ElabResult,
   type LeanMessage,
+  type Origin,
   type TacticStep,
 } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
@@ -18,7 +19,6 @@ import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
-import { pushAll } from '../util/arrays.ts';
 import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
 
 export interface ElabOptions {
@@ -62,7 +62,7 @@ export function prepareContent(
   const headerEnd = file?.header.end ?? findHeaderEnd(text);
   if (ignoreImports) {
     if (headerEnd === 0 && !env.imports) return { content: text, header: '', warnings: [] };
-    const body = text.slice(headerEnd).replace(/^(?:[ \t]*\n)+/, '');
+    const body = text.slice(blankLinesEnd(text, headerEnd));
     return { content: env.imports ? `${env.imports}\n\n${body}` : body, header: env.imports, warnings: [] };
   }
   const header = text.slice(0, headerEnd);
@@ -74,6 +74,20 @@ export function prepareContent(
     );
   }
   return { content: text, header, warnings };
+}
+
+/**
+ * Where the blank lines (spaces and tabs only) starting at `from` end: after the last newline of
+ * that run, `from` when there is none (what `/^(?:[ \t]*\n)+/` matches, without a regex per request).
+ */
+export function blankLinesEnd(text: string, from: number): number {
+  let end = from;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) end = i + 1;
+    else if (c !== 32 && c !== 9) break;
+  }
+  return end;
 }
 
 /** `set_option` text for one option; string values use Lean string escapes. */
@@ -125,11 +139,11 @@ export interface Elaborated<K = unknown> {
   tactics: TacticStep[];
   commands: CommandOutcome[];
   /** `fullName → axioms` for the declarations asked about (absent: the name did not elaborate). */
-  axioms: Map<string, string[]>;
+  axioms: ReadonlyMap<string, string[]>;
   /** `fullName →` why Lean gave no axioms answer, for each declaration asked about that got none (fail closed). */
-  axiomsUnanswered: Map<string, string>;
+  axiomsUnanswered: ReadonlyMap<string, string>;
   /** Messages of each probe, under its key (absent: the probe was not run, e.g. Lean failed first). */
-  probes: Map<K, LeanMessage[]>;
+  probes: ReadonlyMap<K, LeanMessage[]>;
   /** Messages of each preamble command, in order. */
   preamble: LeanMessage[][];
   toolErrors: string[];
@@ -162,14 +176,30 @@ export interface ElaborateExtras<K = unknown> {
 
 /** A content command inside one REPL input, with the lines it covers there. */
 type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number };
-/** What each command sent to Lean is for, so its messages go to the right place. */
-type Role =
-  | { kind: 'option'; key: string }
-  | { kind: 'body'; pieces: Piece[] }
-  | { kind: 'lint' }
-  | { kind: 'axioms'; name: string }
-  | { kind: 'probe'; key: unknown }
-  | { kind: 'preamble'; index: number };
+
+/**
+ * What each command sent to Lean is for, so its messages go to the right place. One shape for
+ * every kind (each made by `role`, all properties in one order): readOutcome reads them all, and
+ * one literal per kind made it polymorphic (V8 deoptimised it with "wrong map").
+ */
+interface Role {
+  kind: 'option' | 'body' | 'lint' | 'axioms' | 'probe' | 'preamble';
+  /** The option's name (`option`) or the probe's key (`probe`). */
+  key: unknown;
+  /** The declaration asked about (`axioms`). */
+  name: string;
+  /** The preamble command's index (`preamble`); the content command's among them (`body`, for progress). */
+  index: number;
+  /** The content's commands in this input (`body`). */
+  pieces: readonly Piece[];
+}
+
+const NO_PIECES: readonly Piece[] = Object.freeze([]);
+
+function role(kind: Role['kind'], key: unknown, name: string, index: number, pieces: readonly Piece[]): Role {
+  return { kind, key, name, index, pieces };
+}
+
 type Prepared = ReturnType<typeof prepareContent>;
 
 export async function elaborateContent<K = unknown>(
@@ -179,9 +209,11 @@ export async function elaborateContent<K = unknown>(
   extras: ElaborateExtras<K> = {},
 ): Promise<Elaborated<K>> {
   const t0 = performance.now();
-  // One parse per request: the header boundary comes from a prefix scan, the parse is of what Lean gets.
-  const prepared = prepareContent(text, ctx.env, opts.ignore_imports);
-  const file = parseSource(prepared.content);
+  // One parse per request, of what Lean gets: the text itself when its imports are kept (the header
+  // boundary is then the parse's); otherwise the header's end first (`headerEnd`: its first tokens).
+  const own = opts.ignore_imports ? undefined : parseSource(text);
+  const prepared = prepareContent(text, ctx.env, opts.ignore_imports, own);
+  const file = own ?? parseSource(prepared.content);
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 
@@ -208,9 +240,21 @@ export async function elaborateContent<K = unknown>(
   out.elaborateMs = performance.now() - t1;
   out.reused = result.reused;
   out.sent = result.sent;
-  pushAll(out.messages, result.headerMessages);
+  for (const m of result.headerMessages) out.messages.push(m);
   readOutcomes(result, roles, commands, opts, ctx, out);
   return out;
+}
+
+/**
+ * The maps of an elaboration that asked Lean nothing of their kind (most: a miss of `check` asks
+ * no probe, and no axioms of an `example`): one shared empty map, typed read-only for the tools; the
+ * first answer gives the elaboration a map of its own (`ownMap`). Three maps per request were ~0.6 kB.
+ */
+const NO_ENTRIES: ReadonlyMap<never, never> = new Map<never, never>();
+
+/** `map`, or a new map in its place when it is the shared empty one: the only way elaborate.ts writes them. */
+function ownMap<K, V>(map: ReadonlyMap<K, V>): Map<K, V> {
+  return map === NO_ENTRIES ? new Map() : (map as Map<K, V>);
 }
 
 /** What an elaboration holds before Lean has answered anything. */
@@ -221,12 +265,13 @@ function emptyElaborated<K>(prepared: Prepared, file: SourceFile, parseMs: numbe
     messages: [],
     tactics: [],
     commands: [],
-    axioms: new Map(),
-    axiomsUnanswered: new Map(),
-    probes: new Map(),
+    axioms: NO_ENTRIES,
+    axiomsUnanswered: NO_ENTRIES,
+    probes: NO_ENTRIES,
     preamble: [],
     toolErrors: [],
-    toolWarnings: [...prepared.warnings],
+    // The preparation's own list (made for this request).
+    toolWarnings: prepared.warnings,
     failure: undefined,
     parseMs,
     elaborateMs: 0,
@@ -244,30 +289,41 @@ function readOutcomes<K>(
   ctx: ToolContext,
   out: Elaborated<K>,
 ): void {
-  const sentUnits: SentUnit[] = [];
-  for (const [i, r] of result.commands.entries()) {
+  // The `variable` units sent so far: a later input's messages may belong to one of them.
+  let variables: SentUnit[] | undefined;
+  const answers = result.commands;
+  for (let i = 0; i < answers.length; i++) {
+    const r = answers[i]!;
     const role = roles[i]!;
     if (role.kind !== 'body') {
-      readOutcome(r, role, opts, out);
+      readOutcome(r, role, opts, out, r.messages);
       continue;
     }
     // A `variable` binder's linter warning can arrive with a later input (variable-warnings.ts, defect 10).
+    const isVariable = role.pieces.some(isVariablePiece);
+    if (r.messages.length === 0 && !isVariable) {
+      readOutcome(r, role, opts, out, []);
+      continue;
+    }
     const sent = commands[i]!;
-    const unit = { origin: sent.origin, text: sent.text, variable: role.pieces.some((p) => p.cmd.kind === 'variable') };
-    const messages = r.messages.map((m) => refileVariableWarning(m, unit, sentUnits, ctx.env.lean_toolchain));
-    sentUnits.push(unit);
+    const unit = { origin: sent.origin, text: sent.text, variable: isVariable };
+    const earlier = variables ?? NO_UNITS;
+    const messages = r.messages.map((m) => refileVariableWarning(m, unit, earlier, ctx.env.lean_toolchain));
+    if (isVariable) (variables ??= []).push(unit);
     readOutcome(r, role, opts, out, messages);
   }
 }
 
+const NO_UNITS: readonly SentUnit[] = Object.freeze([]);
+const isVariablePiece = (p: Piece) => p.cmd.kind === 'variable';
+
 /** Progress counts the content's commands only, not options, probes or axiom questions. */
 function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) => void {
-  const bodyIndex: number[] = [];
-  let bodyCount = 0;
-  for (const r of roles) bodyIndex.push(r.kind === 'body' ? bodyCount++ : -1);
+  let total = 0;
+  for (const r of roles) if (r.kind === 'body') total++;
   return (done) => {
-    if (roles[done - 1]?.kind === 'body')
-      ctx.progress({ stage: 'elaborate', done: bodyIndex[done - 1]! + 1, total: bodyCount });
+    const r = roles[done - 1];
+    if (r?.kind === 'body') ctx.progress({ stage: 'elaborate', done: r.index + 1, total });
   };
 }
 
@@ -281,38 +337,66 @@ function planCommands(
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
-  (extras.preamble ?? []).forEach((text, index) => {
-    roles.push({ kind: 'preamble', index });
-    commands.push({ text, origin: start });
-  });
-  const options: [string, boolean | number | string][] = [
-    ...(opts.mathlib_options ? Object.entries(MATHLIB_OPTIONS) : []),
-    ...Object.entries(opts.global_options ?? {}),
-    ...(opts.goalPrinting ? Object.entries(GOAL_PRINTING_OPTIONS) : []),
-    ...Object.entries(opts.printing ?? {}),
-  ];
-  for (const [key, value] of options) {
-    roles.push({ kind: 'option', key });
-    commands.push({ text: setOptionCommand(key, value), origin: start });
+  const preamble = extras.preamble ?? NO_TEXTS;
+  for (let index = 0; index < preamble.length; index++) {
+    roles.push(role('preamble', undefined, '', index, NO_PIECES));
+    commands.push({ text: preamble[index]!, origin: start });
   }
+  if (opts.mathlib_options) planOptions(MATHLIB_OPTIONS, start, roles, commands);
+  if (opts.global_options) planOptions(opts.global_options, start, roles, commands);
+  if (opts.goalPrinting) planOptions(GOAL_PRINTING_OPTIONS, start, roles, commands);
+  if (opts.printing) planOptions(opts.printing, start, roles, commands);
   contentUnits(file, prepared, extras, roles, commands);
-  const end = file.lines.toLean(prepared.content.length);
-  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
-  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
-    roles.push({ kind: 'lint' });
-    commands.push({ text: '#lint', origin: end });
-  }
-  for (const d of extras.axiomsOf?.(file) ?? []) {
-    if (!d.fullName) continue;
-    roles.push({ kind: 'axioms', name: d.fullName });
-    commands.push({ text: printAxiomsCommand(d.fullName), origin: end });
-  }
-  for (const { key, text } of extras.probes?.(file) ?? []) {
-    roles.push({ kind: 'probe', key });
-    commands.push({ text, origin: end });
-  }
+  planQuestions(file, prepared, opts, extras, roles, commands);
   return { roles, commands };
 }
+
+/** One `set_option` command per option, in the record's order. */
+function planOptions(
+  options: Record<string, boolean | number | string>,
+  origin: Origin,
+  roles: Role[],
+  commands: ElabCommand[],
+): void {
+  for (const key of Object.keys(options)) {
+    roles.push(role('option', key, '', 0, NO_PIECES));
+    commands.push({ text: setOptionCommand(key, options[key]!), origin });
+  }
+}
+
+/** What is asked after the content, at its end: `#lint`, the axiom questions, the probes. */
+function planQuestions(
+  file: SourceFile,
+  prepared: Prepared,
+  opts: ElabOptions,
+  extras: ElaborateExtras,
+  roles: Role[],
+  commands: ElabCommand[],
+): void {
+  // The content's end, found only when something is asked there.
+  let end: Origin | undefined;
+  // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
+  if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
+    roles.push(role('lint', undefined, '', 0, NO_PIECES));
+    commands.push({ text: '#lint', origin: (end ??= file.lines.toLean(prepared.content.length)) });
+  }
+  for (const d of extras.axiomsOf?.(file) ?? NO_DECLS) {
+    if (!d.fullName) continue;
+    roles.push(role('axioms', undefined, d.fullName, 0, NO_PIECES));
+    commands.push({
+      text: printAxiomsCommand(d.fullName),
+      origin: (end ??= file.lines.toLean(prepared.content.length)),
+    });
+  }
+  for (const { key, text } of extras.probes?.(file) ?? NO_PROBES) {
+    roles.push(role('probe', key, '', 0, NO_PIECES));
+    commands.push({ text, origin: (end ??= file.lines.toLean(prepared.content.length)) });
+  }
+}
+
+const NO_TEXTS: readonly string[] = Object.freeze([]);
+const NO_DECLS: readonly SourceDecl[] = Object.freeze([]);
+const NO_PROBES: readonly Probe<unknown>[] = Object.freeze([]);
 
 /** The content, one REPL input per elaboration unit, appended to `commands` with its role. */
 function contentUnits(
@@ -322,34 +406,50 @@ function contentUnits(
   roles: Role[],
   commands: ElabCommand[],
 ): void {
-  const declOf = new Map(file.decls.map((d) => [d.command, d]));
-  let stop = false;
-  for (const unit of elaborationUnits(file)) {
+  // Only a transform is given the declaration of each command.
+  const declOf = extras.transform ? new Map(file.decls.map((d) => [d.command, d])) : undefined;
+  let body = 0;
+  // The units as `elaborationUnits` groups them, read in place (no list of lists per request).
+  for (let from = 0; from < file.commands.length;) {
+    const to = unitEnd(file, from);
     // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
-    let text = '';
-    const pieces: Piece[] = [];
-    unit.forEach((cmd, i) => {
-      if (i > 0) text += prepared.content.slice(unit[i - 1]!.end, cmd.start);
-      const raw = prepared.content.slice(cmd.start, cmd.end);
-      const t = extras.transform?.(cmd, raw, declOf.get(cmd));
-      text += t?.text ?? raw;
-      pieces.push({
-        cmd,
-        silent: t?.silent ?? false,
-        fromLine: file.lines.toLean(cmd.start).line,
-        toLine: file.lines.toLean(cmd.end).line,
-      });
-      // Lean stops at a late `import` or at `#exit`; so do we.
-      if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
-    });
-    roles.push({ kind: 'body', pieces });
-    commands.push({
-      text,
-      origin: file.lines.toLean(unit[0]!.start),
-      ...(extras.tactics ? { infotree: true } : {}),
-    });
+    const { text, pieces, stop } = unitInput(file, prepared.content, from, to, extras, declOf);
+    roles.push(role('body', undefined, '', body++, pieces));
+    const origin = file.lines.toLean(file.commands[from]!.start);
+    commands.push(extras.tactics ? { text, origin, infotree: true } : { text, origin });
     if (stop) break;
+    from = to;
   }
+}
+
+/** The REPL input of the unit of commands [from, to): their texts (as transformed) with the text between them, and its pieces. */
+function unitInput(
+  file: SourceFile,
+  content: string,
+  from: number,
+  to: number,
+  extras: ElaborateExtras,
+  declOf: Map<Command, SourceDecl> | undefined,
+): { text: string; pieces: Piece[]; stop: boolean } {
+  let text = '';
+  let stop = false;
+  let pieces: Piece[] | undefined;
+  for (let i = from; i < to; i++) {
+    const cmd = file.commands[i]!;
+    if (i > from) text += content.slice(file.commands[i - 1]!.end, cmd.start);
+    const raw = content.slice(cmd.start, cmd.end);
+    const t = extras.transform?.(cmd, raw, declOf!.get(cmd));
+    text += t?.text ?? raw;
+    // Lean lines are 1-based (LineIndex.toLean), without a position object per end.
+    const fromLine = file.lines.lineOf(cmd.start) + 1;
+    const piece = { cmd, silent: t?.silent ?? false, fromLine, toLine: file.lines.lineOf(cmd.end) + 1 };
+    // A list of one made as such: an empty list's first push reserves room for 17.
+    if (pieces) pieces.push(piece);
+    else pieces = [piece];
+    // Lean stops at a late `import` or at `#exit`; so do we.
+    if (cmd.kind === 'import' || cmd.keyword === '#exit') stop = true;
+  }
+  return { text, pieces: pieces!, stop };
 }
 
 /** One command's answer, put where its role says: tool errors, the content's commands and messages, axioms, probes or preamble. */
@@ -358,46 +458,74 @@ function readOutcome(
   role: Role,
   opts: ElabOptions,
   out: Elaborated,
-  // The body's messages as refiled (readOutcomes): passed beside `r`, not spread into a copy of it.
-  messages: LeanMessage[] = r.messages,
+  // The messages as read (a body's refiled by readOutcomes, made for this request): passed beside `r`, not spread into a copy of it.
+  messages: LeanMessage[],
 ): void {
   if (role.kind === 'option') {
+    const key = role.key as string;
     const from =
-      opts.printing && role.key in opts.printing
+      opts.printing && key in opts.printing
         ? 'verbosity/delab_options'
-        : opts.mathlib_options && role.key in MATHLIB_OPTIONS
+        : opts.mathlib_options && key in MATHLIB_OPTIONS
           ? 'mathlib_options'
           : 'global_options';
-    for (const m of messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${role.key}: ${m.text}`);
+    for (const m of messages) if (m.severity === 'error') out.toolErrors.push(`${from}.${key}: ${m.text}`);
   } else if (role.kind === 'body') {
-    // A unit of several commands (`mutual … end`, `… in <cmd>`): each message and sorry goes to the piece whose lines hold it.
-    const pieces = role.pieces;
-    const sorries = r.sorries.map((x) => ({
-      pos: x.pos ? shiftPos(x.pos, x.origin) : undefined,
-      endPos: x.endPos ? shiftPos(x.endPos, x.origin) : undefined,
-      goal: x.goal,
-    }));
-    for (const p of role.pieces) {
-      out.commands.push({
-        command: p.cmd,
-        messages: p.silent ? [] : messages.filter((m) => pieceOf(pieces, m.pos.line) === p),
-        sorries: p.silent ? [] : sorries.filter((x) => pieceOf(pieces, x.pos?.line) === p),
-      });
-    }
-    for (const m of messages) if (!pieceOf(pieces, m.pos.line).silent) out.messages.push(m);
-    for (const x of r.tactics ?? []) if (!pieceOf(pieces, x.pos.line).silent) out.tactics.push(x);
+    readBody(r, role.pieces, out, messages);
   } else if (role.kind === 'lint') {
     // Batteries' `#lint` reports findings with `logError` and a pass with an info ending
     // "All linting checks passed!" [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
     // findings are style warnings about the content, never errors; a pass says nothing.
     for (const m of messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
   } else if (role.kind === 'probe') {
-    out.probes.set(role.key, messages);
+    out.probes = ownMap(out.probes).set(role.key, messages);
   } else if (role.kind === 'preamble') {
     out.preamble[role.index] = messages;
   } else {
     readAxioms(messages, role.name, out);
   }
+}
+
+/**
+ * A content unit's answer. A unit of several commands (`mutual … end`, `… in <cmd>`): each message
+ * and sorry goes to the piece whose lines hold it; a unit of one command (most) has them all.
+ */
+function readBody(
+  r: ElabResult['commands'][number],
+  pieces: readonly Piece[],
+  out: Elaborated,
+  messages: LeanMessage[],
+) {
+  const sorries = r.sorries.length === 0 ? [] : r.sorries.map(shiftedSorry);
+  if (pieces.length === 1) {
+    const p = pieces[0]!;
+    out.commands.push({ command: p.cmd, messages: p.silent ? [] : messages, sorries: p.silent ? [] : sorries });
+    if (!p.silent) {
+      for (const m of messages) out.messages.push(m);
+      for (const x of r.tactics ?? NO_TACTICS) out.tactics.push(x);
+    }
+    return;
+  }
+  for (const p of pieces) {
+    out.commands.push({
+      command: p.cmd,
+      messages: p.silent ? [] : messages.filter((m) => pieceOf(pieces, m.pos.line) === p),
+      sorries: p.silent ? [] : sorries.filter((x) => pieceOf(pieces, x.pos?.line) === p),
+    });
+  }
+  for (const m of messages) if (!pieceOf(pieces, m.pos.line).silent) out.messages.push(m);
+  for (const x of r.tactics ?? NO_TACTICS) if (!pieceOf(pieces, x.pos.line).silent) out.tactics.push(x);
+}
+
+const NO_TACTICS: readonly TacticStep[] = Object.freeze([]);
+
+/** A sorry on content positions. */
+function shiftedSorry(x: ElabResult['commands'][number]['sorries'][number]): CommandOutcome['sorries'][number] {
+  return {
+    pos: x.pos ? shiftPos(x.pos, x.origin) : undefined,
+    endPos: x.endPos ? shiftPos(x.endPos, x.origin) : undefined,
+    goal: x.goal,
+  };
 }
 
 /**
@@ -420,12 +548,13 @@ function readAxioms(messages: readonly LeanMessage[], name: string, out: Elabora
   for (const m of messages) {
     const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
     if (parsed && parsed.name === userConstName(name)) {
-      out.axioms.set(name, parsed.axioms);
+      out.axioms = ownMap(out.axioms).set(name, parsed.axioms);
       return;
     }
   }
   const error = messages.find((m) => m.severity === 'error');
-  out.axiomsUnanswered.set(name, error ? `Lean refused #print axioms: ${error.text.slice(0, 300)}` : 'no answer');
+  const why = error ? `Lean refused #print axioms: ${error.text.slice(0, 300)}` : 'no answer';
+  out.axiomsUnanswered = ownMap(out.axiomsUnanswered).set(name, why);
 }
 
 /**
@@ -439,10 +568,20 @@ function readAxioms(messages: readonly LeanMessage[], name: string, out: Elabora
  */
 export function elaborationUnits(file: SourceFile): Command[][] {
   const units: Command[][] = [];
-  let group: Command[] = [];
+  for (let from = 0; from < file.commands.length;) {
+    const to = unitEnd(file, from);
+    units.push(file.commands.slice(from, to));
+    from = to;
+  }
+  return units;
+}
+
+/** The end (exclusive) of the elaboration unit whose first command is `file.commands[from]` (`elaborationUnits`). */
+export function unitEnd(file: SourceFile, from: number): number {
+  const cmds = file.commands;
   let inMutual = false;
-  for (const c of file.commands) {
-    group.push(c);
+  for (let i = from; i < cmds.length; i++) {
+    const c = cmds[i]!;
     if (inMutual) {
       if (c.kind !== 'end') continue;
       inMutual = false;
@@ -452,11 +591,9 @@ export function elaborationUnits(file: SourceFile): Command[][] {
     }
     // A command ending in `in` is a prefix of the next one (those not already glued by the splitter).
     if (file.sig.text[c.sigEnd - 1] === 'in') continue;
-    units.push(group);
-    group = [];
+    return i + 1;
   }
-  if (group.length > 0) units.push(group);
-  return units;
+  return cmds.length;
 }
 
 /** The standard axioms a valid proof may use. */
@@ -514,24 +651,31 @@ export function messagesIn(
   d: SourceDecl,
   keep: (m: LeanMessage) => boolean,
 ): LeanMessage[] {
-  const from = r.file.lines.toLean(d.command.start).line;
-  const to = r.file.lines.toLean(d.command.end).line;
-  const order = lineOrder(r.messages);
+  const { messages } = r;
+  // No message (a miss that compiles): no index of them to build.
+  if (messages.length === 0) return [];
+  // Lean lines are 1-based (LineIndex.toLean), without a position object per end.
+  const from = r.file.lines.lineOf(d.command.start) + 1;
+  const to = r.file.lines.lineOf(d.command.end) + 1;
+  const order = lineOrder(messages);
   // The first message on line `from` or later, by binary search; then those up to line `to`, in list order.
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (r.messages[order[mid]!]!.pos.line < from) lo = mid + 1;
+    if (messages[order[mid]!]!.pos.line < from) lo = mid + 1;
     else hi = mid;
   }
   const hits: number[] = [];
-  for (let k = lo; k < order.length && r.messages[order[k]!]!.pos.line <= to; k++) hits.push(order[k]!);
-  return hits
-    .sort((a, b) => a - b)
-    .map((i) => r.messages[i]!)
-    .filter(keep);
+  for (let k = lo; k < order.length && messages[order[k]!]!.pos.line <= to; k++) hits.push(order[k]!);
+  if (hits.length > 1) hits.sort(byNumber);
+  const out: LeanMessage[] = [];
+  for (const i of hits) if (keep(messages[i]!)) out.push(messages[i]!);
+  return out;
 }
+
+const byNumber = (a: number, b: number) => a - b;
+const everyMessage = () => true;
 
 /** What Lean said about one declaration of the elaborated file. */
 export interface DeclVerdict {
@@ -548,9 +692,9 @@ export function declVerdict(
   r: Pick<Elaborated, 'file' | 'messages' | 'axioms'> & Partial<Pick<Elaborated, 'axiomsUnanswered'>>,
   d: SourceDecl,
 ): DeclVerdict {
-  const inside = messagesIn(r, d, () => true);
-  const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? [];
-  const hasErrors = inside.some((m) => m.severity === 'error');
+  const inside = messagesIn(r, d, everyMessage);
+  const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? NO_AXIOMS;
+  const hasErrors = inside.some(isError);
   const unanswered = d.fullName ? r.axiomsUnanswered?.get(d.fullName) : undefined;
   return {
     axiomsUnanswered: hasErrors ? undefined : unanswered,
@@ -558,9 +702,13 @@ export function declVerdict(
     // Lean adds a declaration with errors with `sorryAx` in place of what failed [lean4: the
     // elaborator's error recovery, `exceptionToSorry`]: that sorry is the error's, not the author's.
     usesSorry: !hasErrors && (inside.some(isSorryWarning) || axioms.includes('sorryAx')),
-    foreignAxioms: axioms.filter((a) => a !== 'sorryAx' && !STANDARD_AXIOMS.has(a)),
+    foreignAxioms: axioms.filter(isForeignAxiom),
   };
 }
+
+const NO_AXIOMS: readonly string[] = Object.freeze([]);
+const isError = (m: LeanMessage) => m.severity === 'error';
+const isForeignAxiom = (a: string) => a !== 'sorryAx' && !STANDARD_AXIOMS.has(a);
 
 /** How a declaration's type is asked for: full names (the `open`s in force must not change the text) and `→`/`fun` as Mathlib prints them. */
 export const CHECK_PRINTING = ['set_option pp.fullNames true in', 'set_option pp.unicode.fun true in'];

@@ -1,7 +1,7 @@
 /** headerEnd: the header boundary from a prefix scan equals the full parse's, whatever the text. */
 import fc from 'fast-check';
 import t from 'tap';
-import { headerEnd } from '../../src/syntax/header-end.ts';
+import { headerEnd, mayOpenHeader } from '../../src/syntax/header-end.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 
 const full = (s: string) => parseSource(s).header.end;
@@ -19,6 +19,40 @@ t.test('small and boundary cases', async (t) => {
   ]) {
     t.equal(headerEnd(s), full(s), JSON.stringify(s));
   }
+});
+
+t.test('a text whose first character opens no header word is answered without a scan', async (t) => {
+  for (const s of [
+    'example : [1] = [1] := rfl\n',
+    ' \t\r\n theorem t : True := trivial',
+    '#eval 1',
+    '@[simp] def x := 1',
+    '',
+  ])
+    t.notOk(mayOpenHeader(s), JSON.stringify(s));
+  for (const s of [
+    'import A',
+    '  module',
+    'prelude',
+    'public import A',
+    'meta import B',
+    'private import C',
+    '-- c\nimport A',
+    '/- c -/ import A',
+    'instance : X := y',
+    'mutual',
+  ])
+    t.ok(mayOpenHeader(s), JSON.stringify(s));
+});
+
+t.test('import modifiers before a later import, past the first tokens read', async (t) => {
+  // parseHeader looks past a run of modifiers for its `import`: the run must be read to its end.
+  for (const n of [1, 10, 20, 700])
+    for (const s of [
+      `import A\n${'public '.repeat(n)}import B\ndef x := 1`,
+      `import A\n${'public '.repeat(n)}def x := 1`,
+    ])
+      t.equal(headerEnd(s), full(s), `${n} modifiers: ${s.slice(-20)}`);
 });
 
 t.test('headers and comments that cross the first prefix', async (t) => {

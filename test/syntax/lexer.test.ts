@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { lex, isTrivia, type TokenKind } from '../../src/syntax/lexer.ts';
+import { lex, isTrivia, partialScan, scan, type TokenKind } from '../../src/syntax/lexer.ts';
 import { LineIndex, utf8Length } from '../../src/syntax/positions.ts';
 import { parseSource, printSource } from '../../src/syntax/source.ts';
 import { CORPUS, corpusFiles, fixtureFiles, read } from './corpus.ts';
@@ -209,6 +209,34 @@ t.test('property: lexing and parsing are lossless and total on arbitrary text', 
   );
   t.pass('2000 random inputs');
 });
+
+t.test(
+  'property: a partial scan reads the first tokens of the whole scan (without layout), and on to all of them',
+  async (t) => {
+    const alphabet = fc.constantFrom(...'ab x:=()"{}!-/\n  .1«»theorem by'.split(''));
+    fc.assert(
+      fc.property(
+        fc.array(alphabet, { maxLength: 120 }).map((a) => a.join('')),
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }),
+        (src, counts) => {
+          const whole = scan(src).sig;
+          const lexed = partialScan(src);
+          for (const count of [...counts, Infinity]) {
+            const ended = lexed.readTo(count);
+            const { sig } = lexed;
+            const n = sig.length;
+            if (n !== sig.text.length || (ended ? n !== whole.length : n < Math.min(count, whole.length))) return false;
+            for (const key of ['text', 'kind', 'start', 'end'] as const)
+              if (JSON.stringify(sig[key]) !== JSON.stringify(whole[key].slice(0, n))) return false;
+          }
+          return true;
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    t.pass('1000 random inputs');
+  },
+);
 
 t.test('property: mutated real files stay lossless (deletions, insertions, splices)', async (t) => {
   // The external corpus when present, else this project's own fixtures.

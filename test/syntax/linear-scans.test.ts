@@ -9,6 +9,8 @@ import t from 'tap';
 import { parseSource } from '../../src/syntax/source.ts';
 import { renameInSource } from '../../src/syntax/renaming.ts';
 import { NameIndex, resolveName } from '../../src/syntax/names.ts';
+import { commandHead } from '../../src/syntax/command-head.ts';
+import { headerEnd } from '../../src/syntax/header-end.ts';
 
 /** CPU time of one run of `f` in this process, in µs (not wall-clock time: on a loaded machine the wait for a core would dominate). */
 function cpu(f: () => unknown): number {
@@ -58,6 +60,32 @@ for (const [name, gen] of families) {
         return () => parseSource(text);
       },
       16_000,
+      LINEAR,
+    );
+    t.ok(r.linear, `8× the input costs ${r.ratio.toFixed(1)}× the time`);
+  });
+}
+
+// A partial scan reads on from where it stopped: a head behind a long run of prefixes, or a long header, is read once.
+const partialReads: [string, (text: string) => unknown, (n: number) => string][] = [
+  ['command head behind attributes', commandHead, (n) => `${'@[simp] '.repeat(n)}theorem a : True := trivial\n`],
+  [
+    'command head behind a comment and modifiers',
+    commandHead,
+    (n) => `/- ${'c'.repeat(n)} -/ ${'private '.repeat(n)}def x := 1`,
+  ],
+  ['header of many imports', headerEnd, (n) => `${'import A.B\n'.repeat(n)}def x := 1\n`],
+  ['header after a long comment', headerEnd, (n) => `/- ${'c'.repeat(8 * n)} -/\n${'public import A\n'.repeat(n)}`],
+];
+
+for (const [name, read, gen] of partialReads) {
+  t.test(`partial scan: ${name}`, async (t) => {
+    const r = growth(
+      (n) => {
+        const text = gen(n);
+        return () => read(text);
+      },
+      32_000,
       LINEAR,
     );
     t.ok(r.linear, `8× the input costs ${r.ratio.toFixed(1)}× the time`);

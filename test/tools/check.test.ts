@@ -2,6 +2,8 @@
 import t from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { check } from '../../src/tools/check.ts';
+import { elaborateContent } from '../../src/tools/elaborate.ts';
+import { namedDecls } from '../../src/tools/selection.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const lean = scriptedRunner((c) => {
@@ -76,4 +78,25 @@ t.test('structured: Lean’s messages and sorries with their positions, only whe
   ]);
   // The sorry's positions were the command's (line 1): moved to the content's line 3.
   t.same(r.structured?.sorries, [{ pos: { line: 3, column: 23 }, endPos: { line: 3, column: 28 }, goal: '⊢ True' }]);
+});
+
+t.test('each elaboration has axiom and probe maps of its own; one that asks nothing has empty ones', async (t) => {
+  // elaborate.ts shares one empty map until the first answer: an answer must never land in another run's map.
+  const asked = await elaborateContent('theorem good : True := trivial\n', { ignore_imports: true }, toolCtx(lean), {
+    axiomsOf: namedDecls,
+    probes: () => [{ key: 'p', text: '#check good' }],
+  });
+  const none = await elaborateContent('example : True := trivial\n', { ignore_imports: true }, toolCtx(lean), {
+    axiomsOf: namedDecls,
+  });
+  t.same([...asked.axioms], [['good', []]]);
+  t.same([...asked.probes.keys()], ['p']);
+  t.equal(none.axioms.size + none.axiomsUnanswered.size + none.probes.size, 0, 'nothing asked, nothing answered');
+  // A Lean that answers nothing: the axioms question goes unanswered.
+  const silent = scriptedRunner(() => ({}));
+  const refused = await elaborateContent('theorem bad : True := trivial\n', { ignore_imports: true }, toolCtx(silent), {
+    axiomsOf: namedDecls,
+  });
+  t.same([...refused.axiomsUnanswered.keys()], ['bad']);
+  t.equal(asked.axiomsUnanswered.size + none.axiomsUnanswered.size, 0, 'the unanswered map is the refused run’s own');
 });
