@@ -3,6 +3,12 @@ import { serviceError } from '../errors.ts';
 import { markDeadline } from '../sync/deadline.ts';
 import type { KeyClass } from './keys.ts';
 
+/** A controller that belongs to one request (Node's AbortController, or src/util/request-abort.ts). */
+export interface OwnController {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}
+
 export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, capSeconds: number): number {
   return keyClass === 'admin' ? requested : Math.min(requested, capSeconds);
 }
@@ -21,7 +27,7 @@ export function withDeadline<T>(
   seconds: number,
   parent: AbortSignal | undefined,
   work: (signal: AbortSignal) => Promise<T>,
-  own?: AbortController,
+  own?: OwnController,
 ): Promise<T> {
   // Already aborted (a cancel in the same read as its request): never start the work.
   if (parent?.aborted) return Promise.reject(parent.reason instanceof Error ? parent.reason : new Error('aborted'));
@@ -49,14 +55,14 @@ export function withDeadline<T>(
  * a defineProperty for each one made).
  */
 class Deadline<T> {
-  readonly ctrl: AbortController;
+  readonly ctrl: OwnController;
   readonly #at: number;
   readonly #timer: NodeJS.Timeout;
   readonly #linked: AbortSignal | undefined;
 
   constructor(
     private readonly seconds: number,
-    own: AbortController | undefined,
+    own: OwnController | undefined,
     parent: AbortSignal | undefined,
     private readonly resolve: (v: T) => void,
     private readonly reject: (e: unknown) => void,

@@ -4,7 +4,7 @@
  * admission (queue) → deadline → tool. Cheap refusals and cache hits come before any
  * waiting; a hit never takes a queue slot or a Lean session.
  */
-import { effectiveTimeoutSeconds, withDeadline } from '../admission/deadline.ts';
+import { effectiveTimeoutSeconds, withDeadline, type OwnController } from '../admission/deadline.ts';
 import type { Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
@@ -86,7 +86,7 @@ export interface RunOptions {
    * it but the transport's client-gone check): the deadline aborts it directly, instead of a
    * second controller joined to it by a listener (admission/deadline.ts).
    */
-  controller?: AbortController | undefined;
+  controller?: OwnController | undefined;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
