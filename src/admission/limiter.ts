@@ -12,8 +12,12 @@ export type Release = () => void;
 
 interface Bucket {
   active: number;
-  queue: WaiterQueue<Release>;
+  /** Made when a request first has to wait (most callers never do: no queue per request). */
+  queue: WaiterQueue<Release> | undefined;
 }
+
+/** How many wait in a bucket's queue. */
+const queued = (b: Bucket): number => b.queue?.length ?? 0;
 
 export interface LimiterStats {
   active: number;
@@ -26,14 +30,23 @@ export class ConcurrencyLimiter {
 
   constructor(private readonly opts: { queueLimit: (caller: Caller) => number; retryAfterSeconds: number }) {}
 
-  acquire(caller: Caller, signal?: AbortSignal): Promise<Release> {
+  /**
+   * A slot now if one is free (nobody waiting before this caller), else undefined: the common
+   * case without a promise and its turn of the microtask queue (`acquire` waits otherwise).
+   */
+  tryAcquire(caller: Caller): Release | undefined {
     const bucket = this.#bucket(caller.id);
-    if (bucket.active < caller.concurrency && bucket.queue.length === 0) {
-      bucket.active++;
-      return Promise.resolve(this.#releaser(caller));
-    }
+    if (bucket.active >= caller.concurrency || queued(bucket) > 0) return undefined;
+    bucket.active++;
+    return this.#releaser(caller);
+  }
+
+  acquire(caller: Caller, signal?: AbortSignal): Promise<Release> {
+    const now = this.tryAcquire(caller);
+    if (now) return Promise.resolve(now);
+    const bucket = this.#bucket(caller.id);
     const limit = this.opts.queueLimit(caller);
-    if (bucket.queue.length >= limit) {
+    if (queued(bucket) >= limit) {
       return Promise.reject(
         serviceError(
           'queue_full',
@@ -44,32 +57,33 @@ export class ConcurrencyLimiter {
                 ? `anonymous callers (limit ${caller.concurrency} active; send an API key for more)`
                 : 'this API key',
             active: bucket.active,
-            queued: bucket.queue.length,
+            queued: queued(bucket),
           },
           { retryAfter: this.opts.retryAfterSeconds },
         ),
       );
     }
+    bucket.queue ??= new WaiterQueue<Release>(() => this.#gc(caller.id, bucket));
     return bucket.queue.wait(undefined, signal);
   }
 
   stats(): LimiterStats {
     const callers: LimiterStats['callers'] = {};
     let active = 0;
-    let queued = 0;
+    let waiting = 0;
     for (const [id, b] of this.#buckets) {
-      callers[id] = { active: b.active, queued: b.queue.length };
+      callers[id] = { active: b.active, queued: queued(b) };
       active += b.active;
-      queued += b.queue.length;
+      waiting += queued(b);
     }
-    return { active, queued, callers };
+    return { active, queued: waiting, callers };
   }
 
   #bucket(id: string): Bucket {
     let b = this.#buckets.get(id);
     if (!b) {
-      const bucket: Bucket = { active: 0, queue: new WaiterQueue<Release>(() => this.#gc(id, bucket)) };
-      this.#buckets.set(id, (b = bucket));
+      b = { active: 0, queue: undefined };
+      this.#buckets.set(id, b);
     }
     return b;
   }
@@ -81,12 +95,12 @@ export class ConcurrencyLimiter {
       done = true;
       const bucket = this.#bucket(caller.id);
       // The slot passes straight to the next waiter.
-      if (!bucket.queue.grant(this.#releaser(caller))) bucket.active--;
+      if (!bucket.queue?.grant(this.#releaser(caller))) bucket.active--;
       this.#gc(caller.id, bucket);
     };
   }
 
   #gc(id: string, b: Bucket): void {
-    if (b.active === 0 && b.queue.length === 0) this.#buckets.delete(id);
+    if (b.active === 0 && queued(b) === 0) this.#buckets.delete(id);
   }
 }

@@ -178,7 +178,8 @@ export class ResultCache {
     if (this.#lru?.has(key)) this.#lru.set(raw, key);
   }
 
-  set(key: string, response: object): void {
+  /** Stores a result; with `raw`, the body's raw key becomes its alias too (as `alias` does, without looking it up again). */
+  set(key: string, response: object, raw?: RawKey): void {
     if (!this.#lru) return;
     const json = JSON.stringify({ ...response, timings: { total_ms: 0 } });
     // Too large for the whole cache: not stored (lru-cache would refuse it anyway).
@@ -186,6 +187,7 @@ export class ResultCache {
     // Counted here, uncounted in dispose (which also runs for a value this set replaces).
     this.#entries++;
     this.#lru.set(key, ownBuffer(json));
+    if (raw !== undefined) this.#lru.set(raw, key);
   }
 
   stats(): CacheStats {

@@ -221,9 +221,14 @@ export class Pipeline {
     if (shared) return shared;
     const refused = this.refusal(p);
     if (refused) throw refused;
-    const queuedAt = performance.now();
-    const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
-    opts.info.queueMs = Math.round(performance.now() - queuedAt);
+    // A free slot is taken at once (no promise, no turn of the microtask queue); else the caller waits in line.
+    let release = this.deps.limiter.tryAcquire(opts.caller);
+    if (release) opts.info.queueMs = 0;
+    else {
+      const queuedAt = performance.now();
+      release = await this.deps.limiter.acquire(opts.caller, opts.signal);
+      opts.info.queueMs = Math.round(performance.now() - queuedAt);
+    }
     try {
       // Cancelled while queued, or in the same read as the request itself: the job never starts.
       opts.signal.throwIfAborted();
@@ -248,10 +253,7 @@ export class Pipeline {
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
-      if (isCacheable(p.impl, result, run.lean.failed)) {
-        this.deps.cache.set(p.key, result);
-        if (rawKey !== undefined) this.deps.cache.alias(rawKey, p.key);
-      }
+      if (isCacheable(p.impl, result, run.lean.failed)) this.deps.cache.set(p.key, result, rawKey);
       return result;
     } finally {
       release();

@@ -112,3 +112,17 @@ t.test(
     t.not(c.key('check', 'e', { content: long }), c.key('check', 'e', { content: `${long.slice(1)}z` }));
   },
 );
+
+t.test('set with the raw key stores its alias too; a result too large for the cache gets neither', async (t) => {
+  const c = new ResultCache(4096);
+  const raw = c.rawKey('check', '{"content":"x"}');
+  const k = c.key('check', 'e', { content: 'x' });
+  c.set(k, { okay: true }, raw);
+  t.ok(c.getRaw(raw), 'the raw body now hits');
+  const bigRaw = c.rawKey('check', '{"content":"big"}');
+  const bigKey = c.key('check', 'e', { content: 'big' });
+  c.set(bigKey, { content: 'y'.repeat(8192) }, bigRaw);
+  t.equal(c.get(bigKey), undefined);
+  t.equal(c.getRaw(bigRaw), undefined);
+  t.equal(c.stats().aliases, 1);
+});
