@@ -126,3 +126,20 @@ t.test('set with the raw key stores its alias too; a result too large for the ca
   t.equal(c.getRaw(bigRaw), undefined);
   t.equal(c.stats().aliases, 1);
 });
+
+t.test('keys: key order never matters, for small objects (sorted by insertion) and large ones', async (t) => {
+  const c = new ResultCache(1 << 20);
+  for (const n of [2, 5, 16, 17, 40]) {
+    const names = Array.from({ length: n }, (_, i) => `k${(i * 7919) % 1000}_${i}`);
+    const forward = Object.fromEntries(names.map((k, i) => [k, i]));
+    const backward = Object.fromEntries([...names].reverse().map((k) => [k, forward[k]]));
+    t.equal(
+      c.key('check', 'e', { declarations: forward }),
+      c.key('check', 'e', { declarations: backward }),
+      `${n} keys`,
+    );
+  }
+  // Code-unit order, as sort() orders: 'B' (0x42) before 'a' (0x61), '_' (0x5f) between.
+  const reference = createHash('sha256').update('check\u0000e\u0000{s1:Bp1;s1:_p2;s1:ap3;}').digest('base64url');
+  t.equal(c.key('check', 'e', { a: 3, _: 2, B: 1 }), reference);
+});
