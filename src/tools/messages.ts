@@ -31,6 +31,8 @@ export function formatMessage(m: LeanMessage, file = MESSAGE_FILE): string {
 /** Sort by position and bucket into the spec's message set. */
 export function toMessageSet(messages: readonly LeanMessage[], file = MESSAGE_FILE): MessageSet {
   const set = emptyMessages();
+  // Nothing to order (the usual answer of a proof that checks): no copy, no sort.
+  if (messages.length === 0) return set;
   const sorted = [...messages].sort((a, b) => a.pos.line - b.pos.line || a.pos.column - b.pos.column);
   for (const m of sorted) {
     const s = formatMessage(m, file);

@@ -6,7 +6,11 @@
 
 /** Append every element of each source to `target`, in order; returns `target`. */
 export function pushAll<T>(target: T[], ...sources: readonly (readonly T[])[]): T[] {
-  for (const src of sources) for (const x of src) target.push(x);
+  // Indexed loops: `for…of` over arrays builds an iterator object per source on every call.
+  for (let s = 0; s < sources.length; s++) {
+    const src = sources[s]!;
+    for (let i = 0; i < src.length; i++) target.push(src[i]!);
+  }
   return target;
 }
 
