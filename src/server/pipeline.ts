@@ -221,14 +221,11 @@ export class Pipeline {
     if (shared) return shared;
     const refused = this.refusal(p);
     if (refused) throw refused;
-    // A free slot is taken at once (no promise, no turn of the microtask queue); else the caller waits in line.
-    let release = this.deps.limiter.tryAcquire(opts.caller);
-    if (release) opts.info.queueMs = 0;
-    else {
-      const queuedAt = performance.now();
-      release = await this.deps.limiter.acquire(opts.caller, opts.signal);
-      opts.info.queueMs = Math.round(performance.now() - queuedAt);
-    }
+    const queuedAt = performance.now();
+    // Awaited even when a slot is free: the turn lets a client's close read with its request
+    // (emitted on the next tick) abort the signal before the job starts (hostile-clients test).
+    const release = await this.deps.limiter.acquire(opts.caller, opts.signal);
+    opts.info.queueMs = Math.round(performance.now() - queuedAt);
     try {
       // Cancelled while queued, or in the same read as the request itself: the job never starts.
       opts.signal.throwIfAborted();
