@@ -30,21 +30,12 @@ export class ConcurrencyLimiter {
 
   constructor(private readonly opts: { queueLimit: (caller: Caller) => number; retryAfterSeconds: number }) {}
 
-  /**
-   * A slot now if one is free (nobody waiting before this caller), else undefined: the common
-   * case without a promise and its turn of the microtask queue (`acquire` waits otherwise).
-   */
-  tryAcquire(caller: Caller): Release | undefined {
-    const bucket = this.#bucket(caller.id);
-    if (bucket.active >= caller.concurrency || queued(bucket) > 0) return undefined;
-    bucket.active++;
-    return this.#releaser(caller);
-  }
-
   acquire(caller: Caller, signal?: AbortSignal): Promise<Release> {
-    const now = this.tryAcquire(caller);
-    if (now) return Promise.resolve(now);
     const bucket = this.#bucket(caller.id);
+    if (bucket.active < caller.concurrency && queued(bucket) === 0) {
+      bucket.active++;
+      return Promise.resolve(this.#releaser(caller));
+    }
     const limit = this.opts.queueLimit(caller);
     if (queued(bucket) >= limit) {
       return Promise.reject(

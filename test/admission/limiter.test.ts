@@ -33,21 +33,21 @@ t.test('slots, FIFO order and release hand-over', async (t) => {
   t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'buckets are dropped when idle');
 });
 
-t.test('tryAcquire: a free slot at once; none while full or while someone waits (FIFO kept)', async (t) => {
+t.test('a caller that never waits leaves no queue behind; a released slot goes to the waiter first', async (t) => {
   const lim = new ConcurrencyLimiter({ queueLimit: () => 10, retryAfterSeconds: 1 });
   const c = caller('a', 1);
-  const r1 = lim.tryAcquire(c);
-  t.type(r1, 'function', 'the free slot');
-  t.equal(lim.tryAcquire(c), undefined, 'none while the slot is held');
-  const waiting = lim.acquire(c);
+  const r1 = await lim.acquire(c);
+  const order: string[] = [];
+  const waiting = lim.acquire(c).then((rel) => (order.push('waiter'), rel));
   t.same(lim.stats().callers.a, { active: 1, queued: 1 });
-  r1!();
-  t.equal(lim.tryAcquire(c), undefined, 'the released slot went to the waiter, not to a newcomer');
+  r1();
+  const newcomer = lim.acquire(c).then((rel) => (order.push('newcomer'), rel));
   (await waiting)();
+  (await newcomer)();
+  t.same(order, ['waiter', 'newcomer'], 'the released slot went to the waiter, not to a newcomer');
   t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'buckets are dropped when idle');
-  const again = lim.tryAcquire(c);
-  t.same(lim.stats().callers.a, { active: 1, queued: 0 });
-  again!();
+  (await lim.acquire(c))();
+  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'and a bucket that never queued too');
 });
 
 t.test('callers do not share slots', async (t) => {
