@@ -35,13 +35,30 @@ const scenarios: Record<string, (c: Ctrl, log: string[]) => void> = {
     log.push(`after ${c.signal.aborted} ${String(c.signal.reason)}`);
     c.signal.addEventListener('abort', g);
   },
-  'a listener added during the dispatch is not called; a removed one still is (snapshot)': (c, log) => {
+  'a listener added by the last one called is not called': (c, log) => {
     const late = () => log.push('late');
     c.signal.addEventListener('abort', () => {
       log.push('first');
       c.signal.addEventListener('abort', late);
     });
     c.abort();
+  },
+  'a listener removed during the dispatch is not called': (c, log) => {
+    const removed = () => log.push('removed');
+    c.signal.addEventListener('abort', () => {
+      log.push('first');
+      c.signal.removeEventListener('abort', removed);
+    });
+    c.signal.addEventListener('abort', removed);
+    c.signal.addEventListener('abort', () => log.push('last'));
+    c.abort();
+  },
+  'an abort event dispatched by hand: once listeners leave, the others stay': (c, log) => {
+    c.signal.addEventListener('abort', () => log.push('once'), { once: true });
+    c.signal.addEventListener('abort', () => log.push('kept'));
+    c.signal.dispatchEvent(new Event('abort'));
+    c.signal.dispatchEvent(new Event('abort'));
+    log.push(`aborted ${c.signal.aborted}`);
   },
   'reason without one: an AbortError; throwIfAborted throws the reason': (c, log) => {
     c.signal.throwIfAborted();
