@@ -186,6 +186,8 @@ function answer(req: IncomingMessage, r: ReadState): void {
   // The bytes are looked up as they came: a body answered before is found by its bytes
   // (KnownBodies), another one hashed; no string of the body unless it is a hit (shared links keep it).
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  // Joined once: a miss's body parser (src/server/body.ts) takes these bytes, not the pieces again.
+  if (chunks.length > 1) r.chunks = [bytes];
   const known = deps.bodies.find(r.tool, bytes);
   const rawKey = known ? known.rawKey : deps.cache.rawKey(r.tool, bytes);
   const hit = deps.cache.getRaw(rawKey);

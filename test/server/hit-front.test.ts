@@ -345,3 +345,30 @@ t.test(
     t.match(failed[0], { message: 'thrown inside the hand-off' });
   },
 );
+
+t.test('a miss whose body came in pieces reaches the tool whole (a character split between them)', async (t) => {
+  const { port, handled } = await daemon(t);
+  const content = 'theorem «∀-split» : True := by\n  trivial\n';
+  const body = JSON.stringify({ ...validRequest('theorem2sorry'), content, reparse: false });
+  const bytes = Buffer.from(body);
+  const at = bytes.indexOf(Buffer.from('∀')) + 1; // inside the character's three bytes
+  const answer = await new Promise<Answer>((resolve, reject) => {
+    const req = http.request(
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/api/v1/theorem2sorry',
+        headers: { authorization: `Bearer ${KEY}`, 'content-length': String(bytes.length) },
+      },
+      (res) => collect(res, resolve),
+    );
+    req.on('error', reject);
+    req.write(bytes.subarray(0, at));
+    setTimeout(() => req.end(bytes.subarray(at)), 50);
+  });
+  t.equal(answer.status, 200, answer.body);
+  t.equal(answer.headers['x-cache'], 'miss');
+  t.equal(handled.length, 1, 'fastify ran it');
+  t.match((JSON.parse(answer.body) as { content: string }).content, '«∀-split»', 'the content as sent');
+});
