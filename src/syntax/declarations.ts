@@ -66,9 +66,9 @@ export interface DeclPlace {
   /** Enclosing namespace (dot-joined), '' at the root. */
   namespace: string;
   /** Namespaces opened (non-`in`) in scope at this declaration, innermost scope last. */
-  opens: string[];
+  opens: readonly string[];
   /** Namespaces opened by this command's own `open … in` prefixes. */
-  localOpens: string[];
+  localOpens: readonly string[];
   /** Fully qualified name; undefined for `example` and anonymous instances. */
   fullName: string | undefined;
   /** Inside a `mutual … end` block (such declarations share one index in extract results). */
@@ -215,8 +215,11 @@ function parseName(sig: SigTokens, keyword: string, k: number, end: number): Nam
   return { name: sig.text[k], nameSpan: { start: sig.start[k]!, end: sig.end[k]! }, next };
 }
 
-/** The placeholder for `opens` and `localOpens` until the source model fills them in. */
-const NO_NAMES: string[] = [];
+/**
+ * No names, shared and frozen: the placeholder for `opens` and `localOpens` until the source
+ * model fills them in, and the local opens of a command without prefixes (most).
+ */
+export const NO_NAMES: readonly string[] = Object.freeze([]);
 
 const STRUCTURAL = new Set<DeclKind>(['structure', 'class', 'inductive', 'class inductive']);
 

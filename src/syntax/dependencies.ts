@@ -288,7 +288,7 @@ function collectTacticNames(sig: SigTokens, root: TacticBlock, out: Set<number>)
 }
 
 /** Where a declaration's names resolve: its namespace (with the declaration name's own prefix) and the `open`s in force. */
-export function declScope(file: SourceFile, d: SourceDecl): { namespace: string; opens: string[] } {
+export function declScope(file: SourceFile, d: SourceDecl): { namespace: string; opens: readonly string[] } {
   const opens = file.scopes[d.commandIndex]?.opens ?? d.opens;
   const full = d.fullName;
   const i = full ? full.lastIndexOf('.') : -1;
@@ -318,7 +318,7 @@ function attributeTokens(sig: SigTokens, from: number, to: number): Set<number> 
  */
 function resolveLocal(
   written: string,
-  scope: { namespace: string; opens: string[] },
+  scope: { namespace: string; opens: readonly string[] },
   declared: ReadonlySet<string>,
 ): string | undefined {
   let w = written;

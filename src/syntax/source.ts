@@ -4,7 +4,7 @@
  * it never throws, and `printSource(parseSource(x)) === x` for every input.
  */
 import { parseHeader, splitCommands, type Command, type Header } from './commands.ts';
-import { parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
+import { NO_NAMES, parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
 import { scan } from './lexer.ts';
 import { LineIndex } from './positions.ts';
 import type { SigTokens } from './significant.ts';
@@ -185,7 +185,7 @@ class ScopeModel {
   }
 
   /** Scope commands (namespace/end) are given the scope they open into; the rest the scope they sit in. */
-  private scopeOf(cmd: Command, localOpens: string[]): CommandScope {
+  private scopeOf(cmd: Command, localOpens: readonly string[]): CommandScope {
     return {
       namespace: this.ns,
       opens: localOpens.length ? this.withOpens(localOpens) : this.opens,
@@ -232,7 +232,7 @@ class ScopeModel {
   }
 
   /** The opens in force plus `more`, without duplicates; the same array when nothing is new. */
-  private withOpens(more: string[]): string[] {
+  private withOpens(more: readonly string[]): string[] {
     const fresh = new Set(more.filter((o) => !this.openSet?.has(o)));
     if (fresh.size === 0) return this.opens;
     this.charge(this.opens.length + fresh.size);
@@ -280,7 +280,7 @@ class ScopeModel {
     this.opens = next;
   }
 
-  private declaration(cmd: Command, commandIndex: number, localOpens: string[]): void {
+  private declaration(cmd: Command, commandIndex: number, localOpens: readonly string[]): void {
     const d = parseDeclaration(this.sig, cmd);
     if (!d) return;
     const namespace = this.ns;
@@ -296,12 +296,9 @@ class ScopeModel {
   }
 }
 
-/** The local opens of a command without prefixes (most): one shared list, frozen. */
-const NO_LOCAL_OPENS = Object.freeze([]) as readonly string[] as string[];
-
-/** Namespaces opened by a command's own `open … in` prefixes. */
-function localOpensOf(sig: SigTokens, cmd: Command): string[] {
-  if (cmd.prefixes.length === 0) return NO_LOCAL_OPENS;
+/** Namespaces opened by a command's own `open … in` prefixes (one shared empty list for none, the most). */
+function localOpensOf(sig: SigTokens, cmd: Command): readonly string[] {
+  if (cmd.prefixes.length === 0) return NO_NAMES;
   return dedupe(
     cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
   );

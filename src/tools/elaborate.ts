@@ -20,6 +20,7 @@ import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
+import { NONE } from '../util/arrays.ts';
 
 export interface ElabOptions {
   ignore_imports: boolean;
@@ -194,8 +195,6 @@ interface Role {
   pieces: readonly Piece[];
 }
 
-const NO_PIECES: readonly Piece[] = Object.freeze([]);
-
 function role(kind: Role['kind'], key: unknown, name: string, index: number, pieces: readonly Piece[]): Role {
   return { kind, key, name, index, pieces };
 }
@@ -307,14 +306,13 @@ function readOutcomes<K>(
     }
     const sent = commands[i]!;
     const unit = { origin: sent.origin, text: sent.text, variable: isVariable };
-    const earlier = variables ?? NO_UNITS;
+    const earlier = variables ?? NONE;
     const messages = r.messages.map((m) => refileVariableWarning(m, unit, earlier, ctx.env.lean_toolchain));
     if (isVariable) (variables ??= []).push(unit);
     readOutcome(r, role, opts, out, messages);
   }
 }
 
-const NO_UNITS: readonly SentUnit[] = Object.freeze([]);
 const isVariablePiece = (p: Piece) => p.cmd.kind === 'variable';
 
 /** Progress counts the content's commands only, not options, probes or axiom questions. */
@@ -337,9 +335,9 @@ function planCommands(
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
-  const preamble = extras.preamble ?? NO_TEXTS;
+  const preamble = extras.preamble ?? NONE;
   for (let index = 0; index < preamble.length; index++) {
-    roles.push(role('preamble', undefined, '', index, NO_PIECES));
+    roles.push(role('preamble', undefined, '', index, NONE));
     commands.push({ text: preamble[index]!, origin: start });
   }
   if (opts.mathlib_options) planOptions(MATHLIB_OPTIONS, start, roles, commands);
@@ -359,7 +357,7 @@ function planOptions(
   commands: ElabCommand[],
 ): void {
   for (const key of Object.keys(options)) {
-    roles.push(role('option', key, '', 0, NO_PIECES));
+    roles.push(role('option', key, '', 0, NONE));
     commands.push({ text: setOptionCommand(key, options[key]!), origin });
   }
 }
@@ -377,26 +375,22 @@ function planQuestions(
   let end: Origin | undefined;
   // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
   if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
-    roles.push(role('lint', undefined, '', 0, NO_PIECES));
+    roles.push(role('lint', undefined, '', 0, NONE));
     commands.push({ text: '#lint', origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
-  for (const d of extras.axiomsOf?.(file) ?? NO_DECLS) {
+  for (const d of extras.axiomsOf?.(file) ?? NONE) {
     if (!d.fullName) continue;
-    roles.push(role('axioms', undefined, d.fullName, 0, NO_PIECES));
+    roles.push(role('axioms', undefined, d.fullName, 0, NONE));
     commands.push({
       text: printAxiomsCommand(d.fullName),
       origin: (end ??= file.lines.toLean(prepared.content.length)),
     });
   }
-  for (const { key, text } of extras.probes?.(file) ?? NO_PROBES) {
-    roles.push(role('probe', key, '', 0, NO_PIECES));
+  for (const { key, text } of extras.probes?.(file) ?? NONE) {
+    roles.push(role('probe', key, '', 0, NONE));
     commands.push({ text, origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
 }
-
-const NO_TEXTS: readonly string[] = Object.freeze([]);
-const NO_DECLS: readonly SourceDecl[] = Object.freeze([]);
-const NO_PROBES: readonly Probe<unknown>[] = Object.freeze([]);
 
 /** The content, one REPL input per elaboration unit, appended to `commands` with its role. */
 function contentUnits(
@@ -502,7 +496,7 @@ function readBody(
     out.commands.push({ command: p.cmd, messages: p.silent ? [] : messages, sorries: p.silent ? [] : sorries });
     if (!p.silent) {
       for (const m of messages) out.messages.push(m);
-      for (const x of r.tactics ?? NO_TACTICS) out.tactics.push(x);
+      for (const x of r.tactics ?? NONE) out.tactics.push(x);
     }
     return;
   }
@@ -514,10 +508,8 @@ function readBody(
     });
   }
   for (const m of messages) if (!pieceOf(pieces, m.pos.line).silent) out.messages.push(m);
-  for (const x of r.tactics ?? NO_TACTICS) if (!pieceOf(pieces, x.pos.line).silent) out.tactics.push(x);
+  for (const x of r.tactics ?? NONE) if (!pieceOf(pieces, x.pos.line).silent) out.tactics.push(x);
 }
-
-const NO_TACTICS: readonly TacticStep[] = Object.freeze([]);
 
 /** A sorry on content positions. */
 function shiftedSorry(x: ElabResult['commands'][number]['sorries'][number]): CommandOutcome['sorries'][number] {
@@ -693,7 +685,7 @@ export function declVerdict(
   d: SourceDecl,
 ): DeclVerdict {
   const inside = messagesIn(r, d, everyMessage);
-  const axioms = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? NO_AXIOMS;
+  const axioms: readonly string[] = (d.fullName ? r.axioms.get(d.fullName) : undefined) ?? NONE;
   const hasErrors = inside.some(isError);
   const unanswered = d.fullName ? r.axiomsUnanswered?.get(d.fullName) : undefined;
   return {
@@ -706,7 +698,6 @@ export function declVerdict(
   };
 }
 
-const NO_AXIOMS: readonly string[] = Object.freeze([]);
 const isError = (m: LeanMessage) => m.severity === 'error';
 const isForeignAxiom = (a: string) => a !== 'sorryAx' && !STANDARD_AXIOMS.has(a);
 

@@ -4,6 +4,13 @@
  * 10^5 elements (a request with 125k names did exactly that).
  */
 
+/**
+ * The empty list, shared and frozen: for a result or a placeholder that holds nothing (a list made
+ * per call costs an allocation, and a first `push` room for 17). Typed `readonly`: nothing may
+ * add to it.
+ */
+export const NONE: readonly never[] = Object.freeze([]);
+
 /** Append every element of each source to `target`, in order; returns `target`. */
 export function pushAll<T>(target: T[], ...sources: readonly (readonly T[])[]): T[] {
   // Indexed loops: `for…of` over arrays builds an iterator object per source on every call.

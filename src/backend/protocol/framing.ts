@@ -4,6 +4,7 @@
  * sit inside a string); a response is pretty-printed multi-line JSON followed by a blank
  * line. JSON escapes newlines inside strings, so a blank line only ever ends a response.
  */
+import { NONE } from '../../util/arrays.ts';
 
 export class FramingError extends Error {
   constructor(
@@ -19,8 +20,6 @@ export class FramingError extends Error {
 export function encodeRequest(request: object): string {
   return `${JSON.stringify(request)}\n\n`;
 }
-
-const NONE: readonly unknown[] = Object.freeze([]);
 
 /** The largest response the decoder buffers (bytes of UTF-16 text); past it the REPL is killed. */
 export const DEFAULT_MAX_RESPONSE_CHARS = 256 * 1024 * 1024;
