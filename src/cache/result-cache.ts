@@ -26,7 +26,7 @@ export interface CacheStats {
 export type RawKey = string & { readonly __rawKey: unique symbol };
 
 export interface CachedResult {
-  /** The response of a hit (timings of a hit: total_ms 0), serialized once, sent as is. */
+  /** The response of a hit (timings of a hit: HIT_TIMINGS), serialized once, sent as is. */
   body: Buffer;
 }
 
@@ -39,6 +39,14 @@ export const ENTRY_OVERHEAD_BYTES = 320;
 
 /** An alias is a key to a key: two short strings and the same LRU bookkeeping. */
 const ALIAS_BYTES = 256;
+
+/** A hit's timings: nothing was computed for it. */
+const HIT_TIMINGS = Object.freeze({ total_ms: 0 });
+/**
+ * How a stored result's JSON ends when `timings` is its last member, as the tools write their
+ * results (one that does not ends otherwise: src/server/response-text.ts then serialises it again).
+ */
+export const STORED_TIMINGS_TAIL = `,"timings":${JSON.stringify(HIT_TIMINGS)}}`;
 
 /** Alias values are keys (strings); results are Buffers. One LRU holds both so one bound covers both. */
 type Slot = Buffer | string;
@@ -198,16 +206,22 @@ export class ResultCache {
     if (this.#lru?.has(key)) this.#lru.set(raw, key);
   }
 
-  /** Stores a result; with `raw`, the body's raw key becomes its alias too (as `alias` does, without looking it up again). */
-  set(key: string, response: object, raw?: RawKey): void {
-    if (!this.#lru) return;
-    const json = JSON.stringify({ ...response, timings: { total_ms: 0 } });
+  /**
+   * Stores a result; with `raw`, the body's raw key becomes its alias too (as `alias` does,
+   * without looking it up again). Returns the JSON text stored (a hit's response before its
+   * request id), which the HTTP route builds its own response from (src/server/response-text.ts)
+   * instead of serialising the result a second time.
+   */
+  set(key: string, response: object, raw?: RawKey): string | undefined {
+    if (!this.#lru) return undefined;
+    const json = JSON.stringify({ ...response, timings: HIT_TIMINGS });
     // Too large for the whole cache: not stored (lru-cache would refuse it anyway).
-    if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES + key.length > this.maxBytes) return;
+    if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES + key.length > this.maxBytes) return undefined;
     // Counted here, uncounted in dispose (which also runs for a value this set replaces).
     this.#entries++;
     this.#lru.set(key, ownBuffer(json));
     if (raw !== undefined) this.#lru.set(raw, key);
+    return json;
   }
 
   stats(): CacheStats {

@@ -66,6 +66,8 @@ export interface RunInfo {
   queueMs?: number;
   deadlineSeconds?: number;
   cache?: 'hit' | 'miss';
+  /** The result's JSON as this run stored it in the cache (ResultCache.set), for the HTTP response (response-text.ts). */
+  stored?: string | undefined;
 }
 
 export interface RunOptions {
@@ -114,18 +116,18 @@ interface LeanFailedFlag {
   mark: () => void;
 }
 
-function markLeanFailed(this: LeanFailedFlag): void {
-  this.failed = true;
-}
-
 /**
- * The flag and its reporter, and a plan around them: module functions and a bound method, not
- * closures named per request (the build keeps function names, esbuild `keepNames`: each named
- * closure made costs a defineProperty, ~0.4 µs).
+ * The flag and its reporter. The reporter is an arrow assigned to a member, which takes no name:
+ * the build keeps function names (esbuild `keepNames`), so a named closure made per request costs
+ * a defineProperty (~0.4 µs), and binding a named function copies its name as a new string
+ * ("bound …", in V8's slow path since the name is then a data property): ~2 µs of a miss in
+ * the daemon's perf profile.
  */
 function leanFailedFlag(): LeanFailedFlag {
-  const flag: LeanFailedFlag = { failed: false, mark: markLeanFailed };
-  flag.mark = markLeanFailed.bind(flag);
+  const flag: LeanFailedFlag = { failed: false, mark: noProgress };
+  flag.mark = () => {
+    flag.failed = true;
+  };
   return flag;
 }
 
@@ -250,7 +252,7 @@ export class Pipeline {
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
-      if (isCacheable(p.impl, result, run.lean.failed)) this.deps.cache.set(p.key, result, rawKey);
+      if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.deps.cache.set(p.key, result, rawKey);
       return result;
     } finally {
       release();

@@ -7,7 +7,7 @@
  * route). Used only for a logger made by createLogger (src/log.ts), whose layout is pino's
  * default; any other logger gets `request.log.info`.
  */
-import { symbols, type Logger } from 'pino';
+import { stdTimeFunctions, symbols, type Logger } from 'pino';
 import { PLAIN_LAYOUT } from '../log.ts';
 
 interface PinoInternals {
@@ -29,6 +29,24 @@ export function jsonChars(s: string): string {
   return ESCAPED.test(s) ? JSON.stringify(s).slice(1, -1) : s;
 }
 
+let stampMs = -1;
+let stamp = '';
+
+/**
+ * pino's `epochTime` (`,"time":<Date.now()>`), its text made once per millisecond: an epoch in
+ * milliseconds is no small integer, and V8 writes such a number through a runtime call when its
+ * number-to-string cache misses (every new millisecond): ~0.6 µs of a miss in the daemon's perf
+ * profile.
+ */
+function epochStamp(): string {
+  const now = Date.now();
+  if (now !== stampMs) {
+    stampMs = now;
+    stamp = `,"time":${now}`;
+  }
+  return stamp;
+}
+
 /**
  * An info line from everything after the logger's own fragments (`,"reqId":…,"msg":…}`, written
  * by the caller as JSON text: src/server/request-log.ts, a request's line and a cache hit's).
@@ -37,7 +55,8 @@ export function infoTextWriter(logger: Logger): ((rest: string) => void) | undef
   if ((logger as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] !== true) return undefined;
   const p = logger as unknown as PinoInternals;
   const level = p[symbols.lsCacheSym][logger.levels.values.info!]!;
-  const time = p[symbols.timeSym];
+  const own = p[symbols.timeSym];
+  const time = own === stdTimeFunctions.epochTime ? epochStamp : own;
   const stream = p[symbols.streamSym];
   return (rest) => {
     stream.write(`${level}${time()}${p[symbols.chindingsSym]}${rest}\n`);

@@ -7,7 +7,8 @@ import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
 import type { Pipeline, Prepared, RunInfo } from './pipeline.ts';
 import type { RawKey } from '../cache/result-cache.ts';
-import { attachRequestId, newRequestId, withRequestId } from './request-id.ts';
+import { newRequestId, withRequestId } from './request-id.ts';
+import { responseText } from './response-text.ts';
 import { RequestAbortController } from '../util/request-abort.ts';
 import type { SharedLinks } from './shared-links.ts';
 
@@ -100,11 +101,9 @@ async function runMiss(
   // 'hit' here: a shared (cluster) cache answered after the local one missed.
   reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
   if (deps.closing()) reply.header('connection', 'close');
-  const answer = attachRequestId(result, a.requestId);
-  if (!a.links) return answer;
-  // Serialised once, here: the same text is sent and remembered for sharing.
-  const text = JSON.stringify(answer);
-  a.links.record(a.requestId, {
+  // One text, sent and remembered for sharing, made from the cache's when the run stored one.
+  const text = responseText(result, a.requestId, request.svc.stored);
+  a.links?.record(a.requestId, {
     tool: a.tool,
     caller: request.caller,
     inputs: a.raw ?? (request.body as object),

@@ -3,15 +3,21 @@
  * creates for a request; the Lean backend reads it to give each command a heartbeat
  * budget that ends before the deadline (so Lean stops the command and the session
  * survives), without the tools in between having to pass a number along.
+ *
+ * The mark is a property of the signal under a symbol of this module's, not a WeakMap entry:
+ * an entry per request was an ephemeron table insert and work for every collection (~1–2 µs of
+ * a miss in the daemon's perf profile).
  */
-const deadlines = new WeakMap<AbortSignal, number>();
+const DEADLINE_AT = Symbol('lean-tool.deadlineAt');
+
+type Marked = AbortSignal & { [DEADLINE_AT]?: number };
 
 /** Record that `signal` aborts at `atMs` (epoch ms). */
 export function markDeadline(signal: AbortSignal, atMs: number): void {
-  deadlines.set(signal, atMs);
+  (signal as Marked)[DEADLINE_AT] = atMs;
 }
 
 /** Epoch ms at which `signal` aborts for its deadline, if one was marked. */
 export function deadlineOf(signal: AbortSignal | undefined): number | undefined {
-  return signal ? deadlines.get(signal) : undefined;
+  return (signal as Marked | undefined)?.[DEADLINE_AT];
 }

@@ -137,7 +137,10 @@ export function parseDeclaration(sig: SigTokens, cmd: Command): (Declaration & D
 
 /** Doc comment, attributes `@[…]` and modifier words in the tokens [from, kw) before the keyword. */
 function parseModifiers(sig: SigTokens, from: number, kw: number): Modifiers {
-  const modifiers: Modifiers = { docComment: undefined, attributes: [], visibility: undefined, words: [] };
+  // The lists made apart: a literal holding array literals is copied from its boilerplate by a runtime call.
+  const attributes: Modifiers['attributes'] = [];
+  const words: Modifiers['words'] = [];
+  const modifiers: Modifiers = { docComment: undefined, attributes, visibility: undefined, words };
   for (let j = from; j < kw; j++) {
     if (sig.kind[j] === 'doc-comment') modifiers.docComment = { start: sig.start[j]!, end: sig.end[j]! };
     else if (sig.text[j] === '@[') {

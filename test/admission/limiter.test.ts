@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import t from 'tap';
 import type { Caller } from '../../src/admission/keys.ts';
 import { ConcurrencyLimiter } from '../../src/admission/limiter.ts';
@@ -30,7 +32,7 @@ t.test('slots, FIFO order and release hand-over', async (t) => {
   (await waiting[1]!)();
   (await waiting[2]!)();
   t.same(order, [3, 4, 5]);
-  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'buckets are dropped when idle');
+  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'an idle bucket is not listed');
 });
 
 t.test('a caller that never waits leaves no queue behind; a released slot goes to the waiter first', async (t) => {
@@ -45,9 +47,23 @@ t.test('a caller that never waits leaves no queue behind; a released slot goes t
   (await waiting)();
   (await newcomer)();
   t.same(order, ['waiter', 'newcomer'], 'the released slot went to the waiter, not to a newcomer');
-  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'buckets are dropped when idle');
+  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'an idle bucket is not listed');
   (await lim.acquire(c))();
-  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'and a bucket that never queued too');
+  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'nor one that never queued');
+});
+
+t.test('idle buckets are kept for their next request, up to a bound', async (t) => {
+  const lim = new ConcurrencyLimiter({ queueLimit: () => 10, retryAfterSeconds: 1 });
+  (await lim.acquire(caller('a', 1)))();
+  t.equal(lim.buckets, 1, 'a caller idle again keeps its bucket');
+  (await lim.acquire(caller('a', 1)))();
+  t.equal(lim.buckets, 1, 'and uses it again');
+  // Many callers at once (anonymous callers are told apart by address): the idle ones past the bound go.
+  const held = await Promise.all(Array.from({ length: 500 }, (_, i) => lim.acquire(caller(`c${i}`, 1))));
+  t.equal(lim.buckets, 501, 'one bucket per active caller');
+  for (const release of held) release();
+  t.equal(lim.buckets, 64, 'at most 64 idle buckets are kept');
+  t.same(lim.stats(), { active: 0, queued: 0, callers: {} }, 'none of them listed');
 });
 
 t.test('callers do not share slots', async (t) => {
@@ -121,4 +137,25 @@ t.test('work that holds the thread past its deadline is a timeout, never a resul
   });
   await t.rejects(late, { code: 'timeout' });
   t.equal(await withDeadline(5, undefined, async () => 'in time'), 'in time');
+});
+
+t.test('a duration whose timer list is kept: deadlines still fire, and nothing holds the process open', async (t) => {
+  // 1 s is the shortest kept duration (admission/deadline.ts keepTimerList): the first deadline
+  // keeps its list; the second, after the first was cleared, is in that list and must still fire.
+  t.equal(await withDeadline(1, undefined, async () => 'quick'), 'quick');
+  await t.rejects(
+    withDeadline(1, undefined, () => new Promise(() => {})),
+    { code: 'timeout' },
+    'a deadline in a kept list fires',
+  );
+  const script = `
+    import { withDeadline } from ${JSON.stringify(path.resolve(import.meta.dirname, '../../src/admission/deadline.ts'))};
+    console.log(await withDeadline(30, undefined, async () => 'done'));
+  `;
+  const r = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  t.equal(r.status, 0, `the process exits once its work is done (a refed keeper would hold it): ${r.stderr}`);
+  t.equal(r.stdout.trim(), 'done');
 });

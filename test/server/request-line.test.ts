@@ -52,6 +52,24 @@ t.test('the template line and pino agree, member for member', async (t) => {
   }
 });
 
+t.test("the template line's time is the clock's, as pino's epochTime writes it", async (t) => {
+  const lines: string[] = [];
+  const write = infoTextWriter(capture(lines))!;
+  for (let i = 0; i < 3; i++) {
+    const before = Date.now();
+    write(',"msg":"x"}');
+    const after = Date.now();
+    const time = Number(/^\{"level":30,"time":(\d+),/.exec(lines[i]!)?.[1]);
+    t.ok(time >= before && time <= after, `line ${i}: ${time} within [${before}, ${after}]`);
+    // The next line in a later millisecond gets a new stamp, not the remembered one.
+    while (Date.now() === after);
+  }
+  const other = pino({ level: 'info', timestamp: () => ',"time":"custom"' }, { write: (x: string) => void lines.push(x) });
+  (other as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] = true;
+  infoTextWriter(other)!(',"msg":"x"}');
+  t.match(lines.at(-1), /"time":"custom"/, "a logger's own timestamp function is kept");
+});
+
 t.test('a logger of another layout gets no template writer', async (t) => {
   t.equal(infoTextWriter(pino({ level: 'info' })), undefined);
 });
