@@ -64,7 +64,10 @@ t.test("the template line's time is the clock's, as pino's epochTime writes it",
     // The next line in a later millisecond gets a new stamp, not the remembered one.
     while (Date.now() === after);
   }
-  const other = pino({ level: 'info', timestamp: () => ',"time":"custom"' }, { write: (x: string) => void lines.push(x) });
+  const other = pino(
+    { level: 'info', timestamp: () => ',"time":"custom"' },
+    { write: (x: string) => void lines.push(x) },
+  );
   (other as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] = true;
   infoTextWriter(other)!(',"msg":"x"}');
   t.match(lines.at(-1), /"time":"custom"/, "a logger's own timestamp function is kept");

@@ -11,7 +11,12 @@ import { responseText } from '../../src/server/response-text.ts';
 
 const messages = { errors: [], warnings: ['w'], infos: [] };
 const results: Record<string, object> = {
-  'timings last': { okay: true, content: 'théorème a : 1 = 1 := rfl\n', lean_messages: messages, timings: { parse_ms: 2, total_ms: 5 } },
+  'timings last': {
+    okay: true,
+    content: 'théorème a : 1 = 1 := rfl\n',
+    lean_messages: messages,
+    timings: { parse_ms: 2, total_ms: 5 },
+  },
   'timings first': { timings: { total_ms: 5 }, okay: false, content: 'x' },
   'timings in the middle': { okay: true, timings: { total_ms: 1 }, documents: { a: 1 } },
   'no timings': { okay: true, content: 'x' },
@@ -30,7 +35,11 @@ t.test('the response is the result with its id serialised, whatever its shape', 
     t.type(stored, 'string', `${name}: stored`);
     const id = newRequestId();
     t.equal(responseText(result, id, stored), JSON.stringify(attachRequestId(result, id)), name);
-    t.equal(responseText(result, id, undefined), JSON.stringify(attachRequestId(result, id)), `${name}, nothing stored`);
+    t.equal(
+      responseText(result, id, undefined),
+      JSON.stringify(attachRequestId(result, id)),
+      `${name}, nothing stored`,
+    );
   }
 });
 
