@@ -75,6 +75,16 @@ function sortedKeys(v: object): string[] {
 }
 
 /**
+ * A number's, boolean's or null's JSON text (`JSON.stringify(v) ?? 'null'`) without a call into
+ * the JSON serializer (a runtime call per value of a request's key).
+ */
+export function primitiveJson(v: unknown): string {
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  return v === null ? 'null' : (JSON.stringify(v) ?? 'null');
+}
+
+/**
  * A validated request in canonical form, for its hash: object keys sorted, strings
  * length-prefixed and taken as they are (no escaping pass over a large content). The form is
  * gathered in one string and hashed once (`hash`, one call into C++): a streaming hash with an
@@ -123,7 +133,7 @@ class CanonicalForm {
       this.text += '}';
     } else {
       // numbers, booleans, null: JSON's spelling is canonical.
-      this.text += `p${JSON.stringify(v) ?? 'null'};`;
+      this.text += `p${primitiveJson(v)};`;
     }
   }
 

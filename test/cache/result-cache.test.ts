@@ -1,7 +1,7 @@
 /** The result cache: canonical keys, stored hits, raw-body aliases, byte bound. */
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { ENTRY_OVERHEAD_BYTES, ResultCache } from '../../src/cache/result-cache.ts';
+import { ENTRY_OVERHEAD_BYTES, primitiveJson, ResultCache } from '../../src/cache/result-cache.ts';
 
 t.test('keys ignore key order and timeout_seconds, not other fields', async (t) => {
   const c = new ResultCache(1 << 20);
@@ -142,4 +142,26 @@ t.test('keys: key order never matters, for small objects (sorted by insertion) a
   // Code-unit order, as sort() orders: 'B' (0x42) before 'a' (0x61), '_' (0x5f) between.
   const reference = createHash('sha256').update('check\u0000e\u0000{s1:Bp1;s1:_p2;s1:ap3;}').digest('base64url');
   t.equal(c.key('check', 'e', { a: 3, _: 2, B: 1 }), reference);
+});
+
+t.test("a primitive's canonical text is its JSON text", async (t) => {
+  const values = [
+    true,
+    false,
+    null,
+    undefined,
+    0,
+    -0,
+    1,
+    -1,
+    0.1,
+    1e21,
+    1e-7,
+    2 ** 53,
+    Number.NaN,
+    Infinity,
+    -Infinity,
+    123.456,
+  ];
+  for (const v of values) t.equal(primitiveJson(v), JSON.stringify(v) ?? 'null', String(v));
 });

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
 import { buildApp } from '../../src/app.ts';
-import { HitFront } from '../../src/server/hit-front.ts';
+import { HitFront, TOOL_PATH, toolOf } from '../../src/server/hit-front.ts';
 import { PLAIN_LAYOUT } from '../../src/log.ts';
 import { fakeLaunch } from '../backend/fake.ts';
 import { testConfig, testProbe, validRequest } from '../helpers.ts';
@@ -371,4 +371,28 @@ t.test('a miss whose body came in pieces reaches the tool whole (a character spl
   t.equal(answer.headers['x-cache'], 'miss');
   t.equal(handled.length, 1, 'fastify ran it');
   t.match((JSON.parse(answer.body) as { content: string }).content, '«∀-split»', 'the content as sent');
+});
+
+t.test("a tool path's tool is read as the path pattern reads it", async (t) => {
+  const urls = [
+    '/api/v1/check',
+    '/api/v1/theorem2sorry',
+    '/api/v1/extract_decls',
+    '/api/v1/',
+    '/api/v1',
+    '/api/v1/Check',
+    '/api/v1/check?x=1',
+    '/api/v1/check/',
+    '/api/v1/a/b',
+    '/api/v1/ch%65ck',
+    '/api/v1/chéck',
+    '/api/v1/check-x',
+    '/api/v2/check',
+    '/v1/axle/check',
+    '/v1/a.b-c_d/verify_proof',
+    '/v1/axle/',
+    '/v1/check',
+    '//api/v1/check',
+  ];
+  for (const u of urls) t.equal(toolOf(u), TOOL_PATH.exec(u)?.[1], u);
 });
