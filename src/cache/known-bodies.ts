@@ -1,7 +1,8 @@
 /**
  * Request bodies recently answered as cache hits, kept by their bytes, so that a repeat is known
- * without hashing it again. The raw-body key is a SHA-256 of the body (`ResultCache.rawKey`):
- * ~1.2 µs for a 1.3 kB body with its base64url text and key string, a notable share of a hit. Here
+ * without making its raw key again. The raw-body key of a body above 1 KiB is its SHA-256
+ * (`ResultCache.rawKey`): ~1.2 µs for a 1.3 kB body with its base64url text and key string, a
+ * notable share of a hit; a smaller body's is its bytes as text, a copy. Here
  * a fingerprint of a few sampled words picks the one candidate and `Buffer.equals` (a memcmp,
  * ~0.1 µs) confirms it byte for byte: a fingerprint collision costs the hash, never a wrong answer.
  *

@@ -1,9 +1,9 @@
 /**
  * The cache-hit fast path at the HTTP edge. A tool request whose body is byte-identical to one
- * answered before is looked up by the hash of its raw bytes while the body is read, before any
+ * answered before is looked up by its raw bytes (ResultCache.rawKey) while the body is read, before any
  * JSON parsing or validation (those bytes were parsed and validated when they were first
  * answered); a hit then skips the JSON parser and the handler sends the stored bytes after
- * authorizing the caller. A miss carries its raw key on to the pipeline, so the body is hashed
+ * authorizing the caller. A miss carries its raw key on to the pipeline, so the key is made
  * once either way.
  */
 import type { FastifyRequest } from 'fastify';

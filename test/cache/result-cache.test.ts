@@ -1,7 +1,12 @@
 /** The result cache: canonical keys, stored hits, raw-body aliases, byte bound. */
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { ENTRY_OVERHEAD_BYTES, primitiveJson, ResultCache } from '../../src/cache/result-cache.ts';
+import {
+  ENTRY_OVERHEAD_BYTES,
+  INLINE_RAW_KEY_BYTES,
+  primitiveJson,
+  ResultCache,
+} from '../../src/cache/result-cache.ts';
 
 t.test('keys ignore key order and timeout_seconds, not other fields', async (t) => {
   const c = new ResultCache(1 << 20);
@@ -164,4 +169,44 @@ t.test("a primitive's canonical text is its JSON text", async (t) => {
     123.456,
   ];
   for (const v of values) t.equal(primitiveJson(v), JSON.stringify(v) ?? 'null', String(v));
+});
+
+t.test(
+  'raw keys: the same for a body as bytes and as its text, short bodies their own key, long ones hashed',
+  async (t) => {
+    const c = new ResultCache(1 << 20);
+    const n = INLINE_RAW_KEY_BYTES;
+    const bodies = {
+      ascii: '{"content":"theorem a : 1 = 1 := rfl"}',
+      'non-ASCII': '{"content":"théorème ∀ x, x = x 😀"}',
+      'at the bound': 'x'.repeat(n),
+      'one past it': 'x'.repeat(n + 1),
+      'a character straddling it': `${'x'.repeat(n - 1)}é`,
+      'non-ASCII, long': '∀'.repeat(n),
+      empty: '',
+    };
+    for (const [name, text] of Object.entries(bodies)) {
+      const bytes = Buffer.from(text);
+      t.equal(c.rawKey('check', text), c.rawKey('check', bytes), `${name}: text and bytes agree`);
+      const key = c.rawKey('check', bytes);
+      t.equal(key.startsWith('b:'), bytes.length <= n, `${name} (${bytes.length} bytes): ${key.slice(0, 2)}`);
+      t.not(c.rawKey('merge', bytes), key, `${name}: another tool, another key`);
+    }
+    // A short body that looks like a digest is not a hashed body's key: the two forms differ by prefix.
+    const digestLike = c.rawKey('check', 'x'.repeat(n + 5)).slice('r:check:'.length);
+    t.not(c.rawKey('check', digestLike), c.rawKey('check', 'x'.repeat(n + 5)));
+    t.not(c.rawKey('check', 'ab'), c.rawKey('check', 'ab '), 'byte-identical only');
+  },
+);
+
+t.test("an alias counts its raw key's length", async (t) => {
+  const sizeAfterAlias = (body: string) => {
+    const c = new ResultCache(1 << 20);
+    const k = c.key('check', 'e', { a: 1 });
+    c.set(k, { okay: true });
+    const before = c.stats().bytes;
+    c.alias(c.rawKey('check', body), k);
+    return c.stats().bytes - before;
+  };
+  t.equal(sizeAfterAlias('x'.repeat(1000)) - sizeAfterAlias('x'), 999);
 });
