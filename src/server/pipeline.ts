@@ -197,7 +197,11 @@ export class Pipeline {
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw serviceError('not_implemented', 'tool', { tool });
-    const key = this.deps.cache.key(tool, env.name, request as Record<string, unknown>);
+    // A single node keys its cache by the request itself when short; a cluster shares its keys: digests.
+    const fields = request as Record<string, unknown>;
+    const key = this.deps.executor
+      ? this.deps.cache.key(tool, env.name, fields)
+      : this.deps.cache.localKey(tool, env.name, fields);
     const hit = this.deps.cache.get(key);
     if (hit) {
       info.cache = 'hit';

@@ -3,6 +3,7 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import {
   ENTRY_OVERHEAD_BYTES,
+  INLINE_KEY_CHARS,
   INLINE_RAW_KEY_BYTES,
   primitiveJson,
   ResultCache,
@@ -209,4 +210,43 @@ t.test("an alias counts its raw key's length", async (t) => {
     return c.stats().bytes - before;
   };
   t.equal(sizeAfterAlias('x'.repeat(1000)) - sizeAfterAlias('x'), 999);
+});
+
+t.test(
+  'local keys: a short request is its own key, a long one its digest; either way one key per request',
+  async (t) => {
+    const c = new ResultCache(1 << 20);
+    const short = { content: 'theorem a : 1 = 1 := rfl', environment: 'e', ignore_imports: false, timeout_seconds: 5 };
+    const reordered = {
+      timeout_seconds: 9,
+      ignore_imports: false,
+      environment: 'e',
+      content: 'theorem a : 1 = 1 := rfl',
+    };
+    const local = c.localKey('check', 'e', short);
+    t.ok(local.startsWith('c:'), 'a short request is its own key');
+    t.equal(c.localKey('check', 'e', reordered), local, 'key order and timeout_seconds do not matter');
+    t.not(c.localKey('check', 'e', { ...short, ignore_imports: true }), local, 'another request, another key');
+    t.not(c.localKey('verify_proof', 'e', short), local, 'another tool, another key');
+    t.not(local, c.key('check', 'e', short), 'the shared key is the digest');
+    for (const n of [INLINE_KEY_CHARS, 5000]) {
+      const long = { content: 'x'.repeat(n) };
+      t.equal(
+        c.localKey('check', 'e', long),
+        c.key('check', 'e', long),
+        `a request of ${n} content characters is hashed`,
+      );
+    }
+    // A digest is base64url (no ':'), so it never equals a canonical form's 'c:' key.
+    t.notOk(c.key('check', 'e', short).includes(':'));
+  },
+);
+
+t.test('a result stored under a local key is found by it, and its raw alias too', async (t) => {
+  const c = new ResultCache(1 << 20);
+  const k = c.localKey('check', 'e', { content: 'x' });
+  const raw = c.rawKey('check', '{"content":"x"}');
+  c.set(k, { okay: true }, raw);
+  t.ok(c.get(k));
+  t.ok(c.getRaw(raw));
 });
