@@ -90,8 +90,15 @@ export function splitName(name: string): string[] {
   return parts;
 }
 
-/** Namespaces named by an `open` command or prefix (`open A B`, `open scoped A`, `open A (x)`, `open A hiding x`). */
+/**
+ * Namespaces whose names an `open` command or prefix makes visible (`open A B`, `open A (x)`,
+ * `open A hiding x`: the namespace, a little wider than Lean for the last two). `open scoped A`
+ * makes none: it only activates A's scoped notations and instances [lean4 src/Lean/Elab/Open.lean,
+ * `elabOpenDecl`: its `scoped $nss*` case calls `activateScoped` and adds no `OpenDecl`, commit
+ * 1d547d3], so a name written after it does not resolve into A.
+ */
 export function openedNamespaces(sig: SigTokens, from: number, to: number): string[] {
+  if (sig.text[from + 1] === 'scoped') return [];
   const out: string[] = [];
   let depth = 0;
   for (let k = from + 1; k < to; k++) {
@@ -99,7 +106,7 @@ export function openedNamespaces(sig: SigTokens, from: number, to: number): stri
     if (t === '(' || t === '[') depth++;
     else if ((t === ')' || t === ']') && depth > 0) depth--;
     else if (depth === 0 && (t === 'hiding' || t === 'renaming' || t === 'in')) break;
-    else if (depth === 0 && sig.kind[k] === 'ident' && t !== 'scoped') out.push(t);
+    else if (depth === 0 && sig.kind[k] === 'ident') out.push(t);
   }
   return out;
 }

@@ -69,6 +69,16 @@ t.test(
   },
 );
 
+t.test('open scoped makes no name visible; open does', async (t) => {
+  // [lean4 src/Lean/Elab/Open.lean, elabOpenDecl: `open scoped` only activates scoped extensions.]
+  const { of } = depsOf(
+    'namespace D\ndef x : Nat := 1\nend D\nopen scoped D\ndef a : Nat := x\nopen scoped D in\ndef b : Nat := x\nopen D\ndef c : Nat := x\n',
+  );
+  t.same(of('a').local, [], 'open scoped D: x is not D.x');
+  t.same(of('b').local, [], 'open scoped D in: neither');
+  t.same(of('c').local, ['D.x'], 'open D: x is D.x');
+});
+
 t.test('later declarations are not dependencies; _root_ and the declaration-name namespace resolve', async (t) => {
   const { of } = depsOf(
     'def a : Nat := b\ndef b : Nat := 1\nnamespace N\ndef c : Nat := 2\nend N\ndef N.d : Nat := c\ndef e : Nat := _root_.b + N.c\n',
