@@ -54,6 +54,17 @@ const HIT_TIMINGS = Object.freeze({ total_ms: 0 });
  */
 export const STORED_TIMINGS_TAIL = `,"timings":${JSON.stringify(HIT_TIMINGS)}}`;
 
+/**
+ * A key's characters are counted at two bytes each: a local key (the canonical form, `localKey`)
+ * holding any character past Latin-1 (`ℕ`, `→`: most Lean) is a two-byte string in V8. A raw key
+ * is Latin-1 or a digest, one byte a character (the alias counts it so).
+ */
+const KEY_BYTES_PER_CHAR = 2;
+
+/** What an entry of `valueBytes` under `key` is counted as: its bytes, the fixed overhead, its key. */
+const entryBytes = (valueBytes: number, key: string): number =>
+  valueBytes + ENTRY_OVERHEAD_BYTES + KEY_BYTES_PER_CHAR * key.length;
+
 /** Alias values are keys (strings); results are Buffers. One LRU holds both so one bound covers both. */
 type Slot = Buffer | string;
 
@@ -177,8 +188,7 @@ export class ResultCache {
     if (maxBytes > 0) {
       this.#lru = new LRUCache<string, Slot>({
         maxSize: maxBytes,
-        sizeCalculation: (v, k) =>
-          typeof v === 'string' ? ALIAS_BYTES + k.length : v.byteLength + ENTRY_OVERHEAD_BYTES + k.length,
+        sizeCalculation: (v, k) => (typeof v === 'string' ? ALIAS_BYTES + k.length : entryBytes(v.byteLength, k)),
         dispose: (v) => {
           if (typeof v !== 'string') this.#entries--;
         },
@@ -259,7 +269,7 @@ export class ResultCache {
     if (!this.#lru) return undefined;
     const json = JSON.stringify({ ...response, timings: HIT_TIMINGS });
     // Too large for the whole cache: not stored (lru-cache would refuse it anyway).
-    if (Buffer.byteLength(json) + ENTRY_OVERHEAD_BYTES + key.length > this.maxBytes) return undefined;
+    if (entryBytes(Buffer.byteLength(json), key) > this.maxBytes) return undefined;
     // Counted here, uncounted in dispose (which also runs for a value this set replaces).
     this.#entries++;
     this.#lru.set(key, ownBuffer(json));

@@ -250,3 +250,16 @@ t.test('a result stored under a local key is found by it, and its raw alias too'
   t.ok(c.get(k));
   t.ok(c.getRaw(raw));
 });
+
+t.test(
+  'an entry counts its key at two bytes a character (a local key past Latin-1 is a two-byte string)',
+  async (t) => {
+    const c = new ResultCache(1 << 20);
+    const short = c.localKey('check', 'e', { content: 'ℕ' });
+    const long = c.localKey('check', 'e', { content: 'ℕ'.repeat(101) });
+    c.set(short, { okay: true });
+    const one = c.stats().bytes;
+    c.set(long, { okay: true });
+    t.equal(c.stats().bytes - one - one, 2 * (long.length - short.length));
+  },
+);
