@@ -1,6 +1,7 @@
 /** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
 import { serviceError } from '../errors.ts';
 import { markDeadline } from '../sync/deadline.ts';
+import { noop } from '../util/noop.ts';
 import type { KeyClass } from './keys.ts';
 
 /** A controller that belongs to one request (Node's AbortController, or src/util/request-abort.ts). */
@@ -53,7 +54,6 @@ const KEPT_TIMER_LISTS = 16;
 /** Node's longest timer (a longer one is clamped to 1 ms: lib/internal/timers.js TIMEOUT_MAX). */
 const TIMEOUT_MAX = 2 ** 31 - 1;
 const keptLists = new Map<number, NodeJS.Timeout>();
-function noop(): void {}
 
 /**
  * Node keeps timers in one list per duration and deletes a list whose last timer is cleared, when

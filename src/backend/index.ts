@@ -21,6 +21,7 @@ import { Pool, type PoolStats, type SlotGate } from './pool/pool.ts';
 import { WarmSession } from './pool/warm-session.ts';
 import { canonicalHeaderOf, chainKey, rootKey, type CanonicalHeader } from './session/keys.ts';
 import { deadlineSignal } from '../util/deadline-signal.ts';
+import { noop } from '../util/noop.ts';
 import {
   LeanSession,
   StoppedError,
@@ -399,7 +400,7 @@ type ElabContext = Parameters<LeanRunner['elaborate']>[2];
 class RequestRun implements RunOptions {
   killed = false;
   /** The answer's rejection (`#run` sets it: the promise is made after this object). */
-  reject: (reason: unknown) => void = ignore;
+  reject: (reason: unknown) => void = noop;
   readonly stop: AbortSignal;
   #timer: NodeJS.Timeout | undefined = undefined;
 
@@ -443,8 +444,6 @@ class RequestRun implements RunOptions {
     this.stop.removeEventListener('abort', this);
   }
 }
-
-function ignore(): void {}
 
 /** The session's commands: each with its chain key, in one shape. */
 function sessionCommands(job: ElabJob, keys: readonly string[]): SessionCommand[] {

@@ -19,6 +19,7 @@ import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
 import type { StructuralPool } from '../workers/structural-pool.ts';
+import { noop } from '../util/noop.ts';
 import { checkResponseSize, responseChars, responseLimit } from '../tools/response-bound.ts';
 
 export interface PipelineDeps {
@@ -124,7 +125,8 @@ interface LeanFailedFlag {
  * the daemon's perf profile.
  */
 function leanFailedFlag(): LeanFailedFlag {
-  const flag: LeanFailedFlag = { failed: false, mark: noProgress };
+  // The member's place is held by the shared no-op until the reporter is made.
+  const flag: LeanFailedFlag = { failed: false, mark: noop };
   flag.mark = () => {
     flag.failed = true;
   };
@@ -157,9 +159,6 @@ export function unavailable(tool: ToolName, env: string, reason: string): Servic
       : '';
   return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
 }
-
-/** Progress nobody listens to (a module function: no closure per request). */
-function noProgress(): void {}
 
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
@@ -313,7 +312,7 @@ export class Pipeline {
     }
     const { log } = opts;
     const runner = this.deps.lean;
-    const progress = opts.progress ?? noProgress;
+    const progress = opts.progress ?? noop;
     // The context as one literal (a spread plus members takes V8's slow define path per request).
     return plan(maxResponseChars, lean, false, (signal) =>
       p.impl.run(p.request, {
