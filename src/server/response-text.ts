@@ -12,12 +12,13 @@ import { attachRequestId } from './request-id.ts';
 
 export function responseText(result: object, requestId: string, stored: string | undefined): string {
   // The tail can only end the text when `timings` is the result's last top-level member: inside a
-  // nested value a closing brace would follow, inside a string the quotes would be escaped.
-  if (stored === undefined || !stored.endsWith(STORED_TIMINGS_TAIL) || 'info' in result)
-    return JSON.stringify(attachRequestId(result, requestId));
-  // Timings absent (or a value JSON leaves out) were appended by the cache: serialised again.
-  const timings = JSON.stringify((result as { timings?: unknown }).timings) as string | undefined;
-  if (timings === undefined) return JSON.stringify(attachRequestId(result, requestId));
+  // nested value a closing brace would follow, inside a string the quotes would be escaped. Timings
+  // absent (or a value JSON leaves out) were appended by the cache: then the result is serialised again.
+  const timings =
+    stored !== undefined && stored.endsWith(STORED_TIMINGS_TAIL) && !('info' in result)
+      ? (JSON.stringify((result as { timings?: unknown }).timings) as string | undefined)
+      : undefined;
+  if (stored === undefined || timings === undefined) return JSON.stringify(attachRequestId(result, requestId));
   // A request id is a UUID (newRequestId): no character needs escaping.
   return `${stored.slice(0, stored.length - STORED_TIMINGS_TAIL.length)},"timings":${timings},"info":{"request_id":"${requestId}"}}`;
 }
