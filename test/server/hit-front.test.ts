@@ -60,6 +60,29 @@ function request(
   });
 }
 
+/**
+ * Posts `bytes` to theorem2sorry in two packets, the first ending inside the first `∀`'s three
+ * bytes (50 ms apart: two reads on the server).
+ */
+function sendSplitAtForall(port: number, bytes: Buffer): Promise<Answer> {
+  const cut = bytes.indexOf(Buffer.from('∀')) + 1;
+  return new Promise<Answer>((resolve, reject) => {
+    const req = http.request(
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/api/v1/theorem2sorry',
+        headers: { authorization: `Bearer ${KEY}`, 'content-length': String(bytes.length) },
+      },
+      (res) => collect(res, resolve),
+    );
+    req.on('error', reject);
+    req.write(bytes.subarray(0, cut));
+    setTimeout(() => req.end(bytes.subarray(cut)), 50);
+  });
+}
+
 /** A listening daemon whose log lines are captured, and the requests that reached fastify's handlers. */
 async function daemon(t: { teardown(fn: () => unknown): void }) {
   const lines: Record<string, unknown>[] = [];
@@ -288,24 +311,7 @@ t.test('a miss is parsed from the bytes the front read: a character split across
   const body = BODY.replace('foo', 'f∀o');
   t.not(body, BODY, 'the body names ∀');
   const bytes = Buffer.from(body);
-  const cut = bytes.indexOf(Buffer.from('∀')) + 1;
-  const send = () =>
-    new Promise<Answer>((resolve, reject) => {
-      const req = http.request(
-        {
-          port,
-          host: '127.0.0.1',
-          method: 'POST',
-          path: '/api/v1/theorem2sorry',
-          headers: { authorization: `Bearer ${KEY}`, 'content-length': String(bytes.length) },
-        },
-        (res) => collect(res, resolve),
-      );
-      req.on('error', reject);
-      // The first packet ends inside ∀'s three bytes.
-      req.write(bytes.subarray(0, cut));
-      setTimeout(() => req.end(bytes.subarray(cut)), 50);
-    });
+  const send = () => sendSplitAtForall(port, bytes);
   const miss = await send();
   t.equal(miss.status, 200, miss.body);
   t.equal(miss.headers['x-cache'], 'miss');
@@ -351,22 +357,7 @@ t.test('a miss whose body came in pieces reaches the tool whole (a character spl
   const content = 'theorem «∀-split» : True := by\n  trivial\n';
   const body = JSON.stringify({ ...validRequest('theorem2sorry'), content, reparse: false });
   const bytes = Buffer.from(body);
-  const at = bytes.indexOf(Buffer.from('∀')) + 1; // inside the character's three bytes
-  const answer = await new Promise<Answer>((resolve, reject) => {
-    const req = http.request(
-      {
-        port,
-        host: '127.0.0.1',
-        method: 'POST',
-        path: '/api/v1/theorem2sorry',
-        headers: { authorization: `Bearer ${KEY}`, 'content-length': String(bytes.length) },
-      },
-      (res) => collect(res, resolve),
-    );
-    req.on('error', reject);
-    req.write(bytes.subarray(0, at));
-    setTimeout(() => req.end(bytes.subarray(at)), 50);
-  });
+  const answer = await sendSplitAtForall(port, bytes);
   t.equal(answer.status, 200, answer.body);
   t.equal(answer.headers['x-cache'], 'miss');
   t.equal(handled.length, 1, 'fastify ran it');
