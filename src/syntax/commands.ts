@@ -22,6 +22,7 @@ import {
   SOFT_COMMAND_KEYWORDS,
 } from './keywords.ts';
 import { isCloser, isOpener, type HeadTokens, type SigTokens } from './significant.ts';
+import { NONE } from './empty.ts';
 
 export type CommandKind =
   | 'declaration'
@@ -64,9 +65,6 @@ export interface CommandPrefix extends Span {
   sigStart: number;
   sigEnd: number;
 }
-
-/** The prefixes of a command that has none: one shared empty list, frozen (a command without prefixes is most). */
-const NO_PREFIXES: readonly CommandPrefix[] = Object.freeze([]);
 
 export interface Header extends Span {
   sigEnd: number;
@@ -455,7 +453,7 @@ function pushCommand(s: Scan, raw: Command[], cur: Current, endK: number): void 
     end: sig.end[endK - 1]!,
     sigStart: from,
     sigEnd: endK,
-    prefixes: NO_PREFIXES,
+    prefixes: NONE,
     ownSigStart: from,
   });
 }
@@ -517,7 +515,7 @@ function gluePrefixes(sig: SigTokens, cmds: Command[]): Command[] {
   }
   cmds.length = kept;
   // Dangling prefixes at end of file stay as their own commands.
-  for (const p of pending ?? NO_PREFIXES)
+  for (const p of pending ?? NONE)
     cmds.push({
       kind: p.keyword === 'open' ? 'open' : 'other',
       keyword: p.keyword,
@@ -525,7 +523,7 @@ function gluePrefixes(sig: SigTokens, cmds: Command[]): Command[] {
       end: p.end,
       sigStart: p.sigStart,
       sigEnd: p.sigEnd,
-      prefixes: NO_PREFIXES,
+      prefixes: NONE,
       ownSigStart: p.sigStart,
     });
   return cmds;

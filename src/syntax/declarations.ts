@@ -6,6 +6,7 @@ import type { Command, Span } from './commands.ts';
 import { skipDeclPrefix } from './commands.ts';
 import { MODIFIERS } from './keywords.ts';
 import { isCloser, isOpener, type SigTokens } from './significant.ts';
+import { NONE } from './empty.ts';
 
 export type DeclKind =
   | 'theorem'
@@ -218,12 +219,6 @@ function parseName(sig: SigTokens, keyword: string, k: number, end: number): Nam
   return { name: sig.text[k], nameSpan: { start: sig.start[k]!, end: sig.end[k]! }, next };
 }
 
-/**
- * No names, shared and frozen: the placeholder for `opens` and `localOpens` until the source
- * model fills them in, and the local opens of a command without prefixes (most).
- */
-export const NO_NAMES: readonly string[] = Object.freeze([]);
-
 const STRUCTURAL = new Set<DeclKind>(['structure', 'class', 'inductive', 'class inductive']);
 
 interface BodyStart {
@@ -344,8 +339,8 @@ function assemble(sig: SigTokens, command: Command, p: Parts): Declaration & Dec
     command,
     commandIndex: -1,
     namespace: '',
-    opens: NO_NAMES,
-    localOpens: NO_NAMES,
+    opens: NONE,
+    localOpens: NONE,
     fullName: undefined,
     mutualGroup: undefined,
   };

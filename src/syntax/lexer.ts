@@ -8,6 +8,7 @@
  */
 import { isDigit, isHexDigit, isIdFirst, isIdRest, isWhitespace } from './chars.ts';
 import type { HeadTokens, SigTokens } from './significant.ts';
+import { NONE } from './empty.ts';
 
 export type TokenKind =
   | 'ws'
@@ -327,9 +328,6 @@ function symbolEnd(src: string, at: number, c: number): number {
   return at + width(cp(src, at));
 }
 
-/** The all-token lists of a scan without trivia (`Scanned`: "only filled with keepTrivia"): empty, frozen, shared. */
-const NO_TOKENS: readonly never[] = Object.freeze([]);
-
 /**
  * The scan's state and its scanners: `step` looks at the character at `i` and hands over
  * to the one scanner for the token starting there, which records it and moves `i` past it.
@@ -358,11 +356,12 @@ class Lexer implements Budget {
   ) {
     this.n = src.length;
     this.left = 2 * src.length + (1 << 16);
-    this.kinds = keepTrivia ? [] : (NO_TOKENS as never[]);
-    this.starts = keepTrivia ? [] : (NO_TOKENS as never[]);
-    this.ends = keepTrivia ? [] : (NO_TOKENS as never[]);
+    // The all-token lists of a scan without trivia (`Scanned`: "only filled with keepTrivia") are the shared empty one.
+    this.kinds = keepTrivia ? [] : (NONE as never[]);
+    this.starts = keepTrivia ? [] : (NONE as never[]);
+    this.ends = keepTrivia ? [] : (NONE as never[]);
     // Without layout its lists stay the shared empty one (`PartialScan.sig` is typed without them).
-    const none = NO_TOKENS as never[];
+    const none = NONE as never[];
     this.sig = {
       text: [],
       kind: [],

@@ -4,7 +4,8 @@
  * it never throws, and `printSource(parseSource(x)) === x` for every input.
  */
 import { parseHeader, splitCommands, type Command, type Header } from './commands.ts';
-import { NO_NAMES, parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
+import { parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
+import { NONE } from './empty.ts';
 import { scan } from './lexer.ts';
 import { LineIndex } from './positions.ts';
 import type { SigTokens } from './significant.ts';
@@ -305,7 +306,7 @@ class ScopeModel {
 
 /** Namespaces opened by a command's own `open … in` prefixes (one shared empty list for none, the most). */
 function localOpensOf(sig: SigTokens, cmd: Command): readonly string[] {
-  if (cmd.prefixes.length === 0) return NO_NAMES;
+  if (cmd.prefixes.length === 0) return NONE;
   return dedupe(
     cmd.prefixes.filter((p) => p.keyword === 'open').flatMap((p) => openedNamespaces(sig, p.sigStart, p.sigEnd)),
   );
