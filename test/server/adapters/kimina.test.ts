@@ -10,7 +10,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import type { LeanRunner } from '../../../src/backend/index.ts';
+import { LeanFailure, type LeanRunner } from '../../../src/backend/index.ts';
+import { toReplResponse, type ReplResponse } from '../../../src/server/adapters/kimina.ts';
+import type { ToolResponse } from '../../../src/contract/tools.ts';
 import { toLeanMessage } from '../../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../../src/backend/protocol/schema.ts';
 import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
@@ -146,6 +148,35 @@ t.test('a snippet past its timeout is Kimina’s per-snippet timeout error; the 
   });
   t.equal(res.statusCode, 200);
   t.same(res.json(), { results: [{ id: 'slow', time: 1, error: 'Lean REPL command timed out in 1 seconds' }] });
+});
+
+t.test('a Lean failure is Kimina’s `error`, decided by the typed flag, never by a message text', async (t) => {
+  const lean: LeanRunner = {
+    elaborate: () => Promise.reject(new LeanFailure('crash', 'the REPL exited with code 137', '')),
+  };
+  const app = await makeApp({ lean, config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    payload: { snippets: [{ id: 'a', code: 'example : True := trivial' }], timeout: 10 },
+  });
+  t.equal(res.statusCode, 200);
+  const [r] = (res.json() as { results: ReplResponse[] }).results;
+  t.match(r, { id: 'a', error: /crash.*exited with code 137/ });
+  t.notOk(r!.response, 'no response beside the error');
+
+  // A result whose tool error merely reads like a failure, with no failure reported, is an answer.
+  const lookalike = {
+    okay: false,
+    content: '',
+    lean_messages: { errors: [], warnings: [], infos: [] },
+    tool_messages: { errors: ['Lean failed while elaborating (crash): no, only a text'], warnings: [], infos: [] },
+    failed_declarations: [],
+    timings: {},
+  } as unknown as ToolResponse<'check'>;
+  t.same(toReplResponse('b', 0, lookalike, false), { id: 'b', time: 0, response: {} });
+  t.match(toReplResponse('b', 0, lookalike, true), { id: 'b', error: /no, only a text/ });
 });
 
 t.test('request-level refusals keep their status; /health needs no key', async (t) => {
