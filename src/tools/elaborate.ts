@@ -16,7 +16,7 @@ import {
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
-import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { nameIdentity, parseSource, printedName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
@@ -539,7 +539,8 @@ function pieceOf(pieces: readonly Piece[], line: number | undefined): Piece {
 function readAxioms(messages: readonly LeanMessage[], name: string, out: Elaborated): void {
   for (const m of messages) {
     const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
-    if (parsed && parsed.name === userConstName(name)) {
+    // Compared as names, not texts: `theorem «foo»` is printed `'foo' depends on …`.
+    if (parsed && nameIdentity(parsed.name) === nameIdentity(userConstName(name))) {
       out.axioms = ownMap(out.axioms).set(name, parsed.axioms);
       return;
     }
@@ -718,10 +719,13 @@ export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
   const text = messages?.find((m) => m.severity === 'info')?.text;
   if (text === undefined) return undefined;
-  const bare = text.startsWith(`@${name}`)
-    ? text.slice(name.length + 1)
-    : text.startsWith(name)
-      ? text.slice(name.length)
-      : text;
+  // Lean prints the name without unneeded guillemets (`theorem «foo»` is `foo : …`).
+  const bare = withoutName(text, name) ?? withoutName(text, printedName(name)) ?? text;
   return squash(bare).replace(/^:\s*/, '');
+}
+
+/** `text` after a leading `@name` or `name`; undefined when it starts with neither. */
+function withoutName(text: string, name: string): string | undefined {
+  if (text.startsWith(`@${name}`)) return text.slice(name.length + 1);
+  return text.startsWith(name) ? text.slice(name.length) : undefined;
 }

@@ -2,7 +2,8 @@
  * The tools' reading of what Lean prints, with shapes taken from Lean's and the REPL's
  * source (cited at each test): wrapped goal hypotheses (defect 4), anonymous instance
  * hypotheses (5), the unused-variable text per version (7), `#lint` findings (10), private
- * names in `#print axioms` and the sorry of a declaration with errors (13).
+ * names in `#print axioms` and the sorry of a declaration with errors (13), names written with
+ * unneeded guillemets.
  */
 import t from 'tap';
 import type { LeanMessage } from '../../src/backend/index.ts';
@@ -12,6 +13,8 @@ import { check } from '../../src/tools/check.ts';
 import { lemmaFromGoal, parseGoals } from '../../src/tools/goals.ts';
 import { atLeast, parseAxioms, unusedVariableName } from '../../src/tools/lean-texts.ts';
 import { simplify_theorems } from '../../src/tools/simplify-theorems.ts';
+import { verify_proof } from '../../src/tools/verify-proof.ts';
+import { nameIdentity, printedName } from '../../src/syntax/source.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 const envAt = (v: string, imports = '') =>
@@ -182,4 +185,38 @@ t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input 
     'attribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp',
   ]);
   t.same(r.failed_declarations, ['od'], 'the error is filed under the declaration whose lines hold it');
+});
+
+t.test('a name written with unneeded guillemets is the name Lean prints without them', async (t) => {
+  // Lean escapes a component only when it is no identifier [lean4 src/Init/Meta.lean, `Name.escapePart`]:
+  // `theorem «foo»` declares `foo`, and `#print axioms` / `#check` print `foo`.
+  const asLeanPrints = (n: string) => printedName(n.replace(/^_root_\./, ''));
+  const lean = scriptedRunner((c) => {
+    const ax = /^set_option pp\.fullNames true in #print axioms (.+)$/.exec(c.text);
+    if (ax) return { messages: [msg('info', c.origin, `'${asLeanPrints(ax[1]!)}' does not depend on any axioms`)] };
+    const ch = /#check @(.+)$/.exec(c.text);
+    if (ch) return { messages: [msg('info', c.origin, `${asLeanPrints(ch[1]!)} : True`)] };
+    return {};
+  });
+  const content = 'theorem «foo» : True := trivial\n\ntheorem «a.b».«c» : True := trivial\n';
+  const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
+  t.equal(r.okay, true);
+  t.same(r.failed_declarations, [], 'both axioms answers are matched');
+  t.same(r.tool_messages.warnings, []);
+
+  const v = await verify_proof.run(
+    parseToolRequest('verify_proof', {
+      formal_statement: 'theorem «foo» : True := sorry\n',
+      content: 'theorem «foo» : True := trivial\n',
+      environment: 'x',
+    }),
+    toolCtx(lean),
+  );
+  t.equal(v.okay, true, 'the candidate identical up to its proof passes');
+  t.same(v.tool_messages.errors, []);
+
+  t.equal(nameIdentity('«foo».bar'), nameIdentity('foo.«bar»'));
+  t.not(nameIdentity('«a.b»'), nameIdentity('a.b'), 'a dotted component is not a dotted name');
+  t.equal(printedName('«a.b».«c»'), '«a.b».c');
+  t.equal(printedName('«1x»'), '«1x»', 'a component no identifier keeps its escape');
 });
