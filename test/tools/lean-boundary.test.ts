@@ -5,6 +5,8 @@
  * names in `#print axioms` and the sorry of a declaration with errors (13), names written with
  * unneeded guillemets.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import type { LeanMessage } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
@@ -16,6 +18,7 @@ import { simplify_theorems } from '../../src/tools/simplify-theorems.ts';
 import { verify_proof } from '../../src/tools/verify-proof.ts';
 import { nameIdentity, printedName } from '../../src/syntax/source.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
+import { sharedPath, sharedSkip } from '../shared-data.ts';
 
 const envAt = (v: string, imports = '') =>
   environmentConfig.parse({ name: 'x', lean_toolchain: `leanprover/lean4:${v}`, imports, project_dir: '/tmp' });
@@ -219,4 +222,41 @@ t.test('a name written with unneeded guillemets is the name Lean prints without 
   t.not(nameIdentity('«a.b»'), nameIdentity('a.b'), 'a dotted component is not a dotted name');
   t.equal(printedName('«a.b».«c»'), '«a.b».c');
   t.equal(printedName('«1x»'), '«1x»', 'a component no identifier keeps its escape');
+});
+
+const forkDir = 'recorded/repl-forks/augustepoiroux/v4.28.0/test';
+t.test(
+  'a let-bound hypothesis keeps its value in the lifted lemma (recorded goals)',
+  { skip: sharedSkip(forkDir) },
+  async (t) => {
+    const dir = forkDir;
+    // The REPL fork's transcript: the goal after `let p : ∃ x : Nat, x > 0 := ⟨1, Nat.one_pos⟩; let ⟨n, hn⟩ := p`.
+    const answers = readFileSync(path.join(sharedPath(dir)!, 'auxiliary_decl.expected.out'), 'utf8')
+      .split(/\n\s*\n/)
+      .filter((x) => x.trim())
+      .map((x) => JSON.parse(x) as { goals?: string[] });
+    const text = answers.find((a) => a.goals?.some((g) => g.includes('hn : n > 0')))!.goals![0]!;
+    const [g] = parseGoals(text);
+    t.same(g!.hyps[0], { names: ['p'], type: '∃ x, x > 0', value: 'Exists.intro 1 Nat.one_pos' });
+    const lemma = lemmaFromGoal('t.sorried', g!, true);
+    t.equal(
+      lemma.text,
+      'theorem t.sorried :\n    let p : ∃ x, x > 0 := Exists.intro 1 Nat.one_pos\n    ∀ (n : Nat),\n    ∀ (hn : n > 0),\n    true = true := by\n  intro p n hn\n  sorry',
+    );
+    t.same(lemma.args, ['n', 'hn'], 'the let-bound variable is no argument');
+  },
+);
+
+t.test('a let-bound hypothesis the target uses is stated with its value, never as a free binder', async (t) => {
+  // As Aesop's test records it (aesop/<tag>/AesopTest/SimpLetHypotheses.lean): `x : Nat := 0` in an unsolved goal.
+  const [g] = parseGoals('P : Nat → Type\nh : P 0\nx : Nat := 0\n⊢ P x');
+  const lemma = lemmaFromGoal('t.h', g!, false, 'by\n  exact h');
+  t.match(
+    lemma.text,
+    /^theorem t\.h \(P : Nat → Type\) \(h : P 0\) :\n    let x : Nat := 0\n    P x := by\n  intro x\n  exact by\n/,
+  );
+  t.notMatch(lemma.text, /\(x : Nat\)/, 'no binder that forgets the value');
+  t.same(lemma.args, ['P', 'h']);
+  const [n] = parseGoals('n : ℕ := 3\n⊢ n = 3');
+  t.equal(lemmaFromGoal('l', n!, true).text, 'theorem l :\n    let n : ℕ := 3\n    n = 3 := by\n  intro n\n  sorry');
 });
