@@ -260,3 +260,26 @@ t.test('a let-bound hypothesis the target uses is stated with its value, never a
   const [n] = parseGoals('n : ℕ := 3\n⊢ n = 3');
   t.equal(lemmaFromGoal('l', n!, true).text, 'theorem l :\n    let n : ℕ := 3\n    n = 3 := by\n  intro n\n  sorry');
 });
+
+t.test('every declaration’s axioms are asked in one REPL input, each answer read at its own line', async (t) => {
+  // The REPL runs an input's commands in turn, each message at its line [repl v4.28.0: REPL/Frontend.lean].
+  const lean = scriptedRunner((c) => {
+    const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
+    if (ax?.[1] === 'b') return { messages: [msg('error', c.origin, 'cannot use `#print axioms` here')] };
+    if (ax?.[1] === 'c') return { messages: [msg('info', c.origin, "'c' depends on axioms: [sorryAx]")] };
+    if (ax) return { messages: [msg('info', c.origin, `'${ax[1]}' does not depend on any axioms`)] };
+    return {};
+  });
+  const content =
+    'theorem a : True := trivial\ntheorem b : True := trivial\ntheorem c : True := trivial\ntheorem d : True := trivial\n';
+  const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
+  const sent = lean.jobs[0]!.commands.map((c) => c.text);
+  t.equal(sent.length, 5, 'four declarations, one question input');
+  t.equal(sent[4]!.split('\n').length, 4, 'a question a line');
+  t.same([...r.failed_declarations].sort(), ['b', 'c'], 'each answer goes to its own declaration');
+  t.match(
+    r.tool_messages.warnings.join('\n'),
+    /'b': Lean did not say which axioms it uses \(Lean refused #print axioms/,
+  );
+  t.match(r.tool_messages.warnings.join('\n'), /'c' uses 'sorry'/);
+});
