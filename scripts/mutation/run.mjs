@@ -41,7 +41,15 @@ function summarise(report) {
       const line = m.location.start.line;
       const original = f.source.split('\n')[line - 1]?.trim() ?? '';
       const key = `${file}|${m.mutatorName}|${original}|${m.replacement ?? ''}`;
-      survivors.push({ file, line, status: m.status, mutator: m.mutatorName, replacement: m.replacement, original, equivalent: EQUIVALENT[key] });
+      survivors.push({
+        file,
+        line,
+        status: m.status,
+        mutator: m.mutatorName,
+        replacement: m.replacement,
+        original,
+        equivalent: EQUIVALENT[key],
+      });
     }
     files[file] = { ...c, score: score(c) };
   }
@@ -78,7 +86,9 @@ function record(summary, startedAt, load) {
 }
 
 function newestResult() {
-  const names = readdirSync(RESULTS).filter((n) => /^mutation-.*\.json$/.test(n)).sort();
+  const names = readdirSync(RESULTS)
+    .filter((n) => /^mutation-.*\.json$/.test(n))
+    .sort();
   if (!names.length) throw new Error('no bench/results/mutation-*.json yet: run `npm run mutate`');
   return { name: names.at(-1), result: JSON.parse(readFileSync(path.join(RESULTS, names.at(-1)), 'utf8')) };
 }
@@ -88,7 +98,9 @@ if (!args.includes('--report')) {
   const startedAt = new Date();
   const load = os.loadavg().map((x) => Math.round(x * 10) / 10);
   runStryker(args);
-  console.log(`recorded: ${path.relative(ROOT, record(summarise(JSON.parse(readFileSync(REPORT, 'utf8'))), startedAt, load))}`);
+  console.log(
+    `recorded: ${path.relative(ROOT, record(summarise(JSON.parse(readFileSync(REPORT, 'utf8'))), startedAt, load))}`,
+  );
 }
 const { name, result } = newestResult();
 writeFileSync(path.join(ROOT, 'docs', 'mutation.md'), renderPage(name, result));

@@ -31,8 +31,9 @@ export const VERDICT_FILES = [
   'src/tools/disprove.ts',
   // comparator's verdict.
   'src/tools/comparator.ts',
-  // The Kimina routes' status mapping.
-  'src/server/adapters/kimina.ts',
+  // The Kimina routes' status mapping: a snippet's answer, its timeout, a Lean failure.
+  declaration('src/server/adapters/kimina.ts', 'export function toReplResponse('),
+  declaration('src/server/adapters/kimina.ts', 'async function runSnippet('),
   // A declaration's verdict from Lean's answers (errors, sorry, axioms) and the #print axioms reader.
   declaration('src/tools/elaborate.ts', 'export function declVerdict('),
   declaration('src/tools/elaborate.ts', 'function readAxioms('),

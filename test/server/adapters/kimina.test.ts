@@ -171,12 +171,53 @@ t.test('a Lean failure is Kimina’s `error`, decided by the typed flag, never b
     okay: false,
     content: '',
     lean_messages: { errors: [], warnings: [], infos: [] },
-    tool_messages: { errors: ['Lean failed while elaborating (crash): no, only a text'], warnings: [], infos: [] },
+    tool_messages: {
+      errors: ['Lean failed while elaborating (crash): no, only a text', 'and a second'],
+      warnings: [],
+      infos: [],
+    },
     failed_declarations: [],
     timings: {},
   } as unknown as ToolResponse<'check'>;
   t.same(toReplResponse('b', 0, lookalike, false), { id: 'b', time: 0, response: {} });
-  t.match(toReplResponse('b', 0, lookalike, true), { id: 'b', error: /no, only a text/ });
+  t.same(toReplResponse('b', 0, lookalike, true), {
+    id: 'b',
+    time: 0,
+    error: 'Lean failed while elaborating (crash): no, only a text\nand a second',
+  });
+});
+
+t.test('Kimina’s `time` is the snippet’s own run in seconds; a timeout of 0 answers at once, unrun', async (t) => {
+  let runs = 0;
+  const lean: LeanRunner = {
+    elaborate: async (_env, job) => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 30));
+      return {
+        headerMessages: [],
+        session: 1,
+        reused: 0,
+        sent: job.commands.length,
+        commands: job.commands.map(() => ({ messages: [], sorries: [], cached: false, ms: 0 })),
+      };
+    },
+  };
+  const app = await makeApp({ lean, config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  const post = (timeout: number) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/check',
+      payload: { snippets: [{ id: 's', code: 'example : True := trivial' }], timeout },
+    });
+  const [r] = ((await post(10)).json() as { results: ReplResponse[] }).results;
+  t.ok(r!.time >= 0.02 && r!.time < 1000, `in seconds (never ms), at least the run's 30 ms: ${r!.time}`);
+  t.same(r!.response, {});
+  const before = runs;
+  t.same((await post(0)).json(), {
+    results: [{ id: 's', time: 0, error: 'Lean REPL command timed out in 0 seconds' }],
+  });
+  t.equal(runs, before, 'nothing ran');
 });
 
 t.test('request-level refusals keep their status; /health needs no key', async (t) => {
