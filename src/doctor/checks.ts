@@ -151,6 +151,33 @@ export const CHECKS: DoctorCheck[] = [
     },
   },
   {
+    name: 'a let-bound hypothesis lifts to a lemma that elaborates, is proved by its value, and applies at the call site',
+    assumption: 'class: goal printing (let values)',
+    async run(run) {
+      const options = Object.entries(GOAL_PRINTING_OPTIONS).map(([k, v]) => setOptionCommand(k, v));
+      const outs = await run([
+        ...options,
+        'theorem doctor_let (m : Nat) (hm : 0 < m) : True := by\n  let n : Nat := 3\n  have h : n = 3 := sorry\n  trivial',
+      ]);
+      const goal = outs[options.length]?.sorries[0]?.goal;
+      const [g] = goal ? parseGoals(goal) : [];
+      if (!g) return { ok: false, detail: `no sorry goal: ${show(outs[options.length])}` };
+      const lemma = lemmaFromGoal('doctor_let_lemma', g, false);
+      // Proved by its value (a free binder `(n : Nat)` could not be), then applied where the have stood.
+      const proved = lemma.text.replace(/\n  sorry$/, '\n  rfl');
+      const call = `example : True := by\n  let n : Nat := 3\n  have h : n = 3 := ${['doctor_let_lemma', ...lemma.args].join(' ')}\n  trivial`;
+      const back = await run([proved, call]);
+      const errors = back.flatMap((o) => o?.messages.filter((m) => m.severity === 'error') ?? []);
+      const ok = /let n : Nat := 3/.test(lemma.text) && errors.length === 0;
+      return {
+        ok,
+        detail: ok
+          ? `lemma: ${lemma.text.replace(/\s+/g, ' ').slice(0, 160)}`
+          : `${goal} → ${lemma.text} → ${back.map(show).join(' ')}`,
+      };
+    },
+  },
+  {
     name: 'unused-variable linter text for this version',
     assumption: 'class: unused_variable',
     async run(run, env) {

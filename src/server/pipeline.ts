@@ -69,6 +69,11 @@ export interface RunInfo {
   cache?: 'hit' | 'miss';
   /** The result's JSON as this run stored it in the cache (ResultCache.set), for the HTTP response (response-text.ts). */
   stored?: string | undefined;
+  /**
+   * The run reported a Lean failure (the REPL crashed, ran out of memory or time…): typed, so an
+   * adapter that must answer such a run differently (Kimina's `error`) never reads message texts.
+   */
+  leanFailed?: boolean;
 }
 
 export interface RunOptions {
@@ -255,6 +260,7 @@ export class Pipeline {
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
+      if (run.lean.failed) opts.info.leanFailed = true;
       if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.deps.cache.set(p.key, result, rawKey);
       return result;
     } finally {

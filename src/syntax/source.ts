@@ -3,6 +3,7 @@
  * commands and declarations with their namespaces and full names. Pure and total:
  * it never throws, and `printSource(parseSource(x)) === x` for every input.
  */
+import { isIdFirst, isIdRest } from './chars.ts';
 import { parseHeader, splitCommands, type Command, type Header } from './commands.ts';
 import { parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
 import { NONE } from './empty.ts';
@@ -89,6 +90,39 @@ export function splitName(name: string): string[] {
   }
   parts.push(cur);
   return parts;
+}
+
+/**
+ * A name's identity, whatever its spelling: its components without their `«»` escapes, so `«foo»`
+ * and `foo` (or `«a.b».c` written either way Lean accepts) are one name, while `«a.b»` and `a.b`
+ * stay two. Lean prints a component escaped only when it must (not an identifier, or a token in
+ * newer versions) [lean4 src/Init/Meta.lean, `Name.escapePart`, `toStringWithSep`], so a name the
+ * content writes with unneeded guillemets comes back from Lean without them.
+ */
+export function nameIdentity(name: string): string {
+  return splitName(name)
+    .map((p) => (p.length >= 2 && p.startsWith('«') && p.endsWith('»') ? p.slice(1, -1) : p))
+    .join('\u0000');
+}
+
+/** A name as Lean prints it: each `«»`-escaped component that is an identifier without them loses them (`nameKey`). */
+export function printedName(name: string): string {
+  return splitName(name)
+    .map((p) =>
+      p.length > 2 && p.startsWith('«') && p.endsWith('»') && isIdentifier(p.slice(1, -1)) ? p.slice(1, -1) : p,
+    )
+    .join('.');
+}
+
+/** Whether a component needs no escape: an identifier's first character, then identifier characters (`Name.escapePart`). */
+function isIdentifier(s: string): boolean {
+  let first = true;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (first ? !isIdFirst(c) : !isIdRest(c)) return false;
+    first = false;
+  }
+  return !first;
 }
 
 /**

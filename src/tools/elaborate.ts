@@ -16,7 +16,7 @@ import {
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
-import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { nameIdentity, parseSource, printedName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
@@ -185,11 +185,11 @@ type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number }
  */
 interface Role {
   kind: 'option' | 'body' | 'lint' | 'axioms' | 'probe' | 'preamble';
-  /** The option's name (`option`) or the probe's key (`probe`). */
+  /** The option's name (`option`), the probe's key (`probe`), or the declarations asked about, one a line (`axioms`). */
   key: unknown;
-  /** The declaration asked about (`axioms`). */
+  /** Unused by the kinds above (kept for one shape). */
   name: string;
-  /** The preamble command's index (`preamble`); the content command's among them (`body`, for progress). */
+  /** The preamble command's index (`preamble`); the content command's among them (`body`, for progress); the line of the first question (`axioms`). */
   index: number;
   /** The content's commands in this input (`body`). */
   pieces: readonly Piece[];
@@ -378,13 +378,17 @@ function planQuestions(
     roles.push(role('lint', undefined, '', 0, NONE));
     commands.push({ text: '#lint', origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
-  for (const d of extras.axiomsOf?.(file) ?? NONE) {
-    if (!d.fullName) continue;
-    roles.push(role('axioms', undefined, d.fullName, 0, NONE));
-    commands.push({
-      text: printAxiomsCommand(d.fullName),
-      origin: (end ??= file.lines.toLean(prepared.content.length)),
-    });
+  // Every declaration's axioms in one REPL input, a question a line: one command per request instead of
+  // one per declaration (each command is a round trip and an environment the REPL keeps). The REPL
+  // elaborates an input's commands in turn and reports each message at its own line [repl v4.28.0:
+  // REPL/Frontend.lean, `processInput` runs `IO.processCommands` over the whole input], so each
+  // answer is read back by its line (`readAxiomsBatch`).
+  const asked: string[] = [];
+  for (const d of extras.axiomsOf?.(file) ?? NONE) if (d.fullName) asked.push(d.fullName);
+  if (asked.length) {
+    end ??= file.lines.toLean(prepared.content.length);
+    roles.push(role('axioms', asked, '', end.line, NONE));
+    commands.push({ text: asked.map(printAxiomsCommand).join('\n'), origin: end });
   }
   for (const { key, text } of extras.probes?.(file) ?? NONE) {
     roles.push(role('probe', key, '', 0, NONE));
@@ -476,8 +480,21 @@ function readOutcome(
   } else if (role.kind === 'preamble') {
     out.preamble[role.index] = messages;
   } else {
-    readAxioms(messages, role.name, out);
+    readAxiomsBatch(messages, role.key as readonly string[], role.index, out);
   }
+}
+
+/** The answers to a batch of `#print axioms` questions, the k-th on line `first + k`: each read with the messages of its line. */
+function readAxiomsBatch(
+  messages: readonly LeanMessage[],
+  names: readonly string[],
+  first: number,
+  out: Elaborated,
+): void {
+  if (names.length === 1) return readAxioms(messages, names[0]!, out);
+  const byLine: LeanMessage[][] = names.map(() => []);
+  for (const m of messages) byLine[m.pos.line - first]?.push(m);
+  names.forEach((name, k) => readAxioms(byLine[k]!, name, out));
 }
 
 /**
@@ -539,7 +556,8 @@ function pieceOf(pieces: readonly Piece[], line: number | undefined): Piece {
 function readAxioms(messages: readonly LeanMessage[], name: string, out: Elaborated): void {
   for (const m of messages) {
     const parsed = m.severity === 'info' ? parseAxioms(m.text) : undefined;
-    if (parsed && parsed.name === userConstName(name)) {
+    // Compared as names, not texts: `theorem «foo»` is printed `'foo' depends on …`.
+    if (parsed && nameIdentity(parsed.name) === nameIdentity(userConstName(name))) {
       out.axioms = ownMap(out.axioms).set(name, parsed.axioms);
       return;
     }
@@ -718,10 +736,13 @@ export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
   const text = messages?.find((m) => m.severity === 'info')?.text;
   if (text === undefined) return undefined;
-  const bare = text.startsWith(`@${name}`)
-    ? text.slice(name.length + 1)
-    : text.startsWith(name)
-      ? text.slice(name.length)
-      : text;
+  // Lean prints the name without unneeded guillemets (`theorem «foo»` is `foo : …`).
+  const bare = withoutName(text, name) ?? withoutName(text, printedName(name)) ?? text;
   return squash(bare).replace(/^:\s*/, '');
+}
+
+/** `text` after a leading `@name` or `name`; undefined when it starts with neither. */
+function withoutName(text: string, name: string): string | undefined {
+  if (text.startsWith(`@${name}`)) return text.slice(name.length + 1);
+  return text.startsWith(name) ? text.slice(name.length) : undefined;
 }

@@ -140,8 +140,8 @@ export interface LemmaStatement {
   inaccessible: boolean;
 }
 
-/** Re-indent a proof copied from elsewhere under a lemma header (its first line stays put). */
-function reindent(proof: string): string {
+/** Re-indent a proof copied from elsewhere under a lemma header (its first line stays put; the rest at `indent`). */
+function reindent(proof: string, indent = '  '): string {
   const lines = proof.split('\n');
   const rest = lines.slice(1).filter((l) => l.trim() !== '');
   const common = minOf(
@@ -150,38 +150,82 @@ function reindent(proof: string): string {
   );
   return [
     lines[0],
-    ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `  ${l.slice(common === Infinity ? 0 : common)}`)),
+    ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `${indent}${l.slice(common === Infinity ? 0 : common)}`)),
   ].join('\n');
 }
 
-/** `theorem name (x : T) [C] … : target := sorry` (or `:= proof`); inaccessible names get fresh ones. */
+/** A lemma's statement as it is built: binders, then (from the first let-bound hypothesis on) its type's own binders. */
+interface LemmaParts {
+  binders: string[];
+  /** `let x : T := v` and `∀ (h : P),` in the type: what follows a let-bound hypothesis depends on its value. */
+  inType: string[];
+  /** The names the proof introduces for `inType` before the original proof runs. */
+  intros: string[];
+  args: string[];
+  inaccessible: boolean;
+  /** Fresh names given so far (`x_1`, `x_2`, …). */
+  fresh: number;
+}
+
+/**
+ * `theorem name (x : T) [C] … : target := sorry` (or `:= proof`); inaccessible names get fresh ones.
+ * A let-bound hypothesis (`n : ℕ := 3`) keeps its value: the goal is true because `n` is 3, so the
+ * lemma states `let n : ℕ := 3` in its type (a binder `(n : ℕ)` would state the goal for every `n`,
+ * often false), and the hypotheses after it follow it there as `∀ (h : P n),` (they may mention it).
+ * The call site still applies the lemma to its explicit arguments (the application elaborator
+ * reduces the `let` to reach the next binder), and the let-bound variables are no arguments.
+ */
 export function lemmaFromGoal(name: string, goal: Goal, wholeContext: boolean, proof?: string): LemmaStatement {
-  const binders: string[] = [];
-  const args: string[] = [];
-  let inaccessible = false;
-  let fresh = 0;
+  const parts: LemmaParts = { binders: [], inType: [], intros: [], args: [], inaccessible: false, fresh: 0 };
   const rename = new Map<string, string>();
+  const renamed = (text: string) => [...rename].reduce((s, [from, to]) => s.split(from).join(to), text.trim());
   for (const h of relevantHyps(goal, wholeContext)) {
-    const type0 = [...rename].reduce((s, [from, to]) => s.split(from).join(to), h.type.trim());
+    const type = renamed(h.type);
     if (h.names.every(isAnonymousInstance)) {
-      for (const _ of h.names) binders.push(`[${type0}]`);
+      for (const _ of h.names) (parts.inType.length ? parts.inType : parts.binders).push(instanceBinder(parts, type));
       continue;
     }
-    const names = h.names.map((n) => {
-      if (!isInaccessible(n)) return n;
-      inaccessible = true;
-      const r = `${n.replace(/✝\S*/, '') || 'x'}_${++fresh}`;
-      rename.set(n, r);
-      return r;
-    });
-    binders.push(`(${names.join(' ')} : ${type0})`);
-    pushAll(args, names);
+    const names = h.names.map((n) => accessibleName(n, rename, parts));
+    if (h.value !== undefined) {
+      // `x y : T := v` is not printed (each let variable has its own value); one name is the usual case.
+      for (const n of names) parts.inType.push(`let ${n} : ${type} := ${renamed(h.value)}`);
+      pushAll(parts.intros, names);
+    } else if (parts.inType.length) {
+      parts.inType.push(`∀ (${names.join(' ')} : ${type}),`);
+      pushAll(parts.intros, names);
+      pushAll(parts.args, names);
+    } else {
+      parts.binders.push(`(${names.join(' ')} : ${type})`);
+      pushAll(parts.args, names);
+    }
   }
-  const target = [...rename].reduce((s, [from, to]) => s.split(from).join(to), goal.target.trim());
-  const value = proof === undefined ? 'by\n  sorry' : reindent(proof.trim());
+  const target = [...parts.inType, renamed(goal.target)].join('\n    ');
   return {
-    text: `theorem ${name}${binders.length ? ` ${binders.join(' ')}` : ''} :\n    ${target} := ${value}`,
-    args,
-    inaccessible,
+    text: `theorem ${name}${parts.binders.length ? ` ${parts.binders.join(' ')}` : ''} :\n    ${target} := ${lemmaValue(parts, proof)}`,
+    args: parts.args,
+    inaccessible: parts.inaccessible,
   };
+}
+
+/** An anonymous instance hypothesis: a binder `[C]`, or `∀ [C],` in the type after a let (introduced unnamed). */
+function instanceBinder(parts: LemmaParts, type: string): string {
+  if (!parts.inType.length) return `[${type}]`;
+  parts.intros.push('_');
+  return `∀ [${type}],`;
+}
+
+/** The name a hypothesis gets in the lemma: its own, or a fresh one for an inaccessible `x✝` (which blocks the call site). */
+function accessibleName(n: string, rename: Map<string, string>, parts: LemmaParts): string {
+  if (!isInaccessible(n)) return n;
+  parts.inaccessible = true;
+  const r = `${n.replace(/✝\S*/, '') || 'x'}_${++parts.fresh}`;
+  rename.set(n, r);
+  return r;
+}
+
+/** `by sorry`, or the proof; after lets, both run once the type's own binders are introduced. */
+function lemmaValue(parts: LemmaParts, proof: string | undefined): string {
+  if (!parts.intros.length) return proof === undefined ? 'by\n  sorry' : reindent(proof.trim());
+  const intro = `intro ${parts.intros.join(' ')}`;
+  return proof === undefined ? `by\n  ${intro}\n  sorry` : `by\n  ${intro}\n  exact ${reindent(proof.trim(), '    ')}`;
 }

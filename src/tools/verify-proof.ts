@@ -58,11 +58,7 @@ export function defeqCheck(
     [
       'set_option autoImplicit true in',
       'set_option relaxedAutoImplicit true in',
-      // A theorem is re-stated as a theorem: an `axiom` keeps only the section variables its type uses
-      // (`mkForallFVars vars type (usedOnly := true)` [lean4 src/Lean/Elab/Declaration.lean, `elabAxiom`]) while
-      // a theorem also keeps the instance-implicit ones over included variables, so an unused `[Inhabited α]`
-      // made a candidate identical to the statement fail (issue 27, defect 9).
-      d.kind === 'theorem' ? `theorem ${expected} ${sig} := sorry` : `axiom ${expected} ${sig}`,
+      restated(file, d, expected, sig),
       // `[local irreducible]` on an `abbrev` (reducible) is refused unless allowUnsafeReducibility
       // [lean4 v4.28.0: src/Lean/ReducibilityAttrs.lean, `validate`, case `.local`/`.irreducible`].
       ...(opaque.length
@@ -75,6 +71,39 @@ export function defeqCheck(
     ],
     scopeCommands(file, d),
   );
+}
+
+/**
+ * The statement's declaration under a fresh name, with the section variables Lean gave the original.
+ * An `axiom` keeps only those its type uses (`mkForallFVars vars type (usedOnly := true)` [lean4
+ * src/Lean/Elab/Declaration.lean, `elabAxiom`]), but
+ *  - a theorem also keeps the instance-implicit ones over included variables (`withHeaderSecVars`
+ *    [lean4 v4.28.0: src/Lean/Elab/MutualDef.lean]): it is re-stated as a theorem;
+ *  - a def, abbrev or instance keeps those its type *or value* uses (`withUsed`, same file): a
+ *    `variable [Monoid M]` that only the value uses is one of its binders. In a scope with section
+ *    variables it is re-stated as a `noncomputable def` with its own value (a call of the
+ *    declaration itself then names the candidate's, already defined), so its binders are the
+ *    original's. A value with termination clauses (not re-stated without its recursion) and an
+ *    `opaque` stay axioms, as does every declaration where no `variable` is in force (the same
+ *    binders either way).
+ * Without this, a candidate identical to the statement failed the check.
+ */
+function restated(file: SourceFile, d: SourceDecl, expected: string, sig: string): string {
+  if (d.kind === 'theorem') return `theorem ${expected} ${sig} := sorry`;
+  const value = VALUE_KINDS.has(d.kind) && hasSectionVariables(file, d) ? valueText(file, d) : undefined;
+  return value === undefined ? `axiom ${expected} ${sig}` : `noncomputable def ${expected} ${sig} ${value}`;
+}
+
+const VALUE_KINDS: ReadonlySet<string> = new Set(['def', 'abbrev', 'instance']);
+
+const hasSectionVariables = (file: SourceFile, d: SourceDecl) =>
+  scopeCommands(file, d).some((c) => c.trimStart().startsWith('variable'));
+
+/** The value as written (`:= v`, equations, `where` fields) with its `where` declarations; undefined when it cannot stand alone. */
+function valueText(file: SourceFile, d: SourceDecl): string | undefined {
+  if (!d.bodySpan || d.trailing.some((c) => c.keyword !== 'where')) return undefined;
+  const end = Math.max(d.bodySpan.end, ...d.trailing.map((c) => c.span.end));
+  return file.text.slice(d.signatureSpan.end, end).trim();
 }
 
 /**

@@ -2,8 +2,11 @@
  * The tools' reading of what Lean prints, with shapes taken from Lean's and the REPL's
  * source (cited at each test): wrapped goal hypotheses (defect 4), anonymous instance
  * hypotheses (5), the unused-variable text per version (7), `#lint` findings (10), private
- * names in `#print axioms` and the sorry of a declaration with errors (13).
+ * names in `#print axioms` and the sorry of a declaration with errors (13), names written with
+ * unneeded guillemets.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import type { LeanMessage } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
@@ -12,7 +15,10 @@ import { check } from '../../src/tools/check.ts';
 import { lemmaFromGoal, parseGoals } from '../../src/tools/goals.ts';
 import { atLeast, parseAxioms, unusedVariableName } from '../../src/tools/lean-texts.ts';
 import { simplify_theorems } from '../../src/tools/simplify-theorems.ts';
+import { verify_proof } from '../../src/tools/verify-proof.ts';
+import { nameIdentity, printedName } from '../../src/syntax/source.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
+import { sharedPath, sharedSkip } from '../shared-data.ts';
 
 const envAt = (v: string, imports = '') =>
   environmentConfig.parse({ name: 'x', lean_toolchain: `leanprover/lean4:${v}`, imports, project_dir: '/tmp' });
@@ -182,4 +188,98 @@ t.test('defect 3: `mutual … end` and `<cmd> in <cmd>` reach Lean as one input 
     'attribute [local simp] Nat.add_comm in\ntheorem c (a b : Nat) : a + b = b + a := by simp',
   ]);
   t.same(r.failed_declarations, ['od'], 'the error is filed under the declaration whose lines hold it');
+});
+
+t.test('a name written with unneeded guillemets is the name Lean prints without them', async (t) => {
+  // Lean escapes a component only when it is no identifier [lean4 src/Init/Meta.lean, `Name.escapePart`]:
+  // `theorem «foo»` declares `foo`, and `#print axioms` / `#check` print `foo`.
+  const asLeanPrints = (n: string) => printedName(n.replace(/^_root_\./, ''));
+  const lean = scriptedRunner((c) => {
+    const ax = /^set_option pp\.fullNames true in #print axioms (.+)$/.exec(c.text);
+    if (ax) return { messages: [msg('info', c.origin, `'${asLeanPrints(ax[1]!)}' does not depend on any axioms`)] };
+    const ch = /#check @(.+)$/.exec(c.text);
+    if (ch) return { messages: [msg('info', c.origin, `${asLeanPrints(ch[1]!)} : True`)] };
+    return {};
+  });
+  const content = 'theorem «foo» : True := trivial\n\ntheorem «a.b».«c» : True := trivial\n';
+  const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
+  t.equal(r.okay, true);
+  t.same(r.failed_declarations, [], 'both axioms answers are matched');
+  t.same(r.tool_messages.warnings, []);
+
+  const v = await verify_proof.run(
+    parseToolRequest('verify_proof', {
+      formal_statement: 'theorem «foo» : True := sorry\n',
+      content: 'theorem «foo» : True := trivial\n',
+      environment: 'x',
+    }),
+    toolCtx(lean),
+  );
+  t.equal(v.okay, true, 'the candidate identical up to its proof passes');
+  t.same(v.tool_messages.errors, []);
+
+  t.equal(nameIdentity('«foo».bar'), nameIdentity('foo.«bar»'));
+  t.not(nameIdentity('«a.b»'), nameIdentity('a.b'), 'a dotted component is not a dotted name');
+  t.equal(printedName('«a.b».«c»'), '«a.b».c');
+  t.equal(printedName('«1x»'), '«1x»', 'a component no identifier keeps its escape');
+});
+
+const forkDir = 'recorded/repl-forks/augustepoiroux/v4.28.0/test';
+t.test(
+  'a let-bound hypothesis keeps its value in the lifted lemma (recorded goals)',
+  { skip: sharedSkip(forkDir) },
+  async (t) => {
+    const dir = forkDir;
+    // The REPL fork's transcript: the goal after `let p : ∃ x : Nat, x > 0 := ⟨1, Nat.one_pos⟩; let ⟨n, hn⟩ := p`.
+    const answers = readFileSync(path.join(sharedPath(dir)!, 'auxiliary_decl.expected.out'), 'utf8')
+      .split(/\n\s*\n/)
+      .filter((x) => x.trim())
+      .map((x) => JSON.parse(x) as { goals?: string[] });
+    const text = answers.find((a) => a.goals?.some((g) => g.includes('hn : n > 0')))!.goals![0]!;
+    const [g] = parseGoals(text);
+    t.same(g!.hyps[0], { names: ['p'], type: '∃ x, x > 0', value: 'Exists.intro 1 Nat.one_pos' });
+    const lemma = lemmaFromGoal('t.sorried', g!, true);
+    t.equal(
+      lemma.text,
+      'theorem t.sorried :\n    let p : ∃ x, x > 0 := Exists.intro 1 Nat.one_pos\n    ∀ (n : Nat),\n    ∀ (hn : n > 0),\n    true = true := by\n  intro p n hn\n  sorry',
+    );
+    t.same(lemma.args, ['n', 'hn'], 'the let-bound variable is no argument');
+  },
+);
+
+t.test('a let-bound hypothesis the target uses is stated with its value, never as a free binder', async (t) => {
+  // As Aesop's test records it (aesop/<tag>/AesopTest/SimpLetHypotheses.lean): `x : Nat := 0` in an unsolved goal.
+  const [g] = parseGoals('P : Nat → Type\nh : P 0\nx : Nat := 0\n⊢ P x');
+  const lemma = lemmaFromGoal('t.h', g!, false, 'by\n  exact h');
+  t.match(
+    lemma.text,
+    /^theorem t\.h \(P : Nat → Type\) \(h : P 0\) :\n    let x : Nat := 0\n    P x := by\n  intro x\n  exact by\n/,
+  );
+  t.notMatch(lemma.text, /\(x : Nat\)/, 'no binder that forgets the value');
+  t.same(lemma.args, ['P', 'h']);
+  const [n] = parseGoals('n : ℕ := 3\n⊢ n = 3');
+  t.equal(lemmaFromGoal('l', n!, true).text, 'theorem l :\n    let n : ℕ := 3\n    n = 3 := by\n  intro n\n  sorry');
+});
+
+t.test('every declaration’s axioms are asked in one REPL input, each answer read at its own line', async (t) => {
+  // The REPL runs an input's commands in turn, each message at its line [repl v4.28.0: REPL/Frontend.lean].
+  const lean = scriptedRunner((c) => {
+    const ax = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
+    if (ax?.[1] === 'b') return { messages: [msg('error', c.origin, 'cannot use `#print axioms` here')] };
+    if (ax?.[1] === 'c') return { messages: [msg('info', c.origin, "'c' depends on axioms: [sorryAx]")] };
+    if (ax) return { messages: [msg('info', c.origin, `'${ax[1]}' does not depend on any axioms`)] };
+    return {};
+  });
+  const content =
+    'theorem a : True := trivial\ntheorem b : True := trivial\ntheorem c : True := trivial\ntheorem d : True := trivial\n';
+  const r = await check.run(parseToolRequest('check', { content, environment: 'x' }), toolCtx(lean));
+  const sent = lean.jobs[0]!.commands.map((c) => c.text);
+  t.equal(sent.length, 5, 'four declarations, one question input');
+  t.equal(sent[4]!.split('\n').length, 4, 'a question a line');
+  t.same([...r.failed_declarations].sort(), ['b', 'c'], 'each answer goes to its own declaration');
+  t.match(
+    r.tool_messages.warnings.join('\n'),
+    /'b': Lean did not say which axioms it uses \(Lean refused #print axioms/,
+  );
+  t.match(r.tool_messages.warnings.join('\n'), /'c' uses 'sorry'/);
 });

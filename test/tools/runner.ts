@@ -38,7 +38,7 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
         reused: 0,
         sent: job.commands.length,
         commands: job.commands.map((c) => {
-          const r = respond(c, n);
+          const r = answerEach(respond, c, n);
           return {
             messages: r.messages ?? [],
             sorries: r.sorries ?? [],
@@ -50,6 +50,21 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
       };
     },
   };
+}
+
+/**
+ * The tools ask every declaration's axioms in one input, a `#print axioms` a line (elaborate.ts,
+ * planQuestions). The REPL answers each command of an input at its own line; so does this double:
+ * each line is `respond`ed to as a command of its own, at its line.
+ */
+const AXIOMS_LINE = /^set_option pp\.fullNames true in #print axioms /;
+function answerEach(respond: Respond, c: { text: string; origin: Origin }, job: number): ReturnType<Respond> {
+  const lines = c.text.split('\n');
+  if (lines.length < 2 || !lines.every((l) => AXIOMS_LINE.test(l))) return respond(c, job);
+  const answers = lines.map((text, k) =>
+    respond({ text, origin: k ? { line: c.origin.line + k, column: 0 } : c.origin }, job),
+  );
+  return { messages: answers.flatMap((a) => a.messages ?? []), sorries: answers.flatMap((a) => a.sorries ?? []) };
 }
 
 export const toolCtx = (lean: LeanRunner, env = testEnv): ToolContext => ({

@@ -245,3 +245,36 @@ t.test('defect 9: a theorem is re-stated as a theorem, keeping unused instance-i
   const d = parseSource('def answer : Nat := sorry\n');
   t.match(defeqCheck(d, d.decls[0]!, 0)!, /\naxiom axle_expected_0 : Nat\n/, 'a def is still an axiom');
 });
+
+// A def, abbrev or instance keeps the section variables its value uses (`withUsed` [lean4 v4.28.0:
+// src/Lean/Elab/MutualDef.lean]); as an axiom it lost them, so a candidate identical to the statement failed.
+t.test(
+  'a def or instance under section variables is re-stated with its value, keeping the binders its value adds',
+  async (t) => {
+    const f = parseSource(
+      'section\nvariable {M : Type} [Mul M] [Inhabited M]\ninstance sq : Inhabited (List M) := ⟨[default * default]⟩\n' +
+        'def twice (x : M) : M := x * x\ndef fib : Nat → Nat\n  | 0 => 0\n  | n + 1 => fib n\ndef rec2 (n : Nat) : Nat := n\ntermination_by n\n' +
+        'def helped : M := aux where aux : M := default\nopaque op : M\nend\n',
+    );
+    const [inst, twice, fib, rec2, helped, op] = f.decls;
+    t.match(
+      defeqCheck(f, inst!)!,
+      /\nnoncomputable def axle_expected_0 : Inhabited \(List M\) := ⟨\[default \* default\]⟩\n/,
+    );
+    t.match(defeqCheck(f, twice!)!, /\nnoncomputable def axle_expected_0 \(x : M\) : M := x \* x\n/);
+    t.match(
+      defeqCheck(f, fib!)!,
+      /\nnoncomputable def axle_expected_0 : Nat → Nat \| 0 => 0\n  \| n \+ 1 => fib n\n/,
+      'equations',
+    );
+    t.match(defeqCheck(f, rec2!)!, /\naxiom axle_expected_0 \(n : Nat\) : Nat\n/, 'termination clauses: an axiom');
+    t.match(
+      defeqCheck(f, helped!)!,
+      /\nnoncomputable def axle_expected_0 : M := aux where aux : M := default\n/,
+      'with its where',
+    );
+    t.match(defeqCheck(f, op!)!, /\naxiom axle_expected_0 : M\n/, 'an opaque stays an axiom');
+    const plain = parseSource('def answer : Nat := 3\n');
+    t.match(defeqCheck(plain, plain.decls[0]!)!, /\naxiom axle_expected_0 : Nat\n/, 'no variable in force: an axiom');
+  },
+);

@@ -19,7 +19,6 @@ import type { Caller } from '../../admission/keys.ts';
 import type { ToolResponse } from '../../contract/tools.ts';
 import { describeDetails, issuesToDetails } from '../../contract/validate.ts';
 import { serviceError, type ServiceError } from '../../errors.ts';
-import { LEAN_FAILURE_PREFIX } from '../../tools/elaborate.ts';
 import { toServiceError } from '../error-handler.ts';
 import type { Pipeline, RunInfo } from '../pipeline.ts';
 
@@ -85,10 +84,12 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown, route: string)
   throw serviceError('invalid_request', 'fields', { tool: route, problems: describeDetails(details) }, { details });
 }
 
-/** A snippet's answer from its `check` result: Lean's records, or the failure Kimina reports as `error`. */
-function toReplResponse(id: string, time: number, r: ToolResponse<'check'>): ReplResponse {
-  const failure = r.tool_messages.errors.find((e) => e.startsWith(LEAN_FAILURE_PREFIX));
-  if (failure) return { id, time, error: failure };
+/**
+ * A snippet's answer from its `check` result: Lean's records, or, when the run reported a Lean
+ * failure (the pipeline's typed flag, never a message text), the failure Kimina reports as `error`.
+ */
+export function toReplResponse(id: string, time: number, r: ToolResponse<'check'>, leanFailed: boolean): ReplResponse {
+  if (leanFailed) return { id, time, error: r.tool_messages.errors.join('\n') || 'Lean failed while elaborating' };
   const s = r.structured ?? { messages: [], sorries: [] };
   return {
     id,
@@ -131,7 +132,12 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
       { caller: run.caller, log: run.request.log, signal: run.signal, info },
     );
     // Kimina's `time` is the REPL's: time in the queue is not counted.
-    return toReplResponse(id, Math.max(0, performance.now() - t0 - (info.queueMs ?? 0)) / 1000, r);
+    return toReplResponse(
+      id,
+      Math.max(0, performance.now() - t0 - (info.queueMs ?? 0)) / 1000,
+      r,
+      info.leanFailed === true,
+    );
   } catch (e) {
     const se = toServiceError(e);
     if (se.code === 'timeout') return timedOut;

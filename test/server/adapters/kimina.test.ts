@@ -10,7 +10,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import type { LeanRunner } from '../../../src/backend/index.ts';
+import { LeanFailure, type LeanRunner } from '../../../src/backend/index.ts';
+import { toReplResponse, type ReplResponse } from '../../../src/server/adapters/kimina.ts';
+import type { ToolResponse } from '../../../src/contract/tools.ts';
 import { toLeanMessage } from '../../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../../src/backend/protocol/schema.ts';
 import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
@@ -146,6 +148,76 @@ t.test('a snippet past its timeout is Kimina’s per-snippet timeout error; the 
   });
   t.equal(res.statusCode, 200);
   t.same(res.json(), { results: [{ id: 'slow', time: 1, error: 'Lean REPL command timed out in 1 seconds' }] });
+});
+
+t.test('a Lean failure is Kimina’s `error`, decided by the typed flag, never by a message text', async (t) => {
+  const lean: LeanRunner = {
+    elaborate: () => Promise.reject(new LeanFailure('crash', 'the REPL exited with code 137', '')),
+  };
+  const app = await makeApp({ lean, config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    payload: { snippets: [{ id: 'a', code: 'example : True := trivial' }], timeout: 10 },
+  });
+  t.equal(res.statusCode, 200);
+  const [r] = (res.json() as { results: ReplResponse[] }).results;
+  t.match(r, { id: 'a', error: /crash.*exited with code 137/ });
+  t.notOk(r!.response, 'no response beside the error');
+
+  // A result whose tool error merely reads like a failure, with no failure reported, is an answer.
+  const lookalike = {
+    okay: false,
+    content: '',
+    lean_messages: { errors: [], warnings: [], infos: [] },
+    tool_messages: {
+      errors: ['Lean failed while elaborating (crash): no, only a text', 'and a second'],
+      warnings: [],
+      infos: [],
+    },
+    failed_declarations: [],
+    timings: {},
+  } as unknown as ToolResponse<'check'>;
+  t.same(toReplResponse('b', 0, lookalike, false), { id: 'b', time: 0, response: {} });
+  t.same(toReplResponse('b', 0, lookalike, true), {
+    id: 'b',
+    time: 0,
+    error: 'Lean failed while elaborating (crash): no, only a text\nand a second',
+  });
+});
+
+t.test('Kimina’s `time` is the snippet’s own run in seconds; a timeout of 0 answers at once, unrun', async (t) => {
+  let runs = 0;
+  const lean: LeanRunner = {
+    elaborate: async (_env, job) => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 30));
+      return {
+        headerMessages: [],
+        session: 1,
+        reused: 0,
+        sent: job.commands.length,
+        commands: job.commands.map(() => ({ messages: [], sorries: [], cached: false, ms: 0 })),
+      };
+    },
+  };
+  const app = await makeApp({ lean, config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  const post = (timeout: number) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/check',
+      payload: { snippets: [{ id: 's', code: 'example : True := trivial' }], timeout },
+    });
+  const [r] = ((await post(10)).json() as { results: ReplResponse[] }).results;
+  t.ok(r!.time >= 0.02 && r!.time < 1000, `in seconds (never ms), at least the run's 30 ms: ${r!.time}`);
+  t.same(r!.response, {});
+  const before = runs;
+  t.same((await post(0)).json(), {
+    results: [{ id: 's', time: 0, error: 'Lean REPL command timed out in 0 seconds' }],
+  });
+  t.equal(runs, before, 'nothing ran');
 });
 
 t.test('request-level refusals keep their status; /health needs no key', async (t) => {

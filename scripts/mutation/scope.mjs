@@ -1,0 +1,59 @@
+// What `npm run mutate` mutates: the code that decides a verdict, and the tests that guard it.
+// One list, read by the Stryker configuration and by the report (docs/mutation.md says why each is here).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * `file:from-to`, the lines of the top-level declaration `head` starts (a line beginning with it)
+ * up to its closing line (the next line that is `}`, `};` or `});` at column 0): a range that
+ * follows the function when lines above it change, where a fixed range would drift.
+ */
+function declaration(file, head) {
+  const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
+  const from = lines.findIndex((l) => l.startsWith(head));
+  if (from < 0) throw new Error(`${file}: no line starts with ${JSON.stringify(head)}`);
+  const to = lines.findIndex((l, i) => i > from && /^}\)?;?$/.test(l));
+  return `${file}:${from + 1}-${to + 1}`;
+}
+
+/** Source files (or `file:from-to` line ranges) whose mutants count towards the verdict score. */
+export const VERDICT_FILES = [
+  // verify_proof's rules: permits, axioms, kinds and types, rule 5 and 7, the defeq probe.
+  'src/tools/verify-proof.ts',
+  // verify_negation.
+  'src/tools/negation.ts',
+  // The readers of Lean's answers that verdicts rest on (#print axioms, the goal and message texts).
+  'src/tools/lean-texts.ts',
+  // disprove's disproved_theorems.
+  'src/tools/disprove.ts',
+  // comparator's verdict.
+  'src/tools/comparator.ts',
+  // The Kimina routes' status mapping: a snippet's answer, its timeout, a Lean failure.
+  declaration('src/server/adapters/kimina.ts', 'export function toReplResponse('),
+  declaration('src/server/adapters/kimina.ts', 'async function runSnippet('),
+  // A declaration's verdict from Lean's answers (errors, sorry, axioms) and the #print axioms reader.
+  declaration('src/tools/elaborate.ts', 'export function declVerdict('),
+  declaration('src/tools/elaborate.ts', 'function readAxioms('),
+  declaration('src/tools/elaborate.ts', 'export function checkedType('),
+  // repair_proofs' `okay`.
+  declaration('src/tools/repair-proofs.ts', 'export const repair_proofs'),
+];
+
+/** The test files that exercise those files (the tap runner reruns only those covering a mutant). */
+export const VERDICT_TESTS = [
+  'test/tools/verify-proof.test.ts',
+  'test/tools/verify-proof-*.test.ts',
+  'test/tools/negation.test.ts',
+  'test/tools/lean-boundary.test.ts',
+  'test/tools/probe-opens.test.ts',
+  'test/tools/disprove.test.ts',
+  'test/tools/comparator.test.ts',
+  'test/tools/check.test.ts',
+  'test/tools/checked-type.test.ts',
+  'test/tools/repair-proofs.test.ts',
+  'test/recorded/tools.test.ts',
+  'test/server/adapters/kimina.test.ts',
+];
