@@ -50,7 +50,7 @@ export function compileGlob(pattern: string): Glob {
  * The end of the first occurrence of `piece` in `name[from, to)`, or -1: KMP, each position of
  * the range read once plus at most once more per fallback (fallbacks never exceed advances).
  */
-function findPiece(name: string, from: number, to: number, piece: string, f: Int32Array, c: StepCounter | undefined) {
+function findPiece(name: string, from: number, to: number, piece: string, f: Int32Array, c?: StepCounter): number {
   if (piece.length === 0) return from;
   for (let i = from, k = 0; i < to; i++) {
     const ch = name.charCodeAt(i);
