@@ -2,6 +2,11 @@
 // Formatting is Prettier's business (.prettierrc.json); no stylistic rules here.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import regexp from 'eslint-plugin-regexp';
+
+/** The one file of src/ that may build a RegExp at run time (its patterns are templates in the source, its values literals). */
+const REGEX_HELPER = 'src/util/regex.ts';
+const NO_RUNTIME_REGEXP = `build the pattern with \`regex\` (${REGEX_HELPER}): its syntax stays in the source, values are literals`;
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'lean/.build/**', 'lean/envs/**', 'bench/results/**', '.tap/**'] },
@@ -63,6 +68,22 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Regexes over request text must not backtrack super-linearly (a pattern whose match time grows
+    // faster than its input), and none may be built from text at run time except through the helper.
+    files: ['src/**'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='RegExp']", message: NO_RUNTIME_REGEXP },
+        { selector: "CallExpression[callee.name='RegExp']", message: NO_RUNTIME_REGEXP },
+      ],
+    },
+  },
+  { files: [REGEX_HELPER], rules: { 'no-restricted-syntax': 'off' } },
   {
     // The REPL process double is a plain script whose `switch` falls through on purpose.
     files: ['test/fixtures/**'],

@@ -188,6 +188,9 @@ export async function adversarialHttpRows(): Promise<{ rows: [string, string, st
     const fair = await fairWait(port);
     figures['item 5: fair wait'] = fair.figures;
     rows.push(fair.row);
+    const glob = await globRow(port);
+    figures['permitted_sorries globs'] = glob.figures;
+    rows.push(glob.row);
   } finally {
     await app.close();
   }
@@ -230,5 +233,57 @@ async function fairWait(port: number): Promise<{ row: [string, string, string]; 
       `${verdict} (≤ ${FAIR_WAIT_MS} ms); status p99 ${round(p99, 1)} ms (n=${lat.length})`,
     ],
     figures: { bMs: b.map((x) => round(x, 1)), worstMs: round(worst, 1), verdict, statusP99: round(p99, 1) },
+  };
+}
+
+/** The glob row's guarantee: verify_proof with the adversarial glob answers within this (the regex took seconds). */
+const GLOB_MS = 1000;
+const GLOB_REQUESTS = 20;
+
+/** A candidate whose declaration name nearly matches the glob below (all `a`, no final `b`), fresh each time (a cache miss). */
+const globBody = (i: number) =>
+  JSON.stringify({
+    formal_statement: 'theorem t : True := sorry\n',
+    content: `-- ${i}\ntheorem t : True := trivial\ntheorem ${'a'.repeat(40)} : True := sorry\n`,
+    environment: ENV,
+    // Ten stars against the 40-character name: a regex `^a.*a.*…b$` tries every placement of its
+    // stars, C(40, 10) of them, before it fails (thirty stars against 200 characters, the unit
+    // test's other case, would hold the regex-based daemon for good: this row could not end).
+    permitted_sorries: [`${'a*'.repeat(10)}b`],
+  });
+
+/**
+ * A permitted_sorries glob that made the regex-based matcher backtrack, through verify_proof and
+ * the fake REPL: GLOB_REQUESTS requests one after another (stopping at the first slower than
+ * GLOB_MS), the status endpoint polled meanwhile; PASS when each is answered (200) in time.
+ */
+async function globRow(port: number): Promise<{ row: [string, string, string]; figures: object }> {
+  const ask = async (body: string) => {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/verify_proof`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    await res.arrayBuffer();
+    return { ms: performance.now() - t0, status: res.status };
+  };
+  await ask(globBody(nonce++)); // warm
+  const runs: { ms: number; status: number }[] = [];
+  const bodies = Array.from({ length: GLOB_REQUESTS }, () => globBody(nonce++));
+  const lat = await polled(port, async () => {
+    for (const b of bodies) if (runs.push(await ask(b)) && runs.at(-1)!.ms > GLOB_MS) break;
+  });
+  const worst = Math.max(...runs.map((r) => r.ms));
+  const answered = runs.every((r) => r.status === 200);
+  const verdict = answered && worst <= GLOB_MS ? 'PASS' : 'FAIL';
+  const p99 = stats(lat).p99;
+  return {
+    row: [
+      'permitted_sorries: 10-star glob vs a 40-char name (verify_proof, fake REPL)',
+      `${round(worst, 1)} ms worst of ${runs.length}${answered ? '' : ` (statuses ${runs.map((r) => r.status).join(', ')})`}`,
+      `${verdict} (≤ ${GLOB_MS} ms); status p99 ${round(p99, 1)} ms (n=${lat.length})`,
+    ],
+    figures: { ms: runs.map((r) => round(r.ms, 1)), worstMs: round(worst, 1), verdict, statusP99: round(p99, 1) },
   };
 }

@@ -8,6 +8,8 @@
  */
 import { serviceError, type ErrorDetail, type ServiceError } from '../errors.ts';
 import { utf8Length } from '../syntax/positions.ts';
+import { MAX_PERMITTED_GLOBS } from '../contract/tools.ts';
+import { isGlob } from '../util/glob.ts';
 
 export interface InputLimits {
   /** UTF-8 bytes of each source text: `content`, `formal_statement`, each of `documents`. */
@@ -123,6 +125,22 @@ function textOver(field: string, v: unknown, limits: InputLimits, over: ErrorDet
   }
 }
 
+/**
+ * verify_proof's globs: each costs a pass over every name checked, so their number is capped
+ * (exact names are looked up). Counted only on a list within its length limit (else refused already).
+ */
+function globsOver(request: Record<string, unknown>, limits: InputLimits, over: ErrorDetail[]): void {
+  const list = request.permitted_sorries;
+  if (!Array.isArray(list) || list.length > limits.names) return;
+  let globs = 0;
+  for (let i = 0; i < list.length; i++) if (typeof list[i] === 'string' && isGlob(list[i] as string)) globs++;
+  if (globs > MAX_PERMITTED_GLOBS)
+    over.push({
+      field: 'permitted_sorries',
+      message: `holds ${globs} glob patterns (entries with \`*\`); the limit is ${MAX_PERMITTED_GLOBS} (exact names are not limited by it)`,
+    });
+}
+
 /** Lists and maps in the shape their tools take them (a field of another type is left to validation). */
 const KNOWN_SHAPE: Record<string, 'list' | 'map'> = {
   names: 'list',
@@ -142,6 +160,7 @@ export function checkInputLimits(body: unknown, limits: InputLimits): void {
   const over: ErrorDetail[] = [];
   if (countKeys(request, MAX_BODY_FIELDS) > MAX_BODY_FIELDS) over.push(BODY_FIELDS_OVER);
   textsOver(request, limits, over);
+  if (request.permitted_sorries !== undefined) globsOver(request, limits, over);
   for (const field in request) {
     if (!Object.hasOwn(request, field) || (LIMITED.has(field) && !KNOWN_SHAPE[field])) continue;
     const v = request[field];

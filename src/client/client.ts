@@ -27,6 +27,13 @@ export interface ClientOptions {
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
+/** `url` without its trailing slashes (a scan from the end: `/\/+$/` rescans a run of slashes from each of its starts). */
+export function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 47) end--;
+  return url.slice(0, end);
+}
+
 /** Where the daemon is and the key to send: the options, else the spec's client variables (one reading for every client). */
 export function serviceEndpoint(opts: { url?: string; apiKey?: string; env?: NodeJS.ProcessEnv }): {
   url: string;
@@ -34,7 +41,7 @@ export function serviceEndpoint(opts: { url?: string; apiKey?: string; env?: Nod
 } {
   const env = opts.env ?? process.env;
   return {
-    url: (opts.url ?? env.SERVICE_API_URL ?? DEFAULT_URL).replace(/\/+$/, ''),
+    url: withoutTrailingSlashes(opts.url ?? env.SERVICE_API_URL ?? DEFAULT_URL),
     apiKey: opts.apiKey ?? env.SERVICE_API_KEY ?? undefined,
   };
 }

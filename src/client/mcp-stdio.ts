@@ -16,6 +16,7 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
+import { withoutTrailingSlashes } from './client.ts';
 
 export interface McpRelayOptions {
   /** The daemon's base URL (its /mcp is used). */
@@ -89,7 +90,7 @@ function relay(
 
 /** Relays until the local side closes its input; resolves with the exit code. */
 export async function serveMcpStdio(opts: McpRelayOptions): Promise<number> {
-  const endpoint = new URL('/mcp', `${opts.url.replace(/\/+$/, '')}/`);
+  const endpoint = new URL('/mcp', `${withoutTrailingSlashes(opts.url)}/`);
   const remote = new StreamableHTTPClientTransport(endpoint, {
     requestInit: { headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {} },
   });

@@ -31,6 +31,14 @@ export const DEFAULT_NORMALIZATIONS: (typeof NORMALIZATIONS)[number][] = [
   'split_open_in_commands',
 ];
 
+/**
+ * Entries of verify_proof's `permitted_sorries` that may be globs (hold `*`): each glob is tried
+ * on every name the check asks about, in time linear in the name (src/util/glob.ts), so a
+ * request's glob work is at most this many passes over those names (docs/bounds.md). Exact
+ * names are looked up, and only limits.names bounds them.
+ */
+export const MAX_PERMITTED_GLOBS = 100;
+
 /** Spec leaves comparator's memory_limit_mb default "not shown"; docs/http-api.md documents this choice. */
 export const DEFAULT_COMPARATOR_MEMORY_MB = 8192;
 
@@ -143,7 +151,10 @@ export const TOOLS = {
       permitted_sorries: z
         .array(z.string(), { error: 'must be a list of theorem names or glob patterns' })
         .optional()
-        .describe('Theorem names (or glob patterns) allowed to contain sorry; their statements are still checked.'),
+        .describe(
+          `Theorem names (or glob patterns, \`*\` for any run of characters; at most ${MAX_PERMITTED_GLOBS} globs) ` +
+            'allowed to contain sorry; their statements are still checked.',
+        ),
       use_def_eq: z
         .boolean()
         .default(true)

@@ -275,6 +275,9 @@ export const CHECKS: DoctorCheck[] = [
       ]);
       const v = judgeAxiomsAnswer(msgs(outs[3]), 'DoctorNs.doctor_em', ['Classical.choice']);
       const foreign =
+        // Bounded input: v.detail is Lean's one-line answer to the fixed command above (three axiom
+        // names), not request text, so the rescans of a `[` run cannot grow with any caller's input.
+        // eslint-disable-next-line regexp/no-super-linear-move
         /\[(.*)\]/
           .exec(v.detail)?.[1]
           ?.split(', ')

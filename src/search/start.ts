@@ -69,12 +69,12 @@ function statementWithSorry(body: string, d: SourceDecl): { text: string; sorryA
   if (span && d.assignSpan) {
     const proof = body.slice(span.start, span.end);
     if (PROOF_BY_SORRY.test(proof)) {
-      const text = body.slice(0, span.end).replace(/\s+$/, '');
+      const text = body.slice(0, span.end).trimEnd();
       return { text, sorryAt: span.start + proof.lastIndexOf('sorry') };
     }
     return { text: `${body.slice(0, span.start)}by sorry`, sorryAt: span.start + 3 };
   }
   // Equations or `where` (no `:=`), or no body at all: the statement gets one.
-  const head = body.slice(0, d.signatureSpan.end).replace(/\s+$/, '');
+  const head = body.slice(0, d.signatureSpan.end).trimEnd();
   return { text: `${head} := by sorry`, sorryAt: head.length + ' := by '.length };
 }

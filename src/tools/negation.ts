@@ -170,7 +170,7 @@ function negateTheorem(
   if (!pi) return undefined;
   const bound = quantified.map((q) => `(${binder.get(q.fullName!)} : ${piType(f, q) ?? '_'})`);
   const type = `${bound.length ? `∀ ${bound.join(' ')}, ` : ''}¬ (${pi})`;
-  const [lead, trail] = [/^\s*/.exec(sigText)![0], /\s*$/.exec(sigText)![0]];
+  const [lead, trail] = [/^\s*/.exec(sigText)![0], sigText.slice(sigText.trimEnd().length)];
   const edits = [replace(d.signatureSpan.start, d.signatureSpan.end, `${lead}: ${type}${trail}`)];
   if (d.bodySpan) edits.push(replace(d.bodySpan.start, d.bodySpan.end, 'sorry'));
   return { theorem: { name: d.fullName!, quantified: quantified.map((q) => q.fullName!), type }, edits };

@@ -30,6 +30,7 @@ import { unusedVariableName } from './lean-texts.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
+import { regex } from '../util/regex.ts';
 
 const badness = (r: Elaborated, d: SourceDecl) =>
   messagesIn(r, d, (m) => m.severity === 'error' || isSorryWarning(m)).length;
@@ -145,7 +146,8 @@ async function removeUnusedHaves(run: SimplifyRun, d0: SourceDecl): Promise<bool
       const name = h.binder ? r.content.slice(h.binder.start, h.binder.end).trim() : 'this';
       if (h.keyword !== 'have' || !/^[^\s⟨(]+$/.test(name)) continue;
       const rest = r.content.slice(h.end, d.bodySpan!.end);
-      if (new RegExp(`(^|[^\\w.'?!])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w'?!])`).test(rest)) continue;
+      // One pattern per `have` binder: a literal name between non-identifier characters.
+      if (regex`(?:^|[^\w.'?!])${name}(?:$|[^\w'?!])`.test(rest)) continue;
       if (await run.attempt(d, removeLine(r.content, h.start, h.end), 'remove_unused_haves')) {
         progress = changed = true;
         break;

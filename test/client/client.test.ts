@@ -172,6 +172,11 @@ t.test('configuration from the spec’s variables', async (t) => {
   t.same([c.url, c.timeoutSeconds, c.maxConcurrency], ['http://h:1', 5, 7]);
   const d = new LeanToolClient({ env: {} });
   t.same([d.url, d.timeoutSeconds, d.maxConcurrency], ['http://127.0.0.1:8080', 1800, 20]);
+  t.equal(
+    new LeanToolClient({ env: { SERVICE_API_URL: 'http://h:1/api///' } }).url,
+    'http://h:1/api',
+    'every trailing slash',
+  );
 });
 
 t.test('one method per tool, each calling its own route', async (t) => {

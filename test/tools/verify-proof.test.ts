@@ -189,7 +189,19 @@ t.test('sorry, errors and axioms; permitted_sorries; native_decide globs', async
     { types: [types, types], axioms: { main: ['main._native.native_decide.ax_1_1'] } },
   );
   t.equal(glob.okay, true, '≥ 4.29: a glob over the auxiliary axioms');
-  t.ok(permits(['a.*'], 'a.b.c') && !permits(['a.*'], 'ab'));
+  t.ok(permits(['a.*'])('a.b.c') && !permits(['a.*'])('ab'));
+});
+
+t.test('permitted_sorries: a name is exact (not a prefix), a glob reaches further', async (t) => {
+  const withAux = `${good}\ntheorem main_aux : True := sorry\n`;
+  const s = { types: [types, types], axioms: { main_aux: ['sorryAx'] } };
+  const exact = await run({ formal_statement: statement, content: withAux, permitted_sorries: ['main'] }, s);
+  t.equal(exact.okay, false, '`main` does not excuse `main_aux`');
+  t.same(exact.failed_declarations, ['main_aux']);
+  const glob = await run({ formal_statement: statement, content: withAux, permitted_sorries: ['main*'] }, s);
+  t.equal(glob.okay, true, 'the glob `main*` does');
+  t.equal(permits(['main'])('main_aux'), false);
+  t.equal(permits(['main*'])('main_aux'), true);
 });
 
 t.test('definitions must keep a non-sorried value; open private is banned; unsafe is reported', async (t) => {

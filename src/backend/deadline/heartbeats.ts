@@ -26,6 +26,7 @@
 
 import { commandHead, endsWithEnd, setOptionOf, type CommandHead } from '../../syntax/command-head.ts';
 import { ELABORATING_HASH_COMMANDS } from '../../syntax/keywords.ts';
+import { regex } from '../../util/regex.ts';
 
 /**
  * Lean's default [lean4 v4.28.0: src/Lean/CoreM.lean, `maxHeartbeats`]: a budget never raises the limit a real run
@@ -152,7 +153,7 @@ export function stoppedByBudget(messageText: string, budget: number): boolean {
 
 /** The budget a wrapped text was sent with. */
 /** A budget set inside a block (withBudget's second form), compiled once. */
-const BLOCK_BUDGET_RE = new RegExp(`^[^\\n]*\\nset_option maxHeartbeats (\\d+) ${BUDGET_COMMENT}\\n`);
+const BLOCK_BUDGET_RE = regex`^[^\n]*\nset_option maxHeartbeats (\d+) ${BUDGET_COMMENT}\n`;
 
 export function sentBudget(sentText: string): number | undefined {
   const m = /^set_option maxHeartbeats (\d+) in(?: --[^\n]*)?\n/.exec(sentText) ?? BLOCK_BUDGET_RE.exec(sentText);

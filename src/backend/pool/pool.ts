@@ -541,7 +541,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   #retire(e: Entry<R>, reason: string, kill: boolean): void {
     this.#counts.retired++;
-    const kind = reason.replace(/\s*\(.*$/s, '');
+    // The reason up to its first `(` (its detail), trailing spaces dropped; a scan, not `/\s*\(.*$/s`,
+    // whose every start in a run of spaces rescans the run.
+    const paren = reason.indexOf('(');
+    const kind = (paren < 0 ? reason : reason.slice(0, paren)).trimEnd();
     this.#retiredBy[kind] = (this.#retiredBy[kind] ?? 0) + 1;
     this.#exiting++;
     this.#history.push({

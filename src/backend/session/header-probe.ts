@@ -36,7 +36,7 @@ export interface ProbedHeader {
 const BARE_PRELUDE = /^\s*(?:module\s+)?prelude\s*$/;
 
 export function probedHeader(header: string): ProbedHeader {
-  const body = header.replace(/\s+$/, '');
+  const body = header.trimEnd();
   if (BARE_PRELUDE.test(body)) return { cmd: body, probeLine: Infinity };
   if (body === '') return { cmd: HEADER_PROBE, probeLine: 1 };
   return { cmd: `${body}\n${HEADER_PROBE}`, probeLine: body.split('\n').length + 1 };
