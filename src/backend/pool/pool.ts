@@ -57,7 +57,12 @@ export interface PoolPolicy<R extends Poolable, Q> {
 export interface GatedPool {
   readonly name: string;
   readonly size: number;
+  /** Its waiting requests that no idle or starting resource will serve: each needs a slot. */
+  readonly needs: number;
   readonly starved: boolean;
+  /** Its resources retired and not yet exited: slots on their way back. */
+  readonly exiting: number;
+  /** When (in release order, see `useOrder`) the least recently used idle resource went idle. */
   oldestIdle(): number | undefined;
   evictOne(reason: string): boolean;
   kick(): void;
@@ -68,9 +73,12 @@ export interface GatedPool {
  * which grows the moment a start begins, so asking and starting need no reservation.
  */
 export interface SlotGate {
-  /** Whether `pool` may start one more resource now; when not, the gate may free one elsewhere and `kick` the pool later. */
+  /**
+   * Whether `pool` may start one more resource now; when not, the gate may free one elsewhere and `kick` the pool later.
+   * A start no request waits for (minWarm, a replacement) never takes a slot another pool's waiting requests need.
+   */
   mayStart(pool: GatedPool): boolean;
-  /** A resource of `pool` is gone (or never started): a slot is free. */
+  /** A resource of `pool` is gone (or never started), or idle with no request of its own waiting: a slot is free or can be freed. */
   freed(pool: GatedPool): void;
 }
 
@@ -125,9 +133,18 @@ export interface PoolStats {
   lastRetirements: Retirement[];
 }
 
+/**
+ * Release order, shared by every pool of the process: which idle resource was used least recently,
+ * across pools, is a comparison of these (a clock in milliseconds ties between quick requests).
+ */
+let useOrder = 0;
+
 interface Entry<R> {
   r: R;
+  /** When it went idle (Date.now), for the idle timeout. */
   idleSince: number;
+  /** Its place in release order (`useOrder`), for the choice of which idle resource is evicted. */
+  idleSeq: number;
   /** Set when the policy retired it and a replacement is warming. */
   draining: string | undefined;
   rssBytes: number | undefined;
@@ -229,11 +246,15 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     return this.#state !== 'open';
   }
 
-  /** When the longest-idle resource went idle (for the agent's choice of which pool gives one up). */
+  /** The release order of the least recently used idle resource (for the agent's choice of which pool gives one up). */
   oldestIdle(): number | undefined {
     let t: number | undefined;
-    for (const e of this.#idle) if (t === undefined || e.idleSince < t) t = e.idleSince;
+    for (const e of this.#idle) if (t === undefined || e.idleSeq < t) t = e.idleSeq;
     return t;
+  }
+
+  get exiting(): number {
+    return this.#exiting;
   }
 
   /** Begin warming `minWarm` resources in the background. */
@@ -318,10 +339,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
       const a = this.#idle[i]!;
       const b = this.#idle[best]!;
       // Draining ones first, then the longest idle.
-      if (
-        (a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 ||
-        (!!a.draining === !!b.draining && a.idleSince < b.idleSince)
-      )
+      if ((a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 || (!!a.draining === !!b.draining && a.idleSeq < b.idleSeq))
         best = i;
     }
     const [e] = this.#idle.splice(best, 1);
@@ -335,9 +353,15 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     this.#grow();
   }
 
-  /** Whether this pool waits for a slot: it has waiters that no idle or starting resource will serve. */
+  /** Waiters that no idle or starting resource will serve: each needs a slot. */
+  get needs(): number {
+    if (this.#state === 'destroyed' || this.#idle.length > 0) return 0;
+    return Math.max(0, this.#waiters.length - this.#starting);
+  }
+
+  /** Whether this pool waits for a slot. */
   get starved(): boolean {
-    return this.#state !== 'destroyed' && this.#waiters.length > this.#starting && this.#idle.length === 0;
+    return this.needs > 0;
   }
 
   stats(): PoolStats {
@@ -425,6 +449,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   #makeIdle(e: Entry<R>): void {
     e.idleSince = Date.now();
+    e.idleSeq = ++useOrder;
     this.#idle.push(e);
   }
 
@@ -494,7 +519,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
           { pool: this.opts.name, session: r.id, startMs: Math.round(performance.now() - t0) },
           'lean session ready',
         );
-        const e: Entry<R> = { r, idleSince: Date.now(), draining: undefined, rssBytes: undefined };
+        const e: Entry<R> = { r, idleSince: Date.now(), idleSeq: ++useOrder, draining: undefined, rssBytes: undefined };
         if (this.#state === 'destroyed') {
           this.#retire(e, 'shutdown', true);
           return;
@@ -506,6 +531,8 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
             this.#retire(this.#idle.splice(this.#idle.indexOf(d), 1)[0]!, d.draining!, false);
         this.#dispatch();
         this.#settle();
+        // Ready with nobody of its own waiting: another key's waiting request may need its slot (the gate decides).
+        if (this.#idle.length > 0) this.opts.gate?.freed(this);
       },
       (err: unknown) => {
         this.#starting--;
