@@ -10,11 +10,12 @@
  * of another key (of the same environment when that cap binds) is retired to make room, and
  * the waiting pool is kicked once it has exited, or once a process anywhere goes idle.
  *
- * Waiters first: warming (minWarm, replacements) never evicts, and never takes a slot that
- * another pool's waiting requests need. A request for a new header at a full environment is
- * therefore served by evicting, and never waits for the own header's warm refill: were the
- * refill to take the freed slot, its sessions would start with nobody left to kick the waiting
- * pool, and the request would wait out its deadline.
+ * Waiters first: warming (minWarm, replacements) never evicts, never takes a slot that
+ * another pool's waiting requests need, and a warm start under way gives its slot up (it is
+ * cancelled) when a waiting request finds nothing idle to evict. A request for a new header at
+ * a full environment is therefore served after an eviction and its own start, and never waits
+ * for the own header's warm refill: were the refill to take the freed slot, its sessions would
+ * start with nobody left to kick the waiting pool, and the request would wait out its deadline.
  */
 import type { GatedPool, Pool, PoolStats, Poolable, SlotGate } from './pool.ts';
 
@@ -138,7 +139,10 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     return n;
   }
 
-  /** Retire the least recently used idle process of another key: same environment when its cap binds, any otherwise. */
+  /**
+   * Retire the least recently used idle process of another key (same environment when its cap binds, any
+   * otherwise); with none idle, cancel another key's start that none of its requests waits for.
+   */
   #reclaim(me: Keyed<R, Q>, sameEnv: boolean): void {
     let victim: Keyed<R, Q> | undefined;
     let oldest = Infinity;
@@ -150,7 +154,16 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
         victim = e;
       }
     }
-    victim?.pool.evictOne(`cap: its slot went to another header (${me.env})`);
+    const reason = `cap: its slot went to another header (${me.env})`;
+    if (victim) {
+      victim.pool.evictOne(reason);
+      return;
+    }
+    // Nothing idle: a start no request waits for (the own header's warm refill) gives way.
+    for (const e of this.#pools.values()) {
+      if (e === me || (sameEnv && e.env !== me.env)) continue;
+      if (e.pool.cancelStart(reason)) return;
+    }
   }
 
   #dropEmpty(): void {
