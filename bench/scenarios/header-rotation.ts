@@ -95,7 +95,7 @@ export async function headerRotationScenario(): Promise<ScenarioResult> {
   return {
     name: 'header-rotation',
     summary:
-      `${pass ? 'PASS' : 'FAIL'}: ${ROUNDS} rounds over ${HEADERS} headers at minWarm = maxSessions = 2: ${figure}; ` +
+      `${ROUNDS} rounds over ${HEADERS} headers at minWarm = maxSessions = 2: ${figure}; ` +
       `p50 ${round(lat.p50, 0)} ms (deadline ${DEADLINE_S} s, bound ${BOUND_MS} ms)`,
     figures: { rounds: ROUNDS, headers: HEADERS, perHeader: PER_HEADER, importMs: IMPORT_MS, latencyMs: lat, failed },
     table: [
