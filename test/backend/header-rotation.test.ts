@@ -142,6 +142,11 @@ t.test('a new header while the own header is still warming: a warm start gives i
     'the other warm start still under way',
   );
   t.equal(own.stats().failedStarts, 0, 'a cancelled start is no failure (no backoff)');
+  // Once that header's session is gone, the own header warms back to minWarm in the freed slot.
+  starts.splice(0)[0]!.ready();
+  pool(header).destroy(req.served!);
+  await flush();
+  t.same(started.slice(3), ['own'], 'the own header starts again in the freed slot');
 });
 
 t.test('rotation with concurrent requests, one own-header request held busy throughout', async (t) => {

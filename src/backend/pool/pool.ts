@@ -583,6 +583,8 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     this.opts.log.info({ pool: this.opts.name, reason: errorText(err) }, 'lean session start cancelled');
     this.#undrain();
     this.opts.gate?.freed(this);
+    // Asked again once the waiting key has its start: refused while the caps are full, it is kicked when a slot frees.
+    this.#fill();
     this.#settle();
   }
 
