@@ -261,6 +261,11 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     return t;
   }
 
+  /** Starts under way that will serve (not cancelled). */
+  get #coming(): number {
+    return this.#starting - this.#cancelled.size;
+  }
+
   get exiting(): number {
     return this.#exiting + this.#cancelled.size;
   }
@@ -361,7 +366,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
    * gone when the start is over (the spawn function's promise settles after its exit).
    */
   cancelStart(reason: string): boolean {
-    if (this.#starting - this.#cancelled.size <= this.#waiters.length) return false;
+    if (this.#coming <= this.#waiters.length) return false;
     const own = this.#starts.findLast((c) => !this.#cancelled.has(c));
     if (!own) return false;
     this.#cancelled.add(own);
@@ -378,7 +383,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   /** Waiters that no idle or starting resource will serve: each needs a slot. */
   get needs(): number {
     if (this.#state === 'destroyed' || this.#idle.length > 0) return 0;
-    return Math.max(0, this.#waiters.length - this.#starting);
+    return Math.max(0, this.#waiters.length - this.#coming);
   }
 
   /** Whether this pool waits for a slot. */
@@ -510,7 +515,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   /** Start resources for waiters that no idle or starting resource will serve. */
   #grow(): void {
-    while (this.#state !== 'destroyed' && this.#waiters.length > this.#starting && this.#hasRoom()) this.#spawn(false);
+    while (this.#state !== 'destroyed' && this.#waiters.length > this.#coming && this.#hasRoom()) this.#spawn(false);
   }
 
   /** Keep `minWarm` live resources (in `open`), and enough for the waiters. */
