@@ -17,6 +17,7 @@ import { adversarialScenario } from './scenarios/adversarial.ts';
 import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { clusterScenario } from './scenarios/cluster.ts';
 import { clusterHeadersPhase } from './scenarios/cluster-headers.ts';
+import { headerRotationScenario } from './scenarios/header-rotation.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
 import { orchestrationScenario } from './scenarios/orchestration.ts';
@@ -37,6 +38,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'cache-memory': () => cacheMemoryScenario(),
   startup: () => startupScenario(),
   overload: () => overloadScenario(),
+  'header-rotation': () => headerRotationScenario(),
   sandbox: () => sandboxScenario(),
   adversarial: () => adversarialScenario(),
   'event-loop-lag': () => eventLoopLagScenario(),

@@ -6,9 +6,16 @@
  *
  * Memory is the scarce resource, so processes are capped per environment and per daemon.
  * The agent is the pools' SlotGate: a pool may start a process while both caps leave room;
- * when they do not and the pool has requests waiting, the longest-idle process of another
- * key (of the same environment when that cap binds) is retired to make room, and the
- * waiting pool is kicked once it has exited. Warming (minWarm, replacements) never evicts.
+ * when they do not and the pool has requests waiting, the least recently used idle process
+ * of another key (of the same environment when that cap binds) is retired to make room, and
+ * the waiting pool is kicked once it has exited, or once a process anywhere goes idle.
+ *
+ * Waiters first: warming (minWarm, replacements) never evicts, never takes a slot that
+ * another pool's waiting requests need, and a warm start under way gives its slot up (it is
+ * cancelled) when a waiting request finds nothing idle to evict. A request for a new header at
+ * a full environment is therefore served after an eviction and its own start, and never waits
+ * for the own header's warm refill: were the refill to take the freed slot, its sessions would
+ * start with nobody left to kick the waiting pool, and the request would wait out its deadline.
  */
 import type { GatedPool, Pool, PoolStats, Poolable, SlotGate } from './pool.ts';
 
@@ -74,12 +81,18 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
   mayStart(pool: GatedPool): boolean {
     const me = this.#byPool.get(pool);
     if (!me) return false;
-    const envFull = this.processes(me.env) >= this.caps.perEnv;
-    const allFull = this.processes() >= this.caps.total;
-    if (!envFull && !allFull) return true;
+    const envRoom = this.caps.perEnv - this.processes(me.env);
+    const allRoom = this.caps.total - this.processes();
+    // A start for this pool's own waiters needs a free slot; a warm start leaves the slots other pools' waiters need.
+    const waits = pool.starved;
+    const fits = waits
+      ? envRoom > 0 && allRoom > 0
+      : envRoom > this.#needs(me, me.env) && allRoom > this.#needs(me, undefined);
+    if (fits) return true;
     this.#starved.add(pool);
-    // Only a request that waits reclaims a process from another key; warming does not.
-    if (pool.starved) this.#reclaim(me, envFull);
+    // Only a request that waits reclaims a process from another key, and only once the exits under way fall short.
+    const envFull = envRoom <= 0;
+    if (waits && pool.needs > this.#exiting(envFull ? me.env : undefined)) this.#reclaim(me, envFull);
     return false;
   }
 
@@ -112,7 +125,24 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     await Promise.all(this.pools().map((p) => p.destroyAll()));
   }
 
-  /** Retire the longest-idle process of another key: same environment when its cap binds, any otherwise. */
+  /** Slots the waiting requests of pools other than `me` need, in `env` (or in the daemon). */
+  #needs(me: Keyed<R, Q>, env: string | undefined): number {
+    let n = 0;
+    for (const e of this.#pools.values()) if (e !== me && (env === undefined || e.env === env)) n += e.pool.needs;
+    return n;
+  }
+
+  /** Processes retired and not yet exited in `env` (or in the daemon): slots already on their way back. */
+  #exiting(env: string | undefined): number {
+    let n = 0;
+    for (const e of this.#pools.values()) if (env === undefined || e.env === env) n += e.pool.exiting;
+    return n;
+  }
+
+  /**
+   * Retire the least recently used idle process of another key (same environment when its cap binds, any
+   * otherwise); with none idle, cancel another key's start that none of its requests waits for.
+   */
   #reclaim(me: Keyed<R, Q>, sameEnv: boolean): void {
     let victim: Keyed<R, Q> | undefined;
     let oldest = Infinity;
@@ -124,7 +154,16 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
         victim = e;
       }
     }
-    victim?.pool.evictOne(`cap: its slot went to another header (${me.env})`);
+    const reason = `cap: its slot went to another header (${me.env})`;
+    if (victim) {
+      victim.pool.evictOne(reason);
+      return;
+    }
+    // Nothing idle: a start no request waits for (the own header's warm refill) gives way.
+    for (const e of this.#pools.values()) {
+      if (e === me || (sameEnv && e.env !== me.env)) continue;
+      if (e.pool.cancelStart(reason)) return;
+    }
   }
 
   #dropEmpty(): void {

@@ -57,9 +57,16 @@ export interface PoolPolicy<R extends Poolable, Q> {
 export interface GatedPool {
   readonly name: string;
   readonly size: number;
+  /** Its waiting requests that no idle or starting resource will serve: each needs a slot. */
+  readonly needs: number;
   readonly starved: boolean;
+  /** Its resources retired and not yet exited: slots on their way back. */
+  readonly exiting: number;
+  /** When (in release order, see `useOrder`) the least recently used idle resource went idle. */
   oldestIdle(): number | undefined;
   evictOne(reason: string): boolean;
+  /** Cancel a start none of its own waiters needs; false when there is none. */
+  cancelStart(reason: string): boolean;
   kick(): void;
 }
 
@@ -68,14 +75,18 @@ export interface GatedPool {
  * which grows the moment a start begins, so asking and starting need no reservation.
  */
 export interface SlotGate {
-  /** Whether `pool` may start one more resource now; when not, the gate may free one elsewhere and `kick` the pool later. */
+  /**
+   * Whether `pool` may start one more resource now; when not, the gate may free one elsewhere and `kick` the pool later.
+   * A start no request waits for (minWarm, a replacement) never takes a slot another pool's waiting requests need.
+   */
   mayStart(pool: GatedPool): boolean;
-  /** A resource of `pool` is gone (or never started): a slot is free. */
+  /** A resource of `pool` is gone (or never started), or idle with no request of its own waiting: a slot is free or can be freed. */
   freed(pool: GatedPool): void;
 }
 
 export interface PoolOptions<R extends Poolable, Q> {
   name: string;
+  /** Start one. When it fails, or `signal` aborts it, the promise rejects once its process is gone (until then it holds a slot). */
   spawn: (signal: AbortSignal) => Promise<R>;
   policy: PoolPolicy<R, Q>;
   /** Resources kept ready (not counting ones about to retire). */
@@ -125,9 +136,18 @@ export interface PoolStats {
   lastRetirements: Retirement[];
 }
 
+/**
+ * Release order, shared by every pool of the process: which idle resource was used least recently,
+ * across pools, is a comparison of these (a clock in milliseconds ties between quick requests).
+ */
+let useOrder = 0;
+
 interface Entry<R> {
   r: R;
+  /** When it went idle (Date.now), for the idle timeout. */
   idleSince: number;
+  /** Its place in release order (`useOrder`), for the choice of which idle resource is evicted. */
+  idleSeq: number;
   /** Set when the policy retired it and a replacement is warming. */
   draining: string | undefined;
   rssBytes: number | undefined;
@@ -176,19 +196,24 @@ class BusyList<R> {
   }
 }
 
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 export class Pool<R extends Poolable, Q> implements GatedPool {
   #idle: Entry<R>[] = [];
   #busy = new BusyList<R>();
   #starting = 0;
   /** Replacements being warmed for draining resources. */
   #replacing = 0;
+  /** Each start under way (its abort), oldest first. */
+  #starts: AbortController[] = [];
+  /** Starts cancelled and not yet over: their processes still count. */
+  #cancelled = new Set<AbortController>();
   /** Retired, not yet exited: they still hold memory, so they still count. */
   #exiting = 0;
   #waiters: WaiterQueue<R, Q>;
   #state: Lifecycle = 'open';
   #done: Promise<void> | undefined;
   #resolveDone: (() => void) | undefined;
-  #startCtrl = new AbortController();
   #backoffMs = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
@@ -229,11 +254,20 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     return this.#state !== 'open';
   }
 
-  /** When the longest-idle resource went idle (for the agent's choice of which pool gives one up). */
+  /** The release order of the least recently used idle resource (for the agent's choice of which pool gives one up). */
   oldestIdle(): number | undefined {
     let t: number | undefined;
-    for (const e of this.#idle) if (t === undefined || e.idleSince < t) t = e.idleSince;
+    for (const e of this.#idle) if (t === undefined || e.idleSeq < t) t = e.idleSeq;
     return t;
+  }
+
+  /** Starts under way that will serve (not cancelled). */
+  get #coming(): number {
+    return this.#starting - this.#cancelled.size;
+  }
+
+  get exiting(): number {
+    return this.#exiting + this.#cancelled.size;
   }
 
   /** Begin warming `minWarm` resources in the background. */
@@ -318,14 +352,25 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
       const a = this.#idle[i]!;
       const b = this.#idle[best]!;
       // Draining ones first, then the longest idle.
-      if (
-        (a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 ||
-        (!!a.draining === !!b.draining && a.idleSince < b.idleSince)
-      )
+      if ((a.draining ? 0 : 1) - (b.draining ? 0 : 1) < 0 || (!!a.draining === !!b.draining && a.idleSeq < b.idleSeq))
         best = i;
     }
     const [e] = this.#idle.splice(best, 1);
     this.#retire(e!, reason, false);
+    return true;
+  }
+
+  /**
+   * Cancel a start that none of this pool's waiters needs (minWarm, a replacement), the newest
+   * first (it has the least done): another key's waiting request needs its slot. Its process is
+   * gone when the start is over (the spawn function's promise settles after its exit).
+   */
+  cancelStart(reason: string): boolean {
+    if (this.#coming <= this.#waiters.length) return false;
+    const own = this.#starts.findLast((c) => !this.#cancelled.has(c));
+    if (!own) return false;
+    this.#cancelled.add(own);
+    own.abort(new Error(reason));
     return true;
   }
 
@@ -335,9 +380,15 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     this.#grow();
   }
 
-  /** Whether this pool waits for a slot: it has waiters that no idle or starting resource will serve. */
+  /** Waiters that no idle or starting resource will serve: each needs a slot. */
+  get needs(): number {
+    if (this.#state === 'destroyed' || this.#idle.length > 0) return 0;
+    return Math.max(0, this.#waiters.length - this.#coming);
+  }
+
+  /** Whether this pool waits for a slot. */
   get starved(): boolean {
-    return this.#state !== 'destroyed' && this.#waiters.length > this.#starting && this.#idle.length === 0;
+    return this.needs > 0;
   }
 
   stats(): PoolStats {
@@ -389,7 +440,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     if (this.#state !== 'destroyed') {
       this.#state = 'destroyed';
       this.#stopTimers();
-      this.#startCtrl.abort(new Error('pool destroyed'));
+      for (const c of this.#starts) c.abort(new Error('pool destroyed'));
       this.#waiters.failAll(new PoolClosedError(this.opts.name));
       for (const e of this.#idle.splice(0)) this.#retire(e, 'shutdown', true);
       for (const e of [...this.#busy.values()]) {
@@ -425,6 +476,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   #makeIdle(e: Entry<R>): void {
     e.idleSince = Date.now();
+    e.idleSeq = ++useOrder;
     this.#idle.push(e);
   }
 
@@ -463,7 +515,7 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   /** Start resources for waiters that no idle or starting resource will serve. */
   #grow(): void {
-    while (this.#state !== 'destroyed' && this.#waiters.length > this.#starting && this.#hasRoom()) this.#spawn(false);
+    while (this.#state !== 'destroyed' && this.#waiters.length > this.#coming && this.#hasRoom()) this.#spawn(false);
   }
 
   /** Keep `minWarm` live resources (in `open`), and enough for the waiters. */
@@ -484,55 +536,91 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
     this.#starting++;
     if (replacement) this.#replacing++;
     const t0 = performance.now();
-    this.opts.spawn(this.#startCtrl.signal).then(
+    // Its own signal: `destroyAll` aborts every start, `cancelStart` one no request waits for.
+    const own = new AbortController();
+    this.#starts.push(own);
+    this.opts.spawn(own.signal).then(
       (r) => {
-        this.#starting--;
-        if (replacement) this.#replacing--;
-        this.#counts.created++;
-        this.#backoffMs = 0;
-        this.opts.log.info(
-          { pool: this.opts.name, session: r.id, startMs: Math.round(performance.now() - t0) },
-          'lean session ready',
-        );
-        const e: Entry<R> = { r, idleSince: Date.now(), draining: undefined, rssBytes: undefined };
-        if (this.#state === 'destroyed') {
-          this.#retire(e, 'shutdown', true);
-          return;
-        }
-        this.#idle.push(e);
-        // The replacement is warm: the idle draining resources can go now (busy ones go at release).
-        if (this.#replacing === 0)
-          for (const d of this.#idle.filter((x) => x.draining))
-            this.#retire(this.#idle.splice(this.#idle.indexOf(d), 1)[0]!, d.draining!, false);
-        this.#dispatch();
-        this.#settle();
+        this.#startSettled(own, replacement);
+        this.#started(r, t0);
       },
       (err: unknown) => {
-        this.#starting--;
-        if (replacement) this.#replacing--;
-        this.#counts.failedStarts++;
-        this.opts.gate?.freed(this);
-        const msg = err instanceof Error ? err.message : String(err);
-        this.#counts.lastStartError = msg;
-        if (this.#state === 'destroyed') return this.#settle();
-        this.opts.log.error({ pool: this.opts.name, err: msg }, 'lean session failed to start');
-        // Nothing alive to serve the waiters: fail them now rather than let them wait for their deadline.
-        if (this.#idle.length + this.#busy.size + this.#starting === 0) {
-          this.#waiters.failAll(this.#startError(msg));
-        }
-        // No replacement is coming: the draining resources are ordinary again, and the policy
-        // decides anew at their next release (retiring at once, as the backoff leaves no room to replace).
-        if (this.#replacing === 0) for (const d of [...this.#idle, ...this.#busy.values()]) d.draining = undefined;
-        // Retry with backoff (1 s doubling to 60 s) so a broken toolchain is not a hot loop.
-        this.#backoffMs = Math.min(60_000, this.#backoffMs ? this.#backoffMs * 2 : 1000);
-        this.#retryTimer = setTimeout(() => {
-          this.#retryTimer = undefined;
-          this.#fill();
-        }, this.#backoffMs);
-        this.#retryTimer.unref();
-        this.#settle();
+        const cancelled = this.#startSettled(own, replacement);
+        if (cancelled && this.#state !== 'destroyed') this.#startCancelled(err);
+        else this.#startFailed(err);
       },
     );
+  }
+
+  /** A start is over (either way): its accounting undone. Whether it was cancelled. */
+  #startSettled(own: AbortController, replacement: boolean): boolean {
+    this.#starting--;
+    if (replacement) this.#replacing--;
+    this.#starts.splice(this.#starts.indexOf(own), 1);
+    return this.#cancelled.delete(own);
+  }
+
+  #started(r: R, t0: number): void {
+    this.#counts.created++;
+    this.#backoffMs = 0;
+    this.opts.log.info(
+      { pool: this.opts.name, session: r.id, startMs: Math.round(performance.now() - t0) },
+      'lean session ready',
+    );
+    const e: Entry<R> = { r, idleSince: Date.now(), idleSeq: ++useOrder, draining: undefined, rssBytes: undefined };
+    if (this.#state === 'destroyed') {
+      this.#retire(e, 'shutdown', true);
+      return;
+    }
+    this.#idle.push(e);
+    // The replacement is warm: the idle draining resources can go now (busy ones go at release).
+    if (this.#replacing === 0)
+      for (const d of this.#idle.filter((x) => x.draining))
+        this.#retire(this.#idle.splice(this.#idle.indexOf(d), 1)[0]!, d.draining!, false);
+    this.#dispatch();
+    this.#settle();
+    // Ready with nobody of its own waiting: another key's waiting request may need its slot (the gate decides).
+    if (this.#idle.length > 0) this.opts.gate?.freed(this);
+  }
+
+  /** A start the gate cancelled for another key's waiting request: not a failure (no backoff); its slot is free. */
+  #startCancelled(err: unknown): void {
+    this.opts.log.info({ pool: this.opts.name, reason: errorText(err) }, 'lean session start cancelled');
+    this.#undrain();
+    this.opts.gate?.freed(this);
+    // Asked again once the waiting key has its start: refused while the caps are full, it is kicked when a slot frees.
+    this.#fill();
+    this.#settle();
+  }
+
+  #startFailed(err: unknown): void {
+    this.#counts.failedStarts++;
+    this.opts.gate?.freed(this);
+    const msg = errorText(err);
+    this.#counts.lastStartError = msg;
+    if (this.#state === 'destroyed') return this.#settle();
+    this.opts.log.error({ pool: this.opts.name, err: msg }, 'lean session failed to start');
+    // Nothing alive to serve the waiters: fail them now rather than let them wait for their deadline.
+    if (this.#idle.length + this.#busy.size + this.#starting === 0) {
+      this.#waiters.failAll(this.#startError(msg));
+    }
+    this.#undrain();
+    // Retry with backoff (1 s doubling to 60 s) so a broken toolchain is not a hot loop.
+    this.#backoffMs = Math.min(60_000, this.#backoffMs ? this.#backoffMs * 2 : 1000);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#fill();
+    }, this.#backoffMs);
+    this.#retryTimer.unref();
+    this.#settle();
+  }
+
+  /**
+   * No replacement is coming: the draining resources are ordinary again, and the policy decides anew
+   * at their next release (retiring at once when the caps leave no room to replace).
+   */
+  #undrain(): void {
+    if (this.#replacing === 0) for (const d of [...this.#idle, ...this.#busy.values()]) d.draining = undefined;
   }
 
   #startError(msg: string): LeanStartError {

@@ -11,6 +11,7 @@ import { tacticSteps, type TacticStep } from '../protocol/infotree.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
+import { noop } from '../../util/noop.ts';
 
 /** The request stopped between commands (its deadline passed): the session is intact. */
 export class StoppedError extends Error {
@@ -177,6 +178,8 @@ export class LeanSession {
       return session;
     } catch (e) {
       proc.kill('closed', 'session failed to open');
+      // Its slot in the pool is free only once the process is gone (a cancelled start frees it for another header).
+      await proc.exited.catch(noop);
       throw e;
     }
   }
