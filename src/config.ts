@@ -68,6 +68,7 @@ export const configSchema = z.strictObject({
       mcp: z
         .strictObject({
           maxSessions: z.number().int().positive().default(64),
+          maxSessionsPerCaller: z.number().int().positive().default(8),
           idleSeconds: z.number().positive().default(600),
           progressIntervalMs: z.number().int().nonnegative().default(500),
         })

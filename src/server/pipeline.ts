@@ -5,7 +5,7 @@
  * waiting; a hit never takes a queue slot or a Lean session.
  */
 import { effectiveTimeoutSeconds, withDeadline, type OwnController } from '../admission/deadline.ts';
-import type { Caller } from '../admission/keys.ts';
+import { callerShare, type Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import type { CachedResult, RawKey, ResultCache } from '../cache/result-cache.ts';
@@ -294,7 +294,7 @@ export class Pipeline {
     }
     const offThread = this.workerFor(p, inputChars);
     if (offThread) {
-      const caller = opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id;
+      const caller = callerShare(opts.caller, opts.clientAddress);
       const leanRun = p.impl.needsLean(p.request)
         ? { runner: this.deps.lean, progress: opts.progress, failed: lean.mark }
         : undefined;

@@ -9,7 +9,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller } from '../../admission/keys.ts';
+import { callerShare, type Caller } from '../../admission/keys.ts';
 import type { Pipeline } from '../pipeline.ts';
 import type { SharedLinks } from '../shared-links.ts';
 import { createMcpServer } from './mcp-server.ts';
@@ -68,9 +68,11 @@ export function createMcpEndpoint(deps: McpDeps): McpEndpoint {
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = deps.authorize(request);
+    // Sessions are owned and counted per share: anonymous callers apart by address.
+    const owner = callerShare(caller, request.ip);
     const sid = request.headers['mcp-session-id'];
     if (typeof sid === 'string') {
-      const session = sessions.get(sid, caller.id);
+      const session = sessions.get(sid, owner);
       // Closed, expired, evicted or another caller's: the client is to initialize again (spec: 404).
       if (!session) return rpcError(reply, 404, -32001, 'Session not found');
       return handOver(session, request, reply);
@@ -78,7 +80,7 @@ export function createMcpEndpoint(deps: McpDeps): McpEndpoint {
     if (request.method !== 'POST' || !isInitializeRequest(request.body))
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
     const log = request.log.child({ mcp: true });
-    const { session, settle } = await sessions.create(caller.id, (busy) =>
+    const { session, settle } = await sessions.create(owner, (busy) =>
       createMcpServer(serverDeps(), { caller, log, busy }),
     );
     try {

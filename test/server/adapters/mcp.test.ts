@@ -242,3 +242,79 @@ t.test('session bounds: every session busy refuses a new one with 503 and Retry-
   await t.rejects(call);
   await busy.close();
 });
+
+/** A bare `initialize` over fetch: its status and session id (no client kept). */
+async function initialize(url: URL, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+    }),
+  });
+  await res.text();
+  return { status: res.status, sid: res.headers.get('mcp-session-id') };
+}
+
+/** tools/list on a session id: the HTTP status (404 once the session is gone). */
+async function listStatus(url: URL, sid: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+  });
+  await res.text();
+  return res.status;
+}
+
+t.test('sessions per caller: 70 anonymous initialize calls close only anonymous sessions', async (t) => {
+  const app = await makeApp({ config: testConfig({ keys: [{ key: 'alice-key-123', name: 'alice' }] }) });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: 'Bearer alice-key-123' } },
+  });
+  const alice = new Client({ name: 'alice', version: '0' });
+  await alice.connect(transport);
+  t.teardown(() => alice.close());
+  const sids: string[] = [];
+  for (let i = 0; i < 70; i++) {
+    const r = await initialize(url);
+    t.equal(r.status, 200);
+    sids.push(r.sid!);
+  }
+  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length, "alice's idle session is still open");
+  t.equal(await listStatus(url, sids[0]!), 404, 'the flood closed its own oldest sessions');
+  t.equal(await listStatus(url, sids[69]!), 200, 'and keeps its newest');
+  const kept = await Promise.all(sids.map((s) => listStatus(url, s)));
+  t.equal(kept.filter((s) => s === 200).length, 8, 'an anonymous address holds maxSessionsPerCaller (8)');
+});
+
+t.test('a full table takes an idle session only from whoever holds the most, else 503', async (t) => {
+  // Open mode: each bearer is a caller of its own.
+  const app = await makeApp({ config: testConfig({ server: { mcp: { maxSessions: 4 } } }) });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const as = (who: string) => ({ authorization: `Bearer ${who}-bearer-1` });
+  const a = await initialize(url, as('a'));
+  const x = [await initialize(url, as('x')), await initialize(url, as('x')), await initialize(url, as('x'))];
+  t.same([a.status, ...x.map((r) => r.status)], [200, 200, 200, 200]);
+  t.equal((await initialize(url, as('y'))).status, 200, 'y takes one of x’s three');
+  t.equal((await initialize(url, as('z'))).status, 200, 'z takes another of x’s');
+  t.same(
+    await Promise.all(x.map((r) => listStatus(url, r.sid!, as('x')))),
+    [404, 404, 200],
+    "x's least recently used went first",
+  );
+  const w = await initialize(url, as('w'));
+  t.equal(w.status, 503, 'four callers with one session each: none is taken for a fifth');
+  t.equal(await listStatus(url, a.sid!, as('a')), 200, "a's only session was never taken");
+});
