@@ -172,6 +172,15 @@ export class Pipeline {
     return { hit: this.deps.cache.getRaw(rawKey), rawKey };
   }
 
+  /**
+   * The input limits, counted on a body of any shape before validation (zod would build an issue
+   * per item of an oversized list, issue 23): throws the 400 naming the first field over its limit.
+   * Transports that parse a body of their own first (MCP) apply it before their own validation too.
+   */
+  checkLimits(body: unknown): void {
+    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
+  }
+
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
   prepare<T extends ToolName>(
     tool: T,
@@ -179,8 +188,7 @@ export class Pipeline {
     info: RunInfo,
     rawKey?: RawKey,
   ): { hit: CachedResult } | { miss: Prepared<T> } {
-    // Counted before validation: zod would build an issue per item of an oversized list (issue 23).
-    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
+    this.checkLimits(body);
     const request = parseToolRequest(tool, body);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;

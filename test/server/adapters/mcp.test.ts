@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
 import { TOOL_NAMES, TOOLS } from '../../../src/contract/tools.ts';
 import { ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
+import { Pipeline } from '../../../src/server/pipeline.ts';
 import { makeApp, TEST_ENV, testConfig, UNAVAILABLE_ENV } from '../../helpers.ts';
 import { blockingCheck } from '../../helpers/blocking-check.ts';
 import { listenLoopback } from '../../helpers/loopback.ts';
@@ -317,4 +318,67 @@ t.test('a full table takes an idle session only from whoever holds the most, els
   const w = await initialize(url, as('w'));
   t.equal(w.status, 503, 'four callers with one session each: none is taken for a fifth');
   t.equal(await listStatus(url, a.sid!, as('a')), 200, "a's only session was never taken");
+});
+
+/** A tools/call on a session over fetch: the parsed JSON-RPC answer (JSON or one SSE event). */
+async function callOver(url: URL, sid: string, id: number, name: string, args: unknown) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = await res.text();
+  const json = res.headers.get('content-type')!.startsWith('text/event-stream')
+    ? /^data: (.*)$/m.exec(body)![1]!
+    : body;
+  return JSON.parse(json) as { id: number; result: CallToolResult };
+}
+
+t.test('MCP applies HTTP’s input limits before the SDK reads the arguments', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const { sid } = await initialize(url);
+  // Counted, and still run (the original is the capture's implementation).
+  const runs = t.capture(Pipeline.prototype, 'run', Pipeline.prototype.run);
+  const counted = t.capture(Pipeline.prototype, 'checkLimits', Pipeline.prototype.checkLimits);
+  const unknownKeys = (n: number) => {
+    const args: Record<string, unknown> = { content: 'theorem a : True := trivial', environment: TEST_ENV };
+    for (let i = 0; i < n; i++) args[`k${i}`] = 1;
+    return args;
+  };
+  const viaHttp = async (args: unknown) =>
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/theorem2sorry',
+        payload: JSON.stringify(args),
+        headers: { 'content-type': 'application/json' },
+      })
+    ).json() as { error: unknown };
+  // 300,000 keys (3.4 MB): counted on the raw text, neither parsed nor given to the SDK.
+  const big = unknownKeys(300_000);
+  const r = await callOver(url, sid!, 7, 'theorem2sorry', big);
+  t.equal(r.id, 7);
+  t.equal(r.result.isError, true);
+  const answer = text(r.result) as { status: number; error: { code: string; message: string } };
+  t.equal(answer.status, 400);
+  t.same(answer.error, (await viaHttp(big)).error, 'the same error as HTTP');
+  t.match(answer.error.message, /more than 100 fields/);
+  t.equal(counted().length, 0, 'the raw text was enough: nothing parsed was counted');
+  t.equal(runs().length, 0, 'the pipeline never saw the call (the SDK did not read it)');
+  // Under 64 KiB the body is parsed, then counted before the SDK reads it.
+  const small = unknownKeys(150);
+  const s = await callOver(url, sid!, 8, 'theorem2sorry', small);
+  t.same((text(s.result) as { error: unknown }).error, (await viaHttp(small)).error);
+  t.equal(counted().length, 2, 'counted once for MCP, once for HTTP');
+  t.equal(runs().length, 0);
+  // A call within the limits still runs.
+  const ok = await callOver(url, sid!, 9, 'theorem2sorry', unknownKeys(0));
+  t.notOk(ok.result.isError);
+  t.equal(runs().length, 1);
 });
