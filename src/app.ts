@@ -161,6 +161,7 @@ async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
   registerAdapters(app, config, { ...w, environments });
   registerRoutes(app, {
     links: w.links,
+    cacheStatus: config.server.cacheStatus,
     authorize: w.authorize,
     authorizeListing: w.authorizeListing,
     closing: w.closing,
@@ -354,6 +355,7 @@ function serveHits(
 ): void {
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
+    cacheStatus: d.config.server.cacheStatus,
     // Pipeline.lookupRaw's steps, on the bytes rather than their text.
     cache: d.cache,
     // Throws while shutting down or for a bad key: fastify then answers with the envelope.
@@ -419,6 +421,7 @@ async function registerDocsAndStream(
   await registerDocs(app, VERSION);
   await registerStream(app, d.pipeline, {
     links: d.links,
+    cacheStatus: config.server.cacheStatus,
     maxPayloadBytes: config.server.bodyLimitBytes,
     authorize: d.authorize,
     limits: config.server.stream,
