@@ -99,7 +99,14 @@ export class McpSessions {
     });
     const session: McpSession = Object.assign(state, { transport, server });
     transport.onclose = () => this.#remove(session);
-    await server.connect(transport);
+    try {
+      await server.connect(transport);
+    } catch (e) {
+      // Never entered the table: its place and its caller's count are given back.
+      this.#pending--;
+      this.#remove(session);
+      throw e;
+    }
     let settled = false;
     const settle = () => {
       if (settled) return;
