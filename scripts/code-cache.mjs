@@ -5,12 +5,24 @@
 // Node 22), hence CommonJS bundles compiled through vm.Script with cachedData
 // (docs/architecture.md). scripts/build.mjs copies this file to dist/code-cache.mjs, which
 // dist/main.js (the daemon, scripts/daemon-loader.mjs) and bin/lean-tool.js (the CLI) import.
+import { hash } from 'node:crypto';
 import { accessSync, constants, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 
-/** The cached data written for this build and Node (`key`), if any. */
+// V8 checks a cache's version, flags and source length, not its bytes: damaged data (a torn
+// disk write, a bad sector) crashed every start (SIGSEGV/SIGTRAP, nothing logged), and the file
+// was never replaced. The data's sha256 follows the key, checked before V8 sees the data.
+const SUM = 'sha256 ';
+const SUM_LINE_BYTES = SUM.length + 64 + 1;
+
+const sumLine = (data) => `${SUM}${hash('sha256', data, 'hex')}\n`;
+
+/**
+ * The cached data written for this build and Node (`key`) whose checksum holds: `{ data }`;
+ * `{ damaged: true }` when its checksum does not; undefined when there is none for this build.
+ */
 function readCache(cacheFile, key) {
   let file;
   try {
@@ -19,7 +31,10 @@ function readCache(cacheFile, key) {
     return undefined;
   }
   const header = Buffer.from(key);
-  return file.subarray(0, header.length).equals(header) ? file.subarray(header.length) : undefined;
+  if (!file.subarray(0, header.length).equals(header)) return undefined;
+  const sum = file.subarray(header.length, header.length + SUM_LINE_BYTES).toString('latin1');
+  const data = file.subarray(header.length + SUM_LINE_BYTES);
+  return sum === sumLine(data) ? { data } : { damaged: true };
 }
 
 /**
@@ -31,7 +46,8 @@ function writeCache(script, cacheFile, key) {
   const tmp = `${cacheFile}.${process.pid}.tmp`;
   try {
     accessSync(path.dirname(cacheFile), constants.W_OK);
-    writeFileSync(tmp, Buffer.concat([Buffer.from(key), script.createCachedData()]));
+    const data = script.createCachedData();
+    writeFileSync(tmp, Buffer.concat([Buffer.from(key), Buffer.from(sumLine(data)), data]));
     renameSync(tmp, cacheFile);
   } catch {
     /* no cache: the next start compiles, as without one */
@@ -45,7 +61,12 @@ function compile(bundle, cacheFile) {
   // binary. V8 rejects a cache of another V8 version or other flags, but of the source it checks
   // only the length, so a cache must never be used with another build.
   const key = `${source.slice(0, source.indexOf('\n'))} node ${process.version} ${process.arch}\n`;
-  const cachedData = readCache(cacheFile, key);
+  const cache = readCache(cacheFile, key);
+  if (cache?.damaged)
+    process.stderr.write(
+      `lean-tool: code cache ${cacheFile} is damaged (its sha256 does not match): not used, written anew\n`,
+    );
+  const cachedData = cache?.data;
   // Node's CommonJS wrapper on a line of its own (lineOffset keeps the bundle's line numbers for
   // stack traces and its source map). The bundle has no import(): a script compiled from the
   // cache loses vm's callback for it (scripts/build.mjs turns it into require()).

@@ -35,7 +35,8 @@ import { lazyChildLogger } from './server/request-logger.ts';
 import { localReadiness, registerHealth } from './server/health.ts';
 import { statusReport } from './server/status.ts';
 import { registerStream } from './server/stream.ts';
-import { registerMcp } from './server/adapters/mcp.ts';
+import { MCP_PATH, registerMcp } from './server/adapters/mcp.ts';
+import { mcpRawScreen } from './server/adapters/mcp-limits.ts';
 import { registerKimina } from './server/adapters/kimina.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { SearchService } from './search/service.ts';
@@ -113,6 +114,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerBodyParsers(app, {
     answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
     refusedRaw: (raw) => rawLimitError(raw, config.limits),
+    // MCP's tool arguments lie inside the JSON-RPC message: counted there, on the text too.
+    replacedRaw: (req, raw) => (req.routeOptions.url === MCP_PATH ? mcpRawScreen(raw, config.limits) : undefined),
   });
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
@@ -158,6 +161,7 @@ async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
   registerAdapters(app, config, { ...w, environments });
   registerRoutes(app, {
     links: w.links,
+    cacheStatus: config.server.cacheStatus,
     authorize: w.authorize,
     authorizeListing: w.authorizeListing,
     closing: w.closing,
@@ -351,6 +355,7 @@ function serveHits(
 ): void {
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
+    cacheStatus: d.config.server.cacheStatus,
     // Pipeline.lookupRaw's steps, on the bytes rather than their text.
     cache: d.cache,
     // Throws while shutting down or for a bad key: fastify then answers with the envelope.
@@ -416,6 +421,7 @@ async function registerDocsAndStream(
   await registerDocs(app, VERSION);
   await registerStream(app, d.pipeline, {
     links: d.links,
+    cacheStatus: config.server.cacheStatus,
     maxPayloadBytes: config.server.bodyLimitBytes,
     authorize: d.authorize,
     limits: config.server.stream,

@@ -35,6 +35,12 @@ export const configSchema = z.strictObject({
         .int()
         .positive()
         .default(16 * 1024 * 1024),
+      /**
+       * Tell callers whether a result came from the cache (`x-cache`, the stream's `cache`
+       * member). Off: a hit would tell any caller that someone sent that exact body before
+       * (docs/http-api.md#result-cache); on for a daemon with one caller.
+       */
+      cacheStatus: z.boolean().default(false),
       /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
       drainTimeoutMs: z.number().int().nonnegative().default(30_000),
       /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
@@ -68,6 +74,7 @@ export const configSchema = z.strictObject({
       mcp: z
         .strictObject({
           maxSessions: z.number().int().positive().default(64),
+          maxSessionsPerCaller: z.number().int().positive().default(8),
           idleSeconds: z.number().positive().default(600),
           progressIntervalMs: z.number().int().nonnegative().default(500),
         })

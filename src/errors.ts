@@ -184,7 +184,9 @@ export const ERROR_CODES = {
       cluster_queue: 'cannot queue the job on NATS: {reason}',
       shutting_down: '{what} is shutting down',
       mcp_sessions:
-        'all {limit} MCP sessions (server.mcp.maxSessions) are running tool calls; retry later, or end unused sessions with DELETE /mcp',
+        'no MCP session can be freed: all {limit} (server.mcp.maxSessions) are running tool calls or belong to callers holding no more than you; retry later, or end unused sessions with DELETE /mcp',
+      mcp_caller_sessions:
+        'your {limit} MCP sessions (server.mcp.maxSessionsPerCaller) are all running tool calls; retry later, or end unused sessions with DELETE /mcp',
     },
   },
   timeout: {

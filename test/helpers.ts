@@ -46,6 +46,8 @@ export function testConfig(over: Partial<ConfigInput> = {}) {
     // CPU), and a test run builds hundreds of daemons (test/server/structural-workers.test.ts
     // covers the pool itself).
     workers: { threads: 1, ...over.workers },
+    // Test daemons have one caller: hits are marked (x-cache, the stream's `cache`), which the tests read.
+    server: { cacheStatus: true, ...over.server },
   });
 }
 

@@ -41,7 +41,12 @@ export async function hitPathScenario(
   const rounds = opts.rounds ?? 3;
   const connections = opts.connections ?? 50;
   const daemon = await startDaemon(
-    { keys: [{ key: BENCH_KEY, concurrency: 10_000 }], environments: [benchEnvironment] },
+    // x-cache on (one caller): the bench checks it measures hits, and the baselines send it too.
+    {
+      keys: [{ key: BENCH_KEY, concurrency: 10_000 }],
+      environments: [benchEnvironment],
+      server: { cacheStatus: true },
+    },
     { tag: 'hit' },
   );
   const body = JSON.stringify({ content: sampleContent(), environment: 'bench' });

@@ -24,6 +24,15 @@ export const DEFAULT_OPEN_BEARERS = 256;
 /** The caller id the open-mode bearers past the bound share. */
 export const OPEN_OVERFLOW_ID = 'bearer-overflow';
 
+/**
+ * The id a caller's share is counted under (admission buckets, worker-thread fairness, MCP
+ * sessions): its key's label, or for anonymous callers their address, so one anonymous client
+ * cannot use up what every other anonymous client shares.
+ */
+export function callerShare(caller: Caller, address: string | undefined): string {
+  return caller.keyClass === 'anonymous' ? `anonymous@${address ?? ''}` : caller.id;
+}
+
 export interface KeyRecord {
   key: string;
   name?: string | undefined;

@@ -117,3 +117,93 @@ function countedOver(c: Counting, limits: InputLimits): ServiceError | undefined
   if (n <= collectionLimit(c.field, c.list, limits)) return undefined;
   return limitError([c.list ? listOverLimit(c.field, n, limits) : mapOverLimit(c.field, limits)]);
 }
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** The index just past the JSON value starting at `i` (strings skipped whole, brackets matched). */
+function skipValue(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === QUOTE) return skipString(text, i);
+  if (c !== OPEN_BRACE && c !== OPEN_BRACKET) {
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || isSpace(d)) return i;
+      i++;
+    }
+    return i;
+  }
+  let depth = 0;
+  for (; i < text.length; i++) {
+    const d = text.charCodeAt(i);
+    if (d === QUOTE) i = skipString(text, i) - 1;
+    else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+    else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return i + 1;
+  }
+  return i;
+}
+
+/** A key's text as JSON.parse would read it (escapes decoded only when there are any). */
+function keyText(text: string, start: number, end: number): string | undefined {
+  const raw = text.slice(start + 1, end - 1);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(text.slice(start, end)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the value of member `key` starts in the JSON object whose `{` is at `open`, read on
+ * the raw text (one pass over the members, values skipped); undefined when the object has no
+ * such member or the text is not shaped as JSON there (the parser then names the problem).
+ */
+export function rawMember(text: string, open: number, key: string): number | undefined {
+  if (text.charCodeAt(open) !== OPEN_BRACE) return undefined;
+  let i = skipSpace(text, open + 1);
+  while (i < text.length && text.charCodeAt(i) === QUOTE) {
+    const end = skipString(text, i);
+    const name = keyText(text, i, end);
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== COLON) return undefined;
+    const value = skipSpace(text, i + 1);
+    if (name === key) return value;
+    i = skipSpace(text, skipValue(text, value));
+    if (text.charCodeAt(i) !== COMMA) return undefined;
+    i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+/** The text's first `{`, when only white space comes before it. */
+export function rawTopObject(text: string): number | undefined {
+  const i = skipSpace(text, 0);
+  return text.charCodeAt(i) === OPEN_BRACE ? i : undefined;
+}
+
+/**
+ * The limit error of the object whose `{` is at `open`, counted on the raw text as a request
+ * body's top level is (rawLimitError); undefined when it fits or the text is small.
+ */
+export function rawLimitErrorAt(text: string, open: number, limits: InputLimits): ServiceError | undefined {
+  if (text.length < RAW_SCAN_FROM_CHARS || text.charCodeAt(open) !== OPEN_BRACE) return undefined;
+  return scanObject(text, open + 1, limits);
+}
+
+/** The string or number whose text starts at `start` (as JSON.parse reads it), else undefined. */
+export function rawScalar(text: string, start: number | undefined): string | number | undefined {
+  if (start === undefined) return undefined;
+  const c = text.charCodeAt(start);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) return undefined;
+  try {
+    const v: unknown = JSON.parse(text.slice(start, skipValue(text, start)));
+    return typeof v === 'string' || typeof v === 'number' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

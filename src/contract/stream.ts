@@ -19,7 +19,8 @@ export type StreamEvent = (
   | { id: string; event: 'queued' }
   | { id: string; event: 'started'; deadline_seconds: number | undefined }
   | { id: string; event: 'progress'; stage: string; done?: number | undefined; total?: number | undefined }
-  | { id: string; event: 'result'; cache: 'hit' | 'miss'; result: unknown }
+  // `cache` only when the daemon tells it (config server.cacheStatus).
+  | { id: string; event: 'result'; cache?: 'hit' | 'miss'; result: unknown }
   | {
       id: string | null;
       event: 'error';

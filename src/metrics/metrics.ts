@@ -10,6 +10,8 @@ import type { LimiterStats } from '../admission/limiter.ts';
 import type { CacheStats } from '../cache/result-cache.ts';
 import { RequestSeries } from './request-series.ts';
 import { ClusterMetrics, type ClusterGauges } from './cluster-metrics.ts';
+import { isToolName } from '../contract/tools.ts';
+import { KIMINA_TOOLS } from '../server/adapters/kimina.ts';
 
 export type { ClusterGauges };
 
@@ -35,6 +37,11 @@ export interface MetricSources {
   cluster?: () => ClusterGauges | undefined;
 }
 
+const KIMINA_NAMES: ReadonlySet<string> = new Set(Object.values(KIMINA_TOOLS));
+
+/** The names labelled as themselves: contract tools and Kimina's routes (anything else is `other`). */
+const isKnownTool = (tool: string): boolean => isToolName(tool) || KIMINA_NAMES.has(tool);
+
 const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900,
 ];
@@ -42,7 +49,7 @@ const LATENCY_BUCKETS = [
 export class Metrics {
   readonly registry = new Registry();
   /** Recorded per request without prom-client (the hit path is hot), formatted at scrape. */
-  readonly #perRequest = new RequestSeries(LATENCY_BUCKETS);
+  readonly #perRequest = new RequestSeries(LATENCY_BUCKETS, isKnownTool);
   readonly #sharedCache: Counter<'result'>;
   readonly #cluster: ClusterMetrics;
 

@@ -5,6 +5,10 @@
  * `inc`/`observe`; with a histogram of 19 buckets that was ~3% of a cache hit's CPU. The
  * scrape output is the same as prom-client's Counter and Histogram write (same names, label
  * order, cumulative `le` buckets, `_sum`, `_count`).
+ *
+ * A label never comes from input: a tool name outside the closed set the series is given
+ * (a 404 for `/api/v1/<anything>`) is counted as `other`, so the exposition stays the same size
+ * whatever paths callers send (one series per known tool × status × cache outcome).
  */
 import type { Registry } from 'prom-client';
 
@@ -27,13 +31,19 @@ interface ScrapeValue {
   metricName?: string;
 }
 
+/** The one label of every tool name outside the known set. */
+export const OTHER = 'other';
+
 export class RequestSeries {
   readonly #series = new Map<string, Series>();
   readonly #bounds: readonly number[];
+  readonly #known: (tool: string) => boolean;
   #last: Series | undefined;
 
-  constructor(bounds: readonly number[]) {
+  /** `known`: the tool names counted under their own label; any other name is `other`. */
+  constructor(bounds: readonly number[], known: (tool: string) => boolean) {
     this.#bounds = bounds;
+    this.#known = known;
   }
 
   record(tool: string, status: number, cache: string | undefined, seconds: number): void {
@@ -49,9 +59,11 @@ export class RequestSeries {
    * The series of these labels. Consecutive requests are mostly alike (a run of hits of one
    * tool), so the last series is checked first: no key string built per request.
    */
-  #seriesOf(tool: string, status: number, cache: string): Series {
+  #seriesOf(name: string, status: number, cache: string): Series {
     const last = this.#last;
-    if (last && last.tool === tool && last.statusCode === status && last.cache === cache) return last;
+    // A name equal to the last label is that label (a known tool, or `other` itself).
+    if (last && last.tool === name && last.statusCode === status && last.cache === cache) return last;
+    const tool = this.#known(name) ? name : OTHER;
     const id = `${tool}\u0000${status}\u0000${cache}`;
     let s = this.#series.get(id);
     if (!s) {

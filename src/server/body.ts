@@ -38,6 +38,8 @@ export interface BodyParserOptions {
   answeredRaw?: (request: FastifyRequest, raw: string) => boolean;
   /** Asked before parsing: an error refuses the body unparsed (input limits counted on the text, issue 23). */
   refusedRaw?: (raw: string) => Error | undefined;
+  /** Asked before parsing: an object is taken as the parsed body, the text left unparsed (src/server/adapters/mcp-limits.ts). */
+  replacedRaw?: (request: FastifyRequest, raw: string) => object | undefined;
 }
 
 type Done = (err: Error | null, body?: unknown) => void;
@@ -106,6 +108,8 @@ function rawKeeper(app: FastifyInstance, opts: BodyParserOptions) {
     if (answeredRaw?.(req, raw)) return done(null, UNPARSED_HIT);
     const refused = opts.refusedRaw?.(raw);
     if (refused) return done(refused, undefined);
+    const replaced = opts.replacedRaw?.(req, raw);
+    if (replaced) return done(null, replaced);
     json(req, raw, (err, parsed) => {
       if ((err as { code?: string } | null)?.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
         done(malformed(raw, req.headers['content-type']), undefined);

@@ -40,6 +40,8 @@ export interface FrontHit {
 
 export interface HitFrontDeps {
   bodyLimit: number;
+  /** `x-cache: hit` on the answer (config server.cacheStatus), as the route sends it. */
+  cacheStatus: boolean;
   /** The raw-body lookup (as Pipeline.lookupRaw does it), on the bytes as received. */
   cache: Pick<ResultCache, 'rawKey' | 'getRaw'>;
   /** The caller (throws for a bad key or while shutting down: fastify then answers with the envelope). */
@@ -106,14 +108,10 @@ function candidateTool(req: IncomingMessage, bodyLimit: number): string | undefi
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The response headers of a hit, as fastify's route sends them (same names, order and values). */
-const hitHeaders = (length: number) => [
-  'x-cache',
-  'hit',
-  'content-type',
-  'application/json; charset=utf-8',
-  'content-length',
-  String(length),
-];
+const hitHeaders = (length: number, cacheStatus: boolean) =>
+  cacheStatus
+    ? ['x-cache', 'hit', 'content-type', 'application/json; charset=utf-8', 'content-length', String(length)]
+    : ['content-type', 'application/json; charset=utf-8', 'content-length', String(length)];
 
 /** The dependencies and the front's own memory of bodies answered as hits. */
 interface Serving extends HitFrontDeps {
@@ -219,7 +217,7 @@ function answer(req: IncomingMessage, r: ReadState): void {
   if (!hit || !caller) return handOff(req, r);
   const reqId = deps.reqId();
   const requestId = newRequestId();
-  sendHit(r.res, hit, requestId);
+  sendHit(r.res, hit, requestId, deps.cacheStatus);
   const body = known ?? deps.bodies.remember(r.tool, bytes, rawKey);
   deps.answered({
     reqId,
@@ -248,9 +246,9 @@ function callerOf(deps: HitFrontDeps, req: IncomingMessage): Caller | undefined 
  * ~2–4 µs of CPU a hit (measured, A B interleaved: 34 → 29 µs), mostly Node's 8 KiB buffer pool
  * turning over every two or three responses.
  */
-function sendHit(res: ServerResponse, hit: CachedResult, requestId: string): void {
+function sendHit(res: ServerResponse, hit: CachedResult, requestId: string, cacheStatus: boolean): void {
   const [head, tail] = requestIdParts(hit.body, requestId);
-  res.writeHead(200, hitHeaders(head.length + tail.length));
+  res.writeHead(200, hitHeaders(head.length + tail.length, cacheStatus));
   // Corked here, `write` does not cork it and schedule the uncork on a tick of its own.
   const socket = res.socket;
   socket?.cork();

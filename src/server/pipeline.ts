@@ -5,7 +5,7 @@
  * waiting; a hit never takes a queue slot or a Lean session.
  */
 import { effectiveTimeoutSeconds, withDeadline, type OwnController } from '../admission/deadline.ts';
-import type { Caller } from '../admission/keys.ts';
+import { callerShare, type Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import type { CachedResult, RawKey, ResultCache } from '../cache/result-cache.ts';
@@ -177,6 +177,15 @@ export class Pipeline {
     return { hit: this.deps.cache.getRaw(rawKey), rawKey };
   }
 
+  /**
+   * The input limits, counted on a body of any shape before validation (zod would build an issue
+   * per item of an oversized list, issue 23): throws the 400 naming the first field over its limit.
+   * Transports that parse a body of their own first (MCP) apply it before their own validation too.
+   */
+  checkLimits(body: unknown): void {
+    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
+  }
+
   /** Validate and look up; a hit is returned ready to send, a miss as a Prepared to execute. */
   prepare<T extends ToolName>(
     tool: T,
@@ -184,8 +193,7 @@ export class Pipeline {
     info: RunInfo,
     rawKey?: RawKey,
   ): { hit: CachedResult } | { miss: Prepared<T> } {
-    // Counted before validation: zod would build an issue per item of an oversized list (issue 23).
-    checkInputLimits(body, this.deps.limits ?? DEFAULT_INPUT_LIMITS);
+    this.checkLimits(body);
     const request = parseToolRequest(tool, body);
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
@@ -300,7 +308,7 @@ export class Pipeline {
     }
     const offThread = this.workerFor(p, inputChars);
     if (offThread) {
-      const caller = opts.caller.keyClass === 'anonymous' ? `anonymous@${opts.clientAddress ?? ''}` : opts.caller.id;
+      const caller = callerShare(opts.caller, opts.clientAddress);
       const leanRun = p.impl.needsLean(p.request)
         ? { runner: this.deps.lean, progress: opts.progress, failed: lean.mark }
         : undefined;

@@ -33,6 +33,8 @@ export interface RouteDeps {
   status: () => Record<string, unknown>;
   /** Answered requests remembered for `POST /v1/shared-links` (absent: none). */
   links?: SharedLinks;
+  /** `x-cache: hit|miss` on tool responses (config server.cacheStatus; off: no header). */
+  cacheStatus?: boolean;
 }
 
 /**
@@ -55,6 +57,7 @@ interface Answering {
   requestId: string;
   raw: string | undefined;
   links: SharedLinks | undefined;
+  cacheStatus: boolean;
 }
 
 /** A cached result: its stored bytes with this request's id spliced in. */
@@ -67,10 +70,8 @@ function sendHit(a: Answering, stored: Buffer, request: FastifyRequest, reply: F
     result: stored,
     withoutId: true,
   });
-  return reply
-    .header('x-cache', 'hit')
-    .type('application/json; charset=utf-8')
-    .send(withRequestId(stored, a.requestId));
+  if (a.cacheStatus) reply.header('x-cache', 'hit');
+  return reply.type('application/json; charset=utf-8').send(withRequestId(stored, a.requestId));
 }
 
 /** A miss: the tool runs (admission, deadline, Lean), then its result is sent with this request's id. */
@@ -99,7 +100,7 @@ async function runMiss(
   if (request.svc.deadlineSeconds !== undefined)
     reply.header('x-deadline-seconds', String(request.svc.deadlineSeconds));
   // 'hit' here: a shared (cluster) cache answered after the local one missed.
-  reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
+  if (a.cacheStatus) reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
   if (deps.closing()) reply.header('connection', 'close');
   // One text, sent and remembered for sharing, made from the cache's when the run stored one.
   const text = responseText(result, a.requestId, request.svc.stored);
@@ -115,6 +116,7 @@ async function runMiss(
 /** The tool routes' handler: authorize, then a cached answer or a run. */
 function toolRunner(deps: RouteDeps) {
   const links = deps.links?.enabled ? deps.links : undefined;
+  const cacheStatus = deps.cacheStatus === true;
   return async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
     const requestId = newRequestId();
     request.svc = { tool, requestId };
@@ -127,7 +129,7 @@ function toolRunner(deps: RouteDeps) {
     // while the body was read, src/server/hit-path.ts; its JSON was then not parsed).
     const r = request.rawLookup ?? (raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined);
     const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
-    const a = { tool, requestId, raw, links };
+    const a = { tool, requestId, raw, links, cacheStatus };
     if ('hit' in prepared) return sendHit(a, prepared.hit.body, request, reply);
     return runMiss(deps, a, prepared.miss, r?.rawKey, request, reply);
   };

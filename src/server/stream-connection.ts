@@ -39,6 +39,8 @@ export interface StreamContext {
   closing?: (() => boolean) | undefined;
   links?: SharedLinks | undefined;
   extension?: StreamExtension | undefined;
+  /** Result events say `cache: hit|miss` (config server.cacheStatus). */
+  cacheStatus?: boolean;
 }
 
 export class StreamConnection {
@@ -116,7 +118,8 @@ export class StreamConnection {
   #answer(msg: StreamRequest, rid: string, result: object, cache: 'hit' | 'miss'): void {
     const out = attachRequestId(result, rid);
     this.ctx.links?.record(rid, { tool: msg.tool, caller: this.request.caller, inputs: msg.request, result: out });
-    this.#send({ id: msg.id, event: 'result', cache, result: out, request_id: rid });
+    const shown = this.ctx.cacheStatus ? { cache } : {};
+    this.#send({ id: msg.id, event: 'result', ...shown, result: out, request_id: rid });
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {

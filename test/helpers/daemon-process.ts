@@ -9,6 +9,8 @@ export interface DaemonProcess {
   port: number;
   /** Its standard output so far (the JSON log lines). */
   output: () => string;
+  /** Its standard error so far. */
+  errors: () => string;
 }
 
 /** Starts `node <args>` and waits (up to 20 s) for its "listening" line; killed with the test if still running. */
@@ -23,11 +25,15 @@ export async function startDaemonProcess(t: Test, args: string[]): Promise<Daemo
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   let out = '';
+  let err = '';
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
   });
   const deadline = Date.now() + 20_000;
   while (!out.includes('lean tool service listening') && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
-  return { child, port, output: () => out };
+  return { child, port, output: () => out, errors: () => err };
 }

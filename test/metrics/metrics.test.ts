@@ -68,3 +68,26 @@ t.test('pool sessions by state and retirements by reason appear once a pool exis
   );
   t.match(body, /lean_tool_session_waiters\{environment="lean-test"\} 0/);
 });
+
+t.test('tool names callers send never become labels: /metrics stays the same size', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const bad = (i: number) =>
+    app.inject({
+      method: 'POST',
+      url: i % 2 ? `/api/v1/no-such-tool-${i}` : `/v1/svc/no-such-tool-${i}`,
+      payload: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+  const scrape = async () => (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  // The per-request series' lines (prom-client's process gauges come and go with the GC's work).
+  const requestLines = (text: string) => text.split('\n').filter((l) => l.startsWith('lean_tool_request')).length;
+  for (let i = 0; i < 4; i++) t.equal((await bad(i)).statusCode, 404);
+  const before = await scrape();
+  for (let i = 4; i < 1004; i++) await bad(i);
+  const after = await scrape();
+  t.notMatch(after, /no-such-tool/, 'no label value from a request path');
+  t.match(after, /lean_tool_requests_total\{tool="other",status="404"\} 1004/);
+  t.equal(requestLines(after), requestLines(before), 'the same request series after 1,000 more names');
+  t.ok(after.length < 64 * 1024, `${after.length} characters`);
+});

@@ -15,7 +15,7 @@ const OBSERVED: [string, number, string | undefined, number][] = [
 
 t.test('same text as prom-client for the same observations', async (t) => {
   const ours = new Registry();
-  const series = new RequestSeries(BOUNDS);
+  const series = new RequestSeries(BOUNDS, () => true);
   series.registerCounter(ours, 'reqs_total', 'requests');
   series.registerHistogram(ours, 'latency_seconds', 'latency');
 
@@ -34,4 +34,19 @@ t.test('same text as prom-client for the same observations', async (t) => {
     h.observe({ tool, cache: cache ?? 'none' }, s);
   }
   t.equal(await ours.metrics(), await theirs.metrics());
+});
+
+t.test('a tool name outside the known set is counted as `other`, one series whatever the names', async (t) => {
+  const reg = new Registry();
+  const series = new RequestSeries(BOUNDS, (tool) => tool === 'check');
+  series.registerCounter(reg, 'reqs_total', 'requests');
+  series.registerHistogram(reg, 'latency_seconds', 'latency');
+  series.record('check', 200, 'hit', 0.001);
+  for (let i = 0; i < 500; i++) series.record(`nope-${i}`, 404, undefined, 0.001);
+  series.record('other', 404, undefined, 0.001);
+  const text = await reg.metrics();
+  t.notMatch(text, /nope-/, 'no label value taken from a name');
+  t.match(text, /reqs_total\{tool="other",status="404"\} 501/);
+  t.match(text, /reqs_total\{tool="check",status="200"\} 1/);
+  t.match(text, /latency_seconds_count\{tool="other",cache="none"\} 501/);
 });

@@ -5,6 +5,7 @@
  * that starts dist/main.js: its tests run one after another, so none sees another's cache write.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -93,6 +94,34 @@ t.test('the next start uses the code cache and serves the same', async (t) => {
   t.equal(await stop(child), 0);
   const after = statSync(CACHE);
   t.same([after.ino, after.mtimeMs], [written.ino, written.mtimeMs], 'accepted: not written again');
+});
+
+/** The cache file's data checks against the sha256 line after its header. */
+function checksumHolds(header: string): boolean {
+  const file = readFileSync(CACHE);
+  const rest = file.subarray(header.length);
+  const line = rest.subarray(0, rest.indexOf(10) + 1).toString();
+  const data = rest.subarray(line.length);
+  return line === `sha256 ${createHash('sha256').update(data).digest('hex')}\n`;
+}
+
+t.test('a damaged cache is not given to V8: the daemon starts, says so, and writes it anew', async (t) => {
+  buildOnce();
+  const header = expectedHeader();
+  t.ok(checksumHolds(header), "the previous start's cache carries its checksum");
+  // A few hundred bytes damaged inside the data, as a torn write or a bad sector would (V8 itself
+  // checks only the version, flags and source length: given these, node crashed at every start).
+  const damaged = readFileSync(CACHE);
+  const at = Math.floor(damaged.length / 2);
+  for (let i = at; i < at + 300; i++) damaged[i] = (damaged[i]! * 31 + i) & 0xff;
+  writeFileSync(CACHE, damaged);
+  t.notOk(checksumHolds(header));
+  const { child, port, errors } = await startDaemonProcess(t, [MAIN]);
+  t.equal((await fetch(`http://127.0.0.1:${port}/v1/environments`)).status, 200, 'it started and serves');
+  t.match(errors(), /code cache .*daemon\.cjs\.cache is damaged .*not used, written anew/, 'and says why');
+  for (let i = 0; i < 400 && !checksumHolds(header); i++) await new Promise((r) => setTimeout(r, 50));
+  t.ok(checksumHolds(header), 'the cache is written anew, valid');
+  t.equal(await stop(child), 0);
 });
 
 t.test("a cache of another build is not used: it is replaced by this build's", async (t) => {

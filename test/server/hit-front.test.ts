@@ -329,6 +329,7 @@ t.test(
     const failed: unknown[] = [];
     front.serve({
       bodyLimit: 1 << 20,
+      cacheStatus: true,
       cache: { rawKey: () => 'k' as never, getRaw: () => undefined },
       identify: () => ({ id: 'a', keyClass: 'anonymous' }) as never,
       reqId: () => 'req-1',

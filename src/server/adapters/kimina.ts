@@ -22,6 +22,9 @@ import { serviceError, type ServiceError } from '../../errors.ts';
 import { toServiceError } from '../error-handler.ts';
 import type { Pipeline, RunInfo } from '../pipeline.ts';
 
+/** The tool names Kimina's routes record (request log, metrics): a closed set, never from input. */
+export const KIMINA_TOOLS = { check: 'kimina:check', verify: 'kimina:verify' } as const;
+
 export interface KiminaDeps {
   authorize: (request: FastifyRequest) => Caller;
   closing: () => boolean;
@@ -183,12 +186,12 @@ async function runAll(
 
 export function registerKimina(app: FastifyInstance, deps: KiminaDeps): void {
   const check = async (request: FastifyRequest, reply: FastifyReply) => {
-    request.svc = { tool: 'kimina:check' };
+    request.svc = { tool: KIMINA_TOOLS.check };
     const body = parseBody(checkBody, request.body, 'kimina /api/check');
     return { results: await runAll(deps, request, reply, body.snippets, body.timeout) };
   };
   const verify = async (request: FastifyRequest, reply: FastifyReply) => {
-    request.svc = { tool: 'kimina:verify' };
+    request.svc = { tool: KIMINA_TOOLS.verify };
     const body = parseBody(verifyBody, request.body, 'kimina /verify');
     // backward.py: `Snippet(id=str(code.custom_id), code=code.get_proof_content())`.
     const snippets = body.codes.map((c) => ({ id: String(c.custom_id), code: (c.proof ?? c.code)! }));

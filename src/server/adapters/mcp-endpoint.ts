@@ -9,12 +9,14 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller } from '../../admission/keys.ts';
+import { callerShare, type Caller } from '../../admission/keys.ts';
 import type { Pipeline } from '../pipeline.ts';
 import type { SharedLinks } from '../shared-links.ts';
 import { createMcpServer } from './mcp-server.ts';
 import { McpSessions, type McpSession, type McpSessionLimits } from './mcp-sessions.ts';
-import { mcpToolList } from './mcp-tools.ts';
+import { mcpToolList, toolError } from './mcp-tools.ts';
+import { screenMcpBody, type Screened } from './mcp-limits.ts';
+import type { ServiceError } from '../../errors.ts';
 
 export interface McpDeps {
   authorize: (request: FastifyRequest) => Caller;
@@ -37,6 +39,25 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .code(status)
     .type('application/json; charset=utf-8')
     .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/**
+ * A `tools/call` over the input limits, answered here as the SDK would answer the tool error
+ * (a JSON-RPC result, `isError`, HTTP's envelope) without the SDK reading its arguments.
+ */
+function answerRefusedCall(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: { id: string | number; tool: string; error: ServiceError },
+  caller: Caller,
+): FastifyReply {
+  request.log.info(
+    { tool: call.tool, keyClass: caller.keyClass, status: call.error.status, mcp: true },
+    'mcp tool call refused by the input limits',
+  );
+  return reply
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id: call.id, result: toolError(call.error) });
 }
 
 export function createMcpEndpoint(deps: McpDeps): McpEndpoint {
@@ -68,17 +89,23 @@ export function createMcpEndpoint(deps: McpDeps): McpEndpoint {
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = deps.authorize(request);
+    // Sessions are owned and counted per share: anonymous callers apart by address.
+    const owner = callerShare(caller, request.ip);
+    // Before the SDK parses anything: HTTP's limits (mcp-limits.ts).
+    const screened: Screened = screenMcpBody(request.body, (args) => deps.pipeline.checkLimits(args));
+    if (screened && 'invalid' in screened) return rpcError(reply, 400, -32602, `Invalid params: ${screened.invalid}`);
     const sid = request.headers['mcp-session-id'];
     if (typeof sid === 'string') {
-      const session = sessions.get(sid, caller.id);
+      const session = sessions.get(sid, owner);
       // Closed, expired, evicted or another caller's: the client is to initialize again (spec: 404).
       if (!session) return rpcError(reply, 404, -32001, 'Session not found');
+      if (screened) return answerRefusedCall(request, reply, screened.call, caller);
       return handOver(session, request, reply);
     }
-    if (request.method !== 'POST' || !isInitializeRequest(request.body))
+    if (request.method !== 'POST' || screened || !isInitializeRequest(request.body))
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send an initialize request first');
     const log = request.log.child({ mcp: true });
-    const { session, settle } = await sessions.create(caller.id, (busy) =>
+    const { session, settle } = await sessions.create(owner, (busy) =>
       createMcpServer(serverDeps(), { caller, log, busy }),
     );
     try {

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
 import { TOOL_NAMES, TOOLS } from '../../../src/contract/tools.ts';
 import { ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
+import { Pipeline } from '../../../src/server/pipeline.ts';
 import { makeApp, TEST_ENV, testConfig, UNAVAILABLE_ENV } from '../../helpers.ts';
 import { blockingCheck } from '../../helpers/blocking-check.ts';
 import { listenLoopback } from '../../helpers/loopback.ts';
@@ -241,4 +242,143 @@ t.test('session bounds: every session busy refuses a new one with 503 and Retry-
   ctrl.abort();
   await t.rejects(call);
   await busy.close();
+});
+
+/** A bare `initialize` over fetch: its status and session id (no client kept). */
+async function initialize(url: URL, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+    }),
+  });
+  await res.text();
+  return { status: res.status, sid: res.headers.get('mcp-session-id') };
+}
+
+/** tools/list on a session id: the HTTP status (404 once the session is gone). */
+async function listStatus(url: URL, sid: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+  });
+  await res.text();
+  return res.status;
+}
+
+t.test('sessions per caller: 70 anonymous initialize calls close only anonymous sessions', async (t) => {
+  const app = await makeApp({ config: testConfig({ keys: [{ key: 'alice-key-123', name: 'alice' }] }) });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: 'Bearer alice-key-123' } },
+  });
+  const alice = new Client({ name: 'alice', version: '0' });
+  await alice.connect(transport);
+  t.teardown(() => alice.close());
+  const sids: string[] = [];
+  for (let i = 0; i < 70; i++) {
+    const r = await initialize(url);
+    t.equal(r.status, 200);
+    sids.push(r.sid!);
+  }
+  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length, "alice's idle session is still open");
+  t.equal(await listStatus(url, sids[0]!), 404, 'the flood closed its own oldest sessions');
+  t.equal(await listStatus(url, sids[69]!), 200, 'and keeps its newest');
+  const kept = await Promise.all(sids.map((s) => listStatus(url, s)));
+  t.equal(kept.filter((s) => s === 200).length, 8, 'an anonymous address holds maxSessionsPerCaller (8)');
+});
+
+t.test('a full table takes an idle session only from whoever holds the most, else 503', async (t) => {
+  // Open mode: each bearer is a caller of its own.
+  const app = await makeApp({ config: testConfig({ server: { mcp: { maxSessions: 4 } } }) });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const as = (who: string) => ({ authorization: `Bearer ${who}-bearer-1` });
+  const a = await initialize(url, as('a'));
+  const x = [await initialize(url, as('x')), await initialize(url, as('x')), await initialize(url, as('x'))];
+  t.same([a.status, ...x.map((r) => r.status)], [200, 200, 200, 200]);
+  t.equal((await initialize(url, as('y'))).status, 200, 'y takes one of x’s three');
+  t.equal((await initialize(url, as('z'))).status, 200, 'z takes another of x’s');
+  t.same(
+    await Promise.all(x.map((r) => listStatus(url, r.sid!, as('x')))),
+    [404, 404, 200],
+    "x's least recently used went first",
+  );
+  const w = await initialize(url, as('w'));
+  t.equal(w.status, 503, 'four callers with one session each: none is taken for a fifth');
+  t.equal(await listStatus(url, a.sid!, as('a')), 200, "a's only session was never taken");
+});
+
+/** A tools/call on a session over fetch: the parsed JSON-RPC answer (JSON or one SSE event). */
+async function callOver(url: URL, sid: string, id: number, name: string, args: unknown) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = await res.text();
+  const json = res.headers.get('content-type')!.startsWith('text/event-stream')
+    ? /^data: (.*)$/m.exec(body)![1]!
+    : body;
+  return JSON.parse(json) as { id: number; result: CallToolResult };
+}
+
+t.test('MCP applies HTTP’s input limits before the SDK reads the arguments', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const { sid } = await initialize(url);
+  // Counted, and still run (the original is the capture's implementation).
+  const runs = t.capture(Pipeline.prototype, 'run', Pipeline.prototype.run);
+  const counted = t.capture(Pipeline.prototype, 'checkLimits', Pipeline.prototype.checkLimits);
+  const unknownKeys = (n: number) => {
+    const args: Record<string, unknown> = { content: 'theorem a : True := trivial', environment: TEST_ENV };
+    for (let i = 0; i < n; i++) args[`k${i}`] = 1;
+    return args;
+  };
+  const viaHttp = async (args: unknown) =>
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/theorem2sorry',
+        payload: JSON.stringify(args),
+        headers: { 'content-type': 'application/json' },
+      })
+    ).json() as { error: unknown };
+  // 300,000 keys (3.4 MB): counted on the raw text, neither parsed nor given to the SDK.
+  const big = unknownKeys(300_000);
+  const r = await callOver(url, sid!, 7, 'theorem2sorry', big);
+  t.equal(r.id, 7);
+  t.equal(r.result.isError, true);
+  const answer = text(r.result) as { status: number; error: { code: string; message: string } };
+  t.equal(answer.status, 400);
+  t.same(answer.error, (await viaHttp(big)).error, 'the same error as HTTP');
+  t.match(answer.error.message, /more than 100 fields/);
+  t.equal(counted().length, 0, 'the raw text was enough: nothing parsed was counted');
+  t.equal(runs().length, 0, 'the pipeline never saw the call (the SDK did not read it)');
+  // Under 64 KiB the body is parsed, then counted before the SDK reads it.
+  const small = unknownKeys(150);
+  const s = await callOver(url, sid!, 8, 'theorem2sorry', small);
+  t.same((text(s.result) as { error: unknown }).error, (await viaHttp(small)).error);
+  t.equal(counted().length, 2, 'counted once for MCP, once for HTTP');
+  t.equal(runs().length, 0);
+  // A call within the limits still runs.
+  const ok = await callOver(url, sid!, 9, 'theorem2sorry', unknownKeys(0));
+  t.notOk(ok.result.isError);
+  t.equal(runs().length, 1);
 });
