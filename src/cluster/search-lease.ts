@@ -35,8 +35,12 @@ export class RemoteSearch {
   }
 
   /** A lease of a process on one live worker, pinned there. */
-  async lease(env: EnvironmentConfig, header: string, signal: AbortSignal): Promise<SessionLease> {
-    for (const node of this.#candidates(env, header)) {
+  async lease(env: EnvironmentConfig, header: string, signal: AbortSignal, prefer?: string): Promise<SessionLease> {
+    const nodes = this.#candidates(env, header);
+    // The worker of the search's last message first: its states are there.
+    const home = nodes.findIndex((n) => prefer?.startsWith(`${n}/`));
+    if (home > 0) nodes.unshift(...nodes.splice(home, 1));
+    for (const node of nodes) {
       try {
         return new RemoteLease(
           this,
@@ -143,8 +147,18 @@ class RemoteLease implements SessionLease {
     this.#rss = opened.rssBytes ?? 0;
   }
 
+  /** The worker's session: ids are a counter of the worker's, never reused there. */
+  get process(): string {
+    return `${this.node}/${this.sessionId}`;
+  }
+
   get healthy(): boolean {
     return !this.#done && this.remote.live(this.node);
+  }
+
+  /** As far as the front can tell: the worker lives (a replay at the next message finds out otherwise). */
+  get alive(): boolean {
+    return this.remote.live(this.node);
   }
 
   async command(

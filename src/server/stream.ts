@@ -36,6 +36,8 @@ export async function registerStream(
     closing?: () => boolean;
     links?: SharedLinks;
     extension?: StreamExtension;
+    /** The per-caller admission (the limiter), taken by extension messages that run Lean. */
+    admit?: (caller: Caller, signal: AbortSignal) => Promise<() => void>;
     /** On close, in-flight stream requests get this long to finish before their sockets close. */
     drainTimeoutMs?: number;
   },
@@ -53,7 +55,15 @@ export async function registerStream(
     app.addHook('preValidation', async (request) => {
       opts.authorize(request);
     });
-    const ctx = { pipeline, limits, drain, closing: opts.closing, links: opts.links, extension: opts.extension };
+    const ctx = {
+      pipeline,
+      limits,
+      drain,
+      closing: opts.closing,
+      links: opts.links,
+      extension: opts.extension,
+      admit: opts.admit,
+    };
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       new StreamConnection(socket, request, ctx);
     });

@@ -16,7 +16,9 @@ function leaseAnswering(text: (budget: number) => string, sent: string[]): Sessi
   return {
     pid: 1,
     sessionId: 1,
+    process: 'p1',
     healthy: true,
+    alive: true,
     command: async (cmd, _signal, prepare) => {
       const p = prepare ? prepare(cmd) : { text: cmd, lines: 0 };
       sent.push(p.text);
