@@ -119,17 +119,37 @@ export class ProcessHost {
     await this.opts.slots.acquire(signal);
     let lease: SessionLease;
     try {
-      lease = await this.opts.lease(signal, this.#last?.alive ? this.#last.process : undefined);
+      lease = await this.#take(signal);
     } catch (e) {
       this.opts.slots.release();
       throw e;
     }
     this.#lease = lease;
     this.#made = 0;
+    // Another process than the last message's, which is gone (a remote one may only show it now):
+    // its states are rebuilt before the message goes on.
+    const last = this.#last;
+    if (last && last.process !== lease.process && !last.alive) {
+      if (this.live.size > 0) this.#lostGen ??= this.gen;
+      this.#last = undefined;
+    }
     const gen = this.#generation(lease.process);
     if (gen !== this.gen) this.replStates = 0;
     this.gen = gen;
     return lease;
+  }
+
+  /**
+   * A live process of the pool. One that died while idle there may be handed out before the pool
+   * has noticed: it is destroyed and another asked for (a few times, then the last one is used,
+   * and its first request finds it dead: a `crash`).
+   */
+  async #take(signal: AbortSignal): Promise<SessionLease> {
+    for (let tries = 1; ; tries++) {
+      const lease = await this.opts.lease(signal, this.#last?.alive ? this.#last.process : undefined);
+      if (lease.healthy || tries >= 3) return lease;
+      lease.destroy('search: the process was dead when taken');
+    }
   }
 
   #generation(process: string): number {

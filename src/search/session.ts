@@ -75,6 +75,8 @@ export class SearchSession implements StateOwner {
 
   /** A dead process found at the start of a message: rebuild its live states first. */
   async #recover(host: ProcessHost, deps: ReplayDeps, signal: AbortSignal, into: Recovered): Promise<void> {
+    // With live states, the process first: whether the last one is gone shows when it is not given back.
+    if (host.live.size > 0) await host.ensure(signal);
     if (!host.needsRebuild()) return;
     const report = await rebuildAll(host, deps, signal);
     for (const s of report.rebuilt) into.rebuilt.push(s.id);
