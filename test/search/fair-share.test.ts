@@ -52,3 +52,30 @@ t.test("two anonymous searches do not make key B's goal.start fail, nor its chec
   t.equal(mine.event, 'result', `key B's start is served (${JSON.stringify(mine.error ?? {})})`);
   t.equal((await check(http, 'key-b', 2)).status, 200, "and key B's check too");
 });
+
+t.test('anonymous search messages take the anonymous admission slot, as HTTP requests do', async (t) => {
+  // Each tactic of the stand-in takes STANDIN_STEP_MS of its CPU: A's 64 tactics hold its slot while B arrives.
+  const { app, url } = await searchDaemonWith(
+    'standin-repl.mjs',
+    { STANDIN_STEP_MS: '50' },
+    { admission: { anonymousConcurrency: 1, anonymousQueueLimit: 0 } },
+  );
+  t.teardown(() => app.close());
+  const a = await rawStream(url);
+  const b = await rawStream(url);
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const state = (await a.call('goal.start', START)).result.states[0].state as string;
+  const running = a.call('goal.tactic', { state, tactics: Array.from({ length: 64 }, (_, i) => `t${i}`) });
+  const active = async () =>
+    (await app.inject({ method: 'GET', url: '/v1/status' })).json().admission.callers.anonymous?.active ?? 0;
+  for (let i = 0; i < 300 && (await active()) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  const refused = await b.call('goal.start', START);
+  t.equal(
+    refused.error?.code,
+    'queue_full',
+    'another anonymous search waits for the anonymous slot (queue 0: refused)',
+  );
+  t.match(refused.error?.message, /anonymous callers/);
+  t.equal((await running).result.results.length, 64, 'the running message finished');
+  t.equal((await b.call('goal.start', START)).event, 'result', 'and the slot is free again');
+});
