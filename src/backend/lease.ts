@@ -31,6 +31,8 @@ export interface SessionLease {
   readonly healthy: boolean;
   /** Whether its process still lives, released or not (its proof states with it). */
   readonly alive: boolean;
+  /** Whether other requests wait for a process of its pool now (false when that cannot be known). */
+  readonly contended: boolean;
   /** Elaborate one command on the header's env; `prepare` may add a heartbeat budget (the lines it adds on top). */
   command(
     text: string,
@@ -71,6 +73,9 @@ export async function leaseSession(
     },
     get alive() {
       return ws.healthy;
+    },
+    get contended() {
+      return pool.waiting > 0;
     },
     async command(text, sig, prepare) {
       // The same key an ordinary request with this one command has: a session that elaborated it answers from memory.

@@ -161,6 +161,9 @@ class RemoteLease implements SessionLease {
     return !this.#done && this.remote.live(this.node);
   }
 
+  /** The worker's pool is not seen from the front. */
+  readonly contended = false;
+
   /** As far as the front can tell: the worker lives (a replay at the next message finds out otherwise). */
   get alive(): boolean {
     return this.remote.live(this.node) && !this.remote.failedLately(this.node);

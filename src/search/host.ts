@@ -185,6 +185,16 @@ export class ProcessHost {
     this.#made = 0;
   }
 
+  /**
+   * Between two tactics of one message: the process goes back when another request waits for
+   * one (of the pool, or a search slot), which gets it first; the next tactic takes one again.
+   * So a message of many long tactics holds a process no longer than one tactic while others wait.
+   */
+  yieldIfWanted(): void {
+    const l = this.#lease;
+    if (l && (l.contended || this.opts.slots.waiting > 0)) this.#giveBack();
+  }
+
   /** States died (no process is held between messages: nothing else to do). */
   forget(states: Iterable<SearchState>): void {
     for (const s of states) this.live.delete(s);

@@ -134,7 +134,10 @@ export class SearchSession implements StateOwner {
       const rec: Recovered = { rebuilt: [], lost: [] };
       await this.#recover(host, deps, signal, rec);
       const results: TacticOutcome[] = [];
-      for (const tactic of req.tactics) results.push(await this.#try(host, parent, tactic, deps, signal, rec));
+      for (const tactic of req.tactics) {
+        if (results.length > 0) host.yieldIfWanted();
+        results.push(await this.#try(host, parent, tactic, deps, signal, rec));
+      }
       return { results, ...rec };
     });
   }

@@ -79,3 +79,30 @@ t.test('anonymous search messages take the anonymous admission slot, as HTTP req
   t.equal((await running).result.results.length, 64, 'the running message finished');
   t.equal((await b.call('goal.start', START)).event, 'result', 'and the slot is free again');
 });
+
+t.test("a message of many tactics gives its process back between them to key B's waiting check", async (t) => {
+  // One process; each tactic of the stand-in takes STANDIN_STEP_MS of its CPU: A's 64 tactics run long after B arrives.
+  const { app, url } = await searchDaemonWith(
+    'standin-repl.mjs',
+    { STANDIN_STEP_MS: '50' },
+    { lean: { maxSessions: 1 } },
+  );
+  t.teardown(() => app.close());
+  const http = url.replace('ws:', 'http:');
+  const a = await rawStream(url);
+  t.teardown(() => a.close());
+  const state = (await a.call('goal.start', START)).result.states[0].state as string;
+  const order: string[] = [];
+  const running = a
+    .call('goal.tactic', { state, tactics: Array.from({ length: 64 }, (_, i) => `t${i}`) })
+    .then((r) => order.push('A') && r);
+  const b = await check(http, 'key-b', 3).then((r) => order.push('B') && r);
+  const done = await running;
+  t.equal(b.status, 200);
+  t.same(order, ['B', 'A'], "B's check was served during A's message, not after it");
+  t.equal(
+    done.result.results.filter((r: { ok: boolean }) => r.ok).length,
+    64,
+    'and every tactic of A answered (its state replayed where needed)',
+  );
+});

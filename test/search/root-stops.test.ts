@@ -19,6 +19,7 @@ function leaseAnswering(text: (budget: number) => string, sent: string[]): Sessi
     process: 'p1',
     healthy: true,
     alive: true,
+    contended: false,
     command: async (cmd, _signal, prepare) => {
       const p = prepare ? prepare(cmd) : { text: cmd, lines: 0 };
       sent.push(p.text);

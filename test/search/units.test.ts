@@ -97,6 +97,7 @@ function fakeLease(): SessionLease & { destroyed: string[] } {
     process: `p${processes++}`,
     healthy: true,
     alive: true,
+    contended: false,
     command: async () => ({ env: 0, messages: [], sorries: [], cached: false }),
     step: async () => ({ type: 'error', value: { message: 'unused' } }),
     usage: () => ({ rssBytes: 0 }),
