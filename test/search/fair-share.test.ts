@@ -93,10 +93,14 @@ t.test("a message of many tactics gives its process back between them to key B's
   t.teardown(() => a.close());
   const state = (await a.call('goal.start', START)).result.states[0].state as string;
   const order: string[] = [];
-  const running = a
-    .call('goal.tactic', { state, tactics: Array.from({ length: 64 }, (_, i) => `t${i}`) })
-    .then((r) => order.push('A') && r);
-  const b = await check(http, 'key-b', 3).then((r) => order.push('B') && r);
+  const running = a.call('goal.tactic', { state, tactics: Array.from({ length: 64 }, (_, i) => `t${i}`) }).then((r) => {
+    order.push('A');
+    return r;
+  });
+  const b = await check(http, 'key-b', 3).then((r) => {
+    order.push('B');
+    return r;
+  });
   const done = await running;
   t.equal(b.status, 200);
   t.same(order, ['B', 'A'], "B's check was served during A's message, not after it");
