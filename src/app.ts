@@ -416,7 +416,7 @@ interface EdgeDeps {
 async function registerDocsAndStream(
   app: FastifyInstance,
   config: Config,
-  d: EdgeDeps & { search: SearchService },
+  d: EdgeDeps & { search: SearchService; limiter: ConcurrencyLimiter },
 ): Promise<void> {
   await registerDocs(app, VERSION);
   await registerStream(app, d.pipeline, {
@@ -427,6 +427,8 @@ async function registerDocsAndStream(
     limits: config.server.stream,
     closing: d.closing,
     extension: d.search,
+    // Search messages that run Lean take the caller's slot like any request (docs/proof-search.md).
+    admit: (caller, signal) => d.limiter.acquire(caller, signal),
     // Leave the exit timer (main.ts) time to see the sockets close.
     drainTimeoutMs: Math.max(0, config.server.drainTimeoutMs - 2_000),
   });

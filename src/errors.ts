@@ -33,8 +33,8 @@ export const ERROR_CODES = {
       source_limit: 'a Lean source in this request is too costly to model: {problem}',
       unknown_state:
         'no live proof search state {state} on this connection (deleted, expired, lost, or never handed out)',
-      state_limit:
-        '{scope} holds {count} live proof search states, its limit ({setting}); delete some with goal.delete first',
+      state_limit: '{scope} holds {count}, its limit ({setting}); delete some with goal.delete first',
+      tactic_too_long: 'tactic {index} has {chars} characters, more than search.maxTacticChars ({max})',
       no_declaration: 'content declares no {name}',
       no_goal: 'nothing to start from: {reason}',
     },
@@ -144,8 +144,6 @@ export const ERROR_CODES = {
     summary: "The caller's concurrency slots and wait queue are full; see Retry-After.",
     messages: {
       caller: 'too many concurrent requests for {caller}: {active} active, {queued} queued',
-      search_processes:
-        'every process proof search may hold is in use ({max}, search.maxProcesses); retry when a search ends',
     },
   },
   not_implemented: {

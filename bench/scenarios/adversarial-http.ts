@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.ts';
 import { configSchema } from '../../src/config.ts';
 import { round, stats } from '../lib.ts';
 import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
+import { searchHold } from './search-hold.ts';
 
 const ENV = 'bench';
 /** The fake REPL test double (no Lean here): the Lean-backed family measures the daemon's own work around Lean. */
@@ -194,6 +195,10 @@ export async function adversarialHttpRows(): Promise<{ rows: [string, string, st
   } finally {
     await app.close();
   }
+  // Proof search states held by anonymous callers against another key's requests (a daemon of its own).
+  const hold = await searchHold();
+  figures['search hold'] = hold.figures;
+  rows.push(hold.row);
   return { rows, figures };
 }
 

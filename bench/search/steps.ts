@@ -49,7 +49,9 @@ async function baseline(n: number): Promise<number[]> {
 
 async function daemon() {
   const config = testConfig({
-    search: { maxStatesPerConnection: CAP, maxStates: CAP * 4, cacheEntries: 20_000, maxProcesses: 4 },
+    // One anonymous caller (this process) runs the concurrent searches: its cap and slots allow them.
+    search: { maxStatesPerCaller: CAP, maxStates: CAP * 4, cacheEntries: 20_000, maxProcesses: 4, maxDepth: 5_000 },
+    admission: { anonymousConcurrency: 4 },
     lean: { maxSessions: 4, maxProcesses: 4, maxStates: 1_000_000, maxUses: 10_000_000 },
   });
   const app = await makeApp({ launch, config });

@@ -102,7 +102,7 @@ export class ClusterNode {
     if (this.front) {
       const remote = new RemoteSearch(c, this.members);
       search.pin({
-        lease: (env, header, signal) => remote.lease(env, header, signal),
+        lease: (env, header, signal, prefer) => remote.lease(env, header, signal, prefer),
         available: (e) => remote.available(e),
       });
     }

@@ -35,8 +35,12 @@ export class RemoteSearch {
   }
 
   /** A lease of a process on one live worker, pinned there. */
-  async lease(env: EnvironmentConfig, header: string, signal: AbortSignal): Promise<SessionLease> {
-    for (const node of this.#candidates(env, header)) {
+  async lease(env: EnvironmentConfig, header: string, signal: AbortSignal, prefer?: string): Promise<SessionLease> {
+    const nodes = this.#candidates(env, header);
+    // The worker of the search's last message first: its states are there.
+    const home = nodes.findIndex((n) => prefer?.startsWith(`${n}/`) && !this.failedLately(n));
+    if (home > 0) nodes.unshift(...nodes.splice(home, 1));
+    for (const node of nodes) {
       try {
         return new RemoteLease(
           this,
@@ -56,8 +60,7 @@ export class RemoteSearch {
 
   #candidates(env: EnvironmentConfig, header: string): string[] {
     const warm = new Set(this.members.holders(keyId(workKey(env.name, header))));
-    const stale = this.c.config.heartbeatMs * this.c.config.missedHeartbeats;
-    const recent = (n: string) => Date.now() - (this.#failed.get(n) ?? 0) < stale;
+    const recent = (n: string) => this.failedLately(n);
     return this.members
       .live()
       .filter((m) => m.environments[env.name] === true)
@@ -72,6 +75,12 @@ export class RemoteSearch {
 
   live(node: string): boolean {
     return this.members.live().some((m) => m.node === node);
+  }
+
+  /** Whether `node` failed to open a lease lately (it may still be in the membership for a moment). */
+  failedLately(node: string): boolean {
+    const stale = this.c.config.heartbeatMs * this.c.config.missedHeartbeats;
+    return Date.now() - (this.#failed.get(node) ?? 0) < stale;
   }
 
   /**
@@ -143,8 +152,21 @@ class RemoteLease implements SessionLease {
     this.#rss = opened.rssBytes ?? 0;
   }
 
+  /** The worker's session: ids are a counter of the worker's, never reused there. */
+  get process(): string {
+    return `${this.node}/${this.sessionId}`;
+  }
+
   get healthy(): boolean {
     return !this.#done && this.remote.live(this.node);
+  }
+
+  /** The worker's pool is not seen from the front. */
+  readonly contended = false;
+
+  /** As far as the front can tell: the worker lives (a replay at the next message finds out otherwise). */
+  get alive(): boolean {
+    return this.remote.live(this.node) && !this.remote.failedLately(this.node);
   }
 
   async command(

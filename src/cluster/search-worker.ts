@@ -53,6 +53,11 @@ export class SearchLeases {
     return this.#leases.size;
   }
 
+  /** Leases opened since start (a front leases per search message). */
+  get opened(): number {
+    return this.#next;
+  }
+
   async #handle(req: SearchLeaseRequest): Promise<SearchLeaseReply> {
     try {
       if (req.op === 'open') return await this.#open(req.environment, req.header);

@@ -27,7 +27,8 @@ export const goalStartRequest = z.strictObject({
 export const goalTacticRequest = z.strictObject({
   state: stateId,
   /** Tried independently, each on `state`, in order: one result each. */
-  tactics: z.array(z.string().min(1).max(100_000)).min(1).max(64),
+  /** Each at most `search.maxTacticChars` characters (the daemon's setting, checked there). */
+  tactics: z.array(z.string().min(1)).min(1).max(64),
   /** Kill deadline of each tactic (default: the daemon's `search.tacticTimeoutSeconds`). */
   timeout_seconds: z.number().positive().optional(),
 });
@@ -113,8 +114,18 @@ export interface GoalDeleteResult {
 }
 
 export interface GoalStatResult {
-  connection: { states: number; maxStates: number };
-  daemon: { states: number; maxStates: number; processes: number; maxProcesses: number };
+  connection: { states: number };
+  /** This caller's states, all its connections together (an API key, or an anonymous caller by address), and its caps. */
+  caller: { states: number; maxStates: number; bytes: number; maxBytes: number };
+  /** `processes`: search messages holding a process now (a search holds none between messages). */
+  daemon: {
+    states: number;
+    maxStates: number;
+    bytes: number;
+    maxBytes: number;
+    processes: number;
+    maxProcesses: number;
+  };
   processes: {
     pid: number;
     environment: string;

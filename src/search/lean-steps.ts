@@ -29,6 +29,7 @@ import {
   LEAN_DEFAULT_MAX_HEARTBEATS,
   sentBudget,
   stoppedAt,
+  stoppedByBudget,
   withBudget,
   wrappable,
   WRAP_LINES,
@@ -68,7 +69,11 @@ export async function runRoot(
   try {
     const r = await lease.command(group.text, timer.signal, prepare);
     const budget = sentBudget(sent);
-    if (budget !== undefined && r.messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === budget))
+    // The elaborator's stop names the budget; the kernel's, "(kernel) deterministic timeout", names
+    // none [lean4 src/Lean/Message.lean, `Kernel.Exception.toMessageData`; recorded:
+    // ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean]: under a budget sent below
+    // the limit in scope, both are the budget's stop (backend/deadline/heartbeats.ts, `stoppedByBudget`).
+    if (budget !== undefined && r.messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, budget)))
       throw serviceError('timeout', 'heartbeat_budget');
     return r;
   } catch (e) {

@@ -1,27 +1,65 @@
 /**
  * The daemon's table of live proof search states: opaque id → state, per owner (one stream
- * connection), with a cap per owner and one for the daemon, and an idle TTL. Deleting a state
- * here is all the freeing there is: the REPL cannot free a proof state (see lease.ts), so the
- * owner's process host is told how many live states it still has and recycles the process
- * once none are left.
+ * connection), with caps per caller (an API key, or an anonymous caller by address: all its
+ * connections together) and for the daemon, on live states and on the bytes states hold, and
+ * an idle TTL. Deleting a state here is all the freeing there is: the REPL cannot free a proof
+ * state (see lease.ts).
+ *
+ * Bytes: a state holds its tactic and goals (a root, its share of the command text), and keeps
+ * its parent, so a deleted state still holds its bytes while a live descendant keeps it (its
+ * path, for replay). Each state counts how many hold it (itself while live, and each child
+ * added); its bytes are counted against its caller until that count is zero.
  */
 import type { SearchState } from './state.ts';
 
 /** Who holds states: a connection's search session. Called with what died, whatever the cause. */
 export interface StateOwner {
+  /** The caller the caps count: the same for all of one caller's connections. */
+  readonly caller: { readonly id: string };
   onDeath(states: readonly SearchState[], why: 'deleted' | 'expired' | 'closed'): void;
 }
 
 export interface RegistryLimits {
-  maxStatesPerConnection: number;
+  maxStatesPerCaller: number;
+  maxStateBytesPerCaller: number;
   maxStates: number;
+  maxStateBytes: number;
   /** 0: never expire. */
   stateTtlSeconds: number;
+}
+
+export interface Refusal {
+  scope: string;
+  /** What it holds, in words: "3 live proof search states", "67108864 bytes of proof search states". */
+  count: string;
+  setting: string;
+}
+
+const statesHeld = (n: number) => `${n} live proof search states`;
+const bytesHeld = (n: number) => `${n} bytes of proof search states`;
+
+interface Account {
+  states: number;
+  bytes: number;
+}
+
+/** Fixed cost of a state's record beside its texts (ids, keys, links), counted with them. */
+const STATE_OVERHEAD_BYTES = 256;
+
+/** What a state holds in the daemon (UTF-16: two bytes a character). */
+export function stateBytes(s: SearchState): number {
+  let chars = s.tactic?.length ?? Math.ceil(s.group.text.length / Math.max(1, s.group.sorryIndexes.length));
+  for (const g of s.goals) chars += g.length;
+  return STATE_OVERHEAD_BYTES + 2 * chars;
 }
 
 export class StateRegistry {
   #byId = new Map<string, { state: SearchState; owner: StateOwner }>();
   #byOwner = new Map<StateOwner, Set<SearchState>>();
+  #callers = new Map<string, Account>();
+  /** How many hold each counted state (itself while live, its children added): its bytes go when none does. */
+  #holds = new WeakMap<SearchState, number>();
+  #bytes = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(readonly limits: RegistryLimits) {
@@ -36,17 +74,32 @@ export class StateRegistry {
     return this.#byId.size;
   }
 
+  /** Bytes all states hold. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   held(owner: StateOwner): number {
     return this.#byOwner.get(owner)?.size ?? 0;
   }
 
-  /** Why `owner` may not add `n` more states now, or undefined when it may. */
-  refusal(owner: StateOwner, n = 1): { scope: string; count: number; setting: string } | undefined {
-    const mine = this.held(owner);
-    if (mine + n > this.limits.maxStatesPerConnection)
-      return { scope: 'this connection', count: mine, setting: 'search.maxStatesPerConnection' };
-    if (this.#byId.size + n > this.limits.maxStates)
-      return { scope: 'the daemon', count: this.#byId.size, setting: 'search.maxStates' };
+  /** Live states and bytes of a caller, all its connections together. */
+  account(callerId: string): Account {
+    return { ...(this.#callers.get(callerId) ?? { states: 0, bytes: 0 }) };
+  }
+
+  /** Why `owner` may not add `n` more states of `bytes` bytes now, or undefined when it may. */
+  refusal(owner: StateOwner, n = 1, bytes = 0): Refusal | undefined {
+    const l = this.limits;
+    const mine = this.#callers.get(owner.caller.id) ?? { states: 0, bytes: 0 };
+    if (mine.states + n > l.maxStatesPerCaller)
+      return { scope: 'this caller', count: statesHeld(mine.states), setting: 'search.maxStatesPerCaller' };
+    if (mine.bytes + bytes > l.maxStateBytesPerCaller)
+      return { scope: 'this caller', count: bytesHeld(mine.bytes), setting: 'search.maxStateBytesPerCaller' };
+    if (this.#byId.size + n > l.maxStates)
+      return { scope: 'the daemon', count: statesHeld(this.#byId.size), setting: 'search.maxStates' };
+    if (this.#bytes + bytes > l.maxStateBytes)
+      return { scope: 'the daemon', count: bytesHeld(this.#bytes), setting: 'search.maxStateBytes' };
     return undefined;
   }
 
@@ -55,6 +108,14 @@ export class StateRegistry {
     let set = this.#byOwner.get(owner);
     if (!set) this.#byOwner.set(owner, (set = new Set()));
     set.add(s);
+    const a = this.#account(owner);
+    a.states++;
+    this.#holds.set(s, 1);
+    a.bytes += stateBytes(s);
+    this.#bytes += stateBytes(s);
+    const p = s.parent;
+    const held = p && this.#holds.get(p);
+    if (p && held) this.#holds.set(p, held + 1);
   }
 
   /** A live state of `owner` (another owner's id is unknown to it), touched. */
@@ -112,10 +173,32 @@ export class StateRegistry {
     this.#timer = undefined;
   }
 
+  #account(owner: StateOwner): Account {
+    let a = this.#callers.get(owner.caller.id);
+    if (!a) this.#callers.set(owner.caller.id, (a = { states: 0, bytes: 0 }));
+    return a;
+  }
+
   #drop(s: SearchState, owner: StateOwner): boolean {
     if (!this.#byId.delete(s.id)) return false;
     s.live = false;
     this.#byOwner.get(owner)?.delete(s);
+    const a = this.#account(owner);
+    a.states--;
+    // Itself, then each ancestor no longer held by anything (iterative: paths may be long).
+    for (let x: SearchState | undefined = s; x; x = x.parent) {
+      const held = this.#holds.get(x);
+      // Not counted (a parent deleted while its child was being made: the child did not hold it).
+      if (held === undefined) break;
+      if (held > 1) {
+        this.#holds.set(x, held - 1);
+        break;
+      }
+      this.#holds.delete(x);
+      a.bytes -= stateBytes(x);
+      this.#bytes -= stateBytes(x);
+    }
+    if (a.states === 0 && a.bytes <= 0) this.#callers.delete(owner.caller.id);
     return true;
   }
 }

@@ -50,7 +50,7 @@ async function placeRoot(
       const err = messages.find((m) => m.severity === 'error')?.data;
       throw new Lost(s, `replaying its command gave no sorry${err ? `: ${err.slice(0, 300)}` : ''}`);
     }
-    if (!cached) host.replStates += sorries.filter((x) => typeof x.proofState === 'number').length;
+    if (!cached) host.made(sorries.filter((x) => typeof x.proofState === 'number').length);
     placed = {
       gen: host.gen,
       proofStates: sorries.map((x) => x.proofState ?? undefined),
@@ -86,7 +86,7 @@ export async function materialize(
     if (r.type !== 'proofStep') {
       throw new Lost(c, `replaying \`${c.tactic!}\` failed: ${r.type === 'error' ? r.value.message : 'no answer'}`);
     }
-    host.replStates += 1 + r.value.sorries.length;
+    host.made(1 + r.value.sorries.length);
     if (!sameGoals(r.value.goals, c.goals)) throw new Lost(c, 'replaying its tactics gave other goals');
     c.placement = { gen: host.gen, proofState: r.value.proofState };
   }

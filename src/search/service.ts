@@ -29,9 +29,26 @@ export interface SearchServiceOptions {
   /** Heartbeats one second of a root command's deadline buys (the backend's `lean.heartbeatsPerSecond`). */
   heartbeatsPerSecond: number;
   registry: Pick<EnvironmentRegistry, 'get' | 'names' | 'availability'>;
-  /** How a host takes a process (tests may substitute; the daemon leases from the backend's pools). */
-  lease: (env: EnvironmentConfig, header: string, signal: AbortSignal) => Promise<SessionLease>;
+  /**
+   * How a message takes a process (tests may substitute; the daemon leases from the backend's
+   * pools), the process named `prefer` first when it is idle.
+   */
+  lease: (env: EnvironmentConfig, header: string, signal: AbortSignal, prefer?: string) => Promise<SessionLease>;
 }
+
+/**
+ * Who searches on a connection: the caller the per-caller caps count (an API key, or an
+ * anonymous caller by address), and its admission (the same per-caller limiter as every
+ * request: a message that runs Lean holds one of the caller's slots while it runs).
+ */
+export interface SearchCaller {
+  id: string;
+  admit(signal: AbortSignal): Promise<() => void>;
+}
+
+/** No admission (tests of the service alone, a caller nobody limits). */
+const UNLIMITED = async () => () => {};
+let anonymousConnections = 0;
 
 /** The stream's view of one connection's search (see server/stream.ts, `StreamExtension`). */
 export interface SearchConnection {
@@ -67,15 +84,18 @@ export class SearchService {
 
   /** The daemon's: processes leased from the backend's warm pools. */
   static forBackend(backend: LeanBackend, opts: Omit<SearchServiceOptions, 'lease'>): SearchService {
-    return new SearchService({ ...opts, lease: (env, header, signal) => leaseSession(backend, env, header, signal) });
+    return new SearchService({
+      ...opts,
+      lease: (env, header, signal, prefer) => leaseSession(backend, env, header, signal, prefer),
+    });
   }
 
   handles(tool: string): boolean {
     return isSearchTool(tool);
   }
 
-  connect(): SearchConnection {
-    const session = new SearchSession(this);
+  connect(caller: SearchCaller = { id: `connection-${anonymousConnections++}`, admit: UNLIMITED }): SearchConnection {
+    const session = new SearchSession(this, caller);
     this.#sessions.add(session);
     return {
       run: (tool, request, signal) => this.#run(session, tool, request, signal),
@@ -111,8 +131,8 @@ export class SearchService {
   }
 
   /** A process of this daemon's own pools (what a cluster worker leases to fronts). */
-  localLease(env: EnvironmentConfig, header: string, signal: AbortSignal): Promise<SessionLease> {
-    return this.#opts.lease(env, header, signal);
+  localLease(env: EnvironmentConfig, header: string, signal: AbortSignal, prefer?: string): Promise<SessionLease> {
+    return this.#opts.lease(env, header, signal, prefer);
   }
 
   /** The environment a start names, if it can run Lean (here, or on a worker when pinned). */
@@ -153,19 +173,26 @@ export class SearchService {
     return new ProcessHost({
       environment,
       slots: this.slots,
-      recycleDeadStates: this.config.recycleDeadStates,
-      migrateReplStates: this.config.migrateReplStates,
-      lease: (signal) => this.#lease(this.environment(environment), header, signal),
+      lease: (signal, prefer) => this.#lease(this.environment(environment), header, signal, prefer),
     });
   }
 
   stats(owner?: StateOwner): Omit<GoalStatResult, 'processes'> {
     const c = this.config;
+    const mine = owner ? this.registry.account(owner.caller.id) : { states: 0, bytes: 0 };
     return {
-      connection: { states: owner ? this.registry.held(owner) : 0, maxStates: c.maxStatesPerConnection },
+      connection: { states: owner ? this.registry.held(owner) : 0 },
+      caller: {
+        states: mine.states,
+        maxStates: c.maxStatesPerCaller,
+        bytes: mine.bytes,
+        maxBytes: c.maxStateBytesPerCaller,
+      },
       daemon: {
         states: this.registry.size,
         maxStates: c.maxStates,
+        bytes: this.registry.bytes,
+        maxBytes: c.maxStateBytes,
         processes: this.slots.used,
         maxProcesses: this.slots.max,
       },

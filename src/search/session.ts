@@ -17,9 +17,9 @@ import type {
 import { serviceError } from '../errors.ts';
 import { ProcessHost } from './host.ts';
 import { runRoot, runStep, TacticDeadline } from './lean-steps.ts';
-import type { StateOwner } from './registry.ts';
+import { stateBytes, type StateOwner } from './registry.ts';
 import { Lost, materialize, rebuildAll, type ReplayDeps } from './replay.ts';
-import type { SearchService } from './service.ts';
+import type { SearchCaller, SearchService } from './service.ts';
 import { pickSorries } from './start.ts';
 import { newChild, newRoot, rootGroup, stepKey, type SearchState } from './state.ts';
 import { outcomeOf, startView, toCachedStep } from './views.ts';
@@ -32,7 +32,10 @@ interface Recovered {
 export class SearchSession implements StateOwner {
   #hosts = new Map<string, ProcessHost>();
 
-  constructor(readonly svc: SearchService) {}
+  constructor(
+    readonly svc: SearchService,
+    readonly caller: SearchCaller,
+  ) {}
 
   #hostFor(environment: string, header: string): ProcessHost {
     const key = `${environment}\0${header}`;
@@ -58,8 +61,22 @@ export class SearchSession implements StateOwner {
     return Math.min(seconds ?? c.tacticTimeoutSeconds, c.maxTimeoutSeconds) * 1000;
   }
 
+  /** One message on `host`, in its turn, holding one of the caller's admission slots while it runs. */
+  #message<T>(host: ProcessHost, signal: AbortSignal, f: () => Promise<T>): Promise<T> {
+    return host.exclusive(async () => {
+      const release = await this.caller.admit(signal);
+      try {
+        return await f();
+      } finally {
+        release();
+      }
+    });
+  }
+
   /** A dead process found at the start of a message: rebuild its live states first. */
   async #recover(host: ProcessHost, deps: ReplayDeps, signal: AbortSignal, into: Recovered): Promise<void> {
+    // With live states, the process first: whether the last one is gone shows when it is not given back.
+    if (host.live.size > 0) await host.ensure(signal);
     if (!host.needsRebuild()) return;
     const report = await rebuildAll(host, deps, signal);
     for (const s of report.rebuilt) into.rebuilt.push(s.id);
@@ -73,55 +90,53 @@ export class SearchSession implements StateOwner {
 
   async start(req: SearchRequest<'goal.start'>, signal: AbortSignal): Promise<GoalStartResult> {
     const env = this.svc.environment(req.environment);
-    this.#refuseOver(1);
+    this.#refuseOver(1, 2 * req.content.length);
     const ms = this.#timeoutMs(req.timeout_seconds);
     const plan = await this.svc.plans.plan(req.content, env, req.ignore_imports, req.theorem, signal, ms);
     const host = this.#hostFor(env.name, plan.header);
     const deps = this.#deps(ms, ms);
-    return host.exclusive(async () => {
+    return this.#message(host, signal, async () => {
       const rec: Recovered = { rebuilt: [], lost: [] };
-      try {
-        await this.#recover(host, deps, signal, rec);
-        const lease = await host.ensure(signal);
-        const group = rootGroup(env.name, plan.header, plan.text, []);
-        const answer = await deps.root(lease, group, signal);
-        if (!answer.cached) host.replStates += answer.sorries.filter((s) => typeof s.proofState === 'number').length;
-        group.placed = {
+      await this.#recover(host, deps, signal, rec);
+      const lease = await host.ensure(signal);
+      const group = rootGroup(env.name, plan.header, plan.text, []);
+      const answer = await deps.root(lease, group, signal);
+      if (!answer.cached) host.made(answer.sorries.filter((s) => typeof s.proofState === 'number').length);
+      group.placed = {
+        gen: host.gen,
+        proofStates: answer.sorries.map((s) => s.proofState ?? undefined),
+        goals: answer.sorries.map((s) => s.goal),
+      };
+      const picked = pickSorries(plan, answer.sorries);
+      group.sorryIndexes = picked;
+      if (picked.length === 0) throw noGoal(req.theorem, answer.messages);
+      const roots = picked.map((i) =>
+        newRoot(this.svc.ids, group, i, [answer.sorries[i]!.goal], {
           gen: host.gen,
-          proofStates: answer.sorries.map((s) => s.proofState ?? undefined),
-          goals: answer.sorries.map((s) => s.goal),
-        };
-        const picked = pickSorries(plan, answer.sorries);
-        group.sorryIndexes = picked;
-        if (picked.length === 0) throw noGoal(req.theorem, answer.messages);
-        this.#refuseOver(picked.length);
-        const roots = picked.map((i) =>
-          newRoot(this.svc.ids, group, i, [answer.sorries[i]!.goal], {
-            gen: host.gen,
-            proofState: answer.sorries[i]!.proofState!,
-          }),
-        );
-        for (const s of roots) this.#adopt(host, s);
-        return { ...startView(roots, answer, plan.origin), ...rec };
-      } finally {
-        host.forget([]);
-      }
+          proofState: answer.sorries[i]!.proofState!,
+        }),
+      );
+      this.#refuseOver(
+        roots.length,
+        roots.reduce((n, s) => n + stateBytes(s), 0),
+      );
+      for (const s of roots) this.#adopt(host, s);
+      return { ...startView(roots, answer, plan.origin), ...rec };
     });
   }
 
   async tactic(req: SearchRequest<'goal.tactic'>, signal: AbortSignal): Promise<GoalTacticResult> {
+    refuseLongTactics(req.tactics, this.svc.config.maxTacticChars);
     const parent = this.#state(req.state);
     const host = this.#hostFor(parent.group.environment, parent.group.header);
     const deps = this.#deps(this.#timeoutMs(req.timeout_seconds));
-    return host.exclusive(async () => {
+    return this.#message(host, signal, async () => {
       const rec: Recovered = { rebuilt: [], lost: [] };
       await this.#recover(host, deps, signal, rec);
       const results: TacticOutcome[] = [];
-      for (const tactic of req.tactics) results.push(await this.#try(host, parent, tactic, deps, signal, rec));
-      if (host.shouldMigrate()) {
-        // Mostly dead states: the live ones move to a fresh process (told as rebuilt), the old one is killed.
-        host.drop(`recycled (${host.replStates} REPL states, ${host.live.size} live)`);
-        await this.#recover(host, deps, signal, rec);
+      for (const tactic of req.tactics) {
+        if (results.length > 0) host.yieldIfWanted();
+        results.push(await this.#try(host, parent, tactic, deps, signal, rec));
       }
       return { results, ...rec };
     });
@@ -135,25 +150,15 @@ export class SearchSession implements StateOwner {
     signal: AbortSignal,
     rec: Recovered,
   ): Promise<TacticOutcome> {
-    if (!parent.live) return { tactic, ok: false, kind: 'lost', error: 'the state is gone', cached: false };
-    if (parent.depth >= this.svc.config.maxDepth)
-      return {
-        tactic,
-        ok: false,
-        kind: 'limit',
-        error: `the state is ${parent.depth} tactics deep (search.maxDepth)`,
-        cached: false,
-      };
-    const over = this.svc.registry.refusal(this);
-    if (over)
-      return { tactic, ok: false, kind: 'limit', error: `${over.scope} holds ${over.count} states`, cached: false };
+    const refused = this.#refusal(parent, tactic);
+    if (refused) return refused;
     const key = stepKey(parent.pathKey, tactic);
     const hit = this.svc.cache.get(key);
     if (hit) return this.#answer(host, parent, tactic, outcomeOf(hit), undefined, true);
     try {
       const ps = await materialize(host, parent, deps, signal);
       const r = await deps.step(host.lease!, tactic, ps, signal);
-      if (r.type === 'proofStep') host.replStates += 1 + r.value.sorries.length;
+      if (r.type === 'proofStep') host.made(1 + r.value.sorries.length);
       const step = toCachedStep(r);
       this.svc.cache.set(key, step);
       const placement = r.type === 'proofStep' ? { gen: host.gen, proofState: r.value.proofState } : undefined;
@@ -180,6 +185,23 @@ export class SearchSession implements StateOwner {
         cached: false,
       };
     }
+  }
+
+  /** Why `tactic` is not tried on `parent`: it is gone, too deep, or a cap is reached. */
+  #refusal(parent: SearchState, tactic: string): TacticOutcome | undefined {
+    const no = (kind: 'lost' | 'limit', error: string): TacticOutcome => ({
+      tactic,
+      ok: false,
+      kind,
+      error,
+      cached: false,
+    });
+    if (!parent.live) return no('lost', 'the state is gone');
+    if (parent.depth >= this.svc.config.maxDepth)
+      return no('limit', `the state is ${parent.depth} tactics deep (search.maxDepth)`);
+    // The child's goals are not known yet: its tactic and its parent's goals stand for its size.
+    const over = this.svc.registry.refusal(this, 1, stateBytes(parent) + 2 * tactic.length);
+    return over ? no('limit', `${over.scope} holds ${over.count} (${over.setting})`) : undefined;
   }
 
   #answer(
@@ -209,8 +231,8 @@ export class SearchSession implements StateOwner {
   stat(): GoalStatResult {
     const processes: GoalStatResult['processes'] = [];
     for (const h of this.#hosts.values()) {
-      const l = h.lease;
-      if (!l) continue;
+      const l = h.process;
+      if (!l?.alive) continue;
       const placed = [...h.live].filter((s) => s.placement?.gen === h.gen).length;
       processes.push({
         pid: l.pid,
@@ -245,10 +267,22 @@ export class SearchSession implements StateOwner {
     return s;
   }
 
-  #refuseOver(n: number): void {
-    const over = this.svc.registry.refusal(this, n);
-    if (over) throw serviceError('invalid_request', 'state_limit', over);
+  #refuseOver(n: number, bytes: number): void {
+    const over = this.svc.registry.refusal(this, n, bytes);
+    if (over) throw serviceError('invalid_request', 'state_limit', { ...over });
   }
+}
+
+/** A tactic past the cap is refused before anything runs (the daemon keeps every tactic of a live path). */
+function refuseLongTactics(tactics: readonly string[], max: number): void {
+  const i = tactics.findIndex((x) => x.length > max);
+  if (i < 0) return;
+  throw serviceError(
+    'invalid_request',
+    'tactic_too_long',
+    { index: i, chars: tactics[i]!.length, max },
+    { details: [{ field: `request.tactics.${i}`, message: `longer than ${max} characters (search.maxTacticChars)` }] },
+  );
 }
 
 function noGoal(theorem: string | undefined, messages: readonly { severity: string; data: string }[]) {

@@ -15,6 +15,7 @@ import { nestDetails, readMessage, type StreamRequest } from './stream-message.t
 import type { Pipeline } from './pipeline.ts';
 import { attachRequestId, newRequestId } from './request-id.ts';
 import type { SharedLinks } from './shared-links.ts';
+import type { Caller } from '../admission/keys.ts';
 
 /** Close code for a missed heartbeat. */
 export const CLOSE_NO_PONG = 4001;
@@ -25,7 +26,11 @@ export const CLOSE_NO_PONG = 4001;
  */
 export interface StreamExtension {
   handles(tool: string): boolean;
-  connect(): {
+  /**
+   * `caller.id` names the caller its caps count (an API key, or an anonymous caller by address);
+   * `admit` takes one of the caller's admission slots, as an HTTP request does.
+   */
+  connect(caller: { id: string; admit: (signal: AbortSignal) => Promise<() => void> }): {
     run(tool: string, request: unknown, signal: AbortSignal): Promise<unknown>;
     close(): void;
   };
@@ -41,6 +46,8 @@ export interface StreamContext {
   extension?: StreamExtension | undefined;
   /** Result events say `cache: hit|miss` (config server.cacheStatus). */
   cacheStatus?: boolean;
+  /** The per-caller admission of every request (the limiter): extension messages that run Lean take it too. */
+  admit?: ((caller: Caller, signal: AbortSignal) => Promise<() => void>) | undefined;
 }
 
 export class StreamConnection {
@@ -55,7 +62,7 @@ export class StreamConnection {
     readonly request: FastifyRequest,
     readonly ctx: StreamContext,
   ) {
-    this.#extension = ctx.extension?.connect();
+    this.#extension = ctx.extension?.connect(this.#caller());
     ctx.drain.track(socket, this.#inFlight);
     // Backpressure: results (cache hits included) are only sent while the client reads them.
     // Past the budget, stop reading its new requests; past the hard limit, close the socket.
@@ -72,6 +79,16 @@ export class StreamConnection {
       }
     });
     socket.on('close', () => this.#close());
+  }
+
+  /** Who this socket's extension messages count against: a key, or an anonymous caller by its address. */
+  #caller(): { id: string; admit: (signal: AbortSignal) => Promise<() => void> } {
+    const { caller, ip } = this.request;
+    const admit = this.ctx.admit;
+    return {
+      id: caller.keyClass === 'anonymous' ? `anonymous@${ip}` : caller.id,
+      admit: admit ? (signal) => admit(caller, signal) : async () => () => {},
+    };
   }
 
   /** Heartbeat: a ping each interval, a socket that did not answer the previous one is gone; idle: nothing received and nothing in flight. */

@@ -38,6 +38,8 @@ export async function registerStream(
     extension?: StreamExtension;
     /** The result event's `cache` member (config server.cacheStatus; off: left out). */
     cacheStatus?: boolean;
+    /** The per-caller admission (the limiter), taken by extension messages that run Lean. */
+    admit?: (caller: Caller, signal: AbortSignal) => Promise<() => void>;
     /** On close, in-flight stream requests get this long to finish before their sockets close. */
     drainTimeoutMs?: number;
   },
@@ -63,6 +65,7 @@ export async function registerStream(
       links: opts.links,
       extension: opts.extension,
       cacheStatus: opts.cacheStatus === true,
+      admit: opts.admit,
     };
     app.get('/v1/stream', { websocket: true }, (socket: WebSocket, request) => {
       new StreamConnection(socket, request, ctx);

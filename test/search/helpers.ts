@@ -124,11 +124,14 @@ export async function listening(app: FastifyInstance): Promise<{ app: FastifyIns
 type Json = any;
 
 /** A raw stream client: `call` sends one message and resolves with its result or error event. */
-export async function rawStream(url: string): Promise<{
+export async function rawStream(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{
   call: (tool: string, request: Record<string, unknown>) => Promise<Json>;
   close: () => Promise<void>;
 }> {
-  const ws = new WebSocket(`${url}/v1/stream`);
+  const ws = new WebSocket(`${url}/v1/stream`, { headers });
   await new Promise((r, j) => {
     ws.once('open', r);
     ws.once('error', j);
@@ -148,6 +151,7 @@ export async function rawStream(url: string): Promise<{
       }),
     close: () =>
       new Promise((resolve) => {
+        if (ws.readyState === WebSocket.CLOSED) return resolve();
         ws.once('close', () => resolve());
         ws.close();
       }),

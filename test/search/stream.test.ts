@@ -52,8 +52,11 @@ t.test('a branching search over /v1/stream: start, two branches, delete one, fin
 
     const stat = (await s.call('goal.stat', {})).result;
     t.equal(stat.connection.states, 3, 'root, branch 2 and the finished state are live');
-    t.equal(stat.processes.length, 1, 'one process holds the search');
+    t.equal(stat.processes.length, 1, "the process of the search's last message");
     t.equal(stat.processes[0].liveStates, 3);
+    t.equal(stat.daemon.processes, 0, 'no process is held between messages');
+    // The figure of docs/proof-search.md's transcript: the three live states' texts (registry.ts, `stateBytes`).
+    t.equal(stat.caller.bytes, 900, 'bytes held: tactics and goals of the live states, the root its command');
     await s.close();
     await d.close();
     t.same(d.refusals(), [], `${tag}: every answer came from a recording`);
@@ -182,7 +185,7 @@ t.test(
   { skip },
   async (t) => {
     const tag = 'v4.28.0';
-    const d = await searchDaemon(t, tag, { search: { maxDepth: 1, maxStatesPerConnection: 3 } });
+    const d = await searchDaemon(t, tag, { search: { maxDepth: 1, maxStatesPerCaller: 3 } });
     const s = await rawStream(d.url);
     const root = (await s.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' })).result
       .states[0].state;
@@ -202,7 +205,7 @@ t.test(
     t.match(deep.error, /search\.maxDepth/);
     const again = await s.call('goal.start', { environment: SEARCH_ENV, content: 'def f : Nat := by sorry' });
     t.equal(again.error.code, 'invalid_request', 'a start over the cap is refused');
-    t.match(again.error.message, /maxStatesPerConnection/);
+    t.match(again.error.message, /maxStatesPerCaller/);
     await s.close();
   },
 );

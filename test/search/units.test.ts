@@ -8,19 +8,29 @@ import type { SessionLease } from '../../src/backend/lease.ts';
 import { ReplError } from '../../src/backend/process/repl-process.ts';
 import type { ReplResponse } from '../../src/backend/protocol/schema.ts';
 import { ProcessHost, ProcessSlots } from '../../src/search/host.ts';
-import { StateRegistry, type StateOwner } from '../../src/search/registry.ts';
+import { StateRegistry, stateBytes, type RegistryLimits, type StateOwner } from '../../src/search/registry.ts';
 import { rebuildAll, type ReplayDeps } from '../../src/search/replay.ts';
 import { newChild, newRoot, rootGroup, StateIds, type SearchState } from '../../src/search/state.ts';
 
 const ids = new StateIds();
 const group = () => rootGroup('env', 'import X', 'theorem a : True := by sorry', [0]);
-const owner = (): StateOwner & { dead: string[] } => {
+let callers = 0;
+const owner = (caller = `c${callers++}`): StateOwner & { dead: string[] } => {
   const dead: string[] = [];
-  return { dead, onDeath: (s) => dead.push(...s.map((x) => x.id)) };
+  return { dead, caller: { id: caller }, onDeath: (s) => dead.push(...s.map((x) => x.id)) };
 };
+const BIG = Number.MAX_SAFE_INTEGER;
+const limits = (l: Partial<RegistryLimits>): RegistryLimits => ({
+  maxStatesPerCaller: BIG,
+  maxStateBytesPerCaller: BIG,
+  maxStates: BIG,
+  maxStateBytes: BIG,
+  stateTtlSeconds: 0,
+  ...l,
+});
 
-t.test('registry: caps per connection and per daemon, owners, TTL', async (t) => {
-  const reg = new StateRegistry({ maxStatesPerConnection: 2, maxStates: 3, stateTtlSeconds: 0 });
+t.test('registry: caps per caller and per daemon, owners, TTL', async (t) => {
+  const reg = new StateRegistry(limits({ maxStatesPerCaller: 2, maxStates: 3 }));
   t.teardown(() => reg.close());
   const a = owner();
   const b = owner();
@@ -28,7 +38,12 @@ t.test('registry: caps per connection and per daemon, owners, TTL', async (t) =>
   const s1 = newRoot(ids, g, 0, ['⊢ True'], undefined);
   reg.add(a, s1);
   reg.add(a, newChild(ids, s1, 'skip', ['⊢ True'], undefined));
-  t.same(reg.refusal(a), { scope: 'this connection', count: 2, setting: 'search.maxStatesPerConnection' });
+  t.same(reg.refusal(a), {
+    scope: 'this caller',
+    count: '2 live proof search states',
+    setting: 'search.maxStatesPerCaller',
+  });
+  t.equal(reg.refusal(owner(a.caller.id))?.setting, 'search.maxStatesPerCaller', "another connection of a's caller");
   reg.add(b, newRoot(ids, g, 0, ['⊢ True'], undefined));
   t.equal(reg.refusal(b, 1)?.scope, 'the daemon', 'the daemon cap binds across connections');
   t.equal(reg.get(b, s1.id), undefined, "another owner's id is unknown");
@@ -39,7 +54,7 @@ t.test('registry: caps per connection and per daemon, owners, TTL', async (t) =>
   t.equal(reg.held(a), 0);
   t.equal(reg.size, 1);
 
-  const ttl = new StateRegistry({ maxStatesPerConnection: 10, maxStates: 10, stateTtlSeconds: 60 });
+  const ttl = new StateRegistry(limits({ maxStatesPerCaller: 10, maxStates: 10, stateTtlSeconds: 60 }));
   t.teardown(() => ttl.close());
   const c = owner();
   const old = newRoot(ids, g, 0, ['⊢ True'], undefined);
@@ -53,13 +68,36 @@ t.test('registry: caps per connection and per daemon, owners, TTL', async (t) =>
   t.ok(ttl.get(c, fresh.id));
 });
 
+t.test('registry: bytes per caller count a deleted state while a live descendant keeps it', async (t) => {
+  const g = group();
+  const root = newRoot(ids, g, 0, ['⊢ True'], undefined);
+  const mid = newChild(ids, root, 'x'.repeat(1000), ['⊢ True'], undefined);
+  const leaf = newChild(ids, mid, 'skip', ['⊢ True'], undefined);
+  const all = stateBytes(root) + stateBytes(mid) + stateBytes(leaf);
+  const reg = new StateRegistry(limits({ maxStateBytesPerCaller: all }));
+  t.teardown(() => reg.close());
+  const a = owner();
+  for (const s of [root, mid, leaf]) reg.add(a, s);
+  t.equal(reg.account(a.caller.id).bytes, all);
+  t.equal(reg.refusal(a, 1, 1)?.setting, 'search.maxStateBytesPerCaller', 'one byte more is refused');
+  reg.delete(a, [root.id, mid.id]);
+  t.same(reg.account(a.caller.id), { states: 1, bytes: all }, 'the path the leaf keeps is still counted');
+  reg.delete(a, [leaf.id]);
+  t.same(reg.account(a.caller.id), { states: 0, bytes: 0 }, 'all of it goes with the leaf');
+  t.equal(reg.bytes, 0);
+});
+
+let processes = 0;
 function fakeLease(): SessionLease & { destroyed: string[] } {
   const destroyed: string[] = [];
   return {
     destroyed,
     pid: 1,
     sessionId: 1,
+    process: `p${processes++}`,
     healthy: true,
+    alive: true,
+    contended: false,
     command: async () => ({ env: 0, messages: [], sorries: [], cached: false }),
     step: async () => ({ type: 'error', value: { message: 'unused' } }),
     usage: () => ({ rssBytes: 0 }),
@@ -72,8 +110,6 @@ function hostWith(states: SearchState[]): ProcessHost {
   const h = new ProcessHost({
     environment: 'env',
     slots: new ProcessSlots(4),
-    recycleDeadStates: 1,
-    migrateReplStates: 0,
     lease: async () => fakeLease(),
   });
   for (const s of states) h.live.add(s);
@@ -133,29 +169,35 @@ t.test('rebuild: a replay that kills the process again loses that state, the res
   t.equal(host.gen, 2, 'a second fresh process after the replay killed the first');
 });
 
-t.test('a process holding mostly dead states is recycled: the live ones move, the client is told', async (t) => {
-  // Growth is process behaviour no recording shows: the stand-in REPL (test/fixtures/standin-repl.mjs).
-  const { searchDaemonWith } = await import('./helpers.ts');
-  const { app, url } = await searchDaemonWith('standin-repl.mjs', {}, { search: { migrateReplStates: 20 } });
-  t.teardown(() => app.close());
-  const { ProofSearch } = await import('../../src/client/proof-search.ts');
-  await using s = await ProofSearch.connect({ url, environment: 'lean-test' });
-  let state = (await s.start('theorem t : P := by sorry')).states[0]!.state;
-  const pid = (await s.stat()).processes[0]!.pid;
-  let told: string[] = [];
-  let live: string[] = [];
-  for (let i = 0; i < 30 && told.length === 0; i++) {
-    const r = await s.tactic(state, `step${i}`);
-    const out = r.results[0]!;
-    if (!out.ok) throw new Error(out.error);
-    live = [state, out.state]; // the parent is deleted only after this message
-    await s.delete(state);
-    state = out.state;
-    told = r.rebuilt;
-  }
-  t.same([...told].sort(), live.sort(), 'the live states were rebuilt elsewhere, and named');
-  const after = await s.stat();
-  t.not(after.processes[0]!.pid, pid, 'on a fresh process');
-  t.ok(after.processes[0]!.deadStates < 20, 'which holds few states');
-  t.ok((await s.tactic(state, 'more')).results[0]!.ok, 'and the search goes on');
-});
+t.test(
+  'a process the pool retires for its states: the live ones are rebuilt on another, the client is told',
+  async (t) => {
+    // Growth is process behaviour no recording shows: the stand-in REPL (test/fixtures/standin-repl.mjs).
+    // Each message gives its process back with the states it made counted (lease.ts); the pool
+    // retires it past lean.maxStates like any session, and the next message rebuilds the live states.
+    const { searchDaemonWith } = await import('./helpers.ts');
+    const { app, url } = await searchDaemonWith('standin-repl.mjs', {}, { lean: { maxStates: 20 } });
+    t.teardown(() => app.close());
+    const { ProofSearch } = await import('../../src/client/proof-search.ts');
+    await using s = await ProofSearch.connect({ url, environment: 'lean-test' });
+    let state = (await s.start('theorem t : P := by sorry')).states[0]!.state;
+    const pid = (await s.stat()).processes[0]!.pid;
+    let told: string[] = [];
+    let live: string[] = [];
+    for (let i = 0; i < 60 && told.length === 0; i++) {
+      live = [state]; // what lives when the message starts
+      const r = await s.tactic(state, `step${i}`);
+      const out = r.results[0]!;
+      if (!out.ok) throw new Error(out.error);
+      await s.delete(state);
+      state = out.state;
+      told = r.rebuilt;
+    }
+    t.same(told, live, 'the live state was rebuilt elsewhere, and named');
+    const after = await s.stat();
+    t.not(after.processes[0]!.pid, pid, 'on a fresh process');
+    const pools = JSON.stringify((await app.inject({ method: 'GET', url: '/v1/status' })).json().pools);
+    t.match(pools, /retiredBy":\{[^}]*"states/, 'the pool retired it for its states (lean.maxStates)');
+    t.ok((await s.tactic(state, 'more')).results[0]!.ok, 'and the search goes on');
+  },
+);

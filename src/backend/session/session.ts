@@ -262,7 +262,9 @@ export class LeanSession {
    * such as "Unknown proof state." or "Lean error:\n…"). A process fault poisons the session.
    */
   async step(tactic: string, proofState: number, signal?: AbortSignal): Promise<ReplResponse> {
-    this.uses++;
+    // Not a use (`maxUses` counts requests): the proof states a step makes are counted by its
+    // lease in `states` (lease.ts), which the pool's retirement weighs. A search gives its process
+    // back after every message, so counting steps would retire it every `maxUses` tactics.
     try {
       const r = await this.#proc.send(proofStepRequest(tactic, proofState), signal);
       if (r.type === 'command')
