@@ -112,7 +112,7 @@ export const TOOL_CHECKS: ToolCheck[] = [
     name: 'disprove: content that ends inside its namespace and a section; the search runs plausible on the theorem',
     assumption: 'gap: disprove probes after scopes the content leaves open; plausible answers',
     async run(runTool) {
-      // The probe leaves the content's open scopes first (syntax/statements.ts, `atTopLevel`): its lemma must be
+      // The content's open scopes are left before the probes (tools/elaborate.ts, `leaveOpenScopes`): the lemma must be
       // DoctorE.axle_disprove_0, the name whose axioms it asks. The search's answer (a counter-example with a
       // Plausible in the header; otherwise why not) is shown, not judged: the core environments have no Plausible.
       const r = await runTool('disprove', {

@@ -59,20 +59,22 @@ export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], sc
 }
 
 /**
- * `text` run at the top level after `file`: the scopes the file leaves open are closed before it
- * (innermost first) and entered again after it. A command appended to content that ends inside
- * `namespace Foo` runs in Foo, so a probe that opens its declaration's namespace itself made its lemma
- * `Foo.Foo.<probe>` and resolved the statement's names from the wrong namespace. Each `end` repeats one
- * name component, as Lean keeps one scope header per component [lean4 src/Lean/Elab/BuiltinCommand.lean,
- * `addScopes`, `elabEnd`: an `end` without a name closes an anonymous section only]. Entered again, the
- * scopes are plain (`namespace Foo`, `section S`): the next appended command leaves them the same way,
- * and nothing after it reads their `open`s or variables.
+ * The `end` commands that leave the scopes `file` leaves open, innermost first; undefined when it leaves none.
+ * A command appended to content that ends inside `namespace Foo` runs in Foo, so a probe that opens its
+ * declaration's namespace itself made its lemma `Foo.Foo.<probe>` and resolved the statement's names from
+ * the wrong namespace (a theorem of A probed after content left inside B: B.A). Each `end` repeats one name
+ * component, as Lean keeps one scope header per component and an `end` without a name closes an anonymous
+ * section only [lean4 src/Lean/Elab/BuiltinCommand.lean, `addScopes`, `elabEnd`, `checkEndHeader`]. The REPL
+ * keeps the scopes from one command to the next (a command continues from the previous one's whole
+ * `Command.State` [repl: REPL/Frontend.lean, `processInput`]), so one such command before the probes puts
+ * them all at the top level.
  */
-export function atTopLevel(file: SourceFile, text: string): string {
-  if (file.openScopes.length === 0) return text;
-  const close = file.openScopes.map((s) => (s.name ? `end ${s.name}` : 'end')).reverse();
-  const reopen = file.openScopes.map((s) => (s.name ? `${s.kind} ${s.name}` : s.kind));
-  return [...close, text, ...reopen].join('\n');
+export function leaveOpenScopes(file: SourceFile): string | undefined {
+  if (file.openScopes.length === 0) return undefined;
+  return file.openScopes
+    .map((s) => (s.name ? `end ${s.name}` : 'end'))
+    .reverse()
+    .join('\n');
 }
 
 /**

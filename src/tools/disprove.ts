@@ -10,15 +10,15 @@
  * "found counter-example with the issue text and the number of shrinks") but is not a proof of the
  * negation (spec: "listed in disproved_theorems when its negation was proved"): the theorem is
  * listed only when a terminal tactic proves the negation too.
- * Every probe runs at the top level (`atTopLevel`): content that ends inside `namespace Foo` would
- * otherwise nest the probe's own `namespace Foo` in it.
+ * The probes run at the top level (elaborate.ts leaves the scopes the content leaves open first): content
+ * that ends inside `namespace Foo` would otherwise nest the probe's own `namespace Foo` in it.
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { LeanMessage } from '../backend/index.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
-import { atTopLevel, inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
+import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
 import { elaborateContent, type Elaborated, type Probe } from './elaborate.ts';
 import { parseAxioms, printAxiomsCommand } from './lean-texts.ts';
 import { PLAUSIBLE_TACTIC, readSearch, searchSummary, type SearchOutcome } from './plausible.ts';
@@ -62,7 +62,7 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
     const negated = `¬ (${type})`;
     const stated = probedType(file, d, type);
     const search = inDeclScope(file, d, [`example : ${stated} := by`, `  ${PLAUSIBLE_TACTIC}`]);
-    out.push({ key: { name: declName(d), negated, tactic: undefined }, text: atTopLevel(file, search) });
+    out.push({ key: { name: declName(d), negated, tactic: undefined }, text: search });
     for (const tactic of req.terminal_tactics) {
       const lemma = `axle_disprove_${n++}`;
       const text = inDeclScope(file, d, [
@@ -70,7 +70,7 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
         `  ${tactic}`,
         printAxiomsCommand(d.namespace ? `${d.namespace}.${lemma}` : lemma),
       ]);
-      out.push({ key: { name: declName(d), negated, tactic }, text: atTopLevel(file, text) });
+      out.push({ key: { name: declName(d), negated, tactic }, text });
     }
   }
   return out;

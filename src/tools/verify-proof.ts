@@ -25,7 +25,7 @@
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import { atTopLevel, inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
+import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
 import { checkedType, declVerdict, elaborateContent, printedCheck, squash, type Elaborated } from './elaborate.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
@@ -166,7 +166,7 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
     const t1 = performance.now();
     const elabOpts = { ignore_imports: req.ignore_imports, mathlib_options: false };
     const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, {
-      probes: (f) => pairs.map((p) => ({ key: p, text: atTopLevel(f, printedCheck(p.exp.fullName!)) })),
+      probes: () => pairs.map((p) => ({ key: p, text: printedCheck(p.exp.fullName!) })),
     });
     const formalMs = performance.now() - t1;
 
@@ -216,10 +216,9 @@ async function elaborateCandidate(
   const opts = { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options };
   const candRun = await elaborateContent<Pair | DefeqCheck>(req.content, opts, ctx, {
     axiomsOf: namedDecls,
-    // At the top level: a candidate that ends inside `namespace B` would put the re-stated statement in B.<its namespace>.
-    probes: (f) => [
-      ...pairs.map((p) => ({ key: p, text: atTopLevel(f, printedCheck(p.got.fullName!)) })),
-      ...[...defeq.values()].map((c) => ({ key: c, text: atTopLevel(f, c.text) })),
+    probes: () => [
+      ...pairs.map((p) => ({ key: p, text: printedCheck(p.got.fullName!) })),
+      ...[...defeq.values()].map((c) => ({ key: c, text: c.text })),
     ],
   });
   return { candRun, defeq };
