@@ -328,7 +328,7 @@ function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) => void {
 
 /**
  * The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions,
- * the `end`s that leave the scopes the content leaves open (when there are probes), probes.
+ * one `end` per scope the content leaves open (when there are probes), probes.
  */
 function planCommands(
   file: SourceFile,
@@ -393,8 +393,7 @@ function planQuestions(
   const probes = extras.probes?.(file) ?? NONE;
   // The probes state their own scope (a namespace, a section): they run at the top level, not nested in the
   // scopes the content leaves open (a theorem of A probed inside B would be B.A.<probe>).
-  const leave = probes.length > 0 ? leaveOpenScopes(file) : undefined;
-  if (leave !== undefined) {
+  for (const leave of probes.length > 0 ? leaveOpenScopes(file) : NONE) {
     roles.push(role('scopes', undefined, '', 0, NONE));
     commands.push({ text: leave, origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }

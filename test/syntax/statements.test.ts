@@ -89,8 +89,8 @@ t.test(
       f.openScopes.map((s) => `${s.kind}:${s.name}`),
       ['namespace:A', 'namespace:B', 'section:S', 'section:T', 'namespace:C', 'section:', 'section:'],
     );
-    t.equal(leaveOpenScopes(f), ['end', 'end', 'end C', 'end T', 'end S', 'end B', 'end A'].join('\n'));
-    t.equal(leaveOpenScopes(parseSource('namespace A\nend A\nsection\nend\n')), undefined, 'nothing left open');
+    t.same(leaveOpenScopes(f), ['end', 'end', 'end C', 'end T', 'end S', 'end B', 'end A']);
+    t.same(leaveOpenScopes(parseSource('namespace A\nend A\nsection\nend\n')), [], 'nothing left open');
     t.same(parseSource('mutual\ndef f : Nat := 1\n').openScopes, [], 'an unterminated mutual opens no Lean scope');
   },
 );
