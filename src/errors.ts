@@ -29,6 +29,8 @@ export const ERROR_CODES = {
       cancel_unknown:
         'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
+      definition_holes:
+        'formal_statement has definition holes (sorried definitions: {names}); comparator {tag}, pinned for environment {env}, has none (they came with v4.30.0) and rejects a solution that fills one its theorems use: use an environment at Lean v4.30.0 or later',
       limit: '{field} {problem}',
       source_limit: 'a Lean source in this request is too costly to model: {problem}',
       unknown_state:

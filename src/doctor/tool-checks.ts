@@ -109,6 +109,25 @@ export const TOOL_CHECKS: ToolCheck[] = [
     },
   },
   {
+    name: 'disprove: content that ends inside its namespace and a section; the search runs plausible on the theorem',
+    assumption: 'gap: disprove probes after scopes the content leaves open; plausible answers',
+    async run(runTool) {
+      // The content's open scopes are left before the probes (tools/elaborate.ts, `leaveOpenScopes`): the lemma must be
+      // DoctorE.axle_disprove_0, the name whose axioms it asks. The search's answer (a counter-example with a
+      // Plausible in the header; otherwise why not) is shown, not judged: the core environments have no Plausible.
+      const r = await runTool('disprove', {
+        content: 'namespace DoctorE\nsection\ntheorem doctor_e : 2 = 3 := sorry\n',
+        terminal_tactics: ['decide'],
+      });
+      const disproved = (r.disproved_theorems as string[] | undefined) ?? [];
+      const result = (r.results as Record<string, string> | undefined)?.['DoctorE.doctor_e'];
+      return {
+        ok: disproved.includes('DoctorE.doctor_e'),
+        detail: `${result ?? 'no result'}${errorsOf(r).length ? `; ${firstLines(errorsOf(r))}` : ''}`,
+      };
+    },
+  },
+  {
     name: 'sorry2lemma: goals printed with the goal-printing options re-elaborate as lemmas',
     assumption: 'gap: pp.proofs goal printing (sorry2lemma)',
     run: (runTool) =>

@@ -57,12 +57,11 @@ export function comparatorPaths(root: string, cfg: Pick<ComparatorConfig, 'build
 }
 
 /**
- * Whether comparator at `tag` reads COMPARATOR_LANDRUN / COMPARATOR_LEAN4EXPORT and ships
- * scripts/fake-landrun.sh: from v4.30.0 (and every v4.31.0-rc1 … tag), not at v4.30.0-rc1/-rc2 nor before
- * [comparator: Main.lean, `M.run` and scripts/, read at every tag v4.25.0-rc2 … v4.34.0-rc2]. Before, it
- * runs `landrun` and `lean4export` from PATH only (issue 27, defect 3).
+ * Whether `tag` is comparator v4.30.0 or later (v4.30.0 itself, not its -rc1/-rc2): where the tool
+ * variables and the definition holes below came in, both at the same release [comparator: Main.lean, read at
+ * every tag v4.25.0-rc2 … v4.34.0-rc2].
  */
-export function readsToolVariables(tag: string): boolean {
+function fromV4_30_0(tag: string): boolean {
   const m = /^v(\d+)\.(\d+)\.(\d+)(?:-rc(\d+))?$/.exec(tag);
   if (!m) return false;
   const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -70,3 +69,22 @@ export function readsToolVariables(tag: string): boolean {
   if (minor !== 30) return minor > 30;
   return patch > 0 || m[4] === undefined;
 }
+
+/**
+ * Whether comparator at `tag` reads COMPARATOR_LANDRUN / COMPARATOR_LEAN4EXPORT and ships
+ * scripts/fake-landrun.sh: from v4.30.0 (and every v4.31.0-rc1 … tag), not at v4.30.0-rc1/-rc2 nor before
+ * [comparator: Main.lean, `M.run` and scripts/]. Before, it runs `landrun` and `lean4export` from PATH only
+ * (issue 27, defect 3).
+ */
+export const readsToolVariables = fromV4_30_0;
+
+/**
+ * Whether comparator at `tag` has definition holes: a `definition_names` field in config.json whose sorried
+ * definitions the solution may fill [comparator v4.30.0: Main.lean, `Config.definition_names`, passed to
+ * `compareAt` and `checkAxioms`; README.md, "Definition Holes"]. Before (v4.28.0, v4.29.0, v4.30.0-rc1/-rc2)
+ * `Config` has no such field, its derived `FromJson` ignores the key, and `compareAt` compares every constant
+ * a theorem's statement uses, values included [comparator v4.28.0: Comparator/Compare.lean, `loop`:
+ * `Const does not match between challenge and target`]: a solution that fills a sorried definition the
+ * statement uses is always rejected, so such a pin cannot judge the challenge.
+ */
+export const supportsDefinitionHoles = fromV4_30_0;

@@ -54,10 +54,19 @@ export function openCommandTexts(scope: Pick<CommandScope, 'openCommands'> | und
   return dedupe(out.reverse());
 }
 
+/** A scope a file leaves open at its end: `namespace A.B` leaves two (`A`, then `B`), `section` one named ''. */
+export interface OpenScope {
+  kind: 'namespace' | 'section';
+  /** The one name component `end` must repeat (Lean keeps one header per component), or '' for an anonymous section. */
+  name: string;
+}
+
 export interface SourceFile {
   text: string;
   /** One per command, in order. */
   scopes: CommandScope[];
+  /** The scopes still open after the last command, outermost first (commands appended to the file run inside them). */
+  openScopes: readonly OpenScope[];
   sig: SigTokens;
   header: Header;
   commands: Command[];
@@ -67,6 +76,8 @@ export interface SourceFile {
 
 interface Scope {
   kind: 'namespace' | 'section' | 'mutual';
+  /** The name component it was entered with ('' for an anonymous section and for `mutual`). */
+  name: string;
   /** The namespace and opens in force when this scope was entered: restored when it ends. */
   outerNs: string;
   outerOpens: string[];
@@ -166,7 +177,16 @@ export function parseSource(text: string): SourceFile {
   const commands = splitCommands(sig, header);
   const model = new ScopeModel(text, sig);
   for (let i = 0; i < commands.length; i++) model.add(commands[i]!, i);
-  return { text, sig, header, commands, decls: model.decls, scopes: model.cmdScopes, lines: new LineIndex(text) };
+  return {
+    text,
+    sig,
+    header,
+    commands,
+    decls: model.decls,
+    scopes: model.cmdScopes,
+    openScopes: model.openScopes(),
+    lines: new LineIndex(text),
+  };
 }
 
 /**
@@ -185,7 +205,14 @@ class ScopeModel {
   private openCommands: OpenCommand | undefined;
   /** The scopes entered, the file's own first: it is never left (`end` stops above it), so its saved lists are the first ones. */
   private readonly scopes: Scope[] = [
-    { kind: 'section', outerNs: '', outerOpens: this.opens, outerInForce: this.inForce, outerOpenCommands: undefined },
+    {
+      kind: 'section',
+      name: '',
+      outerNs: '',
+      outerOpens: this.opens,
+      outerInForce: this.inForce,
+      outerOpenCommands: undefined,
+    },
   ];
   /** The names in `opens`, made with the first `open` (most files of a request open nothing). */
   private openSet: Set<string> | undefined;
@@ -240,15 +267,28 @@ class ScopeModel {
     return this.sig.text[k] ?? '';
   }
 
-  private enter(kind: Scope['kind'], part?: string): void {
+  /**
+   * The scopes open after the last command, the file's own excluded. An unterminated `mutual` is left out:
+   * Lean parses `mutual … end` as one command [lean4 src/Lean/Parser/Command.lean, `«mutual»`], so without
+   * its `end` it is a parse error that opens no scope.
+   */
+  openScopes(): OpenScope[] {
+    const out: OpenScope[] = [];
+    for (const s of this.scopes.slice(1)) if (s.kind !== 'mutual') out.push({ kind: s.kind, name: s.name });
+    return out;
+  }
+
+  /** Enters a scope; a namespace's component extends the current namespace, a section's only names the scope. */
+  private enter(kind: Scope['kind'], part = ''): void {
     this.scopes.push({
       kind,
+      name: part,
       outerNs: this.ns,
       outerOpens: this.opens,
       outerInForce: this.inForce,
       outerOpenCommands: this.openCommands,
     });
-    if (part !== undefined) this.ns = this.ns ? `${this.ns}.${part}` : part;
+    if (kind === 'namespace') this.ns = this.ns ? `${this.ns}.${part}` : part;
   }
 
   private leave(): void {
@@ -292,8 +332,9 @@ class ScopeModel {
       k >= 0 && k + 1 < cmd.sigEnd && sig.firstOnLine[k + 1] === false && sig.kind[k + 1] === 'ident'
         ? this.word(k + 1)
         : '';
-    const n = Math.max(1, splitName(name).length);
-    for (let i = 0; i < n; i++) this.enter('section');
+    // `section A.B` enters one scope per component, each with its own header [lean4 src/Lean/Elab/BuiltinCommand.lean, `addScopes`].
+    const parts = name ? splitName(name) : [''];
+    for (const part of parts) this.enter('section', part);
   }
 
   private end(cmd: Command): void {

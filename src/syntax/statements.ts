@@ -59,6 +59,22 @@ export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], sc
 }
 
 /**
+ * The `end` commands that leave the scopes `file` leaves open, innermost first, one per scope (each its own REPL
+ * command, so the backend's scope tracking sees each `end`: heartbeats.ts, `scopeLimits`).
+ * A command appended to content that ends inside `namespace Foo` runs in Foo, so a probe that opens its
+ * declaration's namespace itself made its lemma `Foo.Foo.<probe>` and resolved the statement's names from
+ * the wrong namespace (a theorem of A probed after content left inside B: B.A). Each `end` repeats one name
+ * component, as Lean keeps one scope header per component and an `end` without a name closes an anonymous
+ * section only [lean4 src/Lean/Elab/BuiltinCommand.lean, `addScopes`, `elabEnd`, `checkEndHeader`]. The REPL
+ * keeps the scopes from one command to the next (a command continues from the previous one's whole
+ * `Command.State` [repl: REPL/Frontend.lean, `processInput`]), so these commands before the probes put them
+ * all at the top level.
+ */
+export function leaveOpenScopes(file: SourceFile): string[] {
+  return file.openScopes.map((s) => (s.name ? `end ${s.name}` : 'end')).reverse();
+}
+
+/**
  * The `universe` and `variable` commands in effect at a declaration: those of the scopes
  * (sections, namespaces) still open where it stands. A statement's type depends on them
  * (a section variable the statement mentions becomes one of its binders). Tracked by the

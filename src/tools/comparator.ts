@@ -9,6 +9,8 @@
 import { isVerdict } from '../backend/comparator/output.ts';
 import { ComparatorBackend } from '../backend/comparator/runner.ts';
 import { SOLUTION_MODULE } from '../backend/comparator/workspace.ts';
+import { supportsDefinitionHoles } from '../envs/comparator-config.ts';
+import { toolchainTag, type EnvironmentConfig } from '../envs/config.ts';
 import { serviceError } from '../errors.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
 import { squash } from './elaborate.ts';
@@ -31,6 +33,25 @@ export function statementTargets(statement: string): { theoremNames: string[]; d
   };
 }
 
+/**
+ * A challenge with definition holes at a pin without them (comparator v4.28.0, v4.29.0) is refused before
+ * anything runs: that comparator would compare the sorried definition with the solution's and answer "not
+ * okay" to every solution that fills it, a verdict it cannot give and that must not be cached.
+ */
+function refuseUnsupportedHoles(env: EnvironmentConfig, definitionNames: readonly string[]): void {
+  const tag = toolchainTag(env.lean_toolchain);
+  if (definitionNames.length === 0 || tag === undefined || supportsDefinitionHoles(tag)) return;
+  // Names are the caller's input: a message repeats at most 100 characters of it (docs/errors.md).
+  const all = definitionNames.join(', ');
+  const names = all.length > 100 ? `${all.slice(0, 100)}…` : all;
+  throw serviceError(
+    'invalid_request',
+    'definition_holes',
+    { names, tag, env: env.name },
+    { details: [{ field: 'formal_statement', message: `has definition holes, which comparator ${tag} lacks` }] },
+  );
+}
+
 export function comparatorTool(backend: ComparatorBackend): ToolImpl<'comparator'> {
   return {
     // The environment's toolchain and project must be there (its availability); the REPL is not used.
@@ -50,6 +71,7 @@ export function comparatorTool(backend: ComparatorBackend): ToolImpl<'comparator
           { details: [{ field: 'formal_statement', message: 'declares no theorem' }] },
         );
       }
+      refuseUnsupportedHoles(ctx.env, targets.definitionNames);
       const located = backend.locate(ctx.env);
       if ('missing' in located)
         throw serviceError('environment_unavailable', 'tool_build_missing', {

@@ -1,20 +1,27 @@
 /**
  * disprove: for each selected theorem, try to prove its negation `¬ (∀ binders, type)` with
- * the terminal tactics, in order, each as an `example` in the theorem's namespace and opens,
- * after the content. A theorem whose negation is proved is listed in disproved_theorems.
+ * the terminal tactics, in order, each as a named theorem in the theorem's namespace and opens,
+ * after the content, and search for a counter-example to the theorem itself with Plausible
+ * (plausible.ts). A theorem whose negation is proved is listed in disproved_theorems.
  * "Proved" means no error and no `sorryAx`: a tactic may close a goal through `sorry`
  * (`sorry` itself, or `plausible`/`aesop` leaving one), which Lean only warns about, so each
  * attempt is a named theorem followed by `#print axioms` of it, read like check's.
- * (Counterexample search runs when a terminal tactic does it, e.g. `plausible` with Mathlib.)
+ * A counter-example found by the search is reported in the theorem's result (the spec's
+ * "found counter-example with the issue text and the number of shrinks") but is not a proof of the
+ * negation (spec: "listed in disproved_theorems when its negation was proved"): the theorem is
+ * listed only when a terminal tactic proves the negation too.
+ * The probes run at the top level (elaborate.ts leaves the scopes the content leaves open first): content
+ * that ends inside `namespace Foo` would otherwise nest the probe's own `namespace Foo` in it.
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages, type MessageSet } from '../contract/common.ts';
 import type { ToolRequest } from '../contract/tools.ts';
 import type { LeanMessage } from '../backend/index.ts';
-import type { SourceFile } from '../syntax/source.ts';
+import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
 import { elaborateContent, type Elaborated, type Probe } from './elaborate.ts';
 import { parseAxioms, printAxiomsCommand } from './lean-texts.ts';
+import { PLAUSIBLE_TACTIC, readSearch, searchSummary, type SearchOutcome } from './plausible.ts';
 import { declName, selectDeclarations } from './selection.ts';
 import { withPrinting } from './printing.ts';
 import type { ToolImpl } from './types.ts';
@@ -23,14 +30,29 @@ import { pushAll } from '../util/arrays.ts';
 interface Attempt {
   name: string;
   negated: string;
-  tactic: string;
+  /** A terminal tactic tried on the negation, or undefined for the counter-example search on the theorem. */
+  tactic: string | undefined;
 }
 
-/** One probe per (theorem, terminal tactic): a named theorem of the negation, then `#print axioms` of it. */
+/**
+ * The statement as a probe states it. Under section variables the theorem's statement has them as binders,
+ * which its written signature lacks: the probe then uses the elaborated type itself, `type_of% @_root_.<name>`
+ * [lean4 v4.28.0: src/Lean/Elab/BuiltinNotation.lean, `elabTypeOf`], so the variables stay inside the `¬`.
+ */
+function probedType(file: SourceFile, d: SourceDecl, type: string): string {
+  const withVariables = d.fullName !== undefined && scopeCommands(file, d).some((c) => /^\s*variable\b/.test(c));
+  return withVariables ? `type_of% @_root_.${d.fullName}` : type;
+}
+
+/**
+ * Per theorem: the counter-example search (`example : <statement> := by plausible …`), then one probe per
+ * terminal tactic (a named theorem of the negation, then `#print axioms` of it).
+ */
 function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: MessageSet): Probe<Attempt>[] {
   const sel = selectDeclarations(file, req);
   pushAll(tool.errors, sel.errors);
   const out: Probe<Attempt>[] = [];
+  let n = 0;
   for (const d of sel.decls) {
     const type = d.kind === 'theorem' ? piType(file, d) : undefined;
     if (!type) {
@@ -38,16 +60,13 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
       continue;
     }
     const negated = `¬ (${type})`;
-    // Under section variables the theorem's statement has them as binders, which its written signature
-    // lacks: the probe negates the elaborated type itself, `type_of% @_root_.<name>` [lean4 v4.28.0:
-    // src/Lean/Elab/BuiltinNotation.lean, `elabTypeOf`], so the variables stay inside the `¬` (issue 27,
-    // defect 13). The `negated` field keeps the written form.
-    const withVariables = d.fullName !== undefined && scopeCommands(file, d).some((c) => /^\s*variable\b/.test(c));
-    const probed = withVariables ? `¬ (type_of% @_root_.${d.fullName})` : negated;
+    const stated = probedType(file, d, type);
+    const search = inDeclScope(file, d, [`example : ${stated} := by`, `  ${PLAUSIBLE_TACTIC}`]);
+    out.push({ key: { name: declName(d), negated, tactic: undefined }, text: search });
     for (const tactic of req.terminal_tactics) {
-      const lemma = `axle_disprove_${out.length}`;
+      const lemma = `axle_disprove_${n++}`;
       const text = inDeclScope(file, d, [
-        `theorem ${lemma} : ${probed} := by`,
+        `theorem ${lemma} : ¬ (${stated}) := by`,
         `  ${tactic}`,
         printAxiomsCommand(d.namespace ? `${d.namespace}.${lemma}` : lemma),
       ]);
@@ -64,30 +83,50 @@ function failureReason(probe: LeanMessage[] | undefined, errs: LeanMessage[], ax
   return probe === undefined ? 'not run' : 'Lean did not confirm the proof (no #print axioms answer)';
 }
 
+/** Whether a negation probe proved it (no error, an axioms answer without sorryAx), or why not. */
+function proofOf(probe: LeanMessage[] | undefined): { proved: true } | { proved: false; why: string } {
+  const errs = (probe ?? []).filter((m) => m.severity === 'error');
+  const axioms = (probe ?? [])
+    .flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : []))
+    .find((x) => x !== undefined)?.axioms;
+  if (probe !== undefined && errs.length === 0 && axioms !== undefined && !axioms.includes('sorryAx'))
+    return { proved: true };
+  return { proved: false, why: failureReason(probe, errs, axioms) };
+}
+
+/** One theorem's result text: the proof (or the failures), with the counter-example report when there is one. */
+function resultText(proof: string | undefined, failures: string[], search: SearchOutcome | undefined): string {
+  const found = search?.kind === 'counterexample' ? search : undefined;
+  if (proof !== undefined)
+    return `Disprove: the negation was proved with \`${proof}\`${found ? `; plausible also found a counter-example:\n\n${found.report}` : ''}`;
+  if (found)
+    return `Disprove: plausible found a counter-example, but no terminal tactic proved the negation (${failures.join('; ') || 'none tried'})\n\n${found.report}`;
+  return `Disprove: proof of the negation failed (${[...failures, searchSummary(search)].join('; ')})`;
+}
+
 /** Reads the attempts in order: the first tactic that proves a negation without sorry disproves the theorem. */
 function readAttempts(attempts: readonly Attempt[], r: Elaborated<Attempt>) {
-  const results: Record<string, string> = {};
   const negated: Record<string, string> = {};
-  const disproved = new Set<string>();
+  const proofs = new Map<string, string>();
   const failures = new Map<string, string[]>();
+  const searches = new Map<string, SearchOutcome | undefined>();
   for (const a of attempts) {
     negated[a.name] = a.negated;
-    if (disproved.has(a.name) || r.failure) continue;
+    if (r.failure) continue;
+    if (!failures.has(a.name)) failures.set(a.name, []);
     const probe = r.probes.get(a);
-    const errs = (probe ?? []).filter((m) => m.severity === 'error');
-    const axioms = (probe ?? [])
-      .flatMap((m) => (m.severity === 'info' ? [parseAxioms(m.text)] : []))
-      .find((x) => x !== undefined)?.axioms;
-    if (probe !== undefined && errs.length === 0 && axioms !== undefined && !axioms.includes('sorryAx')) {
-      disproved.add(a.name);
-      results[a.name] = `Disprove: the negation was proved with \`${a.tactic}\``;
-    } else {
-      failures.set(a.name, [...(failures.get(a.name) ?? []), `${a.tactic}: ${failureReason(probe, errs, axioms)}`]);
+    if (a.tactic === undefined) {
+      searches.set(a.name, readSearch(probe));
+      continue;
     }
+    if (proofs.has(a.name)) continue;
+    const p = proofOf(probe);
+    if (p.proved) proofs.set(a.name, a.tactic);
+    else failures.get(a.name)!.push(`${a.tactic}: ${p.why}`);
   }
-  for (const [name, why] of failures)
-    if (!disproved.has(name)) results[name] = `Disprove: proof of the negation failed (${why.join('; ')})`;
-  return { results, negated, disproved: [...disproved] };
+  const results: Record<string, string> = {};
+  for (const [name, why] of failures) results[name] = resultText(proofs.get(name), why, searches.get(name));
+  return { results, negated, disproved: [...proofs.keys()] };
 }
 
 export const disprove: ToolImpl<'disprove'> = {
@@ -102,6 +141,11 @@ export const disprove: ToolImpl<'disprove'> = {
     });
     pushAll(tool.errors, r.toolErrors);
     pushAll(tool.warnings, r.toolWarnings);
+    if (req.terminal_tactics.some((t) => /^\s*plausible\b/.test(t)))
+      tool.warnings.push(
+        '`plausible` as a terminal tactic cannot prove a negation (it closes a goal only through sorry); ' +
+          'the counter-example search already runs plausible on each theorem itself',
+      );
     const { results, negated, disproved } = readAttempts(
       planned.map((p) => p.key),
       r,

@@ -17,6 +17,7 @@ import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Command } from '../syntax/commands.ts';
 import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { nameIdentity, parseSource, printedName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { leaveOpenScopes } from '../syntax/statements.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, printAxiomsCommand, userConstName } from './lean-texts.ts';
 import type { ToolContext } from './types.ts';
 import { refileVariableWarning, type SentUnit } from './variable-warnings.ts';
@@ -184,7 +185,7 @@ type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: number }
  * one literal per kind made it polymorphic (V8 deoptimised it with "wrong map").
  */
 interface Role {
-  kind: 'option' | 'body' | 'lint' | 'axioms' | 'probe' | 'preamble';
+  kind: 'option' | 'body' | 'lint' | 'axioms' | 'scopes' | 'probe' | 'preamble';
   /** The option's name (`option`), the probe's key (`probe`), or the declarations asked about, one a line (`axioms`). */
   key: unknown;
   /** Unused by the kinds above (kept for one shape). */
@@ -325,7 +326,10 @@ function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) => void {
   };
 }
 
-/** The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions, probes. */
+/**
+ * The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions,
+ * one `end` per scope the content leaves open (when there are probes), probes.
+ */
 function planCommands(
   file: SourceFile,
   prepared: Prepared,
@@ -390,7 +394,14 @@ function planQuestions(
     roles.push(role('axioms', asked, '', end.line, NONE));
     commands.push({ text: asked.map(printAxiomsCommand).join('\n'), origin: end });
   }
-  for (const { key, text } of extras.probes?.(file) ?? NONE) {
+  const probes = extras.probes?.(file) ?? NONE;
+  // The probes state their own scope (a namespace, a section): they run at the top level, not nested in the
+  // scopes the content leaves open (a theorem of A probed inside B would be B.A.<probe>).
+  for (const leave of probes.length > 0 ? leaveOpenScopes(file) : NONE) {
+    roles.push(role('scopes', undefined, '', 0, NONE));
+    commands.push({ text: leave, origin: (end ??= file.lines.toLean(prepared.content.length)) });
+  }
+  for (const { key, text } of probes) {
     roles.push(role('probe', key, '', 0, NONE));
     commands.push({ text, origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
@@ -475,6 +486,10 @@ function readOutcome(
     // "All linting checks passed!" [batteries v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `elab "#lint"`]:
     // findings are style warnings about the content, never errors; a pass says nothing.
     for (const m of messages) if (m.severity === 'error') out.messages.push({ ...m, severity: 'warning' });
+  } else if (role.kind === 'scopes') {
+    // Our model of the scopes disagreed with Lean's: the probes after it ran in the wrong scope.
+    for (const m of messages)
+      if (m.severity === 'error') out.toolErrors.push(`leaving the scopes the content leaves open: ${m.text}`);
   } else if (role.kind === 'probe') {
     out.probes = ownMap(out.probes).set(role.key, messages);
   } else if (role.kind === 'preamble') {

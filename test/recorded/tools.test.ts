@@ -291,7 +291,12 @@ const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: 
     /set_option pp\.proofs true/,
     'goal printing options are never recorded',
   ],
-  ['disprove', { content: 'theorem ex : False := sorry' }, /axle_disprove_0/, 'its negation attempts are not recorded'],
+  [
+    'disprove',
+    { content: 'theorem ex : False := sorry' },
+    /plausible \(config|axle_disprove_0/,
+    'its counter-example search and negation attempts are not recorded',
+  ],
   [
     'merge',
     { documents: [SORRY, SORRY] },

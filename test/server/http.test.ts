@@ -266,3 +266,26 @@ t.test(
     t.equal((await byTool('comparator')).statusCode, 409);
   },
 );
+
+// A challenge with a definition hole at a pin without them (TEST_ENV is Lean v4.28.0): refused with a 400 naming
+// why, before any build is looked for, and never cached (a second identical request is not a hit).
+t.test('comparator: definition holes at a v4.28.0 pin are refused, every time', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  const body = {
+    ...validRequest('comparator'),
+    formal_statement: 'def n : Nat := sorry\n\ntheorem foo : n + 17 = 34 := sorry\n',
+    content: 'def n : Nat := 17\n\ntheorem foo : n + 17 = 34 := rfl\n',
+  };
+  for (const attempt of [1, 2]) {
+    const r = await app.inject(post('/api/v1/comparator', body));
+    t.equal(r.statusCode, 400, `attempt ${attempt}`);
+    t.equal(r.json().error.code, 'invalid_request');
+    t.match(r.json().error.message, /definition holes \(sorried definitions: n\); comparator v4\.28\.0/);
+    t.same(
+      r.json().error.details.map((d: { field: string }) => d.field),
+      ['formal_statement'],
+    );
+    t.not(r.headers['x-cache'], 'hit', `attempt ${attempt}: not answered from the cache`);
+  }
+});

@@ -1,7 +1,7 @@
 /** The scope facts a restated statement needs: the `universe`/`variable` commands in force at each declaration. */
 import t from 'tap';
 import { parseSource, SourceLimitError } from '../../src/syntax/source.ts';
-import { scopeCommands } from '../../src/syntax/statements.ts';
+import { leaveOpenScopes, scopeCommands } from '../../src/syntax/statements.ts';
 
 const inForce = (src: string) => {
   const f = parseSource(src);
@@ -80,3 +80,17 @@ t.test('variables declared one command at a time draw on the scope budget', asyn
   );
   t.equal(scopeCommands(f, f.decls.at(-1)!).length, 1_000);
 });
+
+t.test(
+  'leaveOpenScopes closes the scopes the file leaves open, innermost first, one name component each',
+  async (t) => {
+    const f = parseSource('namespace A.B\nsection S.T\nnamespace C\nsection\nnoncomputable section\ndef x := 1\n');
+    t.same(
+      f.openScopes.map((s) => `${s.kind}:${s.name}`),
+      ['namespace:A', 'namespace:B', 'section:S', 'section:T', 'namespace:C', 'section:', 'section:'],
+    );
+    t.same(leaveOpenScopes(f), ['end', 'end', 'end C', 'end T', 'end S', 'end B', 'end A']);
+    t.same(leaveOpenScopes(parseSource('namespace A\nend A\nsection\nend\n')), [], 'nothing left open');
+    t.same(parseSource('mutual\ndef f : Nat := 1\n').openScopes, [], 'an unterminated mutual opens no Lean scope');
+  },
+);

@@ -47,3 +47,27 @@ t.test('when Lean fails, no probe has an answer (a reader sees "not run")', asyn
   t.ok(r.failure);
   t.equal(r.probes.has(key), false);
 });
+
+// Content left inside scopes: one command per scope leaves them (innermost first) after the content's own questions and
+// before the probes; it is no probe (nothing under a key), and Lean refusing it is a tool error, not silence.
+t.test('the scopes the content leaves open are left once, before the probes', async (t) => {
+  const a = { name: 'a' };
+  const runner = scriptedRunner((cmd) =>
+    cmd.text === 'end B' ? { messages: [msg('error', cmd.origin, "invalid 'end', name mismatch")] } : {},
+  );
+  const content = 'namespace B\nsection\ntheorem x : True := trivial\n';
+  const r = await elaborateContent(content, opts, toolCtx(runner), {
+    axiomsOf: (f) => f.decls,
+    probes: () => [{ key: a, text: '#check x' }],
+  });
+  const sent = runner.jobs[0]!.commands.map((c) => c.text);
+  t.same(sent.slice(-4), ['set_option pp.fullNames true in #print axioms _root_.B.x', 'end', 'end B', '#check x']);
+  t.same([...r.probes.keys()], [a]);
+  t.same(r.toolErrors, ["leaving the scopes the content leaves open: invalid 'end', name mismatch"]);
+  const none = scriptedRunner(() => ({}));
+  await elaborateContent(content, opts, toolCtx(none), {});
+  t.notOk(
+    none.jobs[0]!.commands.some((c) => c.text.startsWith('end')),
+    'without probes nothing is left: nothing runs after the content',
+  );
+});

@@ -290,3 +290,30 @@ t.test(
     t.match(defeqCheck(plain, plain.decls[0]!)!, /\naxiom axle_expected_0 : Nat\n/, 'no variable in force: an axiom');
   },
 );
+
+// Content that ends inside another namespace: the probes run after a command that leaves it, so the re-stated
+// statement is in the statement's own namespace (A), not nested in the candidate's open one (B.A).
+t.test('a candidate that ends inside a namespace: the probes run at the top level', async (t) => {
+  const lean = runner({ types: [{ 'A.t': '1 = 1' }, { 'A.t': '1 = 1' }] });
+  const r = await verify_proof.run(
+    parseToolRequest('verify_proof', {
+      environment: 'x',
+      formal_statement: 'namespace A\ntheorem t : 1 = 1 := sorry\nend A\n',
+      content: 'namespace A\ntheorem t : 1 = 1 := rfl\nend A\nnamespace B\n',
+    }),
+    ctx(lean),
+  );
+  t.equal(r.okay, true, JSON.stringify(r.tool_messages));
+  const sent = lean.jobs[1]!.commands.map((c) => c.text);
+  const leave = sent.indexOf('end B');
+  t.ok(leave > 0, 'B is left after the content');
+  t.ok(
+    sent.slice(leave + 1).some((x) => x.startsWith('namespace A\n') && x.includes('axle_expected_0')),
+    'then the statement is re-stated in A',
+  );
+  t.notOk(
+    sent.slice(0, leave).some((x) => x.includes('axle_expected_0') || x.includes('#check @')),
+    'no probe before it',
+  );
+  t.equal(lean.jobs[0]!.commands.filter((c) => c.text === 'end B').length, 0, 'the statement leaves nothing open');
+});
