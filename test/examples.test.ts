@@ -189,8 +189,19 @@ t.test('engines: at least what every installed dependency declares', async (t) =
   const lock = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, { engines?: { node?: string } }>;
   };
+  // A range admits Node 20.19 when one of its `||` alternatives does (`>=23.5.0 || ^22.13.0 || ^20.17.0` does).
+  const admits2019 = (range: string) =>
+    range.split('||').some((alt) => {
+      const a = alt.trim();
+      const caret = /^\^20\.(\d+)/.exec(a);
+      if (caret) return Number(caret[1]) <= 19;
+      const floor = /^>=\s*(\d+)(?:\.(\d+))?/.exec(a);
+      return floor ? Number(floor[1]) < 20 || (Number(floor[1]) === 20 && Number(floor[2] ?? 0) <= 19) : true;
+    });
   const excludes20 = Object.entries(lock.packages)
-    .filter(([, p]) => /^>=\s*2[1-9]/.test(p.engines?.node ?? ''))
+    .filter(([, p]) => p.engines?.node !== undefined && !admits2019(p.engines.node))
     .map(([k]) => k);
+  t.equal(admits2019('>=23.5.0 || ^22.13.0 || ^20.17.0'), true);
+  t.equal(admits2019('>=22.0.0'), false);
   t.same(excludes20, [], 'no dependency requires Node ≥ 21');
 });
