@@ -175,24 +175,21 @@ counted(
 
 counted(
   'check',
-  'recorded',
-  "check with a recorded header: Mathlib.Tactic.Cases, `induction'` leaves two cases",
+  'gap',
+  'check with a header of imports: the header is recorded alone, never with the probe the service sends after it',
   TAG,
   async (t) => {
+    // Mathlib/test/H20231115_3.in records `import Mathlib.Tactic.Cases` alone (env 0). The service sends the header
+    // with its probe `#print List.cons` after it: no recording holds that answer, so the recorded REPL refuses it
+    // (it once answered with the header's own answer: invented). lean:doctor's `header imports` check covers it.
     const header = 'import Mathlib.Tactic.Cases';
     const body = "example {x : Nat} : x + 1 > x := by\n  induction' x with x hx";
-    // Mathlib/test/H20231115_3.in: the header alone (env 0), then the example on env 0.
     const rec = recordedLean(t, TAG, header)!;
-    const r = await run('check', { content: body }, rec.ctx());
-    t.same(rec.refusals(), [], 'the header and the command were recorded');
-    t.equal(r.content, `${header}\n\n${body}`, "ignore_imports: the environment's header is put in front");
-    t.same(
-      r.lean_messages,
-      recordedSet(TAG, 'Mathlib/test/H20231115_3.in', body, 0, 2),
-      'two lines down, after the header',
-    );
-    t.match(r.lean_messages.errors[0], /unsolved goals\ncase zero[\s\S]*case succ/, 'the case tags Lean printed');
-    t.equal(r.okay, false);
+    const failure = await failedRun('check', { content: body }, rec.ctx());
+    t.match(rec.refusals(), [
+      /no recording of the header with the service's probe "import Mathlib\.Tactic\.Cases\\n#print List\.cons"/,
+    ]);
+    t.match(failure, /Lean failed to start/, 'reported as a Lean failure, never answered');
   },
 );
 
@@ -261,7 +258,11 @@ for (const [tag, tool, body, edit, cls] of RECOGNISED) {
     const r = await run(tool, body, rec.ctx());
     const refused = rec.refusedHere();
     t.comment(`refused: ${refused.map((s) => s.slice(0, 160)).join(' | ')}`);
-    t.equal(refused[0], `no recording of ${JSON.stringify(edit)} on init`, 'the first unrecorded input is the edit');
+    t.equal(
+      refused[0]?.replace(/ on .*$/, ''),
+      `no recording of ${JSON.stringify(edit)}`,
+      'the first unrecorded input is the edit',
+    );
     t.match(
       r.tool_messages.errors.join('\n'),
       /Lean failed while elaborating/,
@@ -298,25 +299,46 @@ const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: 
     /example : 1 = 0 := sorry/,
     'the same example twice in one env is not recorded',
   ],
-  ['extract_decls', { content: SORRY }, /The Lean side of extract_decls/, 'the helper metaprogram is not recorded'],
-  ['extract_theorems', { content: SORRY }, /The Lean side of extract_decls/, 'the helper metaprogram is not recorded'],
+  // extract_decls puts `import Lean` in front for its helper: that header with the probe is never recorded.
+  [
+    'extract_decls',
+    { content: SORRY },
+    /header with the service's probe "import Lean/,
+    'its header, `import Lean` with the probe',
+  ],
+  [
+    'extract_theorems',
+    { content: SORRY },
+    /header with the service's probe "import Lean/,
+    'its header, `import Lean` with the probe',
+  ],
 ];
+
+/**
+ * A tool's run where Lean cannot answer: the tool's own report of the failure, or, when the session's header could
+ * not open (a header the recorded REPL refuses), the start failure the pipeline answers with.
+ */
+async function failedRun(tool: string, body: Record<string, unknown>, ctx: unknown): Promise<string> {
+  try {
+    const r = await run(tool, body, ctx);
+    return (r.tool_messages.errors as string[]).join('\n');
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
 
 for (const [tool, body, missing, why] of GAPS) {
   counted(tool, 'gap', `${tool}: the input it needs has no recording (${why})`, TAG, async (t) => {
-    const rec = on(TAG);
-    const r = await run(tool, body, rec.ctx());
-    const refused = rec.refusedHere();
+    // A header refusal fails the pool's start, which the pool remembers: such a tool gets a backend of its own.
+    const rec = tool.startsWith('extract_') ? { ...recordedLean(t, TAG)!, refusedHere: () => [] as string[] } : on(TAG);
+    const failure = await failedRun(tool, body, rec.ctx());
+    const refused = tool.startsWith('extract_') ? rec.refusals() : rec.refusedHere();
     t.comment(`refused: ${refused.map((s) => s.slice(0, 160)).join(' | ')}`);
     t.ok(
       refused.some((s) => missing.test(s)),
       `the recorded REPL refused ${missing}`,
     );
-    t.match(
-      r.tool_messages.errors.join('\n'),
-      /Lean failed while elaborating/,
-      'reported as a Lean failure, never answered',
-    );
+    t.match(failure, /Lean failed (?:while elaborating|to start)/, 'reported as a Lean failure, never answered');
   });
 }
 
