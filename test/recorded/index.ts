@@ -4,7 +4,7 @@
  * source file and line. Built once per process from ../shared (test/shared-data.ts) and kept
  * in memory; `undefined` with the reason when the shared data is absent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { leanFilesUnder, SHARED_DIR, sharedPath, sharedSkip } from '../shared-data.ts';
@@ -34,6 +34,18 @@ export function readTags(file: string): string[] {
 export function replTags(): string[] {
   const dir = sharedPath('recorded');
   return dir ? readTags(path.join(dir, 'repl', 'TAGS')) : [];
+}
+
+/**
+ * The REPL transcript corpora: each tag of recorded/repl/ (`v4.28.0`), then each fork's tag of recorded/repl-forks/
+ * (`augustepoiroux@v4.23.0`: the fork's transcripts, same format; repl-forks/<owner>/TAGS).
+ */
+export function replCorpora(): string[] {
+  const dir = sharedPath('recorded');
+  if (!dir) return [];
+  const forks = path.join(dir, 'repl-forks');
+  const owners = existsSync(forks) ? readdirSync(forks).filter((o) => existsSync(path.join(forks, o, 'TAGS'))) : [];
+  return [...replTags(), ...owners.flatMap((o) => readTags(path.join(forks, o, 'TAGS')).map((tag) => `${o}@${tag}`))];
 }
 
 function replItems(dir: string, version: string, seen: Set<string>): RecordedItem[] {

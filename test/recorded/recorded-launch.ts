@@ -27,12 +27,21 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 export const RECORDED_REPL = path.join(HERE, 'recorded-repl.ts');
 
-/** The transcripts of one REPL tag, or undefined. */
+/**
+ * The transcripts of one REPL tag (`v4.28.0`: recorded/repl/<tag>), or of a fork's tag (`augustepoiroux@v4.23.0`:
+ * recorded/repl-forks/augustepoiroux/<tag>/test, same format), or undefined.
+ */
 export function recordedTagDir(tag: string): string | undefined {
   const dir = sharedPath('recorded');
-  const d = dir && path.join(dir, 'repl', tag);
+  const at = tag.indexOf('@');
+  const d =
+    dir &&
+    (at < 0 ? path.join(dir, 'repl', tag) : path.join(dir, 'repl-forks', tag.slice(0, at), tag.slice(at + 1), 'test'));
   return d && existsSync(d) ? d : undefined;
 }
+
+/** The Lean version of a corpus label (`augustepoiroux@v4.23.0` → `v4.23.0`). */
+export const leanTagOf = (label: string): string => label.slice(label.indexOf('@') + 1);
 
 /** Why tests on `tag`'s recordings cannot run here, or false. */
 export function recordedSkip(tag: string): string | false {
@@ -56,8 +65,11 @@ const LIMITS: BackendLimits = {
   heartbeatsPerSecond: 0,
 };
 
-/** The recorded REPL of `tag` through the product's launch path (run by Node through the compile cache, no jail). */
-export function recordedLaunch(tag: string, refusalsFile: string): LaunchSpec {
+/**
+ * The recorded REPL of `tag` through the product's launch path (run by Node through the compile cache, no jail).
+ * `helpers`: a pattern of the service's own helper commands (never recordable) refused without ending the process.
+ */
+export function recordedLaunch(tag: string, refusalsFile: string, helpers?: RegExp): LaunchSpec {
   const spec = buildLaunch(
     { project_dir: ROOT, repl_command: [process.execPath, ...TS_LOADER, RECORDED_REPL] },
     { limits: NO_LIMITS, sandbox: 'none' },
@@ -65,7 +77,12 @@ export function recordedLaunch(tag: string, refusalsFile: string): LaunchSpec {
   );
   return {
     ...spec,
-    env: { ...spec.env, RECORDED_REPL_DIR: recordedTagDir(tag)!, RECORDED_REPL_REFUSALS: refusalsFile },
+    env: {
+      ...spec.env,
+      RECORDED_REPL_DIR: recordedTagDir(tag)!,
+      RECORDED_REPL_REFUSALS: refusalsFile,
+      ...(helpers ? { RECORDED_REPL_HELPERS: helpers.source } : {}),
+    },
   };
 }
 
@@ -86,7 +103,7 @@ export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean |
   const refusalsFile = path.join(tmp, 'refusals.jsonl');
   const env = environmentConfig.parse({
     name: `recorded-${tag}`,
-    lean_toolchain: `leanprover/lean4:${tag}`,
+    lean_toolchain: `leanprover/lean4:${leanTagOf(tag)}`,
     imports,
     project_dir: ROOT,
   });
@@ -102,12 +119,20 @@ export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean |
     env,
     backend,
     ctx: () => ({ env, signal: new AbortController().signal, log, lean: backend, progress: () => {} }),
-    refusals: () =>
-      existsSync(refusalsFile)
-        ? readFileSync(refusalsFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => (JSON.parse(l) as { reason: string }).reason)
-        : [],
+    refusals: () => readRefusals(refusalsFile).hard,
+  };
+}
+
+/** The refusals a recorded REPL logged: `hard` ended its process, `helper` answered a helper command with an error. */
+export function readRefusals(file: string): { hard: string[]; helper: string[] } {
+  const rows = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { reason: string; helper?: boolean })
+    : [];
+  return {
+    hard: rows.filter((r) => !r.helper).map((r) => r.reason),
+    helper: rows.filter((r) => r.helper).map((r) => r.reason),
   };
 }
