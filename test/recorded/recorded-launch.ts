@@ -94,10 +94,15 @@ export interface RecordedLean {
   ctx: () => ToolContext;
   /** The inputs the recorded REPL refused so far (each ended its process). */
   refusals: () => string[];
+  /** The service's helper commands (`helpers`) it refused without ending (answered with the REPL's error shape). */
+  helperRefusals: () => string[];
 }
 
-/** A backend on the recorded REPL of `tag`, destroyed at the end of `t`; undefined when the recordings are absent. */
-export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean | undefined {
+/**
+ * A backend on the recorded REPL of `tag`, destroyed at the end of `t`; undefined when the recordings are absent.
+ * `helpers`: the service's own helper commands (never recordable) to refuse without ending the process.
+ */
+export function recordedLean(t: Test, tag: string, imports = '', helpers?: RegExp): RecordedLean | undefined {
   if (recordedSkip(tag)) return undefined;
   const tmp = mkdtempSync(path.join(tmpdir(), 'recorded-repl-'));
   const refusalsFile = path.join(tmp, 'refusals.jsonl');
@@ -108,7 +113,7 @@ export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean |
     project_dir: ROOT,
   });
   const log = pino({ level: 'silent' });
-  const backend = new LeanBackend({ limits: LIMITS, log, launch: () => recordedLaunch(tag, refusalsFile) });
+  const backend = new LeanBackend({ limits: LIMITS, log, launch: () => recordedLaunch(tag, refusalsFile, helpers) });
   t.teardown(async () => {
     // A session that never opened (its header refused) rejects again here; that refusal is the test's finding.
     await backend.destroy().catch(() => {});
@@ -120,6 +125,7 @@ export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean |
     backend,
     ctx: () => ({ env, signal: new AbortController().signal, log, lean: backend, progress: () => {} }),
     refusals: () => readRefusals(refusalsFile).hard,
+    helperRefusals: () => readRefusals(refusalsFile).helper,
   };
 }
 

@@ -11,6 +11,8 @@ import t, { type Test as TapTest } from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import type { ToolName } from '../../src/contract/tools.ts';
 import { builtinTools } from '../../src/tools/index.ts';
+import { setOptionCommand } from '../../src/tools/elaborate.ts';
+import { GOAL_PRINTING_OPTIONS } from '../../src/tools/lean-texts.ts';
 import { readExchanges } from './repl-source.ts';
 import { recordedLean, recordedSkip, recordedTagDir, type RecordedLean } from './recorded-launch.ts';
 
@@ -116,6 +118,17 @@ const RECORDED: [tag: string, tool: string, body: Record<string, unknown>, file:
   // disprove negates theorems only: an `example` is elaborated and nothing is attempted.
   ['v4.28.0', 'disprove', { content: SORRY }, 'app_type_mismatch.in', SORRY, 'nothing to negate'],
   ['v4.28.0', 'merge', { documents: [SORRY] }, 'app_type_mismatch.in', SORRY, 'one document'],
+  ['v4.21.0', 'merge', { documents: [UNSOLVED] }, 'app_type_mismatch.in', UNSOLVED, 'one document with an error'],
+  [
+    'v4.32.0',
+    'verify_proof',
+    { content: NO_GOALS, formal_statement: NO_GOALS },
+    'no_goal_sorry_2.in',
+    NO_GOALS,
+    'no goals after the sorry (an error in the candidate)',
+  ],
+  ['v4.24.0', 'disprove', { content: SORRY }, 'app_type_mismatch.in', SORRY, "nothing to negate ('sorry' wording)"],
+  ['v4.33.0-rc2', 'disprove', { content: NO_GOALS }, 'no_goal_sorry_2.in', NO_GOALS, 'nothing to negate (no goals)'],
 ];
 
 for (const [tag, tool, body, file, cmd, cls] of RECORDED) {
@@ -271,6 +284,74 @@ for (const [tag, tool, body, edit, cls] of RECOGNISED) {
   });
 }
 
+/**
+ * The goal-printing options the lemma tools set before the content (GOAL_PRINTING_OPTIONS): the service's own
+ * commands, never recorded. Refused as helpers (the REPL's error shape; the session stays on the env before), so the
+ * content is answered as recorded, on the env without them. That is the answer with them only where the recorded
+ * goals hold no proof term (`pp.proofs`) and no numeric literal (`pp.numericTypes`) [lean4 v4.28.0:
+ * src/Lean/PrettyPrinter/Delaborator/Options.lean, `pp.proofs`, `pp.numericTypes`]: the inputs below are chosen so.
+ * lean:doctor's `sorry2lemma: goals printed with the goal-printing options re-elaborate as lemmas` checks the options.
+ */
+const GOAL_OPTIONS = new RegExp(
+  `^(?:${Object.keys(GOAL_PRINTING_OPTIONS)
+    .map((k) => setOptionCommand(k, true).replace(/[.]/g, '\\.'))
+    .join('|')})$`,
+);
+
+/** A lemma tool on recorded goals: [tag, tool, body, recorded file, the lemma statement the recorded goal gives]. */
+const LIFTED: [tag: string, tool: string, body: Record<string, unknown>, file: string, lemma: RegExp][] = [
+  [
+    'v4.28.0',
+    'sorry2lemma',
+    { content: 'theorem foo (x : Int) : x = x := by sorry' },
+    'sorry_hypotheses.in',
+    /theorem foo\.sorried \(x : Int\) :\s+x = x := by\s+sorry/,
+  ],
+  [
+    'v4.21.0',
+    'sorry2lemma',
+    { content: 'theorem complex_and (p q r : Prop) (h1 : p ∧ q) (h2 : q → r) : p ∧ r := by sorry' },
+    'proof_branching.in',
+    /theorem complex_and\.sorried \(p q r : Prop\) \(h1 : p ∧ q\) \(h2 : q → r\) :\s+p ∧ r := by/,
+  ],
+  [
+    'v4.33.0-rc2',
+    'sorry2lemma',
+    { content: 'theorem ex : False := by sorry' },
+    'self_proof_check.in',
+    /theorem ex\.sorried :\s+False := by/,
+  ],
+];
+
+for (const [tag, tool, body, file, lemma] of LIFTED) {
+  counted(tool, 'partly recorded', `${tool} lifts the recorded goal of ${file} (${tag})`, tag, async (t) => {
+    const rec = recordedLean(t, tag, '', GOAL_OPTIONS)!;
+    const content = String(body.content);
+    const recorded = readExchanges(path.join(recordedTagDir(tag)!, file)).find((x) => x.request.cmd === content)!;
+    const goals = (recorded.response.sorries as { goal: string }[]).map((x) => x.goal);
+    t.ok(
+      // A numeric literal: a digit not inside a name (`h1`).
+      goals.every((g) => !/(?<![\p{L}\w'.])\d/u.test(g)),
+      `recorded goals without numerals: ${JSON.stringify(goals)}`,
+    );
+    const r = await run(tool, body, rec.ctx());
+    t.same(
+      rec.helperRefusals().map((x) => x.replace(/^no recording of "(.*)" on .*$/, '$1')),
+      Object.keys(GOAL_PRINTING_OPTIONS).map((k) => setOptionCommand(k, true)),
+      'only the goal-printing options were refused (helpers)',
+    );
+    t.match(r.content, lemma, 'the lemma is the recorded goal');
+    t.comment(
+      `refused after: ${
+        rec
+          .refusals()
+          .map((s) => s.slice(0, 120))
+          .join(' | ') || 'none'
+      }`,
+    );
+  });
+}
+
 /** Tools that need an input no recording holds: which one, as the recorded REPL reports it. */
 const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: string][] = [
   [
@@ -298,6 +379,48 @@ const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: 
     { documents: [SORRY, SORRY] },
     /example : 1 = 0 := sorry/,
     'the same example twice in one env is not recorded',
+  ],
+  [
+    'extract_proof_states',
+    { content: 'theorem foo (x : Int) : x = x := by sorry' },
+    /with infotree="original"/,
+    'its info tree request: `infotree` recorded only as "full" and "substantive"',
+  ],
+  [
+    'extract_proof_states',
+    { content: UNSOLVED },
+    /with infotree="original"/,
+    "the option is the recording's or no answer (a plain recording of the content exists)",
+  ],
+  [
+    'extract_proof_states',
+    { content: NO_GOALS },
+    /with infotree="original"/,
+    'no recording with the option the service sends',
+  ],
+  [
+    'extract_decls',
+    { content: 'theorem foo (x : Int) : x = x := by sorry' },
+    /header with the service's probe "import Lean/,
+    'a named theorem: its header, `import Lean` with the probe',
+  ],
+  [
+    'extract_theorems',
+    { content: 'theorem foo (x : Int) : x = x := by sorry' },
+    /header with the service's probe "import Lean/,
+    'a named theorem: its header, `import Lean` with the probe',
+  ],
+  [
+    'extract_decls',
+    { content: 'def f : Nat := by sorry' },
+    /header with the service's probe "import Lean/,
+    'a definition: its header, `import Lean` with the probe',
+  ],
+  [
+    'extract_theorems',
+    { content: UNSOLVED },
+    /header with the service's probe "import Lean/,
+    'an example with errors: its header, `import Lean` with the probe',
   ],
   // extract_decls puts `import Lean` in front for its helper: that header with the probe is never recorded.
   [
@@ -362,6 +485,7 @@ const LEAN_TOOLS = [
   'normalize',
   'extract_decls',
   'extract_theorems',
+  'extract_proof_states',
   'comparator',
 ];
 
@@ -399,6 +523,7 @@ const READER_TESTS: Record<string, string[]> = {
   normalize: [],
   extract_decls: [],
   extract_theorems: [],
+  extract_proof_states: [],
   comparator: [],
 };
 
