@@ -352,6 +352,34 @@ for (const [tag, tool, body, file, lemma] of LIFTED) {
   });
 }
 
+for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2'])
+  counted(
+    'have2lemma',
+    'partly recorded',
+    `have2lemma: a \`have\` without a stated type gives no lemma; its probe is answered as recorded (all_tactics.in, ${tag})`,
+    tag,
+    async (t) => {
+      // all_tactics.in records `def f : Nat := by have t := 37; exact t` with allTactics only: the plain answer is
+      // that recording without its `tactics` (repl-answers.ts). No goal or message is printed, so the goal-printing
+      // options (refused as helpers) change nothing in it.
+      const content = 'def f : Nat := by have t := 37; exact t';
+      const recorded = readExchanges(path.join(recordedTagDir(tag)!, 'all_tactics.in')).find(
+        (x) => x.request.cmd === content,
+      )!;
+      t.same([recorded.response.messages ?? [], recorded.response.sorries ?? []], [[], []], 'nothing printed');
+      const rec = recordedLean(t, tag, '', GOAL_OPTIONS)!;
+      const r = await run('have2lemma', { content, theorems_only: false }, rec.ctx());
+      t.same(rec.refusals(), [], 'every other input was recorded');
+      t.equal(
+        rec.helperRefusals().length,
+        Object.keys(GOAL_PRINTING_OPTIONS).length,
+        'the options, refused as helpers',
+      );
+      t.same([r.lemma_names, r.content], [[], content], 'no lemma, the content unchanged');
+      t.same(r.lean_messages, { errors: [], warnings: [], infos: [] }, "Lean's recorded answer: no message");
+    },
+  );
+
 /** Tools that need an input no recording holds: which one, as the recorded REPL reports it. */
 const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: string][] = [
   [
