@@ -1,12 +1,14 @@
 /**
  * The recordings replayed through the service: every chain of recorded REPL commands the service would
  * send as it stands (replay-plan.ts) goes out as one `check` over HTTP (inject: admission, the pool, the
- * session, the header probe, the heartbeat wrapper, the framing, the message mapping) to the recorded REPL
+ * session, the header probe, the heartbeat budgets, the framing, the message mapping) to the recorded REPL
  * of its tag, and the service's messages and sorries must be the recorded ones, their positions mapped to
  * the content (each recorded command starts a line of it). One daemon for every tag (an environment per
- * tag). The service's axiom questions about named declarations (its own helper, never recorded) are
- * refused by the recorded REPL without ending it and are never compared; lean:doctor checks `#print axioms`
- * on a machine with Lean. Prints `recorded exchanges exercised: N of M` and the counts per tag.
+ * tag). The deadline is long, so every budget is the limit in scope and the backend sends no wrap
+ * (src/backend/deadline/budgets.ts, `prepare`); a smaller budget would be refused (the recording cannot say
+ * whether a command fits it). The service's axiom questions about named declarations (its own helper, never
+ * recorded) are refused by the recorded REPL without ending it and are never compared; lean:doctor checks
+ * `#print axioms` on a machine with Lean. Prints `recorded exchanges exercised: N of M` and the counts per tag.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
