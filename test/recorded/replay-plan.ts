@@ -16,12 +16,16 @@ import { printAxiomsCommand } from '../../src/tools/lean-texts.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { readExchanges, transcriptFiles, type Exchange } from './repl-source.ts';
 
-/** The helper commands the replay lets the recorded REPL refuse without ending (the service's axiom questions). */
-export const AXIOM_QUESTION = new RegExp(
-  `^${printAxiomsCommand('X')
-    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-    .replace(/X$/, '\\S+')}$`,
-);
+/** One axiom question as the service asks it, for any name. */
+const AXIOM_LINE = printAxiomsCommand('X')
+  .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  .replace(/X$/, '\\S+');
+
+/**
+ * The helper commands the replay lets the recorded REPL refuse without ending: the service's axiom questions, one
+ * input of one or more lines (the service may ask several declarations' axioms in one input, a question a line).
+ */
+export const AXIOM_QUESTION = new RegExp(`^${AXIOM_LINE}(?:\\n${AXIOM_LINE})*$`);
 
 /** The blank line between the recorded commands in the content (each command starts a line). */
 export const JOIN = '\n\n';
