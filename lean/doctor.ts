@@ -6,7 +6,7 @@
  *
  * Checks (also listed in the README, "Checking a Lean installation"):
  *   environment available      the file-system probe (toolchain, Lake project, REPL build, jail)
- *   header imports             the environment's header loads (the `#check Nat` probe after it)
+ *   header imports             the environment's header loads (the `#print List.cons` probe after it)
  *   failed import detected     a request header importing a missing module opens its own session with the
  *                              failure at its header line (the production path: one session per header)
  *   bare prelude header        a `prelude` header is no import failure

@@ -31,6 +31,7 @@ const OWN_PROCESS = new Set([
   'cluster/scale.test.ts',
   'cluster/stream.test.ts',
   'lean/setup.test.ts',
+  'recorded/replay.test.ts',
   'search/cluster.test.ts',
   'search/stream.test.ts',
   'server/hostile-clients.test.ts',

@@ -8,7 +8,7 @@
  * The gaps each closes: `#check @name` under pp.fullNames read by merge (defect 11), disprove's attempt with
  * the theorem's namespace and `open`s replayed as written (defect 13), the goal-printing options
  * (`set_option pp.proofs true` …) and the lemma re-elaborating (sorry2lemma, have2lemma), the extraction helper
- * compiling and answering (extract_decls), and verify_proof's `#check @`, `#print axioms _root_.…` and
+ * compiling and answering (extract_decls), the info tree of original tactic nodes (extract_proof_states), and verify_proof's `#check @`, `#print axioms _root_.…` and
  * definitional-equality probes together.
  */
 import type { LeanRunner } from '../backend/index.ts';
@@ -167,6 +167,26 @@ export const TOOL_CHECKS: ToolCheck[] = [
         detail: ok
           ? `extracted ${keys.map((k) => `${k} : ${docs[k]!.type}`).join(', ')}`
           : `extracted [${keys.join(', ')}], Lean answered for [${answered.join(', ')}]; ${firstLines([...errorsOf(r), ...(r.tool_messages?.warnings ?? [])])}`,
+      };
+    },
+  },
+  {
+    name: 'extract_proof_states: the info tree of original tactic nodes gives the proof state after each tactic line',
+    assumption: 'gap: `infotree: "original"` (recorded only with "full" and "substantive")',
+    async run(runTool) {
+      const r = await runTool('extract_proof_states', {
+        content:
+          'theorem doctor_p (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  constructor\n  exact hp\n  exact hq\n',
+      });
+      const states = (r.proof_states as { line: number; proof_state: string }[] | undefined) ?? [];
+      // Positive evidence: after `constructor` (line 2) two goals remain, the second one `q`.
+      const after = states.find((s) => s.line === 2)?.proof_state ?? '';
+      const ok = clean(r) && /⊢ p\b/.test(after) && /⊢ q\b/.test(after);
+      return {
+        ok,
+        detail: ok
+          ? `${states.length} lines with a proof state`
+          : `states ${JSON.stringify(states).slice(0, 300)}; ${firstLines(errorsOf(r))}`,
       };
     },
   },

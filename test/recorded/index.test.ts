@@ -1,6 +1,6 @@
 /** The recorded index (issue 27 §1): its counts per class and version, printed; at least 1,000 items over 20 classes. */
 import t from 'tap';
-import { CLASSES, countsOf, RECORDED_SKIP, recordedIndex } from './index.ts';
+import { CLASSES, countsOf, notIndexedFiles, RECORDED_SKIP, recordedIndex } from './index.ts';
 
 /** The message classes each Lean-backed part of the service reads (src/tools, src/backend). */
 const READS: Record<string, string[]> = {
@@ -42,6 +42,24 @@ t.test('the recorded index', { skip: RECORDED_SKIP }, async (t) => {
   t.comment(
     `test-suite commits: ${[...byRepo].map(([k, v]) => `${k} ${v} items at ${commits.filter(([c]) => c.startsWith(k)).length} commits`).join(', ')}`,
   );
+  const perFolder = new Map<string, number>();
+  for (const it of items) {
+    const folder = it.file.replace(/^recorded\//, '').split('/')[0]!;
+    perFolder.set(folder, (perFolder.get(folder) ?? 0) + 1);
+  }
+  t.comment(
+    `per folder: ${sorted(perFolder)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  t.comment(
+    `listed in PROVENANCE.tsv, no items: ${[...notIndexedFiles].map(([k, v]) => `${v} ${k}`).join('; ') || 'none'}`,
+  );
+  for (const folder of ['plausible', 'aesop', 'kimina', 'repl-forks'])
+    t.ok(
+      perFolder.get(folder),
+      `the ${folder}/ recordings are indexed (by PROVENANCE.tsv's file column or as transcripts)`,
+    );
   t.ok(items.length >= 1000, `${items.length} items (at least 1,000)`);
   const named = [...perClass.keys()].filter((c) => c !== 'other');
   t.ok(named.length >= 20, `${named.length} classes (at least 20)`);

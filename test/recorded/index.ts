@@ -4,12 +4,12 @@
  * source file and line. Built once per process from ../shared (test/shared-data.ts) and kept
  * in memory; `undefined` with the reason when the shared data is absent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { leanFilesUnder, SHARED_DIR, sharedPath, sharedSkip } from '../shared-data.ts';
-import { cliItems } from './cli-source.ts';
 import { guardMsgsItems } from './guard-msgs-source.ts';
+import { provenanceItems } from './provenance-source.ts';
 import { exchangeItem, readExchanges, transcriptFiles } from './repl-source.ts';
 import type { RecordedItem } from './types.ts';
 
@@ -36,6 +36,18 @@ export function replTags(): string[] {
   return dir ? readTags(path.join(dir, 'repl', 'TAGS')) : [];
 }
 
+/**
+ * The REPL transcript corpora: each tag of recorded/repl/ (`v4.28.0`), then each fork's tag of recorded/repl-forks/
+ * (`augustepoiroux@v4.23.0`: the fork's transcripts, same format; repl-forks/<owner>/TAGS).
+ */
+export function replCorpora(): string[] {
+  const dir = sharedPath('recorded');
+  if (!dir) return [];
+  const forks = path.join(dir, 'repl-forks');
+  const owners = existsSync(forks) ? readdirSync(forks).filter((o) => existsSync(path.join(forks, o, 'TAGS'))) : [];
+  return [...replTags(), ...owners.flatMap((o) => readTags(path.join(forks, o, 'TAGS')).map((tag) => `${o}@${tag}`))];
+}
+
 function replItems(dir: string, version: string, seen: Set<string>): RecordedItem[] {
   const out: RecordedItem[] = [];
   for (const f of transcriptFiles(dir)) {
@@ -47,30 +59,8 @@ function replItems(dir: string, version: string, seen: Set<string>): RecordedIte
   return out;
 }
 
-/** PROVENANCE.tsv: path under lean4/ or mathlib/ → `repo@commit`. */
-function provenance(dir: string): Map<string, string> {
-  const m = new Map<string, string>();
-  const rows = readFileSync(path.join(dir, 'PROVENANCE.tsv'), 'utf8').split('\n').slice(1);
-  for (const row of rows) {
-    const [repo, commit, p] = row.split('\t');
-    if (!repo || !commit || !p) continue;
-    const top = repo === 'leanprover/lean4' ? 'lean4' : 'mathlib';
-    m.set(`${top}/${p}`, `${repo.split('/')[1]}@${commit.slice(0, 7)}`);
-  }
-  return m;
-}
-
-function testSuiteItems(dir: string): RecordedItem[] {
-  const out: RecordedItem[] = [];
-  for (const [p, version] of provenance(dir)) {
-    const f = path.join(dir, p);
-    if (!existsSync(f)) continue;
-    const text = readFileSync(f, 'utf8');
-    if (/\.lean$/.test(p)) out.push(...guardMsgsItems(text, rel(f), version));
-    else if (/\.(?:expected\.out|out\.expected)$/.test(p)) out.push(...cliItems(text, rel(f), version));
-  }
-  return out;
-}
+/** Files PROVENANCE.tsv lists that the index reads elsewhere or not at all, per reason (filled by the build). */
+export const notIndexedFiles = new Map<string, number>();
 
 function build(): RecordedItem[] {
   const dir = sharedPath('recorded')!;
@@ -80,11 +70,18 @@ function build(): RecordedItem[] {
   // The older copy (repl-transcripts/README.md: commit 8948401, v4.33.0-rc2): what the tag folder already holds is skipped.
   const older = sharedPath('repl-transcripts');
   if (older) items.push(...replItems(older, 'v4.33.0-rc2', seen));
+  // A fork's transcripts are its own recordings (another REPL build): never deduplicated against repl/.
+  for (const label of replCorpora().filter((l) => l.includes('@'))) {
+    const at = label.indexOf('@');
+    const forkDir = path.join(dir, 'repl-forks', label.slice(0, at), label.slice(at + 1), 'test');
+    if (existsSync(forkDir)) items.push(...replItems(forkDir, label.slice(at + 1), new Set()));
+  }
   for (const tag of readTags(path.join(dir, 'batteries', 'TAGS'))) {
     for (const f of leanFilesUnder(path.join(dir, 'batteries', tag)))
       items.push(...guardMsgsItems(readFileSync(f, 'utf8'), rel(f), tag));
   }
-  items.push(...testSuiteItems(dir));
+  notIndexedFiles.clear();
+  items.push(...provenanceItems(dir, notIndexedFiles));
   return items;
 }
 

@@ -27,12 +27,21 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 export const RECORDED_REPL = path.join(HERE, 'recorded-repl.ts');
 
-/** The transcripts of one REPL tag, or undefined. */
+/**
+ * The transcripts of one REPL tag (`v4.28.0`: recorded/repl/<tag>), or of a fork's tag (`augustepoiroux@v4.23.0`:
+ * recorded/repl-forks/augustepoiroux/<tag>/test, same format), or undefined.
+ */
 export function recordedTagDir(tag: string): string | undefined {
   const dir = sharedPath('recorded');
-  const d = dir && path.join(dir, 'repl', tag);
+  const at = tag.indexOf('@');
+  const d =
+    dir &&
+    (at < 0 ? path.join(dir, 'repl', tag) : path.join(dir, 'repl-forks', tag.slice(0, at), tag.slice(at + 1), 'test'));
   return d && existsSync(d) ? d : undefined;
 }
+
+/** The Lean version of a corpus label (`augustepoiroux@v4.23.0` → `v4.23.0`). */
+export const leanTagOf = (label: string): string => label.slice(label.indexOf('@') + 1);
 
 /** Why tests on `tag`'s recordings cannot run here, or false. */
 export function recordedSkip(tag: string): string | false {
@@ -56,8 +65,11 @@ const LIMITS: BackendLimits = {
   heartbeatsPerSecond: 0,
 };
 
-/** The recorded REPL of `tag` through the product's launch path (run by Node through the compile cache, no jail). */
-export function recordedLaunch(tag: string, refusalsFile: string): LaunchSpec {
+/**
+ * The recorded REPL of `tag` through the product's launch path (run by Node through the compile cache, no jail).
+ * `helpers`: a pattern of the service's own helper commands (never recordable) refused without ending the process.
+ */
+export function recordedLaunch(tag: string, refusalsFile: string, helpers?: RegExp): LaunchSpec {
   const spec = buildLaunch(
     { project_dir: ROOT, repl_command: [process.execPath, ...TS_LOADER, RECORDED_REPL] },
     { limits: NO_LIMITS, sandbox: 'none' },
@@ -65,7 +77,12 @@ export function recordedLaunch(tag: string, refusalsFile: string): LaunchSpec {
   );
   return {
     ...spec,
-    env: { ...spec.env, RECORDED_REPL_DIR: recordedTagDir(tag)!, RECORDED_REPL_REFUSALS: refusalsFile },
+    env: {
+      ...spec.env,
+      RECORDED_REPL_DIR: recordedTagDir(tag)!,
+      RECORDED_REPL_REFUSALS: refusalsFile,
+      ...(helpers ? { RECORDED_REPL_HELPERS: helpers.source } : {}),
+    },
   };
 }
 
@@ -77,23 +94,29 @@ export interface RecordedLean {
   ctx: () => ToolContext;
   /** The inputs the recorded REPL refused so far (each ended its process). */
   refusals: () => string[];
+  /** The service's helper commands (`helpers`) it refused without ending (answered with the REPL's error shape). */
+  helperRefusals: () => string[];
 }
 
-/** A backend on the recorded REPL of `tag`, destroyed at the end of `t`; undefined when the recordings are absent. */
-export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean | undefined {
+/**
+ * A backend on the recorded REPL of `tag`, destroyed at the end of `t`; undefined when the recordings are absent.
+ * `helpers`: the service's own helper commands (never recordable) to refuse without ending the process.
+ */
+export function recordedLean(t: Test, tag: string, imports = '', helpers?: RegExp): RecordedLean | undefined {
   if (recordedSkip(tag)) return undefined;
   const tmp = mkdtempSync(path.join(tmpdir(), 'recorded-repl-'));
   const refusalsFile = path.join(tmp, 'refusals.jsonl');
   const env = environmentConfig.parse({
     name: `recorded-${tag}`,
-    lean_toolchain: `leanprover/lean4:${tag}`,
+    lean_toolchain: `leanprover/lean4:${leanTagOf(tag)}`,
     imports,
     project_dir: ROOT,
   });
   const log = pino({ level: 'silent' });
-  const backend = new LeanBackend({ limits: LIMITS, log, launch: () => recordedLaunch(tag, refusalsFile) });
+  const backend = new LeanBackend({ limits: LIMITS, log, launch: () => recordedLaunch(tag, refusalsFile, helpers) });
   t.teardown(async () => {
-    await backend.destroy();
+    // A session that never opened (its header refused) rejects again here; that refusal is the test's finding.
+    await backend.destroy().catch(() => {});
     rmSync(tmp, { recursive: true, force: true });
   });
   return {
@@ -101,12 +124,21 @@ export function recordedLean(t: Test, tag: string, imports = ''): RecordedLean |
     env,
     backend,
     ctx: () => ({ env, signal: new AbortController().signal, log, lean: backend, progress: () => {} }),
-    refusals: () =>
-      existsSync(refusalsFile)
-        ? readFileSync(refusalsFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => (JSON.parse(l) as { reason: string }).reason)
-        : [],
+    refusals: () => readRefusals(refusalsFile).hard,
+    helperRefusals: () => readRefusals(refusalsFile).helper,
+  };
+}
+
+/** The refusals a recorded REPL logged: `hard` ended its process, `helper` answered a helper command with an error. */
+export function readRefusals(file: string): { hard: string[]; helper: string[] } {
+  const rows = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { reason: string; helper?: boolean })
+    : [];
+  return {
+    hard: rows.filter((r) => !r.helper).map((r) => r.reason),
+    helper: rows.filter((r) => r.helper).map((r) => r.reason),
   };
 }

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { LeanFailure, type ElabJob } from '../../src/backend/index.ts';
-import { withBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
+import { LEAN_DEFAULT_MAX_HEARTBEATS, withBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
 import { probedHeader } from '../../src/backend/session/header-probe.ts';
 import { readExchanges } from './repl-source.ts';
 import { RecordedAnswers } from './repl-answers.ts';
@@ -54,14 +54,19 @@ t.test('the service wrappers: header probe and heartbeat budget', { skip: record
   const a = new RecordedAnswers(recordedTagDir(TAG)!);
   t.ok(a.files > 50, `${a.files} transcripts of ${TAG}`);
   const h = a.answer({ cmd: probedHeader('').cmd });
-  t.equal(h.kind, 'answer', 'the empty header is Init');
+  t.match(h, { kind: 'answer', from: /^options\.in:1$/ }, "the empty header's probe is recorded (options.in)");
+  t.match(
+    h.kind === 'answer' ? h.response.messages : [],
+    [{ severity: 'info', data: /^constructor List\.cons/ }],
+    "the probe's recorded answer, whole",
+  );
   const env = h.kind === 'answer' ? (h.response.env as number) : -1;
   const plain = a.answer({ cmd: 'def f := 2', env });
   const f = plain.kind === 'answer' ? (plain.response.env as number) : -1;
   const check = a.answer({ cmd: '#check f', env: f });
-  const wrapped = a.answer({ cmd: withBudget('#check f', 1000), env: f });
+  const wrapped = a.answer({ cmd: withBudget('#check f', LEAN_DEFAULT_MAX_HEARTBEATS), env: f });
   t.equal(check.kind, 'answer');
-  t.equal(wrapped.kind, 'answer');
+  t.equal(wrapped.kind, 'answer', "Lean's default limit is the limit the recording ran under");
   if (check.kind === 'answer' && wrapped.kind === 'answer') {
     const line = (r: Record<string, unknown>) => (r.messages as { pos: { line: number } }[])[0]!.pos.line;
     t.equal(
@@ -71,14 +76,19 @@ t.test('the service wrappers: header probe and heartbeat budget', { skip: record
     );
   }
   t.match(
+    a.answer({ cmd: withBudget('#check f', 1000), env: f }),
+    { kind: 'refusal', reason: /heartbeat budget 1000 is not the limit/ },
+    'a smaller budget: the recording cannot say whether the command fits it',
+  );
+  t.match(
     a.answer({ cmd: 'import Lean' }),
-    { kind: 'refusal' },
-    'a header without the probe is not what the service sends',
+    { kind: 'answer' },
+    'the header alone, as recorded (not what the service sends)',
   );
   t.match(
     a.answer({ cmd: probedHeader('import Lean').cmd }),
-    { kind: 'answer' },
-    '`import Lean` is recorded as a header',
+    { kind: 'refusal', reason: /no recording of the header with the service's probe/ },
+    '`import Lean` is recorded alone, never with the probe: no invented answer',
   );
   t.match(a.answer({ cmd: probedHeader('import Nonexistent').cmd }), { kind: 'refusal' });
   t.match(a.answer({ cmd: '#check f', env: 999 }), { kind: 'refusal', reason: /not handed out/ });
@@ -87,6 +97,26 @@ t.test('the service wrappers: header probe and heartbeat budget', { skip: record
     { kind: 'refusal' },
     'only recorded inputs',
   );
+});
+
+t.test('request options must be those of the recording', { skip: recordedSkip(TAG) }, async (t) => {
+  const a = new RecordedAnswers(recordedTagDir(TAG)!);
+  const h = a.answer({ cmd: probedHeader('').cmd });
+  const env = h.kind === 'answer' ? (h.response.env as number) : -1;
+  // dup_msg.in records `def f := 2` plain only.
+  for (const opts of [{ infotree: 'original' }, { allTactics: true }, { rootGoals: true }])
+    t.match(
+      a.answer({ cmd: 'def f := 2', env, ...opts }),
+      { kind: 'refusal', reason: /no recording of "def f := 2" with/ },
+      `${JSON.stringify(opts)}: the option is not ignored`,
+    );
+  // infotree.in records `def f (h : Int) : Nat := by constructor` with "infotree": "substantive" only.
+  const cmd = 'def f (h : Int) : Nat := by constructor';
+  const same = a.answer({ cmd, env, infotree: 'substantive' });
+  t.match(same, { kind: 'answer' }, 'the recorded option value');
+  t.ok(same.kind === 'answer' && 'infotree' in same.response, 'answered whole, with its info tree');
+  t.match(a.answer({ cmd, env, infotree: 'original' }), { kind: 'refusal' }, 'another value is another request');
+  t.match(a.answer({ cmd, env, extra: 1 }), { kind: 'refusal', reason: /fields no recording answers for: extra/ });
 });
 
 t.test(

@@ -6,6 +6,11 @@
  * stderr, and the process exits 86, so the backend reports a Lean failure and a test can never
  * pass on an invented answer.
  *   RECORDED_REPL_DIR: the transcripts (../shared/recorded/repl/<tag>)
+ *   RECORDED_REPL_HELPERS: a pattern (regular expression source) of the service's own helper commands, which no
+ *     recording can hold (`#print axioms` of a declaration of the content). Such a command, unrecorded, is refused
+ *     without ending the process: the answer is the REPL's error shape `{"message": "recorded-repl: …"}` [repl
+ *     v4.28.0: REPL/JSON.lean, `Error`], which the service reads as Lean not answering (fail closed). Logged with
+ *     `helper: true`; a test that sets it asserts which helpers were refused and never reads their outcome.
  * Started by recorded-launch.ts through the product's launch path.
  *
  * Typed process faults, for what no recording can show (a kill at a deadline, a crash), never an
@@ -25,6 +30,8 @@ if (!dir) {
 }
 const answers = new RecordedAnswers(dir);
 const refusals = process.env.RECORDED_REPL_REFUSALS;
+const helpers = process.env.RECORDED_REPL_HELPERS ? new RegExp(process.env.RECORDED_REPL_HELPERS) : undefined;
+const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const once = process.env.RECORDED_REPL_ONCE_FILE;
 const misbehave = (process.env.RECORDED_REPL_HANG || process.env.RECORDED_REPL_CRASH) && (!once || !existsSync(once));
 if (once && misbehave) writeFileSync(once, String(process.pid));
@@ -54,6 +61,13 @@ function handle(block: string): void {
     if (request.tactic === process.env.RECORDED_REPL_CRASH) process.exit(70);
   }
   const a = answers.answer(request);
+  if (
+    a.kind === 'refusal' &&
+    helpers &&
+    typeof request.cmd === 'string' &&
+    helpers.test(request.cmd.replace(WRAPPER, ''))
+  )
+    return refuseHelper(a.reason);
   if (a.kind === 'refusal') return refuse(a.reason);
   process.stdout.write(`${JSON.stringify(a.response, null, 2)}\n\n`);
 }
@@ -62,4 +76,11 @@ function refuse(reason: string): void {
   if (refusals) appendFileSync(refusals, `${JSON.stringify({ reason })}\n`);
   process.stderr.write(`recorded-repl: refused (no recording): ${reason}\n`);
   process.exit(REFUSAL_EXIT);
+}
+
+function refuseHelper(reason: string): void {
+  if (refusals) appendFileSync(refusals, `${JSON.stringify({ reason, helper: true })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ message: `recorded-repl: a helper command no recording holds: ${reason}` }, null, 2)}\n\n`,
+  );
 }

@@ -1,32 +1,34 @@
 /**
  * The recorded REPL's brain: answers a request only when a recording of the same tag holds it,
  * else refuses. A request matches a recorded one when:
- * - a header (no `env`): the service sends the header with its probe `#check Nat` after it
- *   (src/backend/session/header-probe.ts); the probe is the service's own and is removed. An
- *   empty header is Init, the environment every recorded command without `env` and without
- *   imports ran on [repl v4.28.0: REPL/Frontend.lean, `processInput`: no command state → `processHeader`
- *   of the input's own (empty) header]; any other header must be recorded as a request of its own
- *   (`{"cmd": "import Lean"}`). The answer is the recorded header's, so the probe's info `Nat : Type`
- *   (which the session never reads) is absent.
- * - a command on `env`: its text equals a request recorded on the recorded env that `env` stands
- *   for; on the Init env, a recorded request without `env` (the REPL elaborates the same commands on
- *   the header's command state either way [repl v4.28.0: REPL/Frontend.lean, `processInput`, both arms run
- *   `processCommandsWithInfoTrees`]). The backend's own heartbeat wrapper `set_option maxHeartbeats N in`
- *   (src/backend/deadline/heartbeats.ts, `withBudget`) is removed, and the answer's positions moved down
- *   by its line, as Lean reports them for the wrapped text.
- * - a request recorded with `allTactics` or `infotree` answers the plain request with the `tactics` /
- *   `infotree` field removed: those options only add that field to the response, after the command was
- *   elaborated the same way (info trees are always on) [repl v4.24.0, v4.28.0, v4.33.0-rc2: REPL/Main.lean,
- *   `runCommand`; REPL/Frontend.lean, `processCommandsWithInfoTrees` sets `infoState.enabled := true`].
- *   `rootGoals` adds sorries, so those recordings, proof steps and pickles never match. A plain recording
- *   is preferred.
+ * - a header (no `env`): the service sends the header with its probe `#print List.cons` after it
+ *   (src/backend/session/header-probe.ts). A fresh request must be recorded as sent: the empty header's
+ *   probe alone is (the REPL's own options.in sends `{"cmd": "#print List.cons"}` at every tag); a header
+ *   with imports is answered only if `<imports>\n#print List.cons` was recorded fresh, else refused (the
+ *   header alone recorded is not the answer to the header and its probe). The probe's env stands for the Init
+ *   environment too: `#print` only logs [lean4 v4.28.0: src/Lean/Elab/Print.lean, `elabPrint`], and a command
+ *   without `env` runs on the command state of its own (empty) header, as commands after the probe do
+ *   [repl v4.28.0: REPL/Frontend.lean, `processInput`: both arms run `processCommandsWithInfoTrees`].
+ * - a command on `env`: its text equals a request recorded on the recorded env that `env` stands for; on the
+ *   Init env, a recorded request without `env`. The backend's own heartbeat wrapper `set_option maxHeartbeats N in`
+ *   (src/backend/deadline/heartbeats.ts, `withBudget`) is removed, and the answer's positions moved down by its
+ *   line, as Lean reports them for the wrapped text, only when N is the limit the recording ran under (Lean's
+ *   default, in a recorded chain that never set `maxHeartbeats`): `set_option o v in cmd` elaborates `cmd` with
+ *   the option set [lean4 v4.28.0: src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so with the limit in force
+ *   it is the recorded run. Any other budget is refused: the recording cannot say whether the command fits it.
+ * - the request's options (`allTactics`, `rootGoals`, `infotree`) are those of the recording, value for value,
+ *   and the answer is the recording whole (its `tactics`/`infotree` included). A plain request may also be
+ *   answered by a recording made with `allTactics` or `infotree`, with that field removed: those options only
+ *   add the field after the command was elaborated the same way (info trees are always on) [repl v4.24.0,
+ *   v4.28.0, v4.33.0-rc2: REPL/Main.lean, `runCommand`; REPL/Frontend.lean, `processCommandsWithInfoTrees` sets
+ *   `infoState.enabled := true`]. `rootGoals` adds sorries, so it is never removed. A plain recording is preferred.
  * The answer is the recorded response with the env renumbered to this process's own count, and its
  * sorries' proof states to this process's own (repl-proof-states.ts, which also answers tactics,
  * pickles and unpickles of proof states).
  */
 import path from 'node:path';
 import { HEADER_PROBE } from '../../src/backend/session/header-probe.ts';
-import { WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
+import { LEAN_DEFAULT_MAX_HEARTBEATS, sentBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
 import { readExchanges, transcriptFiles } from './repl-source.ts';
 import { RecordedProofStates } from './repl-proof-states.ts';
 
@@ -37,15 +39,23 @@ interface Recorded {
   response: Record<string, unknown>;
   file: string;
   line: number;
-  /** Recorded with `allTactics`/`infotree` (answers with the additions removed). */
+  /** Recorded with `allTactics`/`infotree` (answers a plain request with the additions removed). */
   extra: boolean;
 }
 
 export type Answer =
   { kind: 'answer'; response: Record<string, unknown>; from: string } | { kind: 'refusal'; reason: string };
 
-/** Request fields a recording may carry and still answer the service's plain `{cmd, env}`. */
-const MATCHABLE = new Set(['cmd', 'env', 'allTactics', 'infotree']);
+/** The request options that change an answer; a request and its recording must agree on each. */
+const OPTIONS = ['allTactics', 'rootGoals', 'infotree'] as const;
+/** The options whose only effect is a field of their own in the response (removable for a plain request). */
+const ADDITIVE = new Set(['allTactics', 'infotree']);
+
+/** A request's options as a key: `""` for a plain request. */
+function optionsKey(request: Record<string, unknown>): string {
+  const set = OPTIONS.filter((o) => request[o] !== undefined && request[o] !== false);
+  return set.map((o) => `${o}=${JSON.stringify(request[o])}`).join(',');
+}
 
 /** The response without what `allTactics` and `infotree` added. */
 function withoutAdditions(r: Record<string, unknown>): Record<string, unknown> {
@@ -57,10 +67,13 @@ function withoutAdditions(r: Record<string, unknown>): Record<string, unknown> {
 
 const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const HEADERFUL = /^\s*(?:import|prelude|module)\b/;
+const KNOWN_FIELDS = new Set(['cmd', 'env', ...OPTIONS]);
 
 export class RecordedAnswers {
-  /** `recordedEnv \0 cmd` → recordings, in file order. */
+  /** `recordedEnv \0 options \0 cmd` → recordings, in file order. */
   #byInput = new Map<string, Recorded[]>();
+  /** Recorded envs whose chain set `maxHeartbeats` (the limit in force there is not Lean's default). */
+  #ownLimit = new Set<string>();
   /** Service env id → the recorded envs it stands for. */
   #envs = new Map<number, string[]>();
   #nextEnv = 0;
@@ -71,20 +84,34 @@ export class RecordedAnswers {
     this.proofStates = new RecordedProofStates(dir);
     const files = transcriptFiles(dir);
     this.files = files.length;
-    for (const f of files) {
-      const name = path.relative(dir, f);
-      for (const x of readExchanges(f)) {
-        const keys = Object.keys(x.request);
-        if (typeof x.request.cmd !== 'string' || keys.some((k) => !MATCHABLE.has(k))) continue;
-        const on = typeof x.request.env === 'number' ? `${name}#${x.request.env}` : INIT;
-        const k = `${on}\0${x.request.cmd}`;
-        const list = this.#byInput.get(k) ?? [];
-        const extra = keys.some((k) => k !== 'cmd' && k !== 'env');
-        const response = extra ? withoutAdditions(x.response) : x.response;
-        list.push({ response, file: name, line: x.line, extra });
-        this.#byInput.set(k, list);
-      }
+    for (const f of files) this.#read(path.relative(dir, f), f);
+  }
+
+  #read(name: string, file: string): void {
+    for (const x of readExchanges(file)) {
+      const keys = Object.keys(x.request);
+      if (typeof x.request.cmd !== 'string' || keys.some((k) => !KNOWN_FIELDS.has(k))) continue;
+      const on = typeof x.request.env === 'number' ? `${name}#${x.request.env}` : INIT;
+      const opts = optionsKey(x.request);
+      const response = x.response;
+      this.#add(`${on}\0${opts}\0${x.request.cmd}`, { response, file: name, line: x.line, extra: false });
+      // A recording made with additive options only also answers the plain request, without the additions.
+      if (opts && keys.every((k) => k === 'cmd' || k === 'env' || ADDITIVE.has(k)))
+        this.#add(`${on}\0\0${x.request.cmd}`, {
+          response: withoutAdditions(response),
+          file: name,
+          line: x.line,
+          extra: true,
+        });
+      const limited = (on !== INIT && this.#ownLimit.has(on)) || /\bmaxHeartbeats\b/.test(x.request.cmd);
+      if (limited && typeof response.env === 'number') this.#ownLimit.add(`${name}#${response.env}`);
     }
+  }
+
+  #add(key: string, r: Recorded): void {
+    const list = this.#byInput.get(key);
+    if (list) list.push(r);
+    else this.#byInput.set(key, [r]);
   }
 
   answer(request: Record<string, unknown>): Answer {
@@ -96,44 +123,51 @@ export class RecordedAnswers {
       return this.proofStates.unpickle(request, (env) => this.#envs.get(env));
     const cmd = request.cmd;
     if (typeof cmd !== 'string') return refuse(`not a command request: ${JSON.stringify(request).slice(0, 200)}`);
-    if (request.env === undefined) return this.#header(cmd);
+    const unknown = Object.keys(request).filter((k) => !KNOWN_FIELDS.has(k));
+    if (unknown.length) return refuse(`request fields no recording answers for: ${unknown.join(', ')}`);
+    const opts = optionsKey(request);
+    if (request.env === undefined) return this.#header(cmd, opts);
     const on = typeof request.env === 'number' ? this.#envs.get(request.env) : undefined;
     if (!on) return refuse(`env ${String(request.env)} was not handed out by this recorded REPL`);
     const wrapped = WRAPPER.exec(cmd);
     const text = wrapped ? cmd.slice(wrapped[0].length) : cmd;
     if (on.includes(INIT) && HEADERFUL.test(text)) return refuse(`an import after the header: ${text.slice(0, 200)}`);
-    const hits = on.flatMap((e) => this.#byInput.get(`${e}\0${text}`) ?? []);
-    if (hits.length === 0)
-      return refuse(`no recording of ${JSON.stringify(text.slice(0, 300))} on ${on.slice(0, 3).join(', ')}`);
-    return this.#reply(hits, wrapped ? WRAP_LINES : 0);
-  }
-
-  #header(cmd: string): Answer {
-    const probe =
-      cmd === HEADER_PROBE
-        ? ''
-        : cmd.endsWith(`\n${HEADER_PROBE}`)
-          ? cmd.slice(0, -HEADER_PROBE.length - 1)
-          : undefined;
-    if (probe === undefined) return refuse(`a header without the service's probe: ${cmd.slice(0, 200)}`);
-    if (probe.trim() === '') {
-      const env = this.#nextEnv++;
-      this.#envs.set(env, [INIT]);
-      return { kind: 'answer', response: { env }, from: 'the Init environment (empty header)' };
+    if (wrapped) {
+      const budget = sentBudget(cmd);
+      if (budget !== LEAN_DEFAULT_MAX_HEARTBEATS || on.some((e) => this.#ownLimit.has(e)))
+        return refuse(
+          `heartbeat budget ${String(budget)} is not the limit the recording ran under (${LEAN_DEFAULT_MAX_HEARTBEATS})`,
+        );
     }
-    const hits = this.#byInput.get(`${INIT}\0${probe}`) ?? [];
-    if (hits.length === 0) return refuse(`no recording of the header ${JSON.stringify(probe.slice(0, 200))}`);
-    return this.#reply(hits, 0);
+    const hits = on.flatMap((e) => this.#byInput.get(`${e}\0${opts}\0${text}`) ?? []);
+    if (hits.length === 0) {
+      const with_ = opts ? ` with ${opts}` : '';
+      return refuse(`no recording of ${JSON.stringify(text.slice(0, 300))}${with_} on ${on.slice(0, 3).join(', ')}`);
+    }
+    return this.#reply(hits, wrapped ? WRAP_LINES : 0, []);
   }
 
-  #reply(hits: Recorded[], shift: number): Answer {
+  /** A fresh request (the service's: a header and its probe after it), answered only as recorded. */
+  #header(cmd: string, opts: string): Answer {
+    const hits = this.#byInput.get(`${INIT}\0${opts}\0${cmd}`) ?? [];
+    if (hits.length === 0) {
+      const probed = cmd === HEADER_PROBE || cmd.endsWith(`\n${HEADER_PROBE}`);
+      return refuse(
+        `no recording of the header${probed ? " with the service's probe" : ''} ${JSON.stringify(cmd.slice(0, 200))}`,
+      );
+    }
+    // The empty header's probe leaves the Init environment (`#print` adds nothing): its env stands for Init too.
+    return this.#reply(hits, 0, cmd === HEADER_PROBE ? [INIT] : []);
+  }
+
+  #reply(hits: Recorded[], shift: number, alsoStandsFor: string[]): Answer {
     // Plain recordings first (stable): they are the very request the service sends.
     const first = [...hits].sort((a, b) => Number(a.extra) - Number(b.extra))[0]!;
     const env = this.#nextEnv++;
     const recEnvs = hits
       .filter((h) => typeof h.response.env === 'number')
       .map((h) => `${h.file}#${String(h.response.env)}`);
-    this.#envs.set(env, recEnvs);
+    this.#envs.set(env, [...alsoStandsFor, ...recEnvs]);
     const numbered = this.proofStates.numberCommand([first, ...hits.filter((h) => h !== first)]);
     const response = { ...shiftLines(numbered, shift), ...('env' in first.response ? { env } : {}) };
     return { kind: 'answer', response, from: `${first.file}:${first.line}` };

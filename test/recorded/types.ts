@@ -1,9 +1,10 @@
 /**
  * The recorded index's data model: one item per command or declaration Lean was given, with
- * what Lean printed for it. Items come from three kinds of recording under ../shared
+ * what Lean printed for it. Items come from four kinds of recording under ../shared
  * (test/shared-data.ts): the community REPL's test transcripts (`repl/<tag>/`, and the older
- * `repl-transcripts/` copy), `#guard_msgs` docstrings (Batteries, Lean 4's `tests/lean/run`,
- * Mathlib's tests) and command-line outputs (`*.lean.expected.out`, `*.lean.out.expected`).
+ * `repl-transcripts/` copy, and forks' `repl-forks/<owner>/<tag>/test/`), `#guard_msgs` docstrings (Batteries, Lean 4's
+ * `tests/lean/run`, Mathlib's, Plausible's and Aesop's tests), command-line outputs (`*.lean.expected.out`,
+ * `*.lean.out.expected`) and Kimina Lean Server answers (`kimina/`: the REPL responses it returned).
  */
 
 export type Severity = 'error' | 'warning' | 'info' | 'trace';
@@ -27,7 +28,7 @@ export interface RecordedMessage {
   variant?: string | undefined;
 }
 
-export type RecordedSource = 'repl' | 'guard_msgs' | 'cli';
+export type RecordedSource = 'repl' | 'guard_msgs' | 'cli' | 'kimina';
 
 export interface RecordedItem {
   source: RecordedSource;

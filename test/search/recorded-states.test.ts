@@ -21,10 +21,13 @@ function answered(a: ReturnType<RecordedAnswers['answer']>): Json {
   return a.response;
 }
 
-/** A recorded REPL of `tag` with an env for `header` (no imports: Init). */
+/**
+ * A recorded REPL of `tag` with an env for `header`: the service's probe of the empty header (Init), or a header
+ * sent alone as the transcript recorded it (the service would send its probe after it: never recorded).
+ */
 function repl(tag: string, header = '') {
   const a = new RecordedAnswers(recordedTagDir(tag)!);
-  const env = answered(a.answer({ cmd: probedHeader(header).cmd })).env as number;
+  const env = answered(a.answer({ cmd: header ? header : probedHeader('').cmd })).env as number;
   return { a, env };
 }
 
@@ -118,7 +121,7 @@ t.test("the ids handed out follow the REPL's rules as the backend predicts them 
     const have = ask({ tactic: step[2]!.request.tactic, proofState: root }).proofState as number;
     ask({ tactic: 'exact 42', proofState: 999 });
     ask({ tactic: step[3]!.request.tactic, proofState: have });
-    const lean = ask({ cmd: probedHeader(String(x[0]!.request.cmd)).cmd }).env as number;
+    const lean = ask({ cmd: String(x[0]!.request.cmd) }).env as number; // the header as recorded, alone
     const ps = sorryIds(ask({ cmd: x[1]!.request.cmd, env: lean }))[0]!;
     ask({ pickleTo: 'p.olean', proofState: ps });
     const u = ask({ unpickleProofStateFrom: 'p.olean', env: lean }).proofState as number;

@@ -132,33 +132,29 @@ t.test('tactic_mode_sorry: a tactic that is itself sorry, and the REPL verdict i
   }
 });
 
+// pickle_proof_state_1/_env ran under `import Lean`: the service sends that header with its probe, which no
+// transcript recorded, so the search cannot start on recordings (it once did on an invented header answer). The
+// recorded answers on unpickled copies are asserted directly in recorded-states.test.ts.
 t.test(
-  'pickle_proof_state_1/_env: under `import Lean`, answers recorded on unpickled copies drive the same search',
+  'pickle_proof_state_1/_env: a search under `import Lean` is refused at its header, never answered',
   { skip },
   async (t) => {
-    for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2'])
-      for (const name of ['pickle_proof_state_1', 'pickle_proof_state_env']) {
-        const x = recorded(tag, name);
-        // The transcript: `import Lean`, then the command on its env, then pickles, unpickles and tactics.
-        const content = `${String(x[0]!.request.cmd)}\n${String(x[1]!.request.cmd)}`;
-        const d = await searchDaemon(t, tag);
-        const s = await rawStream(d.url);
-        const start = (await s.call('goal.start', { environment: SEARCH_ENV, content, ignore_imports: false })).result
-          .states[0];
-        const sorry = (x[1]!.response.sorries as { goal: string; pos: { line: number; column: number } }[])[0]!;
-        t.same(start.goals, [sorry.goal], `${tag} ${name}: the recorded goal`);
-        t.same(start.pos, { ...sorry.pos, line: sorry.pos.line + 1 }, 'the command starts on line 2 of the content');
-        const h = (await s.call('goal.tactic', { state: start.state, tactics: [String(x[4]!.request.tactic)] })).result
-          .results[0];
-        t.same(h.goals, x[4]!.response.goals, `${tag} ${name}: the goals recorded on the unpickled copy`);
-        const fin = (await s.call('goal.tactic', { state: h.state, tactics: [String(x[7]!.request.tactic)] })).result
-          .results[0];
-        t.equal(fin.proofStatus, x[7]!.response.proofStatus, `${tag} ${name}: the recorded status`);
-        t.equal(fin.proofStatus, 'Completed');
-        await s.close();
-        await d.close();
-        t.same(d.refusals(), [], `${tag} ${name}: recorded`);
-      }
+    for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2']) {
+      const x = recorded(tag, 'pickle_proof_state_1');
+      const content = `${String(x[0]!.request.cmd)}\n${String(x[1]!.request.cmd)}`;
+      const d = await searchDaemon(t, tag);
+      const s = await rawStream(d.url);
+      const start = await s.call('goal.start', { environment: SEARCH_ENV, content, ignore_imports: false });
+      t.match(
+        start,
+        { event: 'error', error: { message: /Lean failed to start/ } },
+        `${tag}: no search state on an unrecorded header`,
+      );
+      // Read before closing: the daemon's close removes the refusals file.
+      t.match(d.refusals(), [/no recording of the header with the service's probe "import Lean\\n#print List\.cons"/]);
+      await s.close();
+      await d.close();
+    }
   },
 );
 

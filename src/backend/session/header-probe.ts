@@ -8,18 +8,22 @@
  * src/Lean/Elab/Frontend.lean, `IO.processCommands`] and collects messages from the command snapshots only: the
  * header's error is dropped and the answer is a bare `{"env": 0}`.
  *
- * So the header is sent with one probe command after it: `#check Nat`. `importModules`
- * imports all modules or throws, so after any failed import the environment is empty and
- * `Nat` is unknown: the probe answers an error (the recorded shape is `#check g` of the REPL's
- * dup_msg test: ``Unknown identifier `g` `` at REPL tags v4.24.0 … v4.33.0-rc2, `unknown identifier 'g'`
- * at v4.21.0 and v4.22.0 — ../shared/recorded/repl/<tag>/dup_msg.expected.out), while in a loaded
- * environment it answers the info `Nat : Type`. Only
- * errors are read, never the info's text. `#check` adds nothing to the environment, so the
- * env id the REPL returns is the header's own, and no extra env id is spent.
+ * So the header is sent with one probe command after it: `#print List.cons`. `importModules`
+ * imports all modules or throws, so after any failed import the environment is empty and `List.cons`
+ * is unknown: `#print` resolves its name with `realizeGlobalConstWithInfos`, which throws for an unknown
+ * name, logged as an error [lean4 v4.28.0: src/Lean/Elab/Print.lean, `elabPrint`, `printId`]; in a loaded
+ * environment it answers one info and adds nothing to the environment, so the env id the REPL returns is
+ * the header's own and no extra env id is spent. Only errors are read, never the info's text.
+ *
+ * The probe is a command whose real answer is recorded: the REPL's own `options.in` test sends
+ * `{"cmd": "#print List.cons"}` on a fresh environment at every tag, v4.21.0 … v4.33.0-rc2, and records the
+ * info `constructor List.cons.{u} : {α : Type u} → α → List α → List α` at line 1, columns 0–6
+ * (../shared/recorded/repl/<tag>/options.expected.out; also repl-forks/augustepoiroux/v4.23.0). So the
+ * recorded REPL (test/recorded) answers the probe of an empty header from a recording, never an invented one.
  */
 import type { ReplMessage } from '../protocol/schema.ts';
 
-export const HEADER_PROBE = '#check Nat';
+export const HEADER_PROBE = '#print List.cons';
 
 export interface ProbedHeader {
   /** The text sent as the header command. */
@@ -29,7 +33,7 @@ export interface ProbedHeader {
 }
 
 /**
- * A bare `prelude` header (no imports) asks for an empty environment: no `Init`, so no `Nat`
+ * A bare `prelude` header (no imports) asks for an empty environment: no `Init`, so no `List.cons`
  * [lean4 src/Lean/Elab/Import.lean, `headerToImports`: `if preludeTk.isNone then #[{ module := \`Init }]`].
  * Nothing is imported, so nothing can fail to import: no probe is sent (issue 27, defect 14).
  */
@@ -57,7 +61,7 @@ export function readHeaderProbe(header: string, probe: ProbedHeader, messages: r
   return {
     messages: own,
     importFailure:
-      `the imports did not load (${imports}): after them Lean does not know \`Nat\` (${probeErrors
+      `the imports did not load (${imports}): after them Lean does not know \`List.cons\` (${probeErrors
         .map((m) => m.data)
         .join('; ')
         .slice(0, 300)}). ` +
