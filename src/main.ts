@@ -22,6 +22,20 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   await listen(app, config);
+  keepRunningOnStrayRejections(app);
+}
+
+/**
+ * Once serving, a promise rejected with no handler (a background task's failure: a NATS
+ * call during an outage, a best-effort publish) is logged as an error and the daemon keeps
+ * serving, instead of Node's default of exiting: one lost background task must not end
+ * every request in flight and, on a cluster worker, take its slots out until someone
+ * restarts it. Before this point (start-up) a rejection still ends the process.
+ */
+function keepRunningOnStrayRejections(app: FastifyInstance): void {
+  process.on('unhandledRejection', (reason) => {
+    app.log.error({ err: reason }, 'unhandled promise rejection (a defect: logged, the daemon keeps serving)');
+  });
 }
 
 function configOrExit(): LoadedConfig {

@@ -15,6 +15,7 @@ import type { Log } from '../log.ts';
 import type { ToolTable } from '../tools/types.ts';
 import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import { deliverOutcome } from './deliver.ts';
 import { executeJob } from './execute.ts';
 import type { ConnectionHealth } from './health.ts';
 import type { Membership } from './membership.ts';
@@ -60,6 +61,8 @@ export class ClusterWorker {
   #behind: string | undefined;
   #done = 0;
   #closed = false;
+  /** Aborted by kill(): outcomes still waiting for NATS are abandoned. */
+  #stop = new AbortController();
   #wake: (() => void) | undefined;
   #subs: Subscription[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -222,10 +225,13 @@ export class ClusterWorker {
         return;
       }
       this.#free--;
-      void this.#run(msg).finally(() => {
-        this.#free++;
-        this.#wake?.();
-      });
+      void this.#run(msg)
+        // #run answers every job itself; anything escaping it is a defect, logged, never the worker's end.
+        .catch((err: unknown) => this.deps.log.error({ err }, 'cluster job ended with an unexpected error'))
+        .finally(() => {
+          this.#free++;
+          this.#wake?.();
+        });
     }
   }
 
@@ -280,7 +286,8 @@ export class ClusterWorker {
     return c;
   }
 
-  async #publish(job: Job, outcome: Outcome): Promise<void> {
+  /** One copy of the outcome to the fronts (a core publish: nothing waits for it). */
+  #send(job: Job, outcome: Outcome): void {
     try {
       this.c.nc.publish(this.c.names.outcome(job.key), encode(outcome));
     } catch (err) {
@@ -295,7 +302,20 @@ export class ClusterWorker {
         } satisfies Outcome),
       );
     }
-    await this.c.nc.flush();
+  }
+
+  /**
+   * Answers the job and acknowledges it, across a NATS outage (deliver.ts): the outcome is
+   * sent until the server has it or the job's deadline passes. A job whose outcome could not
+   * be sent is handed back (nak: redelivered, answered from the shared cache or run again).
+   */
+  async #answer(job: Job, outcome: Outcome, msg: JsMsg): Promise<boolean> {
+    const line = { nc: this.c.nc, connected: () => this.deps.health.connected() };
+    const delivered = await deliverOutcome(line, () => this.#send(job, outcome), job.deadlineAt, this.#stop.signal);
+    if (this.#stop.signal.aborted) return false; // killed: acknowledge nothing
+    if (delivered) msg.ack();
+    else msg.nak();
+    return delivered;
   }
 
   async #run(msg: JsMsg): Promise<void> {
@@ -307,8 +327,7 @@ export class ClusterWorker {
     const consumer = this.c.names.consumerOf(msg.subject);
     if (msg.info.deliveryCount > 1) this.deps.observer?.redelivered();
     const fail = async (code: ServiceError['code'], message: string) => {
-      await this.#publish(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } });
-      msg.ack();
+      await this.#answer(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } }, msg);
     };
     if (this.#cancelled.delete(job.id)) return fail('cancelled', 'cancelled before it started');
     const remainingMs = job.deadlineAt - Date.now();
@@ -320,14 +339,7 @@ export class ClusterWorker {
       const result =
         e && e.operation === 'PUT' ? decodeAs(cachedResult, 'cached result', e.value, this.c.drop) : undefined;
       if (result) {
-        await this.#publish(job, {
-          job: job.id,
-          status: 'ok',
-          result,
-          cacheable: true,
-          worker: this.nodeId,
-        });
-        msg.ack();
+        await this.#answer(job, { job: job.id, status: 'ok', result, cacheable: true, worker: this.nodeId }, msg);
         return;
       }
     }
@@ -345,8 +357,7 @@ export class ClusterWorker {
           .put(job.key, encode(outcome.result))
           .catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
       if (this.#closed && ctrl.signal.aborted) return; // killed: leave the job to be redelivered
-      await this.#publish(job, outcome);
-      msg.ack();
+      if (!(await this.#answer(job, outcome, msg))) return;
       this.#done++;
       await this.#releaseClaim(job);
     } finally {
@@ -411,6 +422,7 @@ export class ClusterWorker {
   /** Like a crash: stop at once, answer nothing, acknowledge nothing (tests, and shutdown past the drain timeout). */
   kill(): void {
     this.#closed = true;
+    this.#stop.abort();
     clearInterval(this.#timer);
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
