@@ -114,6 +114,8 @@ export class ClusterFront implements Executor {
         { reason: `JetStream has not answered for ${js.last_ok_ms} ms: ${js.error}` },
         { retryAfter: 2 },
       );
+    const missing = this.c.resources.missing();
+    if (missing) throw serviceError('overloaded', 'cluster_claim', { reason: missing }, { retryAfter: 2 });
     const can = this.members.capability(p.env.name, needsLean);
     if (can === 'no-workers') throw serviceError('overloaded', 'cluster_no_workers', {}, { retryAfter: 2 });
     if (can === 'not-here')
@@ -183,6 +185,7 @@ export class ClusterFront implements Executor {
       const [cached, claim] = await Promise.all([
         this.#shared(p.key),
         this.claims.claim(p.key, job).catch((err: unknown) => {
+          this.opts.health.jetstreamFailed(err);
           throw serviceError('overloaded', 'cluster_claim', { reason: (err as Error).message }, { retryAfter: 2 });
         }),
       ]);
@@ -240,6 +243,7 @@ export class ClusterFront implements Executor {
       await ensureConsumer(this.c, subject);
       seq = (await js.publish(subject, data, { msgID: job.id, timeout: this.c.config.publishTimeoutMs })).seq;
     } catch (err) {
+      this.opts.health.jetstreamFailed(err);
       await this.claims.release(job.key, claim);
       throw serviceError('overloaded', 'cluster_queue', { reason: (err as Error).message }, { retryAfter: 2 });
     }

@@ -70,6 +70,8 @@ export const heartbeatSchema = z.object({
   environments: z.record(z.string(), z.boolean()),
   /** Jobs finished since start. */
   done: z.number(),
+  /** How long the oldest job running now has run, ms (absent: none running, or a worker from before this field). */
+  oldestJobMs: z.number().nonnegative().optional(),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 

@@ -31,7 +31,12 @@ export interface WorkerDeps {
   /** Jobs run at once (src/cluster/config.ts effectiveSlots). */
   slots: number;
   health: ConnectionHealth;
-  observer?: { redelivered(): void; ran(tool: string, environment: string, status: string, seconds: number): void };
+  observer?: {
+    redelivered(): void;
+    ran(tool: string, environment: string, status: string, seconds: number): void;
+    /** From the front queueing the job to this worker starting it. */
+    waited(environment: string, seconds: number): void;
+  };
   /** The session pools per environment and canonical header (LeanBackend.stats): the headers held warm right now. */
   pools?: () => Record<string, { headers?: Record<string, { warm: number; busy: number; starting: number }> }>;
 }
@@ -39,6 +44,8 @@ export interface WorkerDeps {
 interface Running {
   ctrl: AbortController;
   consumer: string;
+  /** performance.now() when it started here. */
+  startedAt: number;
 }
 
 /** Polls for work this often when idle (kicks wake it at once for new jobs; polls catch redeliveries and steals). */
@@ -50,6 +57,8 @@ export class ClusterWorker {
   /** Keys held warm, most recent first (`<env token>.<hash>` → key). */
   #warm = new Map<string, WorkKey>();
   #consumers = new Map<string, Consumer>();
+  /** The resources' generation the consumer handles belong to. */
+  #generation = 0;
   /** Since when a consumer has had work waiting that we did not take (for stealing). */
   #waitingSince = new Map<string, number>();
   #cancelled = new Set<string>();
@@ -122,7 +131,11 @@ export class ClusterWorker {
   #heartbeat(): void {
     if (this.#closed) return;
     const running: Record<string, number> = {};
-    for (const r of this.#running.values()) running[r.consumer] = (running[r.consumer] ?? 0) + 1;
+    let oldest = Infinity;
+    for (const r of this.#running.values()) {
+      running[r.consumer] = (running[r.consumer] ?? 0) + 1;
+      oldest = Math.min(oldest, r.startedAt);
+    }
     const hb: Heartbeat = {
       node: this.nodeId,
       at: Date.now(),
@@ -132,6 +145,7 @@ export class ClusterWorker {
       running,
       done: this.#done,
       environments: this.#environments(),
+      ...(oldest < Infinity ? { oldestJobMs: Math.round(performance.now() - oldest) } : {}),
     };
     this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
   }
@@ -210,6 +224,8 @@ export class ClusterWorker {
         msg = await this.#pullOne();
       } catch (err) {
         if (this.#closed) return;
+        // A consumer may have gone with a lost stream (resources.ts recreates it): fetch the handles anew.
+        this.#consumers.clear();
         this.deps.health.jetstreamFailed(err);
         this.deps.log.warn({ err }, 'cluster pull failed; retrying');
         await this.#idle(500);
@@ -278,6 +294,10 @@ export class ClusterWorker {
   }
 
   async #consumer(name: string): Promise<Consumer> {
+    if (this.#generation !== this.c.resources.generation) {
+      this.#consumers.clear();
+      this.#generation = this.c.resources.generation;
+    }
     let c = this.#consumers.get(name);
     if (!c) {
       c = await this.c.js.consumers.get(this.c.names.stream, name);
@@ -344,7 +364,10 @@ export class ClusterWorker {
       }
     }
     const ctrl = new AbortController();
-    this.#running.set(job.id, { ctrl, consumer });
+    this.#running.set(job.id, { ctrl, consumer, startedAt: performance.now() });
+    // Queued (by the front's clock: deadlineAt less the deadline) until started here, redeliveries included.
+    const queuedAt = job.deadlineAt - job.deadlineSeconds * 1000;
+    this.deps.observer?.waited(job.environment, Math.max(0, Date.now() - queuedAt) / 1000);
     // Tell JetStream we are alive while the job runs, so ack_wait only catches dead workers.
     const working = setInterval(() => msg.working(), Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3));
     const t0 = performance.now();

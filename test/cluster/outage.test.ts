@@ -81,6 +81,15 @@ if (bin) {
     });
     await until(() => workersSeen(front) === 1, 10_000, 'the worker in membership');
     t.equal((await front.inject(post('theorem before : True := trivial\n'))).statusCode, 200);
+    const frontMetrics = (await front.inject({ method: 'GET', url: '/metrics' })).body;
+    t.match(frontMetrics, /lean_tool_cluster_worker_slots\{worker="w"\} 1/, 'per-worker load on the front');
+    t.match(frontMetrics, /lean_tool_cluster_worker_oldest_job_seconds\{worker="w"\} /);
+    const workerMetrics = (await w.inject({ method: 'GET', url: '/metrics' })).body;
+    t.match(
+      workerMetrics,
+      /lean_tool_cluster_queue_wait_seconds_count\{environment="lean-test"\} 1/,
+      'queue wait on the worker',
+    );
     await nats.kill();
     await nats.restart({ emptyStore: true });
     await until(isReady(front), 15_000, 'the front ready again');
