@@ -91,6 +91,9 @@ export const claimSchema = z.object({
 });
 export type Claim = z.infer<typeof claimSchema>;
 
+/** A front back on NATS after an outage: the cache keys whose outcome it still waits for (deliver.ts). */
+export const frontBackSchema = z.object({ keys: z.array(z.string()) });
+
 export const maxDeliveriesAdvisory = z.object({ stream_seq: z.number() }).loose();
 
 const enc = new TextEncoder();

@@ -15,7 +15,7 @@ import type { Log } from '../log.ts';
 import type { ToolTable } from '../tools/types.ts';
 import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
-import { deliverOutcome } from './deliver.ts';
+import { OutcomeCourier } from './deliver.ts';
 import { executeJob } from './execute.ts';
 import type { ConnectionHealth } from './health.ts';
 import type { Membership } from './membership.ts';
@@ -79,6 +79,7 @@ export class ClusterWorker {
   readonly #warmLimit: number;
   readonly #pulls: PullPlanner;
   readonly #claims: ClaimBook;
+  readonly #courier: OutcomeCourier;
 
   constructor(
     private readonly c: ClusterConnection,
@@ -90,6 +91,12 @@ export class ClusterWorker {
     this.#warmLimit = Math.max(1, deps.slots);
     this.#pulls = new PullPlanner(c, members);
     this.#claims = new ClaimBook(c, nodeId);
+    this.#courier = new OutcomeCourier({
+      nc: c.nc,
+      connected: () => deps.health.connected(),
+      frontBack: c.names.frontBack,
+      drop: c.drop,
+    });
   }
 
   start(): void {
@@ -306,10 +313,15 @@ export class ClusterWorker {
     return c;
   }
 
-  /** One copy of the outcome to the fronts (a core publish: nothing waits for it). */
-  #send(job: Job, outcome: Outcome): void {
+  /** The outcome as it travels, and a way to send one copy to the fronts (a core publish: nothing waits for it). */
+  #letter(job: Job, outcome: Outcome): { send: () => void; bytes: number } {
+    const data = encode(outcome);
+    return { send: () => this.#send(job, data), bytes: data.length };
+  }
+
+  #send(job: Job, data: Uint8Array): void {
     try {
-      this.c.nc.publish(this.c.names.outcome(job.key), encode(outcome));
+      this.c.nc.publish(this.c.names.outcome(job.key), data);
     } catch (err) {
       // Most likely larger than the server's max_payload: the front must still get an answer.
       this.c.nc.publish(
@@ -330,8 +342,8 @@ export class ClusterWorker {
    * be sent is handed back (nak: redelivered, answered from the shared cache or run again).
    */
   async #answer(job: Job, outcome: Outcome, msg: JsMsg): Promise<boolean> {
-    const line = { nc: this.c.nc, connected: () => this.deps.health.connected() };
-    const delivered = await deliverOutcome(line, () => this.#send(job, outcome), job.deadlineAt, this.#stop.signal);
+    const { send, bytes } = this.#letter(job, outcome);
+    const delivered = await this.#courier.deliver(job.key, send, bytes, job.deadlineAt, this.#stop.signal);
     if (this.#stop.signal.aborted) return false; // killed: acknowledge nothing
     if (delivered) msg.ack();
     else msg.nak();
@@ -428,6 +440,7 @@ export class ClusterWorker {
       free: this.#free,
       warm: [...this.#warmKeys().keys()],
       done: this.#done,
+      outcomes_kept: this.#courier.stats(),
     };
   }
 
@@ -440,6 +453,7 @@ export class ClusterWorker {
     for (const s of this.#subs) s.unsubscribe();
     await this.#loop;
     while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
+    this.#courier.close();
   }
 
   /** Like a crash: stop at once, answer nothing, acknowledge nothing (tests, and shutdown past the drain timeout). */
@@ -449,6 +463,7 @@ export class ClusterWorker {
     clearInterval(this.#timer);
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
+    this.#courier.close();
     for (const r of this.#running.values()) r.ctrl.abort(serviceError('cancelled', 'cluster_worker_stopped'));
   }
 }

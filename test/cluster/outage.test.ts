@@ -97,7 +97,8 @@ if (bin) {
     const r = await front.inject(post('theorem fresh : True := trivial\n'));
     t.equal(r.statusCode, 200, `a request runs on the rebuilt stream: ${r.body}`);
     t.same(infos(r.body), ['w']);
-    const status = (await front.inject({ method: 'GET', url: '/v1/status' })).json();
-    t.ok(status.cluster.resources.rebuilt >= 1, 'the front says it recreated the lost resources');
+    // Whichever node saw the loss first recreated them (the other then found them).
+    const rebuilt = (app: FastifyInstance) => (app.cluster!.status().resources as { rebuilt: number }).rebuilt;
+    t.ok(rebuilt(front) + rebuilt(w) >= 1, 'a node says it recreated the lost resources');
   });
 }
