@@ -40,10 +40,10 @@ export const configSchema = z.strictObject({
       /**
        * On SIGTERM, how long readiness answers 503 while the daemon still accepts and serves
        * everything, before it stops accepting and drains: the time a load balancer needs to
-       * see the 503 and route elsewhere. Unset: CLUSTER_SHUTDOWN_DELAY_MS with a NATS URL (a node
+       * see the 503 and route elsewhere. null: CLUSTER_SHUTDOWN_DELAY_MS with a NATS URL (a node
        * behind a load balancer), else 0 (SIGINT never waits).
        */
-      shutdownDelayMs: z.number().int().nonnegative().optional(),
+      shutdownDelayMs: z.number().int().nonnegative().nullable().default(null),
       /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
       requestTimeoutMs: z.number().int().positive().default(60_000),
       /** Headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
