@@ -5,7 +5,7 @@
  * the same port and store (or an empty store with `--empty-store`). Prints, as JSON: the
  * workers still alive, each request's status and when it was answered after NATS returned,
  * and the status of requests sent after. `node --import tsx bench/cluster-outage.ts 10 4`
- * (outage seconds, workers).
+ * (outage seconds, workers; `--idle`: no job running when NATS goes).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -19,6 +19,8 @@ import { TS_LOADER } from '../test/ts-loader.ts';
 const OUTAGE_S = Number(process.argv[2] ?? 10);
 const WORKERS = Number(process.argv[3] ?? 4);
 const EMPTY = process.argv.includes('--empty-store');
+/** No job running when NATS goes (the lost-state case alone). */
+const IDLE = process.argv.includes('--idle');
 const JOB_MS = 2000;
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '../test/cluster/worker-child.ts');
 
@@ -44,12 +46,12 @@ const post = (content: string) => postCheck(content, TEST_ENV, { timeout_seconds
 try {
   await until(() => workersSeen(front) === WORKERS, 60_000, 'the workers');
   let back = 0;
-  const answers = Array.from({ length: WORKERS }, (_x, i) =>
+  const answers = Array.from({ length: IDLE ? 0 : WORKERS }, (_x, i) =>
     front
       .inject(post(`theorem t${i} : True := trivial\n`))
       .then((r) => ({ status: r.statusCode, afterBackMs: Date.now() - back })),
   );
-  await until(() => children.every((c) => c.out.includes('started')), 30_000, 'every worker busy');
+  if (!IDLE) await until(() => children.every((c) => c.out.includes('started')), 30_000, 'every worker busy');
   await nats.kill();
   await new Promise((r) => setTimeout(r, OUTAGE_S * 1000));
   const aliveAtReturn = children.filter((c) => c.child.exitCode === null).length;
@@ -64,9 +66,11 @@ try {
     () => Date.now() - back,
     () => null,
   );
+  const t0 = Date.now();
   const after = await Promise.all(
     Array.from({ length: WORKERS * 2 }, (_x, i) => front.inject(post(`theorem after${i} : True := trivial\n`))),
   );
+  const afterMs = Date.now() - t0;
   console.log(
     JSON.stringify(
       {
@@ -79,6 +83,8 @@ try {
         inFlight: results,
         frontReadyAfterMs: readyAfterMs,
         afterStatuses: after.map((r) => r.statusCode),
+        afterMs,
+        afterError: after.find((r) => r.statusCode !== 200)?.json().error?.message,
         load: os.loadavg().map((l) => Math.round(l * 100) / 100),
         workerErrors: children.map((c) => c.err.split('\n').find((l) => /Error/.test(l)) ?? ''),
       },
