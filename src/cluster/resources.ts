@@ -13,7 +13,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { Log } from '../log.ts';
 import type { ClusterConnection } from './connection.ts';
 
-/** Between attempts while JetStream cannot be asked or the resources cannot be made. */
+/** Between attempts to recreate resources known lost. */
 const RETRY_MS = 1000;
 
 const notFound = (err: unknown) => err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
@@ -60,9 +60,10 @@ export class JetStreamResources {
         this.#rebuilt++;
         this.log.info({ lost }, 'JetStream resources recreated');
       } catch (err) {
-        // JetStream unreachable (readiness already says so) or refusing the creation: try again.
-        if (this.#missing)
-          this.#missing = `${this.#missing.replace(/: recreating.*$/, '')}: recreating failed: ${(err as Error).message}`;
+        // JetStream not answering, nothing known lost: readiness already says so, and the next
+        // failed call or reconnect asks again. Known lost: keep trying to recreate them.
+        if (!this.#missing) return;
+        this.#missing = `${this.#missing.replace(/: recreating.*$/, '')}: recreating failed: ${(err as Error).message}`;
         await sleep(RETRY_MS);
       }
     }
