@@ -13,6 +13,8 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { Log } from '../log.ts';
 import type { ClusterConnection } from './connection.ts';
 
+/** The random wait before creating what is lost (another node may be creating it). */
+const CREATE_JITTER_MS = 1000;
 /** Between attempts to recreate resources known lost. */
 const RETRY_MS = 1000;
 
@@ -47,7 +49,7 @@ export class JetStreamResources {
   async #check(): Promise<void> {
     while (!this.#closed && !this.c.nc.isClosed()) {
       try {
-        const lost = await this.#lost();
+        const lost = await this.#afterOthers(await this.#lost());
         if (lost.length === 0) {
           this.#missing = undefined;
           return;
@@ -67,6 +69,19 @@ export class JetStreamResources {
         await sleep(RETRY_MS);
       }
     }
+  }
+
+  /**
+   * Every node notices a loss at about the same moment (the reconnect): each waits a random
+   * while and looks again, so that mostly one creates them. Two creations of one stream at
+   * once are not harmless on nats-server 2.9.10 (Debian's): a stream so made then failed every
+   * publish with "error opening msg block file ... no such file or directory"
+   * (test/cluster/outage.test.ts, 'streams deleted under a connected cluster').
+   */
+  async #afterOthers(lost: string[]): Promise<string[]> {
+    if (lost.length === 0) return lost;
+    await sleep(Math.random() * CREATE_JITTER_MS);
+    return this.#lost();
   }
 
   /** The streams that do not exist (not found, as opposed to JetStream not answering, which throws). */

@@ -9,7 +9,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import t from 'tap';
+import { Names } from '../../src/cluster/names.ts';
 import { TEST_ENV } from '../helpers.ts';
 import { TS_LOADER } from '../ts-loader.ts';
 import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
@@ -100,5 +103,37 @@ if (bin) {
     // Whichever node saw the loss first recreated them (the other then found them).
     const rebuilt = (app: FastifyInstance) => (app.cluster!.status().resources as { rebuilt: number }).rebuilt;
     t.ok(rebuilt(front) + rebuilt(w) >= 1, 'a node says it recreated the lost resources');
+  });
+
+  t.test('streams deleted under a connected cluster: recreated on the next failed JetStream call', async (t) => {
+    const nats = await startNatsServer(bin);
+    const prefix = 'gone';
+    const front = await clusterApp(nats.url, 'f', 'front', { prefix, cluster });
+    const w = await clusterApp(nats.url, 'w', 'worker', { prefix, cluster, check: reportingCheck('w', newRan(), 0) });
+    const nc = await connect({ servers: nats.url });
+    t.teardown(async () => {
+      await nc.close();
+      await front.close();
+      await w.close();
+      await nats.stop();
+    });
+    await until(() => workersSeen(front) === 1, 10_000, 'the worker in membership');
+    t.equal((await front.inject(post('theorem before : True := trivial\n'))).statusCode, 200);
+    const jsm = await jetstreamManager(nc);
+    const names = new Names(prefix);
+    for (const s of [names.stream, `KV_${names.cacheBucket}`, `KV_${names.inflightBucket}`])
+      await jsm.streams.delete(s);
+    // No reconnect here: the first calls that fail (the worker's pulls, a request's claim) make the nodes look.
+    // Until one is answered (the first may be refused while the nodes look); the last body says why if none is.
+    let last = { statusCode: 0, body: '' };
+    const answered = async () => {
+      last = await front.inject(post(`theorem again${Date.now()} : True := trivial\n`));
+      return last.statusCode === 200;
+    };
+    await until(answered, 20_000, 'a request answered again').catch(() => {});
+    t.equal(last.statusCode, 200, last.body);
+    const rebuilt = (app: FastifyInstance) => (app.cluster!.status().resources as { rebuilt: number }).rebuilt;
+    t.ok(rebuilt(front) + rebuilt(w) >= 1, 'a node recreated them');
+    t.ok((await jsm.streams.info(names.stream)).config.subjects.length > 0, 'the work stream exists again');
   });
 }
