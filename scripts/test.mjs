@@ -27,6 +27,7 @@ const OWN_PROCESS = new Set([
   'cluster/affinity.test.ts',
   'cluster/cluster.test.ts',
   'cluster/operator.test.ts',
+  'cluster/outage.test.ts',
   'cluster/readiness.test.ts',
   'cluster/scale.test.ts',
   'cluster/stream.test.ts',

@@ -57,6 +57,8 @@ declare module 'fastify' {
     warmWorkers(): Promise<boolean>;
     /** This daemon's part in a NATS cluster (front and/or worker); undefined on a single machine. */
     cluster: ClusterNode | undefined;
+    /** Readiness answers 503 ("shutting down") from now on; everything else is served as before (main.ts, before close). */
+    unready(): void;
   }
 }
 
@@ -90,7 +92,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { keys, limiter } = admission(config, logger);
   const parts = backends(opts, hostEnv, logger, registry);
   const { metrics, cluster } = await scaleOut(config, logger, { registry, limiter, ...parts });
-  const state = { closing: false };
+  const state = { closing: false, unready: false };
   const { authorize, authorizeListing } = authorizers(keys, state, config.admission.retryAfterSeconds);
   app.decorate('cluster', cluster);
   registerMetrics(app, metrics, (request) => authorize(request));
@@ -111,6 +113,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
   app.decorate('warmWorkers', () => parts.structural.warm());
+  app.decorate('unready', () => {
+    state.unready = true;
+  });
   registerBodyParsers(app, {
     answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
     refusedRaw: (raw) => rawLimitError(raw, config.limits),
@@ -123,7 +128,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   serveHits(front, { config, logger, cache: parts.cache, keys, state, reqIds, metrics, links });
   registerLifecycle(app, config, state, { registry, cluster, ...parts });
   const w = { config, registry, warnings, keys, limiter, cluster, pipeline, links, authorize, authorizeListing };
-  await registerHttp(app, { ...w, ...parts, startedAt, closing: () => state.closing });
+  const unready = () => state.closing || state.unready;
+  await registerHttp(app, { ...w, ...parts, startedAt, closing: () => state.closing, unready });
   return app;
 }
 
@@ -145,6 +151,8 @@ interface Wired {
   authorizeListing: (request: FastifyRequest) => Caller;
   startedAt: number;
   closing: () => boolean;
+  /** Shutting down or about to (readiness only). */
+  unready: () => boolean;
 }
 
 /** Errors, health, docs, the WebSocket channel, the adapters, shared links and the tool routes. */
@@ -153,7 +161,7 @@ async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
   registerNotFound(app);
   registerHealth(app, {
-    closing: w.closing,
+    closing: w.unready,
     ready: () => (cluster ? cluster.readiness() : localReadiness(registry.list())),
   });
   const environments = () => (cluster ? cluster.environments(registry.list()) : registry.list());

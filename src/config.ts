@@ -43,6 +43,13 @@ export const configSchema = z.strictObject({
       cacheStatus: z.boolean().default(false),
       /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
       drainTimeoutMs: z.number().int().nonnegative().default(30_000),
+      /**
+       * On SIGTERM, how long readiness answers 503 while the daemon still accepts and serves
+       * everything, before it stops accepting and drains: the time a load balancer needs to
+       * see the 503 and route elsewhere. null: CLUSTER_SHUTDOWN_DELAY_MS with a NATS URL (a node
+       * behind a load balancer), else 0 (SIGINT never waits).
+       */
+      shutdownDelayMs: z.number().int().nonnegative().nullable().default(null),
       /** Whole request (headers and body) must arrive within this (Node's requestTimeout): stalled uploads get 408 and are closed. */
       requestTimeoutMs: z.number().int().positive().default(60_000),
       /** Headers must arrive within this (Node's headersTimeout; at most requestTimeoutMs). */
@@ -352,4 +359,12 @@ function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.Proce
 
 export function loadConfig(env: NodeJS.ProcessEnv, root = PROJECT_ROOT, opts: LoadOptions = {}): Config {
   return loadConfigFiles(env, root, opts).config;
+}
+
+/** The default of server.shutdownDelayMs on a cluster node: above k8s's readiness probe (deploy/k8s: every 2 s, 2 failures). */
+export const CLUSTER_SHUTDOWN_DELAY_MS = 5_000;
+
+/** server.shutdownDelayMs as it applies to this daemon. */
+export function shutdownDelayMs(config: Config): number {
+  return config.server.shutdownDelayMs ?? (usesNats(config.cluster) ? CLUSTER_SHUTDOWN_DELAY_MS : 0);
 }

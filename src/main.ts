@@ -1,7 +1,8 @@
 /** Process entry: load config, build the app, listen, and drain on SIGTERM/SIGINT. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfigFiles, type Config, type LoadedConfig } from './config.ts';
+import { ConfigError, loadConfigFiles, shutdownDelayMs, type Config, type LoadedConfig } from './config.ts';
 import { listenErrorLine } from './server/listen-error.ts';
 
 const WARM_WORKERS_AFTER_MS = 300;
@@ -22,6 +23,20 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   await listen(app, config);
+  keepRunningOnStrayRejections(app);
+}
+
+/**
+ * Once serving, a promise rejected with no handler (a background task's failure: a NATS
+ * call during an outage, a best-effort publish) is logged as an error and the daemon keeps
+ * serving, instead of Node's default of exiting: one lost background task must not end
+ * every request in flight and, on a cluster worker, take its slots out until someone
+ * restarts it. Before this point (start-up) a rejection still ends the process.
+ */
+function keepRunningOnStrayRejections(app: FastifyInstance): void {
+  process.on('unhandledRejection', (reason) => {
+    app.log.error({ err: reason }, 'unhandled promise rejection (a defect: logged, the daemon keeps serving)');
+  });
 }
 
 function configOrExit(): LoadedConfig {
@@ -35,12 +50,24 @@ function configOrExit(): LoadedConfig {
   }
 }
 
-/** The signal handler: no new requests, in-flight ones finish (up to the drain timeout), then exit. */
+/**
+ * The signal handler. SIGTERM first turns readiness to 503 and keeps serving everything for
+ * server.shutdownDelayMs, so a load balancer routes elsewhere before anything is refused; then
+ * (and at once on SIGINT, or on a second signal) no new requests, in-flight ones finish (up to
+ * the drain timeout), then exit.
+ */
 function drain(app: FastifyInstance, config: Config): (signal: string) => Promise<void> {
   let stopping = false;
+  const delay = new AbortController();
   return async (signal) => {
-    if (stopping) return;
+    if (stopping) return delay.abort();
     stopping = true;
+    const ms = signal === 'SIGTERM' ? shutdownDelayMs(config) : 0;
+    if (ms > 0) {
+      app.unready();
+      app.log.info({ signal, shutdownDelayMs: ms }, 'shutting down: readiness 503, still serving until the delay ends');
+      await sleep(ms, undefined, { signal: delay.signal }).catch(() => {});
+    }
     app.log.info({ signal }, 'draining: no new requests; waiting for in-flight ones');
     const force = setTimeout(() => {
       app.log.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain timeout; exiting with requests unfinished');

@@ -17,6 +17,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterConfig } from './config.ts';
 import type { DropReporter } from './messages.ts';
 import { Names } from './names.ts';
+import { JetStreamResources } from './resources.ts';
+import type { Log } from '../log.ts';
 
 export interface ClusterConnection {
   nc: NatsConnection;
@@ -30,11 +32,18 @@ export interface ClusterConnection {
   drop: DropReporter;
   /** The work subjects whose durable consumer is known to exist (created by us or found). */
   ensured: Set<string>;
+  /** The stream and buckets above, recreated when NATS lost them (resources.ts). */
+  resources: JetStreamResources;
 }
 
 const nanos = (ms: number) => Math.round(ms * 1e6);
 
-export async function openCluster(config: ClusterConfig, name: string, drop: DropReporter): Promise<ClusterConnection> {
+export async function openCluster(
+  config: ClusterConfig,
+  name: string,
+  drop: DropReporter,
+  log: Log,
+): Promise<ClusterConnection> {
   const servers = (config.natsUrl ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -55,6 +64,23 @@ export async function openCluster(config: ClusterConfig, name: string, drop: Dro
   const jsm = await jetstreamManager(nc, { timeout });
   const js = jetstream(nc, { timeout });
   const names = new Names(config.prefix, config.affinityBuckets);
+  const buckets = await ensureResources(jsm, js, names, config);
+  const c = { nc, js, jsm, names, ...buckets, config, drop, ensured: new Set<string>() } as ClusterConnection;
+  c.resources = new JetStreamResources(
+    c,
+    async (c) => void Object.assign(c, await ensureResources(c.jsm, c.js, c.names, c.config)),
+    log,
+  );
+  return c;
+}
+
+/** The work stream and the two buckets, each created if missing (idempotent); the buckets' handles. */
+async function ensureResources(
+  jsm: JetStreamManager,
+  js: JetStreamClient,
+  names: Names,
+  config: ClusterConfig,
+): Promise<{ cache: KV; inflight: KV }> {
   await ensureStream(jsm, names, config);
   const kvm = new Kvm(js);
   const cache = await kvm.create(names.cacheBucket, {
@@ -65,7 +91,7 @@ export async function openCluster(config: ClusterConfig, name: string, drop: Dro
   // Each claim carries its own expiry (deadline plus margin, checked by waiters); this bucket-wide
   // TTL only sweeps claims nobody asked about again (per-key TTLs need NATS 2.11).
   const inflight = await kvm.create(names.inflightBucket, { ttl: 3600_000, history: 1, replicas: config.replicas });
-  return { nc, js, jsm, names, cache, inflight, config, drop, ensured: new Set() };
+  return { cache, inflight };
 }
 
 async function ensureStream(jsm: JetStreamManager, names: Names, config: ClusterConfig): Promise<void> {

@@ -46,6 +46,8 @@ export class ClusterFront implements Executor {
   #submitted = { warm: 0, fallback: 0, joined: 0 };
   /** Our queued jobs by stream sequence, for JetStream's max-deliveries advisory. */
   #queued = new Map<number, { job: string; key: string }>();
+  /** Cache keys whose outcome a request here waits for, with how many requests. */
+  #waiting = new Map<string, number>();
   #advisories: Subscription;
   readonly claims: ClaimBook;
 
@@ -55,6 +57,7 @@ export class ClusterFront implements Executor {
     private readonly opts: { nodeId: string; log: Log; health: ConnectionHealth; observer?: FrontObserver },
   ) {
     this.claims = new ClaimBook(c, opts.nodeId);
+    void this.#announceReturns().catch(() => {});
     // A job delivered maxDeliver times without an acknowledgement (every worker that took it
     // died or stalled) will not be delivered again: answer it now rather than at the deadline,
     // and remove it from the stream.
@@ -77,6 +80,22 @@ export class ClusterFront implements Executor {
         void c.jsm.streams.deleteMessage(c.names.stream, seq!, false).catch(() => {});
       },
     });
+  }
+
+  /** Back on NATS after an outage: workers send again the outcomes they sent while we were away (deliver.ts). */
+  async #announceReturns(): Promise<void> {
+    for await (const s of this.c.nc.status()) {
+      if (s.type !== 'reconnect' || this.#waiting.size === 0) continue;
+      // Within the server's max_payload (a key is a 64-hex hash): beyond it, the rest wait for their deadline.
+      const room = Math.max(1, Math.floor(((this.c.nc.info?.max_payload ?? 1 << 20) - 1024) / 80));
+      this.c.nc.publish(this.c.names.frontBack, encode({ keys: [...this.#waiting.keys()].slice(0, room) }));
+    }
+  }
+
+  #wait(key: string, n: 1 | -1): void {
+    const k = (this.#waiting.get(key) ?? 0) + n;
+    if (k > 0) this.#waiting.set(key, k);
+    else this.#waiting.delete(key);
   }
 
   async lookup(p: Prepared<ToolName>): Promise<object | undefined> {
@@ -114,6 +133,8 @@ export class ClusterFront implements Executor {
         { reason: `JetStream has not answered for ${js.last_ok_ms} ms: ${js.error}` },
         { retryAfter: 2 },
       );
+    const missing = this.c.resources.missing();
+    if (missing) throw serviceError('overloaded', 'cluster_claim', { reason: missing }, { retryAfter: 2 });
     const can = this.members.capability(p.env.name, needsLean);
     if (can === 'no-workers') throw serviceError('overloaded', 'cluster_no_workers', {}, { retryAfter: 2 });
     if (can === 'not-here')
@@ -178,11 +199,13 @@ export class ClusterFront implements Executor {
     // Listen before looking: an outcome published after this point is seen, one before it is in the cache.
     const outcomes = new Listener<Outcome>(nc, names.outcome(p.key), outcomeSchema, 'outcome', this.c.drop);
     let progressSub: Listener<ProgressEvent> | undefined;
+    this.#wait(p.key, 1);
     try {
       // Both at once (one round trip): a result that appeared meanwhile wins over our claim.
       const [cached, claim] = await Promise.all([
         this.#shared(p.key),
         this.claims.claim(p.key, job).catch((err: unknown) => {
+          this.opts.health.jetstreamFailed(err);
           throw serviceError('overloaded', 'cluster_claim', { reason: (err as Error).message }, { retryAfter: 2 });
         }),
       ]);
@@ -200,6 +223,7 @@ export class ClusterFront implements Executor {
       }
       return await this.#submit(job, data, subject, warm, claim, outcomes, ctx.signal);
     } finally {
+      this.#wait(p.key, -1);
       outcomes.close();
       progressSub?.close();
     }
@@ -240,6 +264,7 @@ export class ClusterFront implements Executor {
       await ensureConsumer(this.c, subject);
       seq = (await js.publish(subject, data, { msgID: job.id, timeout: this.c.config.publishTimeoutMs })).seq;
     } catch (err) {
+      this.opts.health.jetstreamFailed(err);
       await this.claims.release(job.key, claim);
       throw serviceError('overloaded', 'cluster_queue', { reason: (err as Error).message }, { retryAfter: 2 });
     }

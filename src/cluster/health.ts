@@ -29,6 +29,8 @@ export class ConnectionHealth {
     private readonly jsm: JetStreamManager,
     private readonly log: Log,
     private readonly observer: ConnectionObserver | undefined,
+    /** Told of every failed JetStream call (the lost-resources check, resources.ts). */
+    private readonly onFailure: () => void = () => {},
     /** JetStream unanswered this long counts as down. */
     private readonly staleMs = 3000,
   ) {
@@ -58,6 +60,7 @@ export class ConnectionHealth {
 
   jetstreamFailed(err: unknown): void {
     this.#jsError = (err as Error).message;
+    this.onFailure();
   }
 
   async #probe(): Promise<void> {

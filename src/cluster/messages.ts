@@ -70,6 +70,8 @@ export const heartbeatSchema = z.object({
   environments: z.record(z.string(), z.boolean()),
   /** Jobs finished since start. */
   done: z.number(),
+  /** How long the oldest job running now has run, ms (absent: none running, or a worker from before this field). */
+  oldestJobMs: z.number().nonnegative().optional(),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 
@@ -88,6 +90,9 @@ export const claimSchema = z.object({
   queued: z.boolean(),
 });
 export type Claim = z.infer<typeof claimSchema>;
+
+/** A front back on NATS after an outage: the cache keys whose outcome it still waits for (deliver.ts). */
+export const frontBackSchema = z.object({ keys: z.array(z.string()) });
 
 export const maxDeliveriesAdvisory = z.object({ stream_seq: z.number() }).loose();
 

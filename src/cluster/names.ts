@@ -121,4 +121,8 @@ export class Names {
   get kick() {
     return `${this.prefix}.kick`;
   }
+  /** Published by a front that reconnected to NATS: workers send again the outcomes it may have missed (deliver.ts). */
+  get frontBack() {
+    return `${this.prefix}.front.back`;
+  }
 }

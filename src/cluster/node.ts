@@ -64,7 +64,7 @@ export class ClusterNode {
     log: Log,
   ) {
     const role = deps.config.role;
-    this.health = new ConnectionHealth(c.nc, c.jsm, log, deps.connectionObserver);
+    this.health = new ConnectionHealth(c.nc, c.jsm, log, deps.connectionObserver, () => c.resources.verify());
     if (role !== 'worker')
       this.front = new ClusterFront(c, members, {
         nodeId,
@@ -126,7 +126,7 @@ export class ClusterNode {
       }
       lastLogged.set(kind, l);
     };
-    const c = await openCluster(deps.config, nodeId, drop);
+    const c = await openCluster(deps.config, nodeId, drop, log);
     const node = new ClusterNode(nodeId, c, new Membership(c), deps, log);
     const maxPayload = c.nc.info?.max_payload;
     if (node.front && deps.bodyLimitBytes && maxPayload !== undefined && maxPayload < deps.bodyLimitBytes)
@@ -189,6 +189,7 @@ export class ClusterNode {
       role: this.c.config.role,
       connected: this.health.connected(),
       jetstream: this.health.jetstream(),
+      resourcesMissing: this.c.resources.missing(),
       liveWorkers: this.members.live().length,
       workersPerEnvironment: perEnv,
       servedEver: this.#servedEver,
@@ -206,6 +207,12 @@ export class ClusterNode {
       liveWorkerCount: this.members.live().length,
       freeSlots: this.members.live().reduce((a, m) => a + Math.max(0, m.slots - m.busy), 0),
       claimsHeld: this.front?.claims.held() ?? 0,
+      // Per worker on fronts only (every node sees the heartbeats; one exporter kind avoids double counting).
+      workers: this.front
+        ? this.members
+            .live()
+            .map((m) => ({ node: m.node, slots: m.slots, busy: m.busy, oldestJobMs: m.oldestJobMs ?? 0 }))
+        : [],
     };
   }
 
@@ -217,6 +224,7 @@ export class ClusterNode {
       max_payload: this.c.nc.info?.max_payload,
       jetstream: this.health.jetstream(),
       connection_events: this.health.events(),
+      resources: this.c.resources.stats(),
       // The same verdict as /health/ready: `connected` alone said nothing of workers (issue 24).
       readiness: (({ ready, reasons }) => ({ ready, reasons }))(this.readiness()),
       ...(this.front ? { submitted: this.front.stats() } : {}),
@@ -227,6 +235,7 @@ export class ClusterNode {
         busy: m.busy,
         warm: m.warm,
         done: m.done,
+        oldest_job_ms: m.oldestJobMs ?? 0,
         environments: m.environments,
         last_heartbeat_ms: Date.now() - m.seenAt,
       })),
@@ -238,6 +247,7 @@ export class ClusterNode {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.health.close();
+    this.c.resources.close();
     this.searchLeases?.close();
     await this.worker?.close();
     this.front?.close();
@@ -249,6 +259,7 @@ export class ClusterNode {
   async kill(): Promise<void> {
     clearInterval(this.#timer);
     this.health.close();
+    this.c.resources.close();
     this.searchLeases?.close();
     this.worker?.kill();
     this.members.close();

@@ -22,6 +22,8 @@ export interface ReadinessInputs {
   role: Role;
   connected: boolean;
   jetstream: { ok: boolean; error?: string; last_ok_ms: number };
+  /** Why the stream or buckets are not usable (lost with NATS's store, being recreated), if so. */
+  resourcesMissing?: string | undefined;
   liveWorkers: number;
   /** Live workers per environment that can run Lean for it. */
   workersPerEnvironment: Record<string, number>;
@@ -37,6 +39,7 @@ export function readiness(s: ReadinessInputs): Readiness {
     reasons.push(
       `JetStream has not answered for ${s.jetstream.last_ok_ms} ms${s.jetstream.error ? `: ${s.jetstream.error}` : ''}`,
     );
+  else if (s.resourcesMissing) reasons.push(s.resourcesMissing);
   if (s.role !== 'worker') {
     if (s.liveWorkers === 0) reasons.push('no live worker in the cluster');
     for (const env of s.servedEver)
@@ -50,6 +53,7 @@ export function readiness(s: ReadinessInputs): Readiness {
     checks: {
       nats: s.connected,
       jetstream: s.jetstream,
+      ...(s.resourcesMissing ? { jetstream_resources: s.resourcesMissing } : {}),
       ...(s.role !== 'worker' ? { live_workers: s.liveWorkers, workers_per_environment: s.workersPerEnvironment } : {}),
       ...(s.role !== 'front' ? { local_lean: s.localLean } : {}),
     },

@@ -40,7 +40,10 @@ export class SearchLeases {
         if (err) return;
         const req = decodeAs(searchRequestSchema, 'search lease', msg.data, c.drop);
         if (!req) return;
-        void this.#handle(req).then((reply) => msg.respond(encode(reply)));
+        // #handle answers every failure; the reply is best effort (the front's request times out if NATS drops it).
+        void this.#handle(req)
+          .then((reply) => msg.respond(encode(reply)))
+          .catch(() => {});
       },
     });
     if (deps.idleMs > 0) {

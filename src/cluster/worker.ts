@@ -15,6 +15,7 @@ import type { Log } from '../log.ts';
 import type { ToolTable } from '../tools/types.ts';
 import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
+import { OutcomeCourier } from './deliver.ts';
 import { executeJob } from './execute.ts';
 import type { ConnectionHealth } from './health.ts';
 import type { Membership } from './membership.ts';
@@ -30,7 +31,12 @@ export interface WorkerDeps {
   /** Jobs run at once (src/cluster/config.ts effectiveSlots). */
   slots: number;
   health: ConnectionHealth;
-  observer?: { redelivered(): void; ran(tool: string, environment: string, status: string, seconds: number): void };
+  observer?: {
+    redelivered(): void;
+    ran(tool: string, environment: string, status: string, seconds: number): void;
+    /** From the front queueing the job to this worker starting it. */
+    waited(environment: string, seconds: number): void;
+  };
   /** The session pools per environment and canonical header (LeanBackend.stats): the headers held warm right now. */
   pools?: () => Record<string, { headers?: Record<string, { warm: number; busy: number; starting: number }> }>;
 }
@@ -38,6 +44,8 @@ export interface WorkerDeps {
 interface Running {
   ctrl: AbortController;
   consumer: string;
+  /** performance.now() when it started here. */
+  startedAt: number;
 }
 
 /** Polls for work this often when idle (kicks wake it at once for new jobs; polls catch redeliveries and steals). */
@@ -49,6 +57,8 @@ export class ClusterWorker {
   /** Keys held warm, most recent first (`<env token>.<hash>` → key). */
   #warm = new Map<string, WorkKey>();
   #consumers = new Map<string, Consumer>();
+  /** The resources' generation the consumer handles belong to. */
+  #generation = 0;
   /** Since when a consumer has had work waiting that we did not take (for stealing). */
   #waitingSince = new Map<string, number>();
   #cancelled = new Set<string>();
@@ -60,6 +70,8 @@ export class ClusterWorker {
   #behind: string | undefined;
   #done = 0;
   #closed = false;
+  /** Aborted by kill(): outcomes still waiting for NATS are abandoned. */
+  #stop = new AbortController();
   #wake: (() => void) | undefined;
   #subs: Subscription[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -67,6 +79,7 @@ export class ClusterWorker {
   readonly #warmLimit: number;
   readonly #pulls: PullPlanner;
   readonly #claims: ClaimBook;
+  readonly #courier: OutcomeCourier;
 
   constructor(
     private readonly c: ClusterConnection,
@@ -78,6 +91,12 @@ export class ClusterWorker {
     this.#warmLimit = Math.max(1, deps.slots);
     this.#pulls = new PullPlanner(c, members);
     this.#claims = new ClaimBook(c, nodeId);
+    this.#courier = new OutcomeCourier({
+      nc: c.nc,
+      connected: () => deps.health.connected(),
+      frontBack: c.names.frontBack,
+      drop: c.drop,
+    });
   }
 
   start(): void {
@@ -119,7 +138,11 @@ export class ClusterWorker {
   #heartbeat(): void {
     if (this.#closed) return;
     const running: Record<string, number> = {};
-    for (const r of this.#running.values()) running[r.consumer] = (running[r.consumer] ?? 0) + 1;
+    let oldest = Infinity;
+    for (const r of this.#running.values()) {
+      running[r.consumer] = (running[r.consumer] ?? 0) + 1;
+      oldest = Math.min(oldest, r.startedAt);
+    }
     const hb: Heartbeat = {
       node: this.nodeId,
       at: Date.now(),
@@ -129,6 +152,7 @@ export class ClusterWorker {
       running,
       done: this.#done,
       environments: this.#environments(),
+      ...(oldest < Infinity ? { oldestJobMs: Math.round(performance.now() - oldest) } : {}),
     };
     this.c.nc.publish(this.c.names.heartbeat(this.nodeId), encode(hb));
   }
@@ -207,6 +231,8 @@ export class ClusterWorker {
         msg = await this.#pullOne();
       } catch (err) {
         if (this.#closed) return;
+        // A consumer may have gone with a lost stream (resources.ts recreates it): fetch the handles anew.
+        this.#consumers.clear();
         this.deps.health.jetstreamFailed(err);
         this.deps.log.warn({ err }, 'cluster pull failed; retrying');
         await this.#idle(500);
@@ -222,10 +248,13 @@ export class ClusterWorker {
         return;
       }
       this.#free--;
-      void this.#run(msg).finally(() => {
-        this.#free++;
-        this.#wake?.();
-      });
+      void this.#run(msg)
+        // #run answers every job itself; anything escaping it is a defect, logged, never the worker's end.
+        .catch((err: unknown) => this.deps.log.error({ err }, 'cluster job ended with an unexpected error'))
+        .finally(() => {
+          this.#free++;
+          this.#wake?.();
+        });
     }
   }
 
@@ -272,6 +301,10 @@ export class ClusterWorker {
   }
 
   async #consumer(name: string): Promise<Consumer> {
+    if (this.#generation !== this.c.resources.generation) {
+      this.#consumers.clear();
+      this.#generation = this.c.resources.generation;
+    }
     let c = this.#consumers.get(name);
     if (!c) {
       c = await this.c.js.consumers.get(this.c.names.stream, name);
@@ -280,9 +313,15 @@ export class ClusterWorker {
     return c;
   }
 
-  async #publish(job: Job, outcome: Outcome): Promise<void> {
+  /** The outcome as it travels, and a way to send one copy to the fronts (a core publish: nothing waits for it). */
+  #letter(job: Job, outcome: Outcome): { send: () => void; bytes: number } {
+    const data = encode(outcome);
+    return { send: () => this.#send(job, data), bytes: data.length };
+  }
+
+  #send(job: Job, data: Uint8Array): void {
     try {
-      this.c.nc.publish(this.c.names.outcome(job.key), encode(outcome));
+      this.c.nc.publish(this.c.names.outcome(job.key), data);
     } catch (err) {
       // Most likely larger than the server's max_payload: the front must still get an answer.
       this.c.nc.publish(
@@ -295,7 +334,20 @@ export class ClusterWorker {
         } satisfies Outcome),
       );
     }
-    await this.c.nc.flush();
+  }
+
+  /**
+   * Answers the job and acknowledges it, across a NATS outage (deliver.ts): the outcome is
+   * sent until the server has it or the job's deadline passes. A job whose outcome could not
+   * be sent is handed back (nak: redelivered, answered from the shared cache or run again).
+   */
+  async #answer(job: Job, outcome: Outcome, msg: JsMsg): Promise<boolean> {
+    const { send, bytes } = this.#letter(job, outcome);
+    const delivered = await this.#courier.deliver(job.key, send, bytes, job.deadlineAt, this.#stop.signal);
+    if (this.#stop.signal.aborted) return false; // killed: acknowledge nothing
+    if (delivered) msg.ack();
+    else msg.nak();
+    return delivered;
   }
 
   async #run(msg: JsMsg): Promise<void> {
@@ -307,8 +359,7 @@ export class ClusterWorker {
     const consumer = this.c.names.consumerOf(msg.subject);
     if (msg.info.deliveryCount > 1) this.deps.observer?.redelivered();
     const fail = async (code: ServiceError['code'], message: string) => {
-      await this.#publish(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } });
-      msg.ack();
+      await this.#answer(job, { job: job.id, status: 'error', worker: this.nodeId, error: { code, message } }, msg);
     };
     if (this.#cancelled.delete(job.id)) return fail('cancelled', 'cancelled before it started');
     const remainingMs = job.deadlineAt - Date.now();
@@ -320,19 +371,15 @@ export class ClusterWorker {
       const result =
         e && e.operation === 'PUT' ? decodeAs(cachedResult, 'cached result', e.value, this.c.drop) : undefined;
       if (result) {
-        await this.#publish(job, {
-          job: job.id,
-          status: 'ok',
-          result,
-          cacheable: true,
-          worker: this.nodeId,
-        });
-        msg.ack();
+        await this.#answer(job, { job: job.id, status: 'ok', result, cacheable: true, worker: this.nodeId }, msg);
         return;
       }
     }
     const ctrl = new AbortController();
-    this.#running.set(job.id, { ctrl, consumer });
+    this.#running.set(job.id, { ctrl, consumer, startedAt: performance.now() });
+    // Queued (by the front's clock: deadlineAt less the deadline) until started here, redeliveries included.
+    const queuedAt = job.deadlineAt - job.deadlineSeconds * 1000;
+    this.deps.observer?.waited(job.environment, Math.max(0, Date.now() - queuedAt) / 1000);
     // Tell JetStream we are alive while the job runs, so ack_wait only catches dead workers.
     const working = setInterval(() => msg.working(), Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3));
     const t0 = performance.now();
@@ -345,8 +392,7 @@ export class ClusterWorker {
           .put(job.key, encode(outcome.result))
           .catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
       if (this.#closed && ctrl.signal.aborted) return; // killed: leave the job to be redelivered
-      await this.#publish(job, outcome);
-      msg.ack();
+      if (!(await this.#answer(job, outcome, msg))) return;
       this.#done++;
       await this.#releaseClaim(job);
     } finally {
@@ -394,6 +440,7 @@ export class ClusterWorker {
       free: this.#free,
       warm: [...this.#warmKeys().keys()],
       done: this.#done,
+      outcomes_kept: this.#courier.stats(),
     };
   }
 
@@ -406,14 +453,17 @@ export class ClusterWorker {
     for (const s of this.#subs) s.unsubscribe();
     await this.#loop;
     while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
+    this.#courier.close();
   }
 
   /** Like a crash: stop at once, answer nothing, acknowledge nothing (tests, and shutdown past the drain timeout). */
   kill(): void {
     this.#closed = true;
+    this.#stop.abort();
     clearInterval(this.#timer);
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
+    this.#courier.close();
     for (const r of this.#running.values()) r.ctrl.abort(serviceError('cancelled', 'cluster_worker_stopped'));
   }
 }

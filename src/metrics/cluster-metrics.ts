@@ -14,7 +14,16 @@ export interface ClusterGauges {
   liveWorkerCount: number;
   freeSlots: number;
   claimsHeld: number;
+  /** Live workers by heartbeat (a front's view; empty on workers). */
+  workers: { node: string; slots: number; busy: number; oldestJobMs: number }[];
 }
+
+/**
+ * At most this many workers get series of their own (the busiest first). The `worker` label
+ * is bounded by membership anyway (live workers only, series reset at each scrape); this cap
+ * keeps one scrape bounded even for a very large fleet.
+ */
+export const WORKER_SERIES_LIMIT = 200;
 
 export interface ClusterSources {
   queues?: () => { subject: string; pending: number; inProgress: number }[];
@@ -26,6 +35,7 @@ export class ClusterMetrics {
   readonly roundTrip: Histogram<'tool' | 'environment'>;
   readonly #redeliveries: Counter;
   readonly #workerJobs: Histogram<'tool' | 'environment' | 'status'>;
+  readonly #queueWait: Histogram<'environment'>;
   readonly #natsEvents: Counter<'event'>;
   readonly #dropped: Counter<'kind'>;
 
@@ -55,6 +65,13 @@ export class ClusterMetrics {
       buckets,
       registers,
     });
+    this.#queueWait = new Histogram({
+      name: 'lean_tool_cluster_queue_wait_seconds',
+      help: "Worker: from the front queueing a job to this worker starting it (front's clock: keep clocks in sync), by environment",
+      labelNames: ['environment'],
+      buckets,
+      registers,
+    });
     this.#natsEvents = new Counter({
       name: 'lean_tool_nats_connection_events_total',
       help: 'NATS connection state changes (disconnect, reconnecting, reconnect, staleConnection, ldm, error, close)',
@@ -67,7 +84,10 @@ export class ClusterMetrics {
       labelNames: ['kind'],
       registers,
     });
-    if (src.cluster) nodeGauges(src.cluster, registers);
+    if (src.cluster) {
+      nodeGauges(src.cluster, registers);
+      workerGauges(src.cluster, registers);
+    }
     if (src.queues) queueDepth(src.queues, registers);
   }
 
@@ -75,6 +95,7 @@ export class ClusterMetrics {
     redelivered: () => this.#redeliveries.inc(),
     ran: (tool: string, environment: string, status: string, seconds: number) =>
       this.#workerJobs.observe({ tool, environment, status }, seconds),
+    waited: (environment: string, seconds: number) => this.#queueWait.observe({ environment }, seconds),
   };
 
   readonly connection = {
@@ -144,4 +165,27 @@ function nodeGauges(read: () => ClusterGauges | undefined, registers: Registry[]
       this.set(read()?.claimsHeld ?? 0);
     },
   });
+}
+
+/** Per live worker, from its heartbeats (fronts): load and the age of its oldest running job. */
+function workerGauges(read: () => ClusterGauges | undefined, registers: Registry[]): void {
+  const workers = () => [...(read()?.workers ?? [])].sort((a, b) => b.busy - a.busy).slice(0, WORKER_SERIES_LIMIT);
+  const perWorker = (name: string, help: string, value: (w: ClusterGauges['workers'][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['worker'],
+      registers,
+      collect() {
+        this.reset();
+        for (const w of workers()) this.set({ worker: w.node }, value(w));
+      },
+    });
+  perWorker('lean_tool_cluster_worker_busy_slots', 'Jobs running on each live worker (its heartbeat)', (w) => w.busy);
+  perWorker('lean_tool_cluster_worker_slots', 'Job slots of each live worker (its heartbeat)', (w) => w.slots);
+  perWorker(
+    'lean_tool_cluster_worker_oldest_job_seconds',
+    'How long the oldest job running on each live worker has run (0: idle)',
+    (w) => w.oldestJobMs / 1000,
+  );
 }

@@ -32,7 +32,7 @@ export function natsServerForFile(bin: string): NatsServer {
       return started().url;
     },
     kill: () => started().kill(),
-    restart: () => started().restart(),
+    restart: (opts) => started().restart(opts),
     stop: () => started().stop(),
   };
 }

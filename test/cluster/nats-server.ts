@@ -4,7 +4,7 @@
  * the binary is absent: callers skip, saying why.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,8 +46,8 @@ export interface NatsServer {
   url: string;
   /** SIGKILL, like a crash (the store stays). */
   kill(): Promise<void>;
-  /** Starts again on the same port and store (after kill). */
-  restart(): Promise<void>;
+  /** Starts again on the same port (after kill), on the same store or, with `emptyStore`, on an empty one (every stream lost). */
+  restart(opts?: { emptyStore?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -82,7 +82,11 @@ export async function startNatsServer(bin: string): Promise<NatsServer> {
   return {
     url: `nats://127.0.0.1:${port}`,
     kill: () => exit('SIGKILL'),
-    async restart() {
+    async restart(opts = {}) {
+      if (opts.emptyStore) {
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir);
+      }
       child = await spawnServer(bin, port, dir);
     },
     async stop() {

@@ -24,6 +24,10 @@ t.test('each failing check makes the node unready, with its reason', async (t) =
       { jetstream: { ok: false, last_ok_ms: 4000, error: 'timeout' } },
       /JetStream has not answered for 4000 ms: timeout/,
     ],
+    [
+      { resourcesMissing: 'JetStream lost lean_WORK (NATS restarted without its store?): recreating' },
+      /JetStream lost lean_WORK .*recreating/,
+    ],
     [{ liveWorkers: 0, workersPerEnvironment: {} }, /no live worker in the cluster/],
     [{ workersPerEnvironment: { a: 1, b: 0 } }, /no live worker can run Lean for environment b any more/],
     [{ localLean: { a: false } }, /Lean cannot run here/],

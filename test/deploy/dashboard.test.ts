@@ -18,7 +18,14 @@ async function exposed(): Promise<Set<string>> {
     pools: () => ({}),
     cache: () => ({ hits: 0, misses: 0, bytes: 0 }) as never,
     queues: () => [],
-    cluster: () => ({ connected: true, liveWorkers: {}, liveWorkerCount: 0, freeSlots: 0, claimsHeld: 0 }),
+    cluster: () => ({
+      connected: true,
+      liveWorkers: {},
+      liveWorkerCount: 0,
+      freeSlots: 0,
+      claimsHeld: 0,
+      workers: [{ node: 'w', slots: 1, busy: 0, oldestJobMs: 0 }],
+    }),
   });
   const names = new Set<string>();
   for (const metric of await m.registry.getMetricsAsJSON()) {
@@ -49,6 +56,9 @@ t.test('every metric the dashboard queries exists, and the names follow Promethe
     'lean_tool_cluster_free_slots',
     'lean_tool_nats_connected',
     'lean_tool_cluster_claims_held',
+    'lean_tool_cluster_worker_busy_slots',
+    'lean_tool_cluster_worker_oldest_job_seconds',
+    'lean_tool_cluster_queue_wait_seconds',
   ])
     t.ok(names.has(n), `gauge ${n}`);
 });

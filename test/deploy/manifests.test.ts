@@ -149,6 +149,24 @@ function natsBytes(s: string): number {
   return Number(m[1]) * (unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1);
 }
 
+t.test('JetStream storage is capped in the shipped NATS configs, the file store below the volume', async (t) => {
+  const nats = docs('deploy/k8s/nats.yaml');
+  const k8sConf = (nats.find((d) => d.kind === 'ConfigMap') as unknown as { data: Record<string, string> }).data[
+    'nats.conf'
+  ]!;
+  for (const [where, conf] of [
+    ['deploy/nats/nats.conf', read('deploy/nats/nats.conf')],
+    ['deploy/k8s/nats.yaml', k8sConf],
+  ] as const) {
+    for (const cap of ['max_file_store', 'max_memory_store'])
+      t.match(conf, new RegExp(`\\b${cap}:\\s*\\d+[KMG]B\\b`), `${where} sets ${cap}`);
+  }
+  const file = natsBytes(/max_file_store:\s*(\S+?)[,\s}]/.exec(k8sConf)![1]!);
+  const volume = JSON.stringify(nats.find((d) => d.kind === 'StatefulSet'));
+  const gi = Number(/"storage":"(\d+)Gi"/.exec(volume)![1]);
+  t.ok(file < gi * 1024 ** 3, `max_file_store ${file} bytes below the ${gi}Gi volume`);
+});
+
 t.test("NATS max_payload carries a job as large as the daemon's body limit", async (t) => {
   const k8sConf = (
     docs('deploy/k8s/nats.yaml').find((d) => d.kind === 'ConfigMap') as unknown as { data: Record<string, string> }

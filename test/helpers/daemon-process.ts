@@ -14,11 +14,11 @@ export interface DaemonProcess {
 }
 
 /** Starts `node <args>` and waits (up to 20 s) for its "listening" line; killed with the test if still running. */
-export async function startDaemonProcess(t: Test, args: string[]): Promise<DaemonProcess> {
+export async function startDaemonProcess(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.teardown(() => {

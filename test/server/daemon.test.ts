@@ -1,5 +1,7 @@
 /** The newcomer's command: `npm start` serves the listing and status, and drains on SIGTERM. */
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/config.ts';
@@ -30,6 +32,43 @@ t.test('npm start listens on PORT, answers, and exits 0 on SIGTERM', async (t) =
   t.match(reqLine, { msg: 'request', status: 200, keyClass: 'anonymous' }, 'one log line per request');
   t.ok(lines.some((l) => l.msg === 'stopped'));
 });
+
+t.test(
+  'SIGTERM with a shutdown delay: readiness 503 first, new connections still served; a second signal drains',
+  async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lean-tool-delay-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const overlay = path.join(dir, 'config.json');
+    // Long enough for a loaded machine's slow answers; a second signal cuts it short.
+    writeFileSync(overlay, JSON.stringify({ server: { shutdownDelayMs: 60_000 } }));
+    const { child, port, output } = await startDaemonProcess(
+      t,
+      [...TS_LOADER, path.join(PROJECT_ROOT, 'src', 'main.ts')],
+      {
+        LEAN_TOOL_CONFIG: overlay,
+      },
+    );
+    const base = `http://127.0.0.1:${port}`;
+    // A fresh connection per request: what a load balancer opens for new clients.
+    const get = (p: string) =>
+      fetch(`${base}${p}`, { headers: { connection: 'close' } }).catch((e: Error) => {
+        throw new Error(`${e.message}: ${String(e.cause)}`);
+      });
+    const reasons = async () => ((await (await get('/health/ready')).json()) as { reasons: string[] }).reasons;
+    t.notOk((await reasons()).includes('shutting down'), 'before: not shutting down');
+
+    child.kill('SIGTERM');
+    const { until } = await import('./../cluster/fixtures.ts');
+    await until(async () => (await reasons()).includes('shutting down'), 20_000, 'readiness: shutting down');
+    t.equal((await get('/health/ready')).status, 503);
+    t.equal(child.exitCode, null, 'still running during the delay');
+    t.equal((await get('/v1/environments')).status, 200, 'a new connection is still served');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    t.equal(code, 0);
+    t.match(output(), /readiness 503, still serving[\s\S]*draining: no new requests/, 'unready first, then the drain');
+  },
+);
 
 t.test('draining: queued requests finish, new ones get 503 overloaded', async (t) => {
   const { checkResult, makeApp, sleep } = await import('../helpers.ts');
