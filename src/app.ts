@@ -44,7 +44,7 @@ import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 import { StructuralPool } from './workers/structural-pool.ts';
-import { rawLimitError } from './admission/raw-limits.ts';
+import { screenBody } from './server/deferred-body.ts';
 import { VERSION } from './version.ts';
 
 declare module 'fastify' {
@@ -112,7 +112,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('warmWorkers', () => parts.structural.warm());
   registerBodyParsers(app, {
     answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
-    refusedRaw: (raw) => rawLimitError(raw, config.limits),
+    screenRaw: (raw, request) => screenBody(raw, request, config.limits, (tool) => pipeline.parsesOffThread(tool)),
   });
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);

@@ -168,6 +168,15 @@ class CanonicalForm {
   }
 }
 
+/**
+ * ResultCache.localKey as a function of the request alone: a worker thread that validated a
+ * large body computes it there (src/workers/structural-task.ts), the same key as this thread's.
+ */
+export function localCacheKey(tool: string, environment: string, request: Record<string, unknown>): string {
+  const form = canonicalForm(tool, environment, request);
+  return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? `c:${form.text}` : form.digest();
+}
+
 /** A Buffer of exactly the string's UTF-8 bytes, with its own backing store. */
 function ownBuffer(s: string): Buffer {
   const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
@@ -209,8 +218,7 @@ export class ResultCache {
    * and claims) is always the digest (src/server/pipeline.ts).
    */
   localKey(tool: string, environment: string, request: Record<string, unknown>): string {
-    const form = canonicalForm(tool, environment, request);
-    return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? `c:${form.text}` : form.digest();
+    return localCacheKey(tool, environment, request);
   }
 
   /**

@@ -1,0 +1,119 @@
+/**
+ * Large bodies are parsed off the main thread: an allowed 100k-entry rename map stalled every
+ * other caller for its JSON.parse, validation, cache key and copy to a worker. A body whose
+ * largest collection has OFF_THREAD_ENTRIES entries or more reaches the route unparsed; a worker
+ * parses, validates and keys it (src/workers/raw-request.ts), with the main thread's own
+ * outcomes. Proved by what runs where, not by time: JSON.parse is watched on this thread (a
+ * worker thread has a JSON of its own), and the pool counts the bodies it parsed.
+ */
+import t from 'tap';
+import { checkInputLimits, DEFAULT_INPUT_LIMITS } from '../../src/admission/input-limits.ts';
+import { rawScan } from '../../src/admission/raw-limits.ts';
+import { ResultCache } from '../../src/cache/result-cache.ts';
+import { parseToolRequest } from '../../src/contract/validate.ts';
+import { OFF_THREAD_ENTRIES } from '../../src/server/deferred-body.ts';
+import { MalformedBody, prepareRaw, requestFromRaw } from '../../src/workers/raw-request.ts';
+import { makeApp, TEST_ENV } from '../helpers.ts';
+
+const N = OFF_THREAD_ENTRIES + 10;
+const map = (n: number, from = 0) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`Some.Namespace.old${from + i}`, `Some.Namespace.new${i}`]));
+const body = (declarations: Record<string, unknown>, content = 'def Some.Namespace.old3 : Nat := 1\n') =>
+  JSON.stringify({ content, environment: TEST_ENV, reparse: false, declarations });
+
+/** The main thread's outcome for a body (fastify's parse, then the pipeline's checks), an error or the request. */
+function onMainThread(raw: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    checkInputLimits(parsed, DEFAULT_INPUT_LIMITS);
+    return parseToolRequest('rename', parsed);
+  } catch (e) {
+    return e;
+  }
+}
+
+t.test('the raw scan counts the largest collection, finished or cut off', async (t) => {
+  const raw = body(map(N), `-- ${'x'.repeat(64 * 1024)}\n`);
+  t.equal(rawScan(raw, DEFAULT_INPUT_LIMITS).entries, N);
+  t.equal(rawScan(raw.slice(0, -2), DEFAULT_INPUT_LIMITS).entries, N, 'broken JSON costs its parse as much');
+  t.equal(rawScan(raw.slice(0, 1000), DEFAULT_INPUT_LIMITS).entries, 0, 'a small body is not scanned');
+});
+
+t.test('the worker side: the same request, errors and cache key as the main thread', async (t) => {
+  const raw = body(map(N));
+  t.same(requestFromRaw('rename', raw, DEFAULT_INPUT_LIMITS), onMainThread(raw), 'the same validated request');
+  const prepared = prepareRaw('rename', raw, DEFAULT_INPUT_LIMITS);
+  const key = new ResultCache(1 << 20).localKey('rename', TEST_ENV, onMainThread(raw) as Record<string, unknown>);
+  t.equal(prepared.key, key, "the main thread's cache key");
+  t.notOk('declarations' in prepared.request, 'the large map stays on the worker');
+  t.equal(prepared.request.environment, TEST_ENV, 'the small fields come back');
+  const wrong = body({ ...map(N), bad: 3, '': 'x' });
+  const e = (() => {
+    try {
+      return requestFromRaw('rename', wrong, DEFAULT_INPUT_LIMITS);
+    } catch (err) {
+      return err;
+    }
+  })() as { message: string; details: unknown };
+  const main = onMainThread(wrong) as { message: string; details: unknown };
+  t.equal(e.message, main.message, `the same validation error: ${main.message}`);
+  t.same(e.details, main.details);
+  t.throws(() => requestFromRaw('rename', raw.slice(0, -2), DEFAULT_INPUT_LIMITS), MalformedBody, 'broken JSON');
+  const poisoned = body({ ...map(N), __proto__: { x: 1 } }).replace(
+    '"declarations":{',
+    '"declarations":{"__proto__":{"x":1},',
+  );
+  t.throws(() => requestFromRaw('rename', poisoned, DEFAULT_INPUT_LIMITS), new MalformedBody(null), 'poisoning');
+});
+
+t.test('over HTTP a large map is parsed on a worker thread, never by this thread', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  t.equal(await app.warmWorkers(), true, 'the worker threads start');
+  // The bodies this test sends, and those of them parsed on this thread (the test reads responses with JSON.parse too).
+  const sent = new Set<string>();
+  const parsedHere: number[] = [];
+  const parse = JSON.parse;
+  JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+    if (sent.has(text)) parsedHere.push(text.length);
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  t.teardown(() => {
+    JSON.parse = parse;
+  });
+  const status = async () =>
+    (await app.inject({ method: 'GET', url: '/v1/status' })).json<{ workers: { bodiesParsed: number } }>().workers;
+  const post = (payload: string) =>
+    sent.add(payload) &&
+    app.inject({ method: 'POST', url: '/api/v1/rename', payload, headers: { 'content-type': 'application/json' } });
+
+  const raw = body(map(N));
+  t.ok(raw.length >= 64 * 1024, `${raw.length} bytes, ${N} entries`);
+  const res = await post(raw);
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers['x-cache'], 'miss');
+  t.match(res.json<{ content: string }>().content, /def Some\.Namespace\.new3 : Nat := 1/, 'renamed');
+  t.same(parsedHere, [], 'this thread parsed no large body');
+  t.equal((await status()).bodiesParsed, 1, 'the worker parsed it');
+
+  const reordered = body(Object.fromEntries(Object.entries(map(N)).reverse()));
+  const again = await post(reordered);
+  t.equal(again.headers['x-cache'], 'hit', 'the same request written otherwise: a hit by the key the worker made');
+
+  const wrong = await post(body({ ...map(N), bad: 3 }));
+  t.equal(wrong.statusCode, 400);
+  t.match(wrong.json(), { error: { code: 'invalid_request', details: [{ field: 'declarations.bad' }] } });
+  const broken = await post(raw.slice(0, -2));
+  t.equal(broken.statusCode, 400);
+  t.match(
+    broken.json<{ error: { message: string } }>().error.message,
+    /not valid JSON \(.+\); it was sent as application\/json/,
+  );
+  t.same(parsedHere, [], 'nor the invalid ones');
+  t.equal((await status()).bodiesParsed, 4);
+
+  const small = await post(body(map(OFF_THREAD_ENTRIES - 1), `-- ${'x'.repeat(64 * 1024)}\n`));
+  t.equal(small.statusCode, 200, 'a large body with a small map');
+  t.equal(parsedHere.length, 1, 'is parsed here, as before');
+  t.equal((await status()).bodiesParsed, 4);
+});
