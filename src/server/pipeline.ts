@@ -21,7 +21,7 @@ import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../adm
 import type { StructuralPool } from '../workers/structural-pool.ts';
 import { noop } from '../util/noop.ts';
 import { checkResponseSize, responseChars, responseLimit } from '../tools/response-bound.ts';
-import { MalformedBody, type RawPrepared } from '../workers/raw-request.ts';
+import { MalformedBody, SerializedResult, type RawPrepared } from '../workers/raw-request.ts';
 import { malformedBody } from './body.ts';
 import type { DeferredBody } from './deferred-body.ts';
 
@@ -311,11 +311,19 @@ export class Pipeline {
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
-      if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.deps.cache.set(p.key, result, rawKey);
+      if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.store(p.key, result, rawKey);
       return result;
     } finally {
       release();
     }
+  }
+
+  /** The result cached (a worker's answer to a large body comes as its text: stored as it is). */
+  private store(key: string, result: object, rawKey: RawKey | undefined): string | undefined {
+    const cache = this.deps.cache;
+    return result instanceof SerializedResult
+      ? cache.setSerialized(key, result.json, rawKey)
+      : cache.set(key, result, rawKey);
   }
 
   /** A result another node computed (the executor's shared cache), stored in the local cache too. */

@@ -21,6 +21,15 @@ export class MalformedBody extends Error {
   }
 }
 
+/**
+ * A tool's result as its JSON text: what a run from a large body sends back (its answer is
+ * often large too: a rename map's not-found names), so the main thread neither rebuilds it as
+ * objects nor serialises it again for the cache and the response.
+ */
+export class SerializedResult {
+  constructor(readonly json: string) {}
+}
+
 /** What the main thread gets back for a large body: what it needs to route it, never the large fields. */
 export interface RawPrepared {
   /** The validated request without its large collections (large-fields.ts withoutLargeFields). */

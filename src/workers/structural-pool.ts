@@ -17,7 +17,7 @@ import { builtinTools } from '../tools/index.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { failureOf, serveLean, type LeanService } from './lean-port.ts';
 import type { RawBody, StructuralOutcome, StructuralTask } from './structural-task.ts';
-import { MalformedBody, type RawPrepared } from './raw-request.ts';
+import { MalformedBody, SerializedResult, type RawPrepared } from './raw-request.ts';
 import type { InputLimits } from '../admission/input-limits.ts';
 import { FairScheduler } from './fair-scheduler.ts';
 
@@ -211,7 +211,7 @@ export class StructuralPool {
 /** The task's answer, or its error (the main thread's own object when the backend raised it). */
 function outcomeOf(out: StructuralOutcome, opts: StructuralRunOptions, service: LeanService | undefined): unknown {
   for (const f of out.leanFailures ?? []) opts.lean?.failed(failureOf(f));
-  if (out.ok) return out.response;
+  if (out.ok) return opts.raw && !opts.raw.prepareOnly ? new SerializedResult(out.response as string) : out.response;
   if (out.mainError !== undefined && service) throw service.errorOf(out.mainError);
   if (out.malformed !== undefined) throw new MalformedBody(out.malformed);
   if (out.code)

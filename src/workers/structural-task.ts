@@ -99,7 +99,8 @@ async function runTool(
     const request = raw ? requestFromRaw(task.tool, raw.text, raw.limits) : task.request;
     const response = await impl.run(request as never, ctx);
     checkResponseSize(response, task.maxResponseChars);
-    return { ok: true, response };
+    // A large body's answer goes back as text (raw-request.ts SerializedResult).
+    return { ok: true, response: raw ? JSON.stringify(response) : response };
   } catch (e) {
     if (e instanceof MainThreadError) return { ok: false, code: undefined, message: e.message, mainError: e.ref };
     if (e instanceof MalformedBody)

@@ -96,9 +96,18 @@ t.test('over HTTP a large map is parsed on a worker thread, never by this thread
   t.same(parsedHere, [], 'this thread parsed no large body');
   t.equal((await status()).bodiesParsed, 1, 'the worker parsed it');
 
+  const first = res.json<Record<string, unknown> & { info: { request_id: string } }>();
+  t.match(first.info.request_id, /^[0-9a-f-]{36}$/, 'the answer (sent as the text the worker wrote) carries its id');
   const reordered = body(Object.fromEntries(Object.entries(map(N)).reverse()));
   const again = await post(reordered);
   t.equal(again.headers['x-cache'], 'hit', 'the same request written otherwise: a hit by the key the worker made');
+  const hit = again.json<Record<string, unknown>>();
+  t.same(
+    { ...hit, timings: undefined, info: undefined },
+    { ...first, timings: undefined, info: undefined },
+    'the hit is the stored answer',
+  );
+  t.same(hit.timings, { total_ms: 0 });
 
   const wrong = await post(body({ ...map(N), bad: 3 }));
   t.equal(wrong.statusCode, 400);
@@ -116,4 +125,13 @@ t.test('over HTTP a large map is parsed on a worker thread, never by this thread
   t.equal(small.statusCode, 200, 'a large body with a small map');
   t.equal(parsedHere.length, 1, 'is parsed here, as before');
   t.equal((await status()).bodiesParsed, 4);
+});
+
+t.test("a worker's answer as text is cached as set() would cache the object", async (t) => {
+  const result = { content: 'x', tool_messages: { errors: ['a'] }, timings: { parse_ms: 3, total_ms: 4 } };
+  const a = new ResultCache(1 << 20);
+  const b = new ResultCache(1 << 20);
+  t.equal(a.setSerialized('k', JSON.stringify(result)), b.set('k', result), 'the same stored text');
+  const inner = { content: 'x', timings: { total_ms: 4 }, more: { timings: {} } };
+  t.equal(a.setSerialized('j', JSON.stringify(inner)), b.set('j', inner), 'timings not last: parsed and stored alike');
 });
