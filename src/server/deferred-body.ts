@@ -1,12 +1,13 @@
 /**
  * Large bodies are parsed off the main thread. An allowed body with a 100k-entry map or list
  * cost the main thread, per request, JSON.parse, the limit count, the validation loop, the
- * canonical cache key (sorting 100k keys) and the structured clone to a worker: 0.6–1.1 s of
- * stall for every other caller at load ~20 on 2 cores (a 650 KB content with small fields costs
- * a fraction of that: what grows is the entries, not the bytes). Such a body, counted on its raw
- * text (admission/raw-limits.ts, one pass, no allocation), is left unparsed: a worker thread
- * parses, validates and keys it (src/workers/raw-request.ts) and sends back only the small
- * fields the pipeline routes by; the tool then runs on a worker from the same text.
+ * canonical cache key (sorting every key) and the structured clone to a worker: every other
+ * caller waited for all of it (docs/hostile-input.md has the figures). What grows is the
+ * entries, not the bytes: a large content with small fields costs a fraction of that. Such a
+ * body, counted on its raw text (admission/raw-limits.ts, one pass, no allocation), is left
+ * unparsed: a worker thread parses, validates and keys it (src/workers/raw-request.ts) and
+ * sends back only the small fields the pipeline routes by; the tool then runs on a worker from
+ * the same text, and its answer comes back as text.
  */
 import type { FastifyRequest } from 'fastify';
 import { rawScan } from '../admission/raw-limits.ts';
