@@ -35,7 +35,7 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 
 /** The index just past the string whose opening quote is at `i` (or the text's length if unterminated). */
-function skipString(text: string, i: number): number {
+export function skipString(text: string, i: number): number {
   let j = i + 1;
   for (;;) {
     const q = text.indexOf('"', j);

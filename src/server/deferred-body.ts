@@ -28,11 +28,14 @@ declare module 'fastify' {
  */
 export const OFF_THREAD_ENTRIES = 4096;
 
-/** A tool request's body left unparsed: its text, and the type it came labelled with (for a malformed_json error). */
+/**
+ * A tool request's body left unparsed: its text, and the type it came labelled with (for a
+ * malformed_json error); null for a stream message's request, whose caller words that error.
+ */
 export class DeferredBody {
   constructor(
     readonly raw: string,
-    readonly contentType: string | undefined,
+    readonly contentType: string | undefined | null,
   ) {}
 }
 

@@ -194,7 +194,8 @@ export class Pipeline {
     return this.lookup(tool, parseToolRequest(tool, body), info, rawKey);
   }
 
-  private get limits(): InputLimits {
+  /** The input limits (`limits.*`). */
+  get limits(): InputLimits {
     return this.deps.limits ?? DEFAULT_INPUT_LIMITS;
   }
 
@@ -224,7 +225,7 @@ export class Pipeline {
     try {
       out = await this.deps.structural!.prepareRaw(tool, body.raw, this.limits, from.signal, caller);
     } catch (e) {
-      throw e instanceof MalformedBody ? malformedBody(e.reason, body.contentType) : e;
+      throw e instanceof MalformedBody && body.contentType !== null ? malformedBody(e.reason, body.contentType) : e;
     }
     return this.lookup(tool, out.request as ToolRequest<T>, info, rawKey, { key: out.key, raw: body.raw });
   }

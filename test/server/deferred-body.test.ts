@@ -12,8 +12,11 @@ import { rawScan } from '../../src/admission/raw-limits.ts';
 import { ResultCache } from '../../src/cache/result-cache.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { OFF_THREAD_ENTRIES } from '../../src/server/deferred-body.ts';
+import { deferredMessage } from '../../src/server/stream-deferred.ts';
 import { MalformedBody, prepareRaw, requestFromRaw } from '../../src/workers/raw-request.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
+import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
+import { waitFor } from '../backend/fake.ts';
 
 const N = OFF_THREAD_ENTRIES + 10;
 const map = (n: number, from = 0) =>
@@ -134,4 +137,68 @@ t.test("a worker's answer as text is cached as set() would cache the object", as
   t.equal(a.setSerialized('k', JSON.stringify(result)), b.set('k', result), 'the same stored text');
   const inner = { content: 'x', timings: { total_ms: 4 }, more: { timings: {} } };
   t.equal(a.setSerialized('j', JSON.stringify(inner)), b.set('j', inner), 'timings not last: parsed and stored alike');
+});
+
+t.test("on /v1/stream a large request is read on a worker thread too, with the stream's wording", async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  t.equal(await app.warmWorkers(), true, 'the worker threads start');
+  await listenLoopback(app);
+  const { ws, events } = await openStreamSocket<{
+    id: string;
+    event: string;
+    result?: { content: string };
+    error?: { code: string; details: { field: string }[] };
+  }>(app);
+  t.teardown(() => ws.close());
+  const sent = new Set<string>();
+  const parsedHere: number[] = [];
+  const parse = JSON.parse;
+  JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+    if (sent.has(text)) parsedHere.push(text.length);
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  t.teardown(() => {
+    JSON.parse = parse;
+  });
+  const ask = async (id: string, declarations: Record<string, unknown>) => {
+    const request = {
+      content: 'def Some.Namespace.old3 : Nat := 1\n',
+      environment: TEST_ENV,
+      reparse: false,
+      declarations,
+    };
+    const text = JSON.stringify({ id, tool: 'rename', request });
+    sent.add(text);
+    ws.send(text);
+    await waitFor(() => events.some((e) => e.id === id && (e.event === 'result' || e.event === 'error')));
+    return events.filter((e) => e.id === id).at(-1)!;
+  };
+  const ok = await ask('big', map(N));
+  t.equal(ok.event, 'result');
+  t.match(ok.result?.content, /def Some\.Namespace\.new3 : Nat := 1/, 'renamed');
+  const wrong = await ask('bad', { ...map(N), bad: 3 });
+  t.equal(wrong.error?.code, 'invalid_request');
+  t.same(
+    wrong.error?.details.map((d) => d.field),
+    ['request.declarations.bad'],
+    'the field under `request.`',
+  );
+  t.same(parsedHere, [], 'this thread parsed neither message whole');
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json<{ workers: { bodiesParsed: number } }>();
+  t.equal(status.workers.bodiesParsed, 2);
+});
+
+t.test('a stream message is split only where JSON.parse would read the same request', async (t) => {
+  const request = JSON.stringify({ environment: TEST_ENV, declarations: map(N) });
+  const split = (text: string) => deferredMessage(Buffer.from(text), DEFAULT_INPUT_LIMITS);
+  const ok = split(` {"id":"a","tool":"rename", "request" : ${request} , "x":[1,{"y":"}"}]} `);
+  t.equal(ok?.request, request, 'the request text');
+  t.equal(ok?.envelope.toString(), ' {"id":"a","tool":"rename", "request" : {} , "x":[1,{"y":"}"}]} ');
+  t.equal(split(`{"id":"a","request":{},"request":${request}}`), undefined, 'twice: not split');
+  t.equal(split(`{"id":"a","\\u0072equest":{},"request":${request}}`), undefined, 'an escaped key');
+  t.equal(split(`{"id":"a","request":${request}`), undefined, 'unterminated');
+  t.equal(split(`{"id":"a","request":[${request}]}`), undefined, 'not an object');
+  t.equal(split(`{"id":"a","request":${request}} x`), undefined, 'trailing text');
+  t.equal(split(`{"id":"a","request":{"content":"${'x'.repeat(70_000)}"}}`), undefined, 'no large collection');
 });
