@@ -14,6 +14,7 @@ import type { StreamDrain } from './stream-drain.ts';
 import { nestDetails, readMessage, type StreamRequest } from './stream-message.ts';
 import type { Pipeline } from './pipeline.ts';
 import { attachRequestId, newRequestId } from './request-id.ts';
+import { responseText } from './response-text.ts';
 import type { SharedLinks } from './shared-links.ts';
 import { DeferredBody } from './deferred-body.ts';
 import { deferredMessage } from './stream-deferred.ts';
@@ -117,9 +118,14 @@ export class StreamConnection {
 
   /** A result with its info.request_id, remembered for sharing like an HTTP one (a deferred request by its text). */
   #answer(msg: StreamRequest, rid: string, result: object, cache: 'hit' | 'miss', inputs?: string): void {
-    // A worker's answer to a large request comes as its text; the event is an object.
-    const out = attachRequestId(result instanceof SerializedResult ? (JSON.parse(result.json) as object) : result, rid);
     const caller = this.request.caller;
+    if (result instanceof SerializedResult) {
+      // A worker's answer to a large request, as its text: sent as it is, never rebuilt here.
+      const text = responseText(result, rid, undefined);
+      this.ctx.links?.record(rid, { tool: msg.tool, caller, inputs: inputs ?? msg.request, result: text });
+      return this.#send({ id: msg.id, event: 'result', cache, result: {}, request_id: rid }, text);
+    }
+    const out = attachRequestId(result, rid);
     this.ctx.links?.record(rid, { tool: msg.tool, caller, inputs: inputs ?? msg.request, result: out });
     this.#send({ id: msg.id, event: 'result', cache, result: out, request_id: rid });
   }

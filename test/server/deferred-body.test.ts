@@ -13,6 +13,7 @@ import { ResultCache } from '../../src/cache/result-cache.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { OFF_THREAD_ENTRIES } from '../../src/server/deferred-body.ts';
 import { deferredMessage } from '../../src/server/stream-deferred.ts';
+import { serializeEvent } from '../../src/server/stream-send.ts';
 import { MalformedBody, prepareRaw, requestFromRaw } from '../../src/workers/raw-request.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
 import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
@@ -201,4 +202,16 @@ t.test('a stream message is split only where JSON.parse would read the same requ
   t.equal(split(`{"id":"a","request":[${request}]}`), undefined, 'not an object');
   t.equal(split(`{"id":"a","request":${request}} x`), undefined, 'trailing text');
   t.equal(split(`{"id":"a","request":{"content":"${'x'.repeat(70_000)}"}}`), undefined, 'no large collection');
+});
+
+t.test('a result already JSON text is spliced into its stream event as JSON.stringify would write it', async (t) => {
+  const result = { content: 'a "quoted" \\ text', timings: { total_ms: 1 } };
+  const id = 'tricky "result":"\u0000result" id';
+  const event = { id, event: 'result' as const, cache: 'miss' as const, result, request_id: 'r' };
+  t.equal(serializeEvent({ ...event, result: {} }, 1 << 20, JSON.stringify(result)), JSON.stringify(event));
+  t.match(
+    JSON.parse(serializeEvent({ ...event, result: {} }, 10, JSON.stringify(result))),
+    { id, event: 'error', error: { code: 'response_too_large' } },
+    'still bounded',
+  );
 });
