@@ -45,7 +45,7 @@ import { builtinTools } from './tools/index.ts';
 import { ComparatorBackend } from './backend/comparator/runner.ts';
 import type { ToolTable } from './tools/types.ts';
 import { StructuralPool } from './workers/structural-pool.ts';
-import { rawLimitError } from './admission/raw-limits.ts';
+import { screenBody } from './server/deferred-body.ts';
 import { VERSION } from './version.ts';
 
 declare module 'fastify' {
@@ -118,7 +118,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   registerBodyParsers(app, {
     answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
-    refusedRaw: (raw) => rawLimitError(raw, config.limits),
+    screenRaw: (raw, request) => screenBody(raw, request, config.limits, (tool) => pipeline.parsesOffThread(tool)),
     // MCP's tool arguments lie inside the JSON-RPC message: counted there, on the text too.
     replacedRaw: (req, raw) => (req.routeOptions.url === MCP_PATH ? mcpRawScreen(raw, config.limits) : undefined),
   });

@@ -35,7 +35,7 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 
 /** The index just past the string whose opening quote is at `i` (or the text's length if unterminated). */
-function skipString(text: string, i: number): number {
+export function skipString(text: string, i: number): number {
   let j = i + 1;
   for (;;) {
     const q = text.indexOf('"', j);
@@ -57,20 +57,36 @@ interface Counting {
   any: boolean;
 }
 
+/** What the scan of a raw body found. */
+export interface RawScan {
+  /** The limit error for the first top-level collection over its limit. */
+  error: ServiceError | undefined;
+  /** Entries of the largest top-level list or map (what parsing and validating it cost grows with). */
+  entries: number;
+}
+
+const NOTHING: RawScan = Object.freeze({ error: undefined, entries: 0 });
+
 /**
- * The limit error for the body's first top-level collection over its limit, counted on the raw
- * text; undefined when all fit, the body is small, or it is not a JSON object.
+ * The body's top-level collections counted on the raw text: the limit error of the first one
+ * over its limit, and the largest one's entries; nothing when the body is small or is not a
+ * JSON object.
  */
-export function rawLimitError(text: string, limits: InputLimits): ServiceError | undefined {
-  if (text.length < RAW_SCAN_FROM_CHARS) return undefined;
+export function rawScan(text: string, limits: InputLimits): RawScan {
+  if (text.length < RAW_SCAN_FROM_CHARS) return NOTHING;
   let i = 0;
   while (i < text.length && text.charCodeAt(i) !== OPEN_BRACE) i++;
-  if (i >= text.length || text.slice(0, i).trim() !== '') return undefined;
+  if (i >= text.length || text.slice(0, i).trim() !== '') return NOTHING;
   return scanObject(text, i + 1, limits);
 }
 
+/** The limit error for the body's first top-level collection over its limit (rawScan). */
+export const rawLimitError = (text: string, limits: InputLimits): ServiceError | undefined =>
+  rawScan(text, limits).error;
+
 /** Scans the top-level object's members from `start`: counts each collection's entries at depth 1. */
-function scanObject(text: string, start: number, limits: InputLimits): ServiceError | undefined {
+function scanObject(text: string, start: number, limits: InputLimits): RawScan {
+  let entries = 0;
   let depth = 0;
   let key: string | undefined;
   let fields = 0;
@@ -81,7 +97,7 @@ function scanObject(text: string, start: number, limits: InputLimits): ServiceEr
       const end = skipString(text, i);
       if (depth === 0 && key === undefined) {
         key = text.slice(i + 1, end - 1);
-        if (++fields > MAX_BODY_FIELDS) return limitError([BODY_FIELDS_OVER]);
+        if (++fields > MAX_BODY_FIELDS) return { error: limitError([BODY_FIELDS_OVER]), entries };
       }
       if (counting && depth === 1) counting.any = true;
       i = end - 1;
@@ -90,11 +106,12 @@ function scanObject(text: string, start: number, limits: InputLimits): ServiceEr
       if (depth === 0 && key !== undefined) counting = { field: key, list: c === OPEN_BRACKET, entries: 0, any: false };
       depth++;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (depth === 0) return undefined;
+      if (depth === 0) return { error: undefined, entries };
       depth--;
       if (depth === 0 && counting) {
         const over = countedOver(counting, limits);
-        if (over) return over;
+        if (over) return { error: over, entries };
+        entries = Math.max(entries, counting.any ? counting.entries + 1 : 0);
         counting = undefined;
       }
     } else if (c === COMMA) {
@@ -104,11 +121,12 @@ function scanObject(text: string, start: number, limits: InputLimits): ServiceEr
         // A map is refused as soon as it is over (its message says "more than"); a list is
         // counted to its end, for the exact count the parsed-body check reports too.
         if (!counting.list && counting.entries >= collectionLimit(counting.field, false, limits))
-          return countedOver({ ...counting, entries: counting.entries + 1 }, limits);
+          return { error: countedOver({ ...counting, entries: counting.entries + 1 }, limits), entries };
       }
     } else if (c !== COLON && c > 32 && counting && depth === 1) counting.any = true;
   }
-  return undefined;
+  // Text that ends inside a collection (broken JSON) counts it too: parsing it costs as much.
+  return { error: undefined, entries: Math.max(entries, counting?.any ? counting.entries + 1 : 0) };
 }
 
 /** The error for a finished collection over its limit, or undefined. */
@@ -192,7 +210,7 @@ export function rawTopObject(text: string): number | undefined {
  */
 export function rawLimitErrorAt(text: string, open: number, limits: InputLimits): ServiceError | undefined {
   if (text.length < RAW_SCAN_FROM_CHARS || text.charCodeAt(open) !== OPEN_BRACE) return undefined;
-  return scanObject(text, open + 1, limits);
+  return scanObject(text, open + 1, limits).error;
 }
 
 /** The string or number whose text starts at `start` (as JSON.parse reads it), else undefined. */

@@ -53,6 +53,8 @@ const HIT_TIMINGS = Object.freeze({ total_ms: 0 });
  * results (one that does not ends otherwise: src/server/response-text.ts then serialises it again).
  */
 export const STORED_TIMINGS_TAIL = `,"timings":${JSON.stringify(HIT_TIMINGS)}}`;
+/** A result's JSON tail when a flat `timings` object is its last member (no brace inside: numbers only). */
+const TIMINGS_TAIL = /^,"timings":\{[^{}]*\}\}$/;
 
 /**
  * A key's characters are counted at two bytes each: a local key (the canonical form, `localKey`)
@@ -168,6 +170,15 @@ class CanonicalForm {
   }
 }
 
+/**
+ * ResultCache.localKey as a function of the request alone: a worker thread that validated a
+ * large body computes it there (src/workers/structural-task.ts), the same key as this thread's.
+ */
+export function localCacheKey(tool: string, environment: string, request: Record<string, unknown>): string {
+  const form = canonicalForm(tool, environment, request);
+  return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? `c:${form.text}` : form.digest();
+}
+
 /** A Buffer of exactly the string's UTF-8 bytes, with its own backing store. */
 function ownBuffer(s: string): Buffer {
   const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
@@ -209,8 +220,7 @@ export class ResultCache {
    * and claims) is always the digest (src/server/pipeline.ts).
    */
   localKey(tool: string, environment: string, request: Record<string, unknown>): string {
-    const form = canonicalForm(tool, environment, request);
-    return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? `c:${form.text}` : form.digest();
+    return localCacheKey(tool, environment, request);
   }
 
   /**
@@ -267,7 +277,11 @@ export class ResultCache {
    */
   set(key: string, response: object, raw?: RawKey): string | undefined {
     if (!this.#lru) return undefined;
-    const json = JSON.stringify({ ...response, timings: HIT_TIMINGS });
+    return this.#store(key, JSON.stringify({ ...response, timings: HIT_TIMINGS }), raw);
+  }
+
+  #store(key: string, json: string, raw: RawKey | undefined): string | undefined {
+    if (!this.#lru) return undefined;
     // Too large for the whole cache: not stored (lru-cache would refuse it anyway).
     if (entryBytes(Buffer.byteLength(json), key) > this.maxBytes) return undefined;
     // Counted here, uncounted in dispose (which also runs for a value this set replaces).
@@ -275,6 +289,18 @@ export class ResultCache {
     this.#lru.set(key, ownBuffer(json));
     if (raw !== undefined) this.#lru.set(raw, key);
     return json;
+  }
+
+  /**
+   * `set` for a result that came as its JSON text (a worker's answer to a large body): stored
+   * with a hit's timings put in place of its own when `timings` ends it, as tools write their
+   * results (a flat object of numbers); else parsed and stored as `set` would.
+   */
+  setSerialized(key: string, json: string, raw?: RawKey): string | undefined {
+    if (!this.#lru) return undefined;
+    const at = json.lastIndexOf(',"timings":{');
+    if (at < 0 || !TIMINGS_TAIL.test(json.slice(at))) return this.set(key, JSON.parse(json) as object, raw);
+    return this.#store(key, json.slice(0, at) + STORED_TIMINGS_TAIL, raw);
   }
 
   stats(): CacheStats {

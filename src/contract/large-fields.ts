@@ -88,3 +88,19 @@ export function takeLargeFields(body: Record<string, unknown>, fields: object, m
   out.omitted = total - out.details.length;
   return out;
 }
+
+/**
+ * The request without its large collection fields (as takeLargeFields finds them): what a
+ * worker thread that validated a large body sends back to the main thread, which needs only
+ * the small fields (environment, options) to route the request; the tool itself runs on a
+ * worker from the raw body again.
+ */
+export function withoutLargeFields(request: Record<string, unknown>): Record<string, unknown> {
+  let out = request;
+  for (const [field, shape] of SHAPES) {
+    if (!isLarge(shape, request[field])) continue;
+    if (out === request) out = { ...request };
+    delete out[field];
+  }
+  return out;
+}

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { clip, serviceError } from '../errors.ts';
 import { preReadBody } from './hit-front.ts';
+import { DeferredBody } from './deferred-body.ts';
 
 /**
  * fastify's JSON parser says "content-type is set to 'application/json'" whatever the request
@@ -17,15 +18,26 @@ import { preReadBody } from './hit-front.ts';
  * only on this error path).
  */
 function malformed(body: string, contentType: string | undefined): Error {
-  // Valid JSON refused all the same: fastify's prototype-poisoning rule (protoAction 'error').
-  let reason = 'it holds a "__proto__" or "constructor.prototype" key, refused as prototype poisoning';
+  let reason: string | null = null;
   try {
     JSON.parse(body);
   } catch (e) {
-    reason = clip((e as Error).message, 160);
+    reason = (e as Error).message;
   }
+  return malformedBody(reason, contentType);
+}
+
+/**
+ * The malformed_json error for a body: `reason` is JSON's own, or null when it is valid JSON
+ * refused all the same by fastify's prototype-poisoning rule (protoAction 'error'). Also for a
+ * large body parsed on a worker (src/workers/raw-request.ts).
+ */
+export function malformedBody(reason: string | null, contentType: string | undefined): Error {
   return serviceError('malformed_json', 'body_as', {
-    reason,
+    reason:
+      reason === null
+        ? 'it holds a "__proto__" or "constructor.prototype" key, refused as prototype poisoning'
+        : clip(reason, 160),
     type: contentType ? `as ${clip(contentType.split(';')[0]!.trim(), 60)}` : 'without a Content-Type',
   });
 }
@@ -36,8 +48,11 @@ export const UNPARSED_HIT = Object.freeze({});
 export interface BodyParserOptions {
   /** Asked before parsing: true means the raw bytes already have their answer and are not parsed. */
   answeredRaw?: (request: FastifyRequest, raw: string) => boolean;
-  /** Asked before parsing: an error refuses the body unparsed (input limits counted on the text, issue 23). */
-  refusedRaw?: (raw: string) => Error | undefined;
+  /**
+   * Asked before parsing: an error refuses the body unparsed (input limits counted on the text,
+   * issue 23); a DeferredBody is taken as the body, unparsed (parsed on a worker thread).
+   */
+  screenRaw?: (raw: string, request: FastifyRequest) => Error | DeferredBody | undefined;
   /** Asked before parsing: an object is taken as the parsed body, the text left unparsed (src/server/adapters/mcp-limits.ts). */
   replacedRaw?: (request: FastifyRequest, raw: string) => object | undefined;
 }
@@ -106,8 +121,9 @@ function rawKeeper(app: FastifyInstance, opts: BodyParserOptions) {
   return (req: FastifyRequest, raw: string, done: Done): void => {
     (req as { rawBody?: string }).rawBody = raw;
     if (answeredRaw?.(req, raw)) return done(null, UNPARSED_HIT);
-    const refused = opts.refusedRaw?.(raw);
-    if (refused) return done(refused, undefined);
+    const screened = opts.screenRaw?.(raw, req);
+    if (screened instanceof DeferredBody) return done(null, screened);
+    if (screened) return done(screened, undefined);
     const replaced = opts.replacedRaw?.(req, raw);
     if (replaced) return done(null, replaced);
     json(req, raw, (err, parsed) => {

@@ -9,7 +9,7 @@ import { callerShare, type Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import type { CachedResult, RawKey, ResultCache } from '../cache/result-cache.ts';
-import { TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../contract/tools.ts';
+import { isToolName, TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../contract/tools.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
@@ -21,6 +21,9 @@ import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../adm
 import type { StructuralPool } from '../workers/structural-pool.ts';
 import { noop } from '../util/noop.ts';
 import { checkResponseSize, responseChars, responseLimit } from '../tools/response-bound.ts';
+import { MalformedBody, SerializedResult, type RawPrepared } from '../workers/raw-request.ts';
+import { malformedBody } from './body.ts';
+import type { DeferredBody } from './deferred-body.ts';
 
 export interface PipelineDeps {
   registry: EnvironmentRegistry;
@@ -150,10 +153,13 @@ function plan<T extends ToolName>(
 /** A validated request that missed the cache. */
 export interface Prepared<T extends ToolName> {
   tool: T;
+  /** The request; without its large collections when `raw` is set (prepareDeferred). */
   request: ToolRequest<T>;
   env: EnvironmentConfig;
   impl: ToolImpl<T>;
   key: string;
+  /** A large body's text, validated on a worker: the tool runs on a worker from it (deferred-body.ts). */
+  raw?: string | undefined;
 }
 
 /** The permanent "no Lean here" answer: the reason names the fix; tools with `reparse` can do without Lean. */
@@ -194,7 +200,53 @@ export class Pipeline {
     rawKey?: RawKey,
   ): { hit: CachedResult } | { miss: Prepared<T> } {
     this.checkLimits(body);
-    const request = parseToolRequest(tool, body);
+    return this.lookup(tool, parseToolRequest(tool, body), info, rawKey);
+  }
+
+  /** The input limits (`limits.*`). */
+  get limits(): InputLimits {
+    return this.deps.limits ?? DEFAULT_INPUT_LIMITS;
+  }
+
+  /**
+   * Whether a large body to `tool` is parsed on a worker thread (prepareDeferred): the pool is up
+   * and runs this tool's built-in implementation, and no executor needs the request on this node.
+   */
+  parsesOffThread(tool: string): boolean {
+    const pool = this.deps.structural;
+    if (this.deps.executor || !pool?.up || !isToolName(tool)) return false;
+    return pool.serves(tool, this.deps.tools[tool]);
+  }
+
+  /**
+   * prepare for a body left unparsed (deferred-body.ts): parsed, validated and keyed on a worker
+   * thread, under the caller's fair turn; the same refusals and the same cache key as prepare.
+   */
+  async prepareDeferred<T extends ToolName>(
+    tool: T,
+    body: DeferredBody,
+    info: RunInfo,
+    rawKey: RawKey | undefined,
+    from: { caller: Caller; clientAddress?: string | undefined; signal: AbortSignal },
+  ): Promise<{ hit: CachedResult } | { miss: Prepared<T> }> {
+    const caller = callerShare(from.caller, from.clientAddress);
+    let out: RawPrepared;
+    try {
+      out = await this.deps.structural!.prepareRaw(tool, body.raw, this.limits, from.signal, caller);
+    } catch (e) {
+      throw e instanceof MalformedBody && body.contentType !== null ? malformedBody(e.reason, body.contentType) : e;
+    }
+    return this.lookup(tool, out.request as ToolRequest<T>, info, rawKey, { key: out.key, raw: body.raw });
+  }
+
+  /** The validated request's environment, implementation and cache entry. */
+  private lookup<T extends ToolName>(
+    tool: T,
+    request: ToolRequest<T>,
+    info: RunInfo,
+    rawKey: RawKey | undefined,
+    deferred?: { key: string; raw: string },
+  ): { hit: CachedResult } | { miss: Prepared<T> } {
     const env = this.deps.registry.get(request.environment);
     info.environment = request.environment;
     if (!env) {
@@ -209,11 +261,7 @@ export class Pipeline {
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw serviceError('not_implemented', 'tool', { tool });
-    // A single node keys its cache by the request itself when short; a cluster shares its keys: digests.
-    const fields = request as Record<string, unknown>;
-    const key = this.deps.executor
-      ? this.deps.cache.key(tool, env.name, fields)
-      : this.deps.cache.localKey(tool, env.name, fields);
+    const key = deferred?.key ?? this.keyOf(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {
       info.cache = 'hit';
@@ -221,7 +269,12 @@ export class Pipeline {
       return { hit };
     }
     info.cache = 'miss';
-    return { miss: { tool, request, env, impl, key } };
+    return { miss: { tool, request, env, impl, key, raw: deferred?.raw } };
+  }
+
+  /** A single node keys its cache by the request itself when short; a cluster shares its keys: digests. */
+  private keyOf(tool: ToolName, env: string, fields: Record<string, unknown>): string {
+    return this.deps.executor ? this.deps.cache.key(tool, env, fields) : this.deps.cache.localKey(tool, env, fields);
   }
 
   /**
@@ -269,11 +322,19 @@ export class Pipeline {
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
       if (run.lean.failed) opts.info.leanFailed = true;
-      if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.deps.cache.set(p.key, result, rawKey);
+      if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.store(p.key, result, rawKey);
       return result;
     } finally {
       release();
     }
+  }
+
+  /** The result cached (a worker's answer to a large body comes as its text: stored as it is). */
+  private store(key: string, result: object, rawKey: RawKey | undefined): string | undefined {
+    const cache = this.deps.cache;
+    return result instanceof SerializedResult
+      ? cache.setSerialized(key, result.json, rawKey)
+      : cache.set(key, result, rawKey);
   }
 
   /** A result another node computed (the executor's shared cache), stored in the local cache too. */
@@ -295,9 +356,8 @@ export class Pipeline {
    */
   private planRun<T extends ToolName>(p: Prepared<T>, opts: RunOptions, seconds: number): PlannedRun<T> {
     // The response bound (issue 23): tools refuse early when they can; every result is measured.
-    const limits = this.deps.limits ?? DEFAULT_INPUT_LIMITS;
-    const inputChars = opts.inputChars ?? responseChars(p.request);
-    const maxResponseChars = responseLimit(inputChars, limits);
+    const inputChars = opts.inputChars ?? p.raw?.length ?? responseChars(p.request);
+    const maxResponseChars = responseLimit(inputChars, this.limits);
     // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.
     const lean = leanFailedFlag();
     const executor = this.deps.executor;
@@ -312,15 +372,18 @@ export class Pipeline {
       const leanRun = p.impl.needsLean(p.request)
         ? { runner: this.deps.lean, progress: opts.progress, failed: lean.mark }
         : undefined;
+      // A large body goes as its text, parsed again there: never built on this thread.
+      const raw = p.raw === undefined ? undefined : { text: p.raw, limits: this.limits, prepareOnly: false };
       return plan(
         maxResponseChars,
         lean,
         true,
         (signal) =>
-          offThread.run(p.tool, p.request, p.env, signal, {
+          offThread.run(p.tool, raw ? undefined : p.request, p.env, signal, {
             caller,
             maxResponseChars,
             lean: leanRun,
+            raw,
           }) as Promise<ToolResponse<T>>,
       );
     }
@@ -350,7 +413,8 @@ export class Pipeline {
   private workerFor<T extends ToolName>(p: Prepared<T>, inputChars: number): StructuralPool | undefined {
     const pool = this.deps.structural;
     if (!pool?.serves(p.tool, p.impl) || !pool.up) return undefined;
-    if (!p.impl.needsLean(p.request)) return pool;
+    // A deferred body was validated on a worker (parsesOffThread): it runs on one, whatever its size.
+    if (!p.impl.needsLean(p.request) || p.raw !== undefined) return pool;
     return inputChars > (this.deps.inlineMaxChars ?? Infinity) ? pool : undefined;
   }
 

@@ -9,8 +9,12 @@
  */
 import { STORED_TIMINGS_TAIL } from '../cache/result-cache.ts';
 import { attachRequestId } from './request-id.ts';
+import { SerializedResult } from '../workers/raw-request.ts';
 
 export function responseText(result: object, requestId: string, stored: string | undefined): string {
+  // A worker's answer to a large body, as its text: a tool's result has no `info` of its own (attachRequestId).
+  if (result instanceof SerializedResult && result.json.endsWith('}') && result.json !== '{}')
+    return `${result.json.slice(0, -1)},"info":{"request_id":"${requestId}"}}`;
   // The tail can only end the text when `timings` is the result's last top-level member: inside a
   // nested value a closing brace would follow, inside a string the quotes would be escaped. Timings
   // absent (or a value JSON leaves out) were appended by the cache: then the result is serialised again.

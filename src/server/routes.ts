@@ -11,6 +11,7 @@ import { newRequestId, withRequestId } from './request-id.ts';
 import { responseText } from './response-text.ts';
 import { RequestAbortController } from '../util/request-abort.ts';
 import type { SharedLinks } from './shared-links.ts';
+import { DeferredBody } from './deferred-body.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -82,8 +83,8 @@ async function runMiss(
   rawKey: RawKey | undefined,
   request: FastifyRequest,
   reply: FastifyReply,
+  gone: RequestAbortController,
 ): Promise<unknown> {
-  const gone = clientGoneController(reply);
   const result = await deps.pipeline.execute(
     prepared,
     {
@@ -128,19 +129,32 @@ function toolRunner(deps: RouteDeps) {
     // Hot path: a byte-identical body whose result is cached is sent as stored JSON (looked up
     // while the body was read, src/server/hit-path.ts; its JSON was then not parsed).
     const r = request.rawLookup ?? (raw !== undefined ? deps.pipeline.lookupRaw(tool, raw) : undefined);
-    const prepared = r?.hit ? { hit: r.hit } : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     const a = { tool, requestId, raw, links, cacheStatus };
+    if (r?.hit) return sendHit(a, r.hit.body, request, reply);
+    // A large body left unparsed is validated on a worker thread (deferred-body.ts), abortable from the start.
+    const gone = request.body instanceof DeferredBody ? clientGoneController(reply) : undefined;
+    const prepared = gone
+      ? await deps.pipeline.prepareDeferred(tool, request.body as DeferredBody, request.svc, r?.rawKey, {
+          caller: request.caller,
+          clientAddress: request.ip,
+          signal: gone.signal,
+        })
+      : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) return sendHit(a, prepared.hit.body, request, reply);
-    return runMiss(deps, a, prepared.miss, r?.rawKey, request, reply);
+    return runMiss(deps, a, prepared.miss, r?.rawKey, request, reply, gone ?? clientGoneController(reply));
   };
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const runTool = toolRunner(deps);
   // A body the hit front already read is taken by the body parser with its lookup (src/server/body.ts).
-  app.post<{ Params: { tool: string } }>('/api/v1/:tool', (req, reply) => runTool(req.params.tool, req, reply));
+  // A large body to a tool route may reach the handler unparsed, for a worker thread (deferred-body.ts).
+  const config = { deferLargeBody: true };
+  app.post<{ Params: { tool: string } }>('/api/v1/:tool', { config }, (req, reply) =>
+    runTool(req.params.tool, req, reply),
+  );
   // The spec's earlier path form, /v1/<service_name>/<tool_name>; the service segment is not interpreted.
-  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', (req, reply) =>
+  app.post<{ Params: { service: string; tool: string } }>('/v1/:service/:tool', { config }, (req, reply) =>
     runTool(req.params.tool, req, reply),
   );
 

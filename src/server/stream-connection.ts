@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import { isToolName } from '../contract/tools.ts';
+import { isToolName, type ToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import { ServiceError, serviceError } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
@@ -14,8 +14,12 @@ import type { StreamDrain } from './stream-drain.ts';
 import { nestDetails, readMessage, type StreamRequest } from './stream-message.ts';
 import type { Pipeline } from './pipeline.ts';
 import { attachRequestId, newRequestId } from './request-id.ts';
+import { responseText } from './response-text.ts';
 import type { SharedLinks } from './shared-links.ts';
 import type { Caller } from '../admission/keys.ts';
+import { DeferredBody } from './deferred-body.ts';
+import { deferredMessage } from './stream-deferred.ts';
+import { MalformedBody, SerializedResult } from '../workers/raw-request.ts';
 
 /** Close code for a missed heartbeat. */
 export const CLOSE_NO_PONG = 4001;
@@ -131,16 +135,31 @@ export class StreamConnection {
     this.#send({ ...errorEvent(id, se), ...(requestId ? { request_id: requestId } : {}) });
   }
 
-  /** A result with its info.request_id, remembered for sharing like an HTTP one. */
-  #answer(msg: StreamRequest, rid: string, result: object, cache: 'hit' | 'miss'): void {
-    const out = attachRequestId(result, rid);
-    this.ctx.links?.record(rid, { tool: msg.tool, caller: this.request.caller, inputs: msg.request, result: out });
+  /** A result with its info.request_id, remembered for sharing like an HTTP one (a deferred request by its text). */
+  #answer(msg: StreamRequest, rid: string, result: object, cache: 'hit' | 'miss', inputs?: string): void {
+    const caller = this.request.caller;
     const shown = this.ctx.cacheStatus ? { cache } : {};
+    if (result instanceof SerializedResult) {
+      // A worker's answer to a large request, as its text: sent as it is, never rebuilt here.
+      const text = responseText(result, rid, undefined);
+      this.ctx.links?.record(rid, { tool: msg.tool, caller, inputs: inputs ?? msg.request, result: text });
+      return this.#send({ id: msg.id, event: 'result', ...shown, result: {}, request_id: rid }, text);
+    }
+    const out = attachRequestId(result, rid);
+    this.ctx.links?.record(rid, { tool: msg.tool, caller, inputs: inputs ?? msg.request, result: out });
     this.#send({ id: msg.id, event: 'result', ...shown, result: out, request_id: rid });
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
     this.#lastActivity = Date.now();
+    // A large request is read on a worker (stream-deferred.ts); anything else about it, here, as for any message.
+    const deferred = isBinary ? undefined : deferredMessage(data as Buffer, this.ctx.pipeline.limits);
+    const envelope = deferred && readMessage(deferred.envelope, false);
+    if (envelope?.ok && !('cancel' in envelope.msg) && this.#offThread(envelope.msg.tool)) {
+      const refusal = this.#admission(envelope.msg.id);
+      if (refusal) return this.#fail(envelope.msg.id, refusal);
+      return this.#runDeferred(envelope.msg, deferred!.request, (data as Buffer).length);
+    }
     const read = readMessage(data, isBinary);
     if (!read.ok) return this.#fail(read.id, read.error);
     const msg = read.msg;
@@ -214,6 +233,37 @@ export class StreamConnection {
     this.#track(id, (signal) => this.#execute(msg, miss, rid, info, inputChars, signal));
   }
 
+  /** Whether `tool`'s large requests are read on a worker: a pipeline tool the worker threads run. */
+  #offThread(tool: string): boolean {
+    return !(this.#extension && this.ctx.extension!.handles(tool)) && this.ctx.pipeline.parsesOffThread(tool);
+  }
+
+  /** #runTool for a request left as text: validated, keyed and looked up on a worker first, tracked from the start. */
+  #runDeferred(msg: StreamRequest, text: string, inputChars: number): void {
+    const { id } = msg;
+    const tool = msg.tool as ToolName;
+    const { pipeline } = this.ctx;
+    const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
+    const rid = newRequestId();
+    const from = { caller: this.request.caller, clientAddress: this.request.ip };
+    this.#track(id, async (signal) => {
+      let prepared;
+      try {
+        prepared = await pipeline.prepareDeferred(tool, new DeferredBody(text, null), info, undefined, {
+          ...from,
+          signal,
+        });
+      } catch (e) {
+        return this.#fail(id, signal.aborted ? serviceError('cancelled', 'by_client') : streamError(e, tool));
+      }
+      if ('hit' in prepared)
+        return this.#answer(msg, rid, JSON.parse(prepared.hit.body.toString('utf8')) as object, 'hit', text);
+      const refused = pipeline.refusal(prepared.miss);
+      if (refused) return this.#fail(id, refused, rid);
+      await this.#execute(msg, prepared.miss, rid, info, inputChars, signal, text);
+    });
+  }
+
   async #execute(
     msg: StreamRequest,
     miss: Parameters<Pipeline['execute']>[0],
@@ -221,6 +271,7 @@ export class StreamConnection {
     info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' },
     inputChars: number,
     signal: AbortSignal,
+    inputs?: string,
   ): Promise<void> {
     const id = msg.id;
     const { request } = this;
@@ -237,10 +288,21 @@ export class StreamConnection {
         progress: (p) =>
           this.#send({ id, event: 'progress', stage: p.stage, done: p.done, total: p.total, request_id: rid }),
       });
-      this.#answer(msg, rid, result, info.cache ?? 'miss');
+      this.#answer(msg, rid, result, info.cache ?? 'miss', inputs);
     } catch (err) {
       const cancelled = signal.aborted && !(err instanceof ServiceError && err.code === 'timeout');
       this.#fail(id, cancelled ? serviceError('cancelled', 'by_client') : err, rid);
     }
   }
+}
+
+/**
+ * A deferred request's error as the stream words it: a request that is not JSON the daemon takes
+ * as readMessage says it (stream-message.ts), validation details under `request.`.
+ */
+function streamError(e: unknown, tool: string): unknown {
+  if (!(e instanceof MalformedBody)) return nestDetails(e, tool);
+  return serviceError('malformed_json', 'stream_message', {
+    reason: e.reason ?? 'Object contains forbidden prototype property',
+  });
 }

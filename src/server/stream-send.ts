@@ -37,11 +37,11 @@ export function errorEvent(id: string | null, err: unknown): StreamEvent {
  * over 3): an event that cannot be serialised (past the longest string) or is too large is
  * replaced by a bounded error for the same id, never thrown.
  */
-export function serializeEvent(e: StreamEvent, maxChars: number): string {
+export function serializeEvent(e: StreamEvent, maxChars: number, resultJson?: string): string {
   let text: string | undefined;
   let failure: ServiceError | undefined;
   try {
-    text = JSON.stringify(e);
+    text = resultJson === undefined ? JSON.stringify(e) : withResultText(e, resultJson);
   } catch (err) {
     // RangeError "Invalid string length": larger than any string can be.
     failure = serviceError('response_too_large', 'event', { limit: maxChars }, { cause: err });
@@ -52,6 +52,21 @@ export function serializeEvent(e: StreamEvent, maxChars: number): string {
   return JSON.stringify(errorEvent(e.id, failure));
 }
 
+/** Stands for the result in an event serialised around a result that is already JSON text. */
+const RESULT_MARK = '\u0000result';
+
+/**
+ * `e` serialised with `resultJson` (a result already JSON text: a worker's answer to a large
+ * request) as its `result`, spliced in without parsing it. The mark is found from the end:
+ * only `request_id` (a UUID) follows `result`, and a quote in a client's id is escaped.
+ */
+function withResultText(e: StreamEvent, resultJson: string): string {
+  const text = JSON.stringify({ ...e, result: RESULT_MARK });
+  const mark = `"result":${JSON.stringify(RESULT_MARK)}`;
+  const at = text.lastIndexOf(mark);
+  return `${text.slice(0, at)}"result":${resultJson}${text.slice(at + mark.length)}`;
+}
+
 /**
  * The send function of one socket: never throws, drops events once the socket is not open,
  * and applies the flow-control limits after each write.
@@ -60,7 +75,7 @@ export function createSender(
   socket: WebSocket,
   limits: StreamLimits,
   log: Log,
-): { send: (e: StreamEvent) => void; paused: () => boolean } {
+): { send: (e: StreamEvent, resultJson?: string) => void; paused: () => boolean } {
   let paused = false;
   const afterWrite = () => {
     if (paused && socket.bufferedAmount <= limits.sendBudgetBytes / 2 && socket.readyState === socket.OPEN) {
@@ -68,10 +83,10 @@ export function createSender(
       socket.resume();
     }
   };
-  const send = (e: StreamEvent) => {
+  const send = (e: StreamEvent, resultJson?: string) => {
     if (socket.readyState !== socket.OPEN) return;
     try {
-      socket.send(serializeEvent(e, limits.sendHardLimitBytes), afterWrite);
+      socket.send(serializeEvent(e, limits.sendHardLimitBytes, resultJson), afterWrite);
     } catch (err) {
       log.error({ err }, 'stream send failed; closing the socket');
       socket.terminate();

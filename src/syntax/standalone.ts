@@ -95,6 +95,18 @@ export function dependencyClosure(ix: StandaloneIndex, target: SourceDecl): Set<
   return needed;
 }
 
+/**
+ * A lower bound on the length of `standaloneContent(ix, target, header)` without building it:
+ * the header and the text of every command in the dependency closure (each is in the content
+ * once; scopes, context and joins come on top). Costs the closure, which is at most the bound.
+ */
+export function standaloneFloor(ix: StandaloneIndex, target: SourceDecl, header: string): number {
+  const commands = ix.file.commands;
+  let n = header.trim().length;
+  for (const i of dependencyClosure(ix, target)) n += commands[i]!.end - commands[i]!.start;
+  return n;
+}
+
 function mutualCommands(ix: StandaloneIndex, d: SourceDecl): number[] {
   const span = d.mutualGroup === undefined ? undefined : ix.mutualSpan.get(d.mutualGroup);
   if (!span) return [d.commandIndex];

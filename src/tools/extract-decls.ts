@@ -30,7 +30,14 @@ import {
   type Info,
   type Measure,
 } from './extract-lean.ts';
-import { documentContent, documentKeys, fileStructure, structuralDocument } from './extract-structure.ts';
+import {
+  documentContent,
+  documentContentFloor,
+  documentKeys,
+  fileStructure,
+  structuralDocument,
+  type FileStructure,
+} from './extract-structure.ts';
 import { sorryBody } from './output.ts';
 import { outputBudget } from './response-bound.ts';
 import { selectDeclarations } from './selection.ts';
@@ -190,6 +197,8 @@ export async function runExtract(
   tool.errors.push(...sel.errors);
   const elaborateProofs = req.elaborate_proofs ?? true;
   if (sel.explicit) tool.warnings.push(SELECTION_WARNING);
+  // Before Lean runs: documents over the response bound are known from the source model alone.
+  else checkStandaloneBound(fs, sel.decls, theoremsOnly, prepared.header, ctx.maxResponseChars);
   if (!elaborateProofs) tool.warnings.push(NO_PROOFS_WARNING);
   const parseMs = performance.now() - t0;
 
@@ -229,6 +238,28 @@ export async function runExtract(
     documents,
     timings,
   };
+}
+
+/**
+ * Refuses (OutputLimitError, the 413 buildDocuments would raise) before any elaboration when the
+ * documents' standalone contents alone are over the response bound: they grow with dependency
+ * depth (a chain of n declarations holds n²/2 commands in all), so a long chain was elaborated
+ * whole and only then refused. Linear: each document costs its dependency closure, whose text it
+ * charges, so the walk stops once it has done about as much work as the bound allows.
+ */
+function checkStandaloneBound(
+  fs: FileStructure,
+  decls: readonly SourceDecl[],
+  theoremsOnly: boolean,
+  header: string,
+  limit: number | undefined,
+): void {
+  if (limit === undefined || limit === Infinity) return;
+  const charge = outputBudget(limit);
+  for (const d of decls) {
+    if (theoremsOnly && d.kind !== 'theorem') continue;
+    charge(documentContentFloor(fs, d, header) + d.command.end - d.command.start);
+  }
 }
 
 interface TransformState {

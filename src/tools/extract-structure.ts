@@ -11,7 +11,7 @@ import {
   type SyntacticDependencies,
 } from '../syntax/dependencies.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
-import { standaloneContent, standaloneIndex, type StandaloneIndex } from '../syntax/standalone.ts';
+import { standaloneContent, standaloneFloor, standaloneIndex, type StandaloneIndex } from '../syntax/standalone.ts';
 import { parseTacticBlock, type TacticBlock } from '../syntax/tactics.ts';
 import { declName } from './selection.ts';
 
@@ -98,6 +98,10 @@ export function structuralDocument(fs: FileStructure, d: SourceDecl): Structural
 /** The standalone content of a declaration (header + transitive local dependencies + it). */
 export const documentContent = (fs: FileStructure, d: SourceDecl, header: string): string =>
   standaloneContent(fs.standalone, d, header);
+
+/** A lower bound on `documentContent(fs, d, header).length`, without building it. */
+export const documentContentFloor = (fs: FileStructure, d: SourceDecl, header: string): number =>
+  standaloneFloor(fs.standalone, d, header);
 
 /**
  * The key of each declaration in `documents`: its full name; `example`s and anonymous

@@ -16,7 +16,9 @@ import { relayedError, serviceError } from '../errors.ts';
 import { builtinTools } from '../tools/index.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { failureOf, serveLean, type LeanService } from './lean-port.ts';
-import type { StructuralOutcome, StructuralTask } from './structural-task.ts';
+import type { RawBody, StructuralOutcome, StructuralTask } from './structural-task.ts';
+import { MalformedBody, SerializedResult, type RawPrepared } from './raw-request.ts';
+import type { InputLimits } from '../admission/input-limits.ts';
 import { FairScheduler } from './fair-scheduler.ts';
 
 const BUILTIN = builtinTools();
@@ -41,6 +43,8 @@ export interface StructuralRunOptions {
   maxResponseChars?: number | undefined;
   /** A Lean-backed tool: its Lean calls come back to this runner (lean-port.ts). */
   lean?: LeanLine | undefined;
+  /** The request as its body's text (a large body, raw-request.ts): the worker parses and validates it. */
+  raw?: RawBody | undefined;
 }
 
 /** What a Lean-backed task reaches on the main thread. */
@@ -58,11 +62,14 @@ export interface StructuralPoolStats {
   completed: number;
   /** Tasks stopped by terminating their worker (deadline or client gone). */
   terminated: number;
+  /** Large request bodies parsed and validated on a worker (prepareRaw), not on the main thread. */
+  bodiesParsed: number;
 }
 
 export class StructuralPool {
   private pool: Piscina<StructuralTask, StructuralOutcome> | undefined;
   private terminated = 0;
+  private bodiesParsed = 0;
   private running = 0;
   private readonly threads: number;
   private started: Promise<boolean> | undefined;
@@ -147,6 +154,7 @@ export class StructuralPool {
         maxResponseChars: opts.maxResponseChars,
         lean: channel?.port2,
         progress: opts.lean?.progress !== undefined,
+        raw: opts.raw,
       };
       out = await this.piscina.run(task, { signal, ...(channel ? { transferList: [channel.port2] } : {}) });
     } catch (e) {
@@ -164,6 +172,23 @@ export class StructuralPool {
     return outcomeOf(out, opts, service);
   }
 
+  /**
+   * A large body parsed, validated and keyed on a worker (raw-request.ts), under the caller's fair
+   * turn: what the main thread needs to route it comes back, never its large fields. Rejects with
+   * MalformedBody when it is not JSON the daemon takes, or with the validation's error.
+   */
+  async prepareRaw(
+    tool: ToolName,
+    text: string,
+    limits: InputLimits,
+    signal: AbortSignal,
+    caller?: string,
+  ): Promise<RawPrepared> {
+    this.bodiesParsed++;
+    const raw = { text, limits, prepareOnly: true };
+    return (await this.run(tool, undefined, null as never, signal, { caller, raw })) as RawPrepared;
+  }
+
   stats(): StructuralPoolStats {
     const p = this.pool;
     return {
@@ -172,6 +197,7 @@ export class StructuralPool {
       queued: (p?.queueSize ?? 0) + this.fair.queued,
       completed: p?.completed ?? 0,
       terminated: this.terminated,
+      bodiesParsed: this.bodiesParsed,
     };
   }
 
@@ -185,8 +211,9 @@ export class StructuralPool {
 /** The task's answer, or its error (the main thread's own object when the backend raised it). */
 function outcomeOf(out: StructuralOutcome, opts: StructuralRunOptions, service: LeanService | undefined): unknown {
   for (const f of out.leanFailures ?? []) opts.lean?.failed(failureOf(f));
-  if (out.ok) return out.response;
+  if (out.ok) return opts.raw && !opts.raw.prepareOnly ? new SerializedResult(out.response as string) : out.response;
   if (out.mainError !== undefined && service) throw service.errorOf(out.mainError);
+  if (out.malformed !== undefined) throw new MalformedBody(out.malformed);
   if (out.code)
     throw relayedError({ code: out.code, message: out.message, ...(out.details ? { details: out.details } : {}) });
   throw serviceError('internal', 'unexpected', {}, { cause: new Error(out.message) });

@@ -15,10 +15,22 @@ import { builtinTools } from '../tools/index.ts';
 import { checkResponseSize } from '../tools/response-bound.ts';
 import type { ToolContext, ToolImpl } from '../tools/types.ts';
 import { failureData, leanProxy, MainThreadError, type LeanFailureData } from './lean-port.ts';
+import type { InputLimits } from '../admission/input-limits.ts';
+import { MalformedBody, prepareRaw, requestFromRaw } from './raw-request.ts';
+
+/** A request sent as its body's text (a large body: raw-request.ts), parsed and validated here. */
+export interface RawBody {
+  text: string;
+  limits: InputLimits;
+  /** Only validate and key it (RawPrepared back), not run the tool. */
+  prepareOnly: boolean;
+}
 
 export interface StructuralTask {
   tool: ToolName;
+  /** The validated request; absent when `raw` brings it as text. */
   request: unknown;
+  raw?: RawBody | undefined;
   env: EnvironmentConfig;
   /** The response bound: a larger result is refused here, before it is copied to the main thread. */
   maxResponseChars?: number | undefined;
@@ -37,6 +49,8 @@ export type StructuralOutcome = (
       details?: ErrorDetail[] | undefined;
       /** The error is the main thread's own (lean-port.ts): rethrow that one. */
       mainError?: number | undefined;
+      /** A raw body that is not JSON the daemon takes (raw-request.ts MalformedBody's reason). */
+      malformed?: string | null | undefined;
     }
 ) & {
   /** The Lean failures the tool reported (ToolContext.leanFailed): its result is then not cached. */
@@ -80,11 +94,17 @@ async function runTool(
     ...(task.maxResponseChars === undefined ? {} : { maxResponseChars: task.maxResponseChars }),
   };
   try {
-    const response = await impl.run(task.request as never, ctx);
+    const raw = task.raw;
+    if (raw?.prepareOnly) return { ok: true, response: prepareRaw(task.tool, raw.text, raw.limits) };
+    const request = raw ? requestFromRaw(task.tool, raw.text, raw.limits) : task.request;
+    const response = await impl.run(request as never, ctx);
     checkResponseSize(response, task.maxResponseChars);
-    return { ok: true, response };
+    // A large body's answer goes back as text (raw-request.ts SerializedResult).
+    return { ok: true, response: raw ? JSON.stringify(response) : response };
   } catch (e) {
     if (e instanceof MainThreadError) return { ok: false, code: undefined, message: e.message, mainError: e.ref };
+    if (e instanceof MalformedBody)
+      return { ok: false, code: 'malformed_json', message: e.message, malformed: e.reason };
     const se = isServiceError(e) ? e : sourceLimitError(e);
     if (se) return { ok: false, code: se.code, message: se.message, details: se.details };
     return { ok: false, code: undefined, message: (e as Error)?.stack ?? String(e) };

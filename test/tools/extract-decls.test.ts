@@ -187,3 +187,30 @@ t.test('helper output schemas: the shapes Json.mkObj prints, and what does not f
     'only info messages carry helper output',
   );
 });
+
+t.test('a long dependency chain is refused by the response bound before Lean runs (no elaboration)', async (t) => {
+  const chain = (n: number) =>
+    Array.from({ length: n }, (_, i) => (i === 0 ? 'def a0 : Nat := 0' : `def a${i} : Nat := a${i - 1}`)).join('\n');
+  const ctx = (lean: ReturnType<typeof helperDouble>, maxResponseChars: number) => ({
+    ...toolCtx(lean, core),
+    maxResponseChars,
+  });
+  const req = (tool: 'extract_decls' | 'extract_theorems', content: string) =>
+    parseToolRequest(tool, { environment: 'core', content }) as never;
+  // 2,000 links: ~2,000²/2 commands of ~25 characters in the standalone documents, far over 1 MB.
+  const lean = helperDouble();
+  await t.rejects(extract_decls.run(req('extract_decls', chain(2_000)), ctx(lean, 1_000_000)), {
+    name: 'OutputLimitError',
+    message: /the output would be at least \d+ characters, over the limit of 1000000/,
+  });
+  t.equal(lean.jobs.length, 0, 'refused before anything was sent to Lean');
+  // extract_theorems makes documents for theorems only: a chain of defs is within the same bound.
+  const theorems = helperDouble();
+  const r = await extract_theorems.run(req('extract_theorems', chain(2_000)), ctx(theorems, 1_000_000));
+  t.same(Object.keys(r.documents), [], 'no theorem, no document');
+  t.equal(theorems.jobs.length, 1, 'elaborated: nothing over the bound');
+  const short = helperDouble();
+  const ok = await extract_decls.run(req('extract_decls', chain(5)), ctx(short, 1_000_000));
+  t.equal(ok.documents.a4!.content.split('\n').filter((l) => l.startsWith('def')).length, 5, 'a short chain is served');
+  t.equal(short.jobs.length, 1);
+});
