@@ -13,6 +13,7 @@ import { configSchema } from '../../src/config.ts';
 import { round, stats } from '../lib.ts';
 import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
 import { searchHold } from './search-hold.ts';
+import { callerTableRows } from './adversarial-callers.ts';
 
 const ENV = 'bench';
 /** The fake REPL test double (no Lean here): the Lean-backed family measures the daemon's own work around Lean. */
@@ -202,6 +203,11 @@ export async function adversarialHttpRows(): Promise<{ rows: [string, string, st
   const hold = await searchHold();
   figures['search hold'] = hold.figures;
   rows.push(hold.row);
+  // Shared tables one caller could fill for all: the metrics labels and the MCP sessions.
+  for (const r of await callerTableRows()) {
+    figures[r.row[0]] = r.figures;
+    rows.push(r.row);
+  }
   return { rows, figures };
 }
 

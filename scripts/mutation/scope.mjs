@@ -27,8 +27,9 @@ export const VERDICT_FILES = [
   'src/tools/negation.ts',
   // The readers of Lean's answers that verdicts rest on (#print axioms, the goal and message texts).
   'src/tools/lean-texts.ts',
-  // disprove's disproved_theorems.
+  // disprove's disproved_theorems, and its reading of Plausible's answers.
   'src/tools/disprove.ts',
+  'src/tools/plausible.ts',
   // comparator's verdict.
   'src/tools/comparator.ts',
   // The Kimina routes' status mapping: a snippet's answer, its timeout, a Lean failure.
@@ -50,6 +51,10 @@ export const VERDICT_TESTS = [
   'test/tools/lean-boundary.test.ts',
   'test/tools/probe-opens.test.ts',
   'test/tools/disprove.test.ts',
+  'test/tools/plausible.test.ts',
+  'test/tools/probes.test.ts',
+  'test/tools/axioms-answers.test.ts',
+  'test/tools/comparator-recorded.test.ts',
   'test/tools/comparator.test.ts',
   'test/tools/check.test.ts',
   'test/tools/checked-type.test.ts',

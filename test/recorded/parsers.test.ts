@@ -144,14 +144,22 @@ t.test('every recorded goal becomes a lemma statement', { skip: RECORDED_SKIP },
       for (const g of parseGoals(text)) {
         n++;
         const l = lemmaFromGoal('recorded_goal', g, true);
-        // Inaccessible names are renamed in the statement (x✝ → x_1), so none may remain.
-        if (!l.text.startsWith('theorem recorded_goal') || l.text.includes('✝') || !l.text.endsWith(':= by\n  sorry'))
+        // Inaccessible names are renamed in the statement (x✝ → x_1), so none may remain; a let-bound
+        // hypothesis keeps its value (`let x : T := v` in the type, introduced before the sorry).
+        const lets = g.hyps.filter((h) => h.value !== undefined).length;
+        const proof = lets ? /:= by\n {2}intro [^\n]+\n {2}sorry$/ : /:= by\n {2}sorry$/;
+        if (
+          !l.text.startsWith('theorem recorded_goal') ||
+          l.text.includes('✝') ||
+          !proof.test(l.text) ||
+          (l.text.match(/\n {4}let /g)?.length ?? 0) < lets
+        )
           wrong.push(`${where(i)}: ${JSON.stringify(l.text.slice(0, 160))}`);
       }
     }
   }
   t.ok(n > 500, `${n} recorded goals`);
-  t.same(wrong, [], 'each is `theorem … : target := by sorry` with no inaccessible name left');
+  t.same(wrong, [], 'each is `theorem … : target := by sorry` with no inaccessible name left, let values kept');
 });
 
 t.test('`#check @name` outputs: the type the tools compare', { skip: RECORDED_SKIP }, async (t) => {
