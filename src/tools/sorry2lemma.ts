@@ -63,7 +63,7 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
       if (!outcome) continue;
       const lifted: Lifted = { lemmas: [], lemmaNames, edits, warnings };
       if (req.extract_sorries) liftSorries(req, file, d, outcome.sorries, lifted);
-      if (req.extract_errors) liftUnsolvedGoals(req, d, outcome.messages, lifted);
+      if (req.extract_errors) liftUnsolvedGoals(req, file, d, outcome.messages, lifted);
       if (lifted.lemmas.length > 0) edits.push(insert(d.command.start, `${lifted.lemmas.join('\n\n')}\n\n`));
     }
     const output = applyEdits(r.content, edits);
@@ -97,7 +97,7 @@ function liftSorries(
   sorries: Outcome['sorries'],
   out: Lifted,
 ): void {
-  const base = declName(d);
+  const base = declName(d, file);
   let sorried = 0;
   // One entry per goal: a sorry run on several goals (`<;> sorry`) is reported once per goal at one place.
   const byPos = new Map<string, { pos: { line: number; column: number }; goals: Goal[] }>();
@@ -146,11 +146,12 @@ function liftSorries(
 /** extract_errors: a lemma per goal of each "unsolved goals" error, `<theorem>.unsolved`, `_1`, …. */
 function liftUnsolvedGoals(
   req: ToolRequest<'sorry2lemma'>,
+  file: SourceFile,
   d: SourceDecl,
   messages: Outcome['messages'],
   out: Lifted,
 ): void {
-  const base = declName(d);
+  const base = declName(d, file);
   let unsolved = 0;
   for (const m of messages) {
     if (m.severity !== 'error' || !UNSOLVED_GOALS_RE.test(m.text)) continue;
