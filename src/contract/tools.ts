@@ -19,7 +19,9 @@ export const REPAIRS = [
 export const SIMPLIFICATIONS = ['remove_unused_tactics', 'remove_unused_haves', 'rename_unused_vars'] as const;
 export const NORMALIZATIONS = [
   'remove_sections',
+  'remove_opens',
   'expand_decl_names',
+  'expand_scoped_notations',
   'remove_duplicates',
   'split_open_in_commands',
   'normalize_module_comments',
