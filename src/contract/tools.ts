@@ -233,6 +233,12 @@ export const TOOLS = {
         .describe('Lift unsolved goals at error locations into standalone lemmas.'),
       include_whole_context: includeWholeContext,
       reconstruct_callsite: reconstructCallsite,
+      merge_duplicates: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Merge extracted lemmas with the same statement into one, every call site pointing at it (statements equal as Lean printed them).',
+        ),
     }),
     response: respond({ lemma_names: z.array(z.string()) }),
   },
