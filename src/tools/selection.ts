@@ -47,6 +47,7 @@ const MAX_LISTED = 10;
 
 /** Pick the declarations `names` select into `picked` (indexed once: each name costs the declarations sharing its last component). */
 function selectByNames(
+  file: Pick<SourceFile, 'lines'>,
   candidates: SourceDecl[],
   names: string[],
   theoremsOnly: boolean,
@@ -57,7 +58,11 @@ function selectByNames(
   const byWritten = new Map<string, string[]>();
   const index = new NameIndex();
   for (const d of candidates) {
-    if (d.fullName === undefined) continue;
+    if (d.fullName === undefined) {
+      // An example or anonymous instance is selected by the name results give it (`_example_12_0`).
+      if (d.kind === 'example' || d.kind === 'instance') byFull.set(declName(d, file), [d]);
+      continue;
+    }
     const group = byFull.get(d.fullName);
     if (group) group.push(d);
     else byFull.set(d.fullName, [d]);
@@ -100,7 +105,7 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
   const errors: string[] = [];
   const picked = new Set<SourceDecl>();
   if (req.names !== undefined) {
-    selectByNames(candidates, req.names, theoremsOnly, picked, errors);
+    selectByNames(file, candidates, req.names, theoremsOnly, picked, errors);
   } else if (req.indices !== undefined) {
     const seen = new Set<number>();
     for (const i of req.indices) {

@@ -58,3 +58,14 @@ t.test('anonymous declarations are named by where they start, as AXLE names them
   const [x, y] = two.decls.map((d) => declName(d, two));
   t.not(x, y, 'two on one line get different names');
 });
+
+t.test('names: an anonymous declaration is selected by its positional name (theorems_only false)', async (t) => {
+  const f = parseSource('theorem a : True := trivial\nexample : True := trivial\nexample : 1 = 1 := rfl\n');
+  const sel = selectDeclarations(f, { names: ['_example_3_0'], theorems_only: false });
+  t.same(sel.errors, []);
+  t.same(
+    sel.decls.map((d) => declName(d, f)),
+    ['_example_3_0'],
+  );
+  t.match(selectDeclarations(f, { names: ['_example_3_0'] }).errors[0], /not found among theorems/);
+});
