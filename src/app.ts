@@ -38,6 +38,8 @@ import { registerStream } from './server/stream.ts';
 import { MCP_PATH, registerMcp } from './server/adapters/mcp.ts';
 import { mcpRawScreen } from './server/adapters/mcp-limits.ts';
 import { registerKimina } from './server/adapters/kimina.ts';
+import { latestEnvironment } from './envs/latest.ts';
+import type { EnvironmentInfo } from './contract/common.ts';
 import { registerSharedLinkRoutes, SharedLinks } from './server/shared-links.ts';
 import { SearchService } from './search/service.ts';
 import { registerEndpoints } from './server/endpoints.ts';
@@ -446,7 +448,7 @@ async function registerDocsAndStream(
 function registerAdapters(
   app: FastifyInstance,
   config: Config,
-  d: EdgeDeps & { authorizeListing: (request: FastifyRequest) => Caller; environments: () => unknown[] },
+  d: EdgeDeps & { authorizeListing: (request: FastifyRequest) => Caller; environments: () => EnvironmentInfo[] },
 ): void {
   registerMcp(app, {
     authorize: d.authorize,
@@ -460,7 +462,7 @@ function registerAdapters(
     authorize: d.authorize,
     closing: d.closing,
     pipeline: d.pipeline,
-    environment: () => config.server.kimina.environment ?? config.environments[0]?.name,
+    environment: () => config.server.kimina.environment ?? latestEnvironment(d.environments()),
     maxSnippets: config.server.kimina.maxSnippets,
   });
   registerSharedLinkRoutes(app, d.links, d.authorize);

@@ -89,7 +89,7 @@ export const configSchema = z.strictObject({
       /** Kimina Lean Server's routes (src/server/adapters/kimina.ts; docs/kimina.md). */
       kimina: z
         .strictObject({
-          /** The environment snippets run on; null: the first configured one. */
+          /** The environment snippets run on; null: the default one (src/envs/latest.ts). */
           environment: z.string().min(1).nullable().default(null),
           maxSnippets: z.number().int().positive().default(1000),
         })

@@ -19,7 +19,9 @@ export const REPAIRS = [
 export const SIMPLIFICATIONS = ['remove_unused_tactics', 'remove_unused_haves', 'rename_unused_vars'] as const;
 export const NORMALIZATIONS = [
   'remove_sections',
+  'remove_opens',
   'expand_decl_names',
+  'expand_scoped_notations',
   'remove_duplicates',
   'split_open_in_commands',
   'normalize_module_comments',
@@ -231,6 +233,12 @@ export const TOOLS = {
         .describe('Lift unsolved goals at error locations into standalone lemmas.'),
       include_whole_context: includeWholeContext,
       reconstruct_callsite: reconstructCallsite,
+      merge_duplicates: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Merge extracted lemmas with the same statement into one, every call site pointing at it (statements equal as Lean printed them).',
+        ),
     }),
     response: respond({ lemma_names: z.array(z.string()) }),
   },

@@ -1,7 +1,7 @@
 /**
  * check: elaborate the content and report Lean's messages. `okay` means it compiles;
- * declarations that fail to compile, use `sorry` or non-standard axioms are listed in
- * failed_declarations, the latter two as tool warnings (verify_proof makes them errors).
+ * declarations that fail to compile, use `sorry`, non-standard axioms or are `unsafe` are listed
+ * in failed_declarations, the last three as tool warnings (verify_proof makes them errors).
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
@@ -66,9 +66,15 @@ export const check: ToolImpl<'check'> = {
 function failedDeclarations(r: Elaborated, warnings: string[]): Set<string> | undefined {
   let failed: Set<string> | undefined;
   for (const d of r.file.decls) {
-    const name = declName(d);
+    const name = declName(d, r.file);
     const v = declVerdict(r, d);
     if (v.hasErrors) (failed ??= new Set()).add(name);
+    // AXLE v1.4.0 (docs/tools/check.md): unsafe definitions are a validation finding like sorry, a
+    // warning that leaves `okay` alone; `partial` is not (verify_proof permits it since v1.3.0).
+    if (d.modifiers.words.includes('unsafe')) {
+      (failed ??= new Set()).add(name);
+      warnings.push(`Unsafe function '${name}' detected`);
+    }
     if (v.usesSorry) {
       (failed ??= new Set()).add(name);
       warnings.push(`Declaration '${name}' uses 'sorry'`);

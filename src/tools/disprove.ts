@@ -56,7 +56,7 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
   for (const d of sel.decls) {
     const type = d.kind === 'theorem' ? piType(file, d) : undefined;
     if (!type) {
-      tool.warnings.push(`'${declName(d)}': no statement to negate`);
+      tool.warnings.push(`'${declName(d, file)}': no statement to negate`);
       continue;
     }
     const negated = `¬ (${type})`;
@@ -70,7 +70,7 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
         `  ${tactic}`,
         printAxiomsCommand(d.namespace ? `${d.namespace}.${lemma}` : lemma),
       ]);
-      out.push({ key: { name: declName(d), negated, tactic }, text });
+      out.push({ key: { name: declName(d, file), negated, tactic }, text });
     }
   }
   return out;

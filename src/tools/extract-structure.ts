@@ -104,15 +104,15 @@ export const documentContentFloor = (fs: FileStructure, d: SourceDecl, header: s
   standaloneFloor(fs.standalone, d, header);
 
 /**
- * The key of each declaration in `documents`: its full name; `example`s and anonymous
- * instances get their kind and 1-based line (`example@12`), and a repeated key its
- * index (`foo#3`), so no document overwrites another.
+ * The key of each declaration in `documents`: its name (declName: `example`s and anonymous
+ * instances by position, `_example_12_0`), and a repeated key its index (`foo#3`), so no
+ * document overwrites another.
  */
 export function documentKeys(fs: FileStructure, decls: readonly SourceDecl[]): Map<SourceDecl, string> {
   const keys = new Map<SourceDecl, string>();
   const used = new Set<string>();
   for (const d of decls) {
-    let key = d.fullName ?? `${declName(d)}@${fs.file.lines.lineOf(d.command.start) + 1}`;
+    let key = declName(d, fs.file);
     if (used.has(key)) key = `${key}#${fs.indices.get(d) ?? 0}`;
     used.add(key);
     keys.set(d, key);

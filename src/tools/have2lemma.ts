@@ -60,7 +60,8 @@ function probeDecl(
   index: number,
 ): { pd: SourceDecl; outcome: CommandOutcome } | undefined {
   const same = s.probe.file.decls[index];
-  const pd = same && declName(same) === declName(d) && same.keyword === d.keyword ? same : undefined;
+  // By name and keyword, not by position: the probe's text may place the declaration elsewhere.
+  const pd = same && same.fullName === d.fullName && same.keyword === d.keyword ? same : undefined;
   const outcome = pd && s.probe.commands.find((c) => c.command === pd.command);
   return pd && outcome ? { pd, outcome } : undefined;
 }
@@ -68,7 +69,7 @@ function probeDecl(
 /** Lifts one have whose goal Lean reported; returns the lemma's text, or undefined (with a warning). */
 function liftHave(s: LiftState, d: SourceDecl, h: HaveForm, goal: Goal | undefined): string | undefined {
   const { file, req } = s;
-  const base = `${declName(d)}.${haveName(file, h)}`;
+  const base = `${declName(d, file)}.${haveName(file, h)}`;
   if (!goal) {
     s.warnings.push(
       `${base}: Lean reported no goal at this have (line ${file.lines.toLean(h.start).line}); not lifted`,

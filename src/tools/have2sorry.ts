@@ -20,7 +20,7 @@ export function havesToSorry(file: SourceFile, d: SourceDecl): { edits: TextEdit
   let coveredUntil = -1;
   for (const h of findHaves(file.sig, d.bodySig[0], d.bodySig[1])) {
     if (!HAVE.has(h.keyword) || h.start < coveredUntil) continue;
-    const where = `${declName(d)}, line ${file.lines.toLean(h.start).line}`;
+    const where = `${declName(d, file)}, line ${file.lines.toLean(h.start).line}`;
     if (!h.proof) {
       warnings.push(`have without ':=' kept (its proof is the following tactics) in ${where}`);
       continue;

@@ -18,6 +18,9 @@ const ORDER: Normalization[] = [
   'split_open_in_commands',
   'remove_sections',
   'expand_decl_names',
+  // After expand_decl_names, which reads the opens to qualify names.
+  'remove_opens',
+  'expand_scoped_notations',
   'remove_duplicates',
 ];
 
@@ -122,6 +125,40 @@ function qualifyOpens(file: SourceFile, edits: TextEdit[]): Set<number> {
     }
   });
   return openTargets;
+}
+
+/** The `… in` segments of a prefix chain (`open A in set_option x true in`), as [first, past-`in`) token ranges. */
+function inSegments(file: SourceFile, from: number, to: number): [number, number][] {
+  const out: [number, number][] = [];
+  let s = from;
+  for (let k = from; k < to; k++) {
+    if (file.sig.text[k] !== 'in') continue;
+    out.push([s, k + 1]);
+    s = k + 1;
+  }
+  return out;
+}
+
+/**
+ * remove_opens on one command: an `open` command goes whole (with its `open … in` prefixes), each
+ * `open … in` segment before another command goes up to the next token. An `open` behind another
+ * `… in` (`set_option x true in open A`) is kept with a warning, as AXLE keeps it: without it
+ * the `in` would have no command.
+ */
+function removeOpensOf(file: SourceFile, c: Command, edits: TextEdit[], warnings: string[]): void {
+  const segments = inSegments(file, c.sigStart, c.ownSigStart);
+  const isOpen = ([k]: [number, number]) => file.sig.text[k] === 'open';
+  const kept = () =>
+    warnings.push(`remove_opens: the open at line ${file.lines.toLean(c.start).line} follows another \`… in\`; kept`);
+  if (c.kind === 'open') {
+    if (segments.every(isOpen)) edits.push(removeLines(file.text, c));
+    else kept();
+    return;
+  }
+  for (const seg of segments) if (isOpen(seg)) edits.push(remove(file.sig.start[seg[0]]!, file.sig.start[seg[1]]!));
+  if (c.kind === 'declaration') return;
+  for (let k = c.ownSigStart; k + 1 < c.sigEnd; k++)
+    if (file.sig.text[k] === 'in' && file.sig.text[k + 1] === 'open') kept();
 }
 
 const passes: Record<
@@ -230,6 +267,26 @@ const passes: Record<
     return edits;
   },
 
+  remove_opens: (file, all, warnings) => {
+    const edits: TextEdit[] = [];
+    for (const c of file.commands) removeOpensOf(file, c, edits, warnings);
+    const missing = (['expand_decl_names', 'expand_scoped_notations'] as const).filter((n) => !all.has(n));
+    if (edits.length > 0 && missing.length > 0)
+      warnings.push(
+        `remove_opens: names and notations that relied on the removed \`open\`s may no longer resolve; combine it with ${missing.join(' and ')}`,
+      );
+    return edits;
+  },
+
+  // Needs Lean's delaborator with notations off (AXLE: "runs Lean's delaborator with notations
+  // disabled"): not done by this service; the text is left as written, with a warning.
+  expand_scoped_notations: (_file, _all, warnings) => {
+    warnings.push(
+      'expand_scoped_notations is not supported by this service: scoped notations are left as written (docs/tools.md)',
+    );
+    return [];
+  },
+
   remove_duplicates: (file) => {
     const edits: TextEdit[] = [];
     const seen = new Set<string>();
@@ -263,7 +320,7 @@ export function normalizeSource(text: string, wanted: readonly Normalization[]):
     out = applyEdits(out, edits);
   }
   // Removed commands leave blank runs behind; the spec allows reprinted blank-line layout.
-  if (stats.remove_sections || stats.remove_duplicates) out = out.replace(/\n{3,}/g, '\n\n');
+  if (stats.remove_sections || stats.remove_duplicates || stats.remove_opens) out = out.replace(/\n{3,}/g, '\n\n');
   if (all.has('expand_decl_names')) {
     warnings.push(
       'expand_decl_names qualifies references to declarations of this file; names from imports opened with `open` are left as written',

@@ -10,7 +10,7 @@ import { applyEdits, type TextEdit } from '../syntax/edits.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
 import { elaborateContent, prepareContent, type ElabOptions } from './elaborate.ts';
 import { reprint } from './layout.ts';
-import { declName, selectDeclarations, type Selection, type SelectionRequest } from './selection.ts';
+import { selectDeclarations, type Selection, type SelectionRequest } from './selection.ts';
 import type { ToolContext } from './types.ts';
 import { pushAll } from '../util/arrays.ts';
 
@@ -66,7 +66,8 @@ export async function finishOutput(edited: string, ctx: ToolContext, o: FinishOp
     only
       ? {
           transform: (cmd, text, d) => {
-            if (d?.kind !== 'theorem' || only.has(declName(d))) return undefined;
+            // By full name: the output's positions differ from the request's (an unnamed theorem keeps its proof).
+            if (d?.kind !== 'theorem' || d.fullName === undefined || only.has(d.fullName)) return undefined;
             return { text: sorryBody(text, d, cmd.start), silent: true };
           },
         }
@@ -104,7 +105,9 @@ export async function rewriteSelected(
   return finishOutput(output, ctx, {
     ...req,
     reparse: req.reparse ?? true,
-    onlyProofsOf: sel.explicit ? new Set(sel.decls.map(declName)) : undefined,
+    onlyProofsOf: sel.explicit
+      ? new Set(sel.decls.flatMap((d) => (d.fullName === undefined ? [] : [d.fullName])))
+      : undefined,
     toolErrors: sel.errors,
     toolWarnings: r.warnings ?? [],
     startedAt,

@@ -218,7 +218,7 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
     for (const d of run.selected()) {
       if (d.bodyForm !== 'tactic' || !d.bodySig) continue;
       const s = findSorries(run.r.file.sig, d.bodySig[0], d.bodySig[1]).find(
-        (x) => !tried.has(`${declName(d)}:${x.start}`),
+        (x) => !tried.has(`${declName(d, run.r.file)}:${x.start}`),
       );
       if (s) {
         site = { d, at: s.start };
@@ -226,7 +226,7 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
       }
     }
     if (!site) break;
-    tried.add(`${declName(site.d)}:${site.at}`);
+    tried.add(`${declName(site.d, run.r.file)}:${site.at}`);
     let fixed = false;
     for (const tac of req.terminal_tactics) {
       const t = await run.elab(applyEdits(run.text, [replace(site.at, site.at + 5, tac)]));
@@ -242,7 +242,7 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
     }
     if (!fixed)
       run.failures.push(
-        `apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d)}' at line ${run.r.file.lines.toLean(site.at).line}`,
+        `apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d, run.r.file)}' at line ${run.r.file.lines.toLean(site.at).line}`,
       );
   }
 }
@@ -274,7 +274,7 @@ async function replaceUnsafeTactics(run: RepairRun): Promise<void> {
     } else {
       skipped.add(at);
       run.failures.push(
-        `replace_unsafe_tactics: native_decide in '${declName(hit.d)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`,
+        `replace_unsafe_tactics: native_decide in '${declName(hit.d, r.file)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`,
       );
     }
   }

@@ -23,9 +23,20 @@ export interface Selection {
   errors: string[];
 }
 
-/** The name a declaration is addressed by in messages and selections. */
-export const declName = (d: SourceDecl): string =>
-  d.fullName ?? (d.kind === 'example' ? 'example' : (d.name ?? d.keyword));
+/**
+ * The name a declaration is addressed by in messages and results. An `example` or anonymous
+ * instance has none: it is named by where it starts, `_<kind>_<line>_<column>` (1-based line,
+ * 0-based code-point column, Lean's convention), as AXLE names them since v1.3.0 (CHANGELOG.md
+ * v1.3.0 and docs/tools/extract_decls.md of AxiomMath/axiom-lean-engine: `_example_12_0`), so
+ * the name is stable and unique even when several share a line. AXLE shows only the example
+ * form; an anonymous instance gets `_instance_<line>_<column>` by the same rule (docs/tools.md).
+ */
+export function declName(d: SourceDecl, file: Pick<SourceFile, 'lines'>): string {
+  if (d.fullName !== undefined) return d.fullName;
+  if (d.kind !== 'example' && d.kind !== 'instance') return d.name ?? d.keyword;
+  const at = file.lines.toLean(d.headerSpan.start);
+  return `_${d.kind}_${at.line}_${at.column}`;
+}
 
 /** The declarations Lean can be asked about by name (`#check`, `#print axioms`): named, and not instances. */
 export const namedDecls = (file: Pick<SourceFile, 'decls'>): SourceDecl[] =>
@@ -36,6 +47,7 @@ const MAX_LISTED = 10;
 
 /** Pick the declarations `names` select into `picked` (indexed once: each name costs the declarations sharing its last component). */
 function selectByNames(
+  file: Pick<SourceFile, 'lines'>,
   candidates: SourceDecl[],
   names: string[],
   theoremsOnly: boolean,
@@ -46,7 +58,11 @@ function selectByNames(
   const byWritten = new Map<string, string[]>();
   const index = new NameIndex();
   for (const d of candidates) {
-    if (d.fullName === undefined) continue;
+    if (d.fullName === undefined) {
+      // An example or anonymous instance is selected by the name results give it (`_example_12_0`).
+      if (d.kind === 'example' || d.kind === 'instance') byFull.set(declName(d, file), [d]);
+      continue;
+    }
     const group = byFull.get(d.fullName);
     if (group) group.push(d);
     else byFull.set(d.fullName, [d]);
@@ -89,7 +105,7 @@ export function selectDeclarations(file: SourceFile, req: SelectionRequest): Sel
   const errors: string[] = [];
   const picked = new Set<SourceDecl>();
   if (req.names !== undefined) {
-    selectByNames(candidates, req.names, theoremsOnly, picked, errors);
+    selectByNames(file, candidates, req.names, theoremsOnly, picked, errors);
   } else if (req.indices !== undefined) {
     const seen = new Set<number>();
     for (const i of req.indices) {

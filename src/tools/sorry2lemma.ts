@@ -58,12 +58,14 @@ export const sorry2lemma: ToolImpl<'sorry2lemma'> = {
     const edits: TextEdit[] = [];
     const lemmaNames: string[] = [];
     const warnings: string[] = [];
+    // One map for the request: a lemma can stand for duplicates in later declarations too (it is placed before them).
+    const made = req.merge_duplicates ? new Map<string, string>() : undefined;
     for (const d of sel.decls) {
       const outcome = r.commands.find((c) => c.command === d.command);
       if (!outcome) continue;
-      const lifted: Lifted = { lemmas: [], lemmaNames, edits, warnings };
+      const lifted: Lifted = { lemmas: [], lemmaNames, edits, warnings, ...(made ? { made } : {}) };
       if (req.extract_sorries) liftSorries(req, file, d, outcome.sorries, lifted);
-      if (req.extract_errors) liftUnsolvedGoals(req, d, outcome.messages, lifted);
+      if (req.extract_errors) liftUnsolvedGoals(req, file, d, outcome.messages, lifted);
       if (lifted.lemmas.length > 0) edits.push(insert(d.command.start, `${lifted.lemmas.join('\n\n')}\n\n`));
     }
     const output = applyEdits(r.content, edits);
@@ -85,6 +87,22 @@ interface Lifted {
   lemmaNames: string[];
   edits: TextEdit[];
   warnings: string[];
+  /** With merge_duplicates: each lemma statement made so far (namespace and text after the name) to its name. */
+  made?: Map<string, string>;
+}
+
+/**
+ * A lemma for the answer, or, with merge_duplicates, the earlier lemma with the same statement
+ * in the same namespace (its call sites then point at that one). Returns the name to call.
+ */
+function addLemma(out: Lifted, d: SourceDecl, name: string, text: string): { name: string; fresh: boolean } {
+  const key = out.made && `${d.namespace}\u0000${text.slice(`theorem ${name}`.length).replace(/\s+/g, ' ')}`;
+  const earlier = key === undefined ? undefined : out.made!.get(key);
+  if (earlier !== undefined) return { name: earlier, fresh: false };
+  if (key !== undefined) out.made!.set(key, name);
+  out.lemmas.push(text);
+  out.lemmaNames.push(name);
+  return { name, fresh: true };
 }
 
 type Outcome = Elaborated['commands'][number];
@@ -97,7 +115,7 @@ function liftSorries(
   sorries: Outcome['sorries'],
   out: Lifted,
 ): void {
-  const base = declName(d);
+  const base = declName(d, file);
   let sorried = 0;
   // One entry per goal: a sorry run on several goals (`<;> sorry`) is reported once per goal at one place.
   const byPos = new Map<string, { pos: { line: number; column: number }; goals: Goal[] }>();
@@ -110,13 +128,12 @@ function liftSorries(
   }
   for (const { pos, goals } of byPos.values()) {
     const made = goals.map((g) => {
-      const name = `${base}.sorried${sorried++ ? `_${sorried - 1}` : ''}`;
-      return { name, ...lemmaFromGoal(name, g, req.include_whole_context) };
+      const name = `${base}.sorried${sorried ? `_${sorried}` : ''}`;
+      const lemma = lemmaFromGoal(name, g, req.include_whole_context);
+      const added = addLemma(out, d, name, lemma.text);
+      if (added.fresh) sorried++;
+      return { ...lemma, name: added.name };
     });
-    for (const m of made) {
-      out.lemmas.push(m.text);
-      out.lemmaNames.push(m.name);
-    }
     if (!req.reconstruct_callsite || made.length === 0) continue;
     const at = file.lines.fromLean(pos);
     const k = file.sig.start.indexOf(at);
@@ -146,18 +163,18 @@ function liftSorries(
 /** extract_errors: a lemma per goal of each "unsolved goals" error, `<theorem>.unsolved`, `_1`, …. */
 function liftUnsolvedGoals(
   req: ToolRequest<'sorry2lemma'>,
+  file: SourceFile,
   d: SourceDecl,
   messages: Outcome['messages'],
   out: Lifted,
 ): void {
-  const base = declName(d);
+  const base = declName(d, file);
   let unsolved = 0;
   for (const m of messages) {
     if (m.severity !== 'error' || !UNSOLVED_GOALS_RE.test(m.text)) continue;
     for (const g of parseGoals(m.text.slice(m.text.indexOf('\n') + 1))) {
-      const name = `${base}.unsolved${unsolved++ ? `_${unsolved - 1}` : ''}`;
-      out.lemmas.push(lemmaFromGoal(name, g, req.include_whole_context).text);
-      out.lemmaNames.push(name);
+      const name = `${base}.unsolved${unsolved ? `_${unsolved}` : ''}`;
+      if (addLemma(out, d, name, lemmaFromGoal(name, g, req.include_whole_context).text).fresh) unsolved++;
     }
   }
 }

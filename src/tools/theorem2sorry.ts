@@ -43,7 +43,8 @@ export const theorem2sorry: ToolImpl<'theorem2sorry'> = {
       const warnings = kept
         .filter((d) => !d.bodySpan)
         .map(
-          (d) => `no proof found for '${declName(d)}' (line ${file.lines.lineOf(d.command.start) + 1}); left unchanged`,
+          (d) =>
+            `no proof found for '${declName(d, file)}' (line ${file.lines.lineOf(d.command.start) + 1}); left unchanged`,
         );
       return {
         edits: kept.map((d) => proofToSorry(req.content, d)).filter((e) => e !== undefined),

@@ -336,7 +336,7 @@ function unnamedIncomplete(candRun: Elaborated, found: Findings): void {
   for (const d of candRun.file.decls) {
     if (d.fullName) continue;
     const v = declVerdict(candRun, d);
-    const name = declName(d);
+    const name = declName(d, candRun.file);
     if (v.hasErrors || v.usesSorry)
       found.fail(name, `Declaration '${name}' is incomplete (uses 'sorry' or has errors)`);
   }

@@ -12,6 +12,7 @@ import t from 'tap';
 import { serveMcpStdio } from '../../src/client/mcp-stdio.ts';
 import { parseArgs } from '../../src/client/cli.ts';
 import { TOOL_NAMES } from '../../src/contract/tools.ts';
+import { ENVIRONMENTS_TOOL } from '../../src/server/adapters/mcp-tools.ts';
 import { makeApp, TEST_ENV } from '../helpers.ts';
 import { blockingCheck } from '../helpers/blocking-check.ts';
 import { listenLoopback } from '../helpers/loopback.ts';
@@ -65,7 +66,7 @@ t.test('over stdio: the daemon’s tools, a call, cancellation; closing stdin en
   const r = relay(await baseUrl(app));
   await r.client.connect(r.transport);
   const { tools: listed } = await r.client.listTools();
-  t.same(listed.map((x) => x.name).sort(), [...TOOL_NAMES].sort());
+  t.same(listed.map((x) => x.name).sort(), [...TOOL_NAMES, ENVIRONMENTS_TOOL].sort());
   const request = { content: 'theorem foo : True := by\n  trivial\n', environment: TEST_ENV, reparse: false };
   const res = (await r.client.callTool({ name: 'theorem2sorry', arguments: request })) as CallToolResult;
   t.notOk(res.isError);
@@ -131,7 +132,7 @@ t.test('messages written before the initialize is answered wait for the session'
   );
   for (let i = 0; i < 400 && answers.length < 2; i++) await new Promise((res) => setTimeout(res, 25));
   const list = answers.find((m) => 'id' in m && m.id === 2) as { result?: { tools: unknown[] } } | undefined;
-  t.equal(list?.result?.tools.length, TOOL_NAMES.length, 'tools/list answered in the session');
+  t.equal(list?.result?.tools.length, TOOL_NAMES.length + 1, 'tools/list answered in the session');
   r.input.end();
   t.equal(await r.done, 0);
 });

@@ -140,14 +140,17 @@ for (const [tag, tool, body, file, cmd, cls] of RECORDED) {
     t.same(r.lean_messages, want, "Lean's recorded messages, as AXLE prints them");
     if (tool === 'check') {
       t.equal(r.okay, want.errors.length === 0, 'okay follows the recorded errors');
-      t.same(r.failed_declarations, ['example'], 'the declaration fails (sorry or errors)');
+      // An example is named by where it starts in the processed content (`_example_<line>_<column>`).
+      const name = `_example_${r.content.split('\n').findIndex((l: string) => l.startsWith('example')) + 1}_0`;
+      t.same(r.failed_declarations, [name], 'the declaration fails (sorry or errors)');
       if (want.errors.length === 0)
-        t.same(r.tool_messages.warnings, ["Declaration 'example' uses 'sorry'"], 'the sorry warning is recognised');
+        t.same(r.tool_messages.warnings, [`Declaration '${name}' uses 'sorry'`], 'the sorry warning is recognised');
     }
     if (tool === 'verify_proof') {
       // Errors: not valid Lean; a recorded sorry warning in an unnamed `example`: not a complete proof.
       t.equal(r.okay, false, want.errors.length > 0 ? 'errors: the candidate is not valid' : 'a sorried example fails');
-      t.same(r.failed_declarations, ['example'], 'the example is named as failed');
+      const at = r.content.split('\n').findIndex((l: string) => l.startsWith('example')) + 1;
+      t.same(r.failed_declarations, [`_example_${at}_0`], 'the example is named (by position) as failed');
     }
     if (tool === 'disprove') t.same([r.results, r.disproved_theorems], [{}, []], 'no theorem, no attempt');
   });

@@ -100,3 +100,14 @@ t.test('each elaboration has axiom and probe maps of its own; one that asks noth
   t.same([...refused.axiomsUnanswered.keys()], ['bad']);
   t.equal(asked.axiomsUnanswered.size + none.axiomsUnanswered.size, 0, 'the unanswered map is the refused run’s own');
 });
+
+t.test('AXLE v1.4.0 contract: sorry, foreign axioms and unsafe are warnings; okay means "compiles"', async (t) => {
+  const text =
+    'theorem holey : True := sorry\n\ntheorem odd : True := trivial\n\nunsafe def risky : Nat := 0\n\nexample : True := sorry\n';
+  const r = await check.run(parseToolRequest('check', { content: text, environment: 'x' }), toolCtx(lean));
+  t.equal(r.okay, true, 'no Lean error: okay, though every declaration fails validation');
+  t.same(r.tool_messages.errors, []);
+  t.same(r.failed_declarations, ['holey', 'odd', 'risky', '_example_7_0'], 'anonymous example named by position');
+  t.match(r.tool_messages.warnings.join('\n'), /Unsafe function 'risky' detected/);
+  t.match(r.tool_messages.warnings.join('\n'), /Declaration '_example_7_0' uses 'sorry'/);
+});

@@ -76,7 +76,7 @@ t.test('two examples with haves: each have gets the goal Lean reports in its own
   const two =
     'example (x : Nat) (h : 0 < x) : 1 ≤ x := by\n  have h1 : 1 ≤ x := by\n    omega\n  exact h1\n\nexample (y : Nat) : y = y := by\n  have h2 : y = y := rfl\n  exact h2\n';
   const r = await run(two, { theorems_only: false }, runner(['x : Nat\nh : 0 < x\n⊢ 1 ≤ x', 'y : Nat\n⊢ y = y']));
-  t.same(r.lemma_names, ['example.h1', 'example.h2']);
+  t.same(r.lemma_names, ['_example_1_0.h1', '_example_6_0.h2'], 'examples named by where they start in the request');
   const lemmas = r.content.split('\n\n').filter((b) => /^(theorem|lemma) /.test(b));
   t.equal(lemmas.length, 2, r.content);
   t.match(lemmas[0], /1 ≤ x/, "the first example's have states its own goal");

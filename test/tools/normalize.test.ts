@@ -60,3 +60,40 @@ t.test('expand_decl_names: declarations and references via opens are fully quali
   t.equal(r.output, 'namespace N\ndef _root_.N.helper := 1\nend N\nopen N\ntheorem t : N.helper = 1 := rfl\n');
   t.match(r.warnings.join(), /names from imports/);
 });
+
+t.test('remove_opens: open commands and `open … in` prefixes go (AXLE normalize.md example)', async (t) => {
+  const src =
+    'open Nat\ntheorem foo : Nat.succ 0 = 1 := rfl\n\nopen List in\ntheorem bar : List.isEmpty ([] : List Nat) = Bool.true := rfl\n';
+  const r = normalizeSource(src, ['remove_opens', 'expand_decl_names', 'expand_scoped_notations']);
+  t.equal(
+    r.output,
+    'theorem foo : Nat.succ 0 = 1 := rfl\n\ntheorem bar : List.isEmpty ([] : List Nat) = Bool.true := rfl\n',
+  );
+  t.same(r.stats, { remove_opens: 2 });
+  t.notMatch(r.warnings.join('\n'), /combine it with/, 'no warning when both expansions are asked for');
+  const alone = normalizeSource(src, ['remove_opens']);
+  t.match(alone.warnings.join('\n'), /combine it with expand_decl_names and expand_scoped_notations/);
+});
+
+t.test('remove_opens: nested chains go; an open behind another `… in` is kept with a warning', async (t) => {
+  const src =
+    'open A in open B in\ntheorem x : True := trivial\nset_option pp.all true in open Nat\nset_option pp.all true in open Nat in\ntheorem y : True := trivial\n';
+  const r = normalizeSource(src, ['remove_opens']);
+  t.equal(
+    r.output,
+    'theorem x : True := trivial\nset_option pp.all true in open Nat\nset_option pp.all true in theorem y : True := trivial\n',
+  );
+  t.match(r.warnings.join('\n'), /the open at line 3 follows another `… in`; kept/);
+  t.equal(
+    normalizeSource('theorem z : True := trivial\n', ['remove_opens']).warnings.length,
+    0,
+    'nothing removed, no warning',
+  );
+});
+
+t.test('expand_scoped_notations is accepted and leaves the text as written, saying so', async (t) => {
+  const src = 'namespace MyNS\nscoped infix:65 " ⊹ " => HAdd.hAdd\nend MyNS\nopen MyNS\ndef x : Nat := (1 ⊹ 2) + 3\n';
+  const r = normalizeSource(src, ['expand_scoped_notations']);
+  t.equal(r.output, src);
+  t.match(r.warnings.join('\n'), /expand_scoped_notations is not supported by this service/);
+});

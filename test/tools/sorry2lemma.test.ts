@@ -110,3 +110,24 @@ t.test('unsolved goals at an error location; extract flags; the whole context or
   t.equal(none.content, src);
   t.match(none.tool_messages.infos[0], /nothing to do/);
 });
+
+t.test('merge_duplicates: lemmas with one statement become one, every call site pointing at it', async (t) => {
+  const src = 'theorem d (x : Nat) : x = x ∧ x = x := by\n  constructor\n  · sorry\n  · sorry\n';
+  const goal = 'x : Nat\n⊢ x = x';
+  const script = {
+    marker: 'theorem d',
+    sorries: [
+      { line: 3, column: 4, goal },
+      { line: 4, column: 4, goal },
+    ],
+  };
+  const plain = await run(src, { reconstruct_callsite: true }, runner(script));
+  t.same(plain.lemma_names, ['d.sorried', 'd.sorried_1'], 'default false: one lemma per sorry, as before');
+  const r = await run(src, { reconstruct_callsite: true, merge_duplicates: true }, runner(script));
+  t.same(r.lemma_names, ['d.sorried']);
+  t.equal((r.content.match(/theorem d\.sorried/g) ?? []).length, 1, 'one lemma in the output');
+  t.equal((r.content.match(/exact d\.sorried x/g) ?? []).length, 2, 'both call sites call it');
+  const other = { ...script, sorries: [script.sorries[0]!, { line: 4, column: 4, goal: 'x : Nat\n⊢ x + 0 = x' }] };
+  const distinct = await run(src, { merge_duplicates: true }, runner(other));
+  t.same(distinct.lemma_names, ['d.sorried', 'd.sorried_1'], 'different statements stay apart');
+});

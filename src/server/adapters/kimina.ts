@@ -8,7 +8,8 @@
  *
  * Each snippet is one `check` request through the pipeline (validation, cache, admission under
  * the caller's key, deadline), elaborated with the snippet's own imports (`ignore_imports:
- * false`, as Kimina runs each snippet's header) on the configured environment, with
+ * false`, as Kimina runs each snippet's header; `import Mathlib.*` read as `import Mathlib`,
+ * as Kimina reads it: kimina-header.ts) on the configured environment, with
  * `structured: true`: its `messages` and `sorries` are the REPL's records, which is what Kimina
  * passes through as `response`. What Kimina answers per snippet (a timeout, a REPL failure)
  * is a per-snippet `error`; what it answers for the request (429, 401) is the request's status.
@@ -21,6 +22,7 @@ import { describeDetails, issuesToDetails } from '../../contract/validate.ts';
 import { serviceError, type ServiceError } from '../../errors.ts';
 import { toServiceError } from '../error-handler.ts';
 import type { Pipeline, RunInfo } from '../pipeline.ts';
+import { kiminaHeader } from './kimina-header.ts';
 
 /** The tool names Kimina's routes record (request log, metrics): a closed set, never from input. */
 export const KIMINA_TOOLS = { check: 'kimina:check', verify: 'kimina:verify' } as const;
@@ -29,7 +31,7 @@ export interface KiminaDeps {
   authorize: (request: FastifyRequest) => Caller;
   closing: () => boolean;
   pipeline: Pipeline;
-  /** The environment snippets run on (config `server.kimina.environment`, else the first configured). */
+  /** The environment snippets run on (config `server.kimina.environment`, else the default: src/envs/latest.ts). */
   environment: () => string | undefined;
   /** Snippets (or codes) one request may carry. */
   maxSnippets: number;
@@ -126,7 +128,7 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
     const r = await pipeline.run(
       'check',
       {
-        content: code,
+        content: kiminaHeader(code),
         environment: run.environment,
         ignore_imports: false,
         timeout_seconds: run.timeout,

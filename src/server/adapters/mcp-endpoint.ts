@@ -7,6 +7,7 @@
  * Session errors are JSON-RPC errors, as the SDK's transport answers them, so MCP clients
  * recognise a lost session (404) and start a new one.
  */
+import type { EnvironmentInfo } from '../../contract/common.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { callerShare, type Caller } from '../../admission/keys.ts';
@@ -22,7 +23,7 @@ export interface McpDeps {
   authorize: (request: FastifyRequest) => Caller;
   pipeline: Pipeline;
   version: string;
-  environments: () => unknown[];
+  environments: () => EnvironmentInfo[];
   limits: McpSessionLimits & { progressIntervalMs: number };
   links?: SharedLinks;
 }

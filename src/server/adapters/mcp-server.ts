@@ -20,6 +20,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../admission/keys.ts';
+import type { EnvironmentInfo } from '../../contract/common.ts';
+import { latestEnvironment } from '../../envs/latest.ts';
 import { isToolName, TOOL_NAMES } from '../../contract/tools.ts';
 import { clip, serviceError } from '../../errors.ts';
 import type { Log } from '../../log.ts';
@@ -27,13 +29,13 @@ import { toServiceError } from '../error-handler.ts';
 import type { Pipeline, RunInfo } from '../pipeline.ts';
 import { attachRequestId, newRequestId } from '../request-id.ts';
 import type { SharedLinks } from '../shared-links.ts';
-import { ENVIRONMENTS_URI, toolError, toolResult } from './mcp-tools.ts';
+import { ENVIRONMENTS_TOOL, ENVIRONMENTS_URI, toolError, toolResult } from './mcp-tools.ts';
 
 export interface McpServerDeps {
   pipeline: Pipeline;
   tools: Tool[];
   version: string;
-  environments: () => unknown[];
+  environments: () => EnvironmentInfo[];
   /** Answered calls are remembered for `POST /v1/shared-links` as HTTP ones are (absent or disabled: not). */
   links?: SharedLinks | undefined;
   /** At most one progress notification per this many ms (the last word of a stage always goes). */
@@ -50,8 +52,8 @@ export interface McpSessionContext {
 
 const INSTRUCTIONS =
   'Lean 4 proof tooling: check, verify, repair, transform and analyse Lean source. Read the resource ' +
-  `${ENVIRONMENTS_URI} for the environment names (and whether each can run Lean now); every tool takes ` +
-  '`content` (Lean source) and `environment`.';
+  `${ENVIRONMENTS_URI} or call ${ENVIRONMENTS_TOOL} for the environment names (and whether each can run Lean now); ` +
+  'every tool takes `content` (Lean source) and `environment`, which defaults to the newest available `lean-4.x.y`.';
 
 type Notify = (n: ServerNotification) => Promise<void>;
 
@@ -122,11 +124,12 @@ async function callTool(
   extra: CallExtra,
 ): Promise<CallToolResult> {
   const tool = request.params.name;
+  if (tool === ENVIRONMENTS_TOOL) return toolResult(environmentsAnswer(deps.environments()));
   // An unknown tool is a protocol error (MCP 2025-06-18, "Tools: Error Handling"), not a tool result.
   if (!isToolName(tool))
     throw new McpError(
       ErrorCode.InvalidParams,
-      `unknown tool "${clip(tool)}"; the tools are: ${TOOL_NAMES.join(', ')}`,
+      `unknown tool "${clip(tool)}"; the tools are: ${[...TOOL_NAMES, ENVIRONMENTS_TOOL].join(', ')}`,
     );
   const token = extra._meta?.progressToken;
   const reporter =
@@ -136,7 +139,7 @@ async function callTool(
   const started = performance.now();
   session.busy(1);
   try {
-    const args = request.params.arguments ?? {};
+    const args = withDefaultEnvironment(request.params.arguments ?? {}, deps.environments);
     const result = await deps.pipeline.run(tool, args, {
       caller: session.caller,
       log: session.log,
@@ -160,6 +163,23 @@ async function callTool(
     cancel.dispose();
     session.busy(-1);
   }
+}
+
+/** The list_environments tool's answer: the listing (as the resource and GET /v1/environments) and the default. */
+function environmentsAnswer(envs: EnvironmentInfo[]): { environments: EnvironmentInfo[]; default: string | null } {
+  return { environments: envs, default: latestEnvironment(envs) ?? null };
+}
+
+/**
+ * A call without `environment` runs on the default one (the newest available `lean-4.x.y`:
+ * src/envs/latest.ts), as AXLE's MCP server fills it in; agents rarely know the names. Over
+ * HTTP `environment` stays required, as AXLE's API has it. Arguments that are not an object
+ * are left for the pipeline to refuse.
+ */
+function withDefaultEnvironment(args: Record<string, unknown>, envs: () => EnvironmentInfo[]): Record<string, unknown> {
+  if (args.environment !== undefined) return args;
+  const environment = latestEnvironment(envs());
+  return environment === undefined ? args : { ...args, environment };
 }
 
 /** The request log line of a tool call (the HTTP line of the POST that carried it says only /mcp). */

@@ -11,6 +11,8 @@ import type { ServiceError } from '../../errors.ts';
 
 /** The URI of the environment listing, as an MCP resource (the answer of GET /v1/environments). */
 export const ENVIRONMENTS_URI = 'lean-tool://environments';
+/** The same listing as a tool (AXLE's MCP server has `list_environments`): many agents call tools and never read resources. */
+export const ENVIRONMENTS_TOOL = 'list_environments';
 
 type JsonObject = { [k: string]: unknown };
 
@@ -34,22 +36,52 @@ function describe(tool: ToolName): string {
   const spec = TOOLS[tool];
   const deprecated = 'deprecated' in spec && spec.deprecated ? ' (Deprecated.)' : '';
   return (
-    `${spec.summary}${deprecated} \`environment\` names a Lean environment (resource ${ENVIRONMENTS_URI}). ` +
+    `${spec.summary}${deprecated} \`environment\` names a Lean environment (${ENVIRONMENTS_TOOL}, or resource ${ENVIRONMENTS_URI}); ` +
+    'left out, the newest available lean-4.x.y. ' +
     'Lean and tool findings are in lean_messages and tool_messages of the result; a request the service refuses is a tool error naming the reason.'
   );
 }
 
+/** A tool's input schema with `environment` optional: an MCP call without one gets the default (mcp-server.ts). */
+function inputSchema(name: ToolName): Tool['inputSchema'] {
+  const schema = toolSchema(TOOLS[name].request, 'input');
+  const required = schema.required?.filter((k) => k !== 'environment');
+  const env = schema.properties?.environment as JsonObject | undefined;
+  const properties = env
+    ? {
+        ...schema.properties,
+        environment: {
+          ...env,
+          description: `${String(env.description ?? '')} Default: the newest available lean-4.x.y.`,
+        },
+      }
+    : schema.properties;
+  return { ...schema, properties, ...(required ? { required } : {}) };
+}
+
+const environmentsTool: Tool = {
+  name: ENVIRONMENTS_TOOL,
+  description:
+    'The Lean environments of this service (as GET /v1/environments): name, toolchain, imports, whether each can run Lean now, and `default`, the one a call without `environment` runs on.',
+  inputSchema: { type: 'object', properties: {} },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
 /** Every tool, built once (converting the schemas costs a few milliseconds). */
 export function mcpToolList(): Tool[] {
-  return TOOL_NAMES.map((name) => ({
+  return [...TOOL_NAMES.map(contractTool), environmentsTool];
+}
+
+function contractTool(name: ToolName): Tool {
+  return {
     name,
     description: describe(name),
-    inputSchema: toolSchema(TOOLS[name].request, 'input'),
+    inputSchema: inputSchema(name),
     // Every answer carries info.request_id (src/server/request-id.ts), as over HTTP.
     outputSchema: toolSchema(TOOLS[name].response.extend({ info: requestInfo }), 'output'),
     // The tools read their input and change nothing anywhere (MCP tool annotations, 2025-03-26).
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  }));
+  };
 }
 
 /** A tool's answer: the JSON object as structured content, and as text for clients that read only text. */

@@ -15,7 +15,8 @@ import { toReplResponse, type ReplResponse } from '../../../src/server/adapters/
 import type { ToolResponse } from '../../../src/contract/tools.ts';
 import { toLeanMessage } from '../../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../../src/backend/protocol/schema.ts';
-import { makeApp, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
+import { makeApp, testConfig, testEnvironments, TEST_ENV, UNAVAILABLE_ENV } from '../../helpers.ts';
+import { kiminaHeader } from '../../../src/server/adapters/kimina-header.ts';
 import { sharedPath, sharedSkip } from '../../shared-data.ts';
 import { scriptedRunner } from '../../tools/runner.ts';
 import { recordedLean, recordedSkip } from '../../recorded/recorded-launch.ts';
@@ -269,4 +270,37 @@ t.test('through the product backend on the recorded REPL process', { skip: recor
   const results = (res.json() as { results: { response: unknown; error?: string }[] }).results;
   for (const [i, r] of results.entries()) t.same(r.response, kiminaView(recorded[i]!.answer), `snippet ${i}`);
   t.same(rec.refusals(), [], 'every answer came from a recording');
+});
+
+t.test('kiminaHeader: `import Mathlib.*` is one `import Mathlib`, as Kimina’s split_snippet reads it', async (t) => {
+  const code =
+    'import Mathlib.Tactic\nimport Aesop\n  import Mathlib.Data.Real.Basic\nimport Aesop\n\ntheorem x : True := trivial\n';
+  const out = kiminaHeader(code);
+  t.equal(out, 'import Mathlib\nimport Aesop\n\n\n\ntheorem x : True := trivial\n', 'others kept once, in order');
+  t.equal(out.split('\n').length, code.split('\n').length, 'the body stays on its lines: positions unchanged');
+  t.equal(kiminaHeader('import Aesop\ntheorem x : True := trivial'), 'import Aesop\ntheorem x : True := trivial');
+  t.equal(
+    kiminaHeader('theorem x : True := trivial\nimport Mathlib.Tactic'),
+    'theorem x : True := trivial\nimport Mathlib.Tactic',
+  );
+});
+
+t.test('a snippet importing part of Mathlib runs on `import Mathlib`; no environment: the default one', async (t) => {
+  const envs: string[] = [];
+  const inner = scriptedRunner(() => ({}));
+  const lean: LeanRunner = {
+    elaborate: (env, job, ctx) => {
+      envs.push(env.name);
+      return inner.elaborate(env, job, ctx);
+    },
+  };
+  // The unavailable environment is listed first: the first listed is not the default.
+  const config = testConfig({ environments: [...testEnvironments].reverse() });
+  const app = await makeApp({ lean, config });
+  t.teardown(() => app.close());
+  const proof = 'import Mathlib.Tactic\nimport Mathlib.Data.Nat.Basic\n\ntheorem t1 : 1 = 1 := rfl\n';
+  const res = await app.inject({ method: 'POST', url: '/verify', payload: { codes: [{ custom_id: 1, proof }] } });
+  t.equal(res.statusCode, 200, res.body);
+  t.same(envs, [TEST_ENV], 'the default (newest available) environment, not the first listed');
+  t.equal(inner.jobs[0]!.header.trim(), 'import Mathlib', 'the header Kimina would run');
 });

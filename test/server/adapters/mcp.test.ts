@@ -10,9 +10,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
 import { TOOL_NAMES, TOOLS } from '../../../src/contract/tools.ts';
-import { ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
+import { ENVIRONMENTS_TOOL, ENVIRONMENTS_URI } from '../../../src/server/adapters/mcp-tools.ts';
 import { Pipeline } from '../../../src/server/pipeline.ts';
-import { makeApp, TEST_ENV, testConfig, UNAVAILABLE_ENV } from '../../helpers.ts';
+import { makeApp, TEST_ENV, testConfig, testEnvironments, UNAVAILABLE_ENV } from '../../helpers.ts';
 import { blockingCheck } from '../../helpers/blocking-check.ts';
 import { listenLoopback } from '../../helpers/loopback.ts';
 
@@ -41,15 +41,16 @@ const text = (r: unknown) =>
 t.test('tools/list: one tool per contract tool, schemas and descriptions from the contract', async (t) => {
   const { client } = await daemonAndClient(t);
   const { tools } = await client.listTools();
-  t.same(tools.map((x) => x.name).sort(), [...TOOL_NAMES].sort());
+  t.same(tools.map((x) => x.name).sort(), [...TOOL_NAMES, ENVIRONMENTS_TOOL].sort());
   const t2s = tools.find((x) => x.name === 'theorem2sorry')!;
   t.ok(t2s.description?.startsWith(TOOLS.theorem2sorry.summary), 'the contract summary');
-  t.same(t2s.inputSchema.required, ['content', 'environment']);
+  t.same(t2s.inputSchema.required, ['content'], '`environment` optional over MCP (a default fills it)');
+  t.match(t2s.inputSchema.properties?.environment, { type: 'string', description: /Default: the newest available/ });
   t.same(Object.keys(t2s.inputSchema.properties ?? {}).sort(), Object.keys(TOOLS.theorem2sorry.request.shape).sort());
   t.equal(t2s.annotations?.readOnlyHint, true);
   t.ok(t2s.outputSchema?.properties?.content, 'an output schema from the response schema');
   const merge = tools.find((x) => x.name === 'merge')!;
-  t.same(merge.inputSchema.required?.sort(), ['documents', 'environment']);
+  t.same(merge.inputSchema.required, ['documents']);
 });
 
 t.test('tools/call theorem2sorry: the pipeline’s answer and cache, shared with HTTP', async (t) => {
@@ -93,7 +94,11 @@ t.test('invalid arguments are refused as HTTP refuses them; an unknown tool is a
   const body = text(r) as { status: number; error: { code: string; details: { field: string }[] } };
   t.equal(body.status, 400);
   t.equal(body.error.code, 'invalid_request');
-  t.same(body.error.details.map((d) => d.field).sort(), ['bogus', 'environment']);
+  t.same(
+    body.error.details.map((d) => d.field),
+    ['bogus'],
+    'no environment: the default one, not a refusal',
+  );
   await t.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /unknown tool "no_such_tool"/);
 });
 
@@ -191,7 +196,7 @@ t.test('keys: an unknown key is 401 before MCP; a session is its caller’s only
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
   });
   t.equal(asBob.status, 404, "another caller cannot use alice's session");
-  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length, 'alice still can');
+  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length + 1, 'alice still can');
 });
 
 t.test(
@@ -204,7 +209,7 @@ t.test(
     const second = await connect(url);
     t.teardown(() => Promise.all([first.close(), second.close()]));
     await t.rejects(first.listTools(), /Session not found|404/, 'the first, idle, was closed for the second');
-    t.equal((await second.listTools()).tools.length, TOOL_NAMES.length);
+    t.equal((await second.listTools()).tools.length, TOOL_NAMES.length + 1);
     const bare = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -292,7 +297,7 @@ t.test('sessions per caller: 70 anonymous initialize calls close only anonymous 
     t.equal(r.status, 200);
     sids.push(r.sid!);
   }
-  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length, "alice's idle session is still open");
+  t.equal((await alice.listTools()).tools.length, TOOL_NAMES.length + 1, "alice's idle session is still open");
   t.equal(await listStatus(url, sids[0]!), 404, 'the flood closed its own oldest sessions');
   t.equal(await listStatus(url, sids[69]!), 200, 'and keeps its newest');
   const kept = await Promise.all(sids.map((s) => listStatus(url, s)));
@@ -389,4 +394,53 @@ t.test('MCP applies HTTP’s input limits before the SDK reads the arguments', a
   const ok = await callOver(url, sid!, 9, 'theorem2sorry', unknownKeys(0));
   t.notOk(ok.result.isError);
   t.equal(runs().length, 1);
+});
+
+t.test('no environment: the newest available lean-4.x.y runs the call (AXLE MCP’s default)', async (t) => {
+  const environments = [
+    { ...testEnvironments[0]!, name: 'lean-4.9.0' },
+    { ...testEnvironments[0]!, name: 'lean-4.30.0' },
+    { ...testEnvironments[1]!, name: 'lean-4.31.0' },
+  ];
+  const available = new Set(['lean-4.9.0', 'lean-4.30.0']);
+  const { app, client } = await daemonAndClient(t, {
+    config: testConfig({ environments }),
+    probe: (cfg) => (available.has(cfg.name) ? { available: true } : { available: false, reason: 'absent (test)' }),
+  });
+  const r = (await client.callTool({
+    name: 'theorem2sorry',
+    arguments: { content: CONTENT, reparse: false },
+  })) as CallToolResult;
+  t.notOk(r.isError, JSON.stringify(r.content));
+  const http = await app.inject({
+    method: 'POST',
+    url: '/api/v1/theorem2sorry',
+    payload: { content: CONTENT, environment: 'lean-4.30.0', reparse: false },
+  });
+  t.equal(
+    http.headers['x-cache'],
+    'hit',
+    'the call ran on lean-4.30.0: newest available, not 4.31.0 (unavailable) nor 4.9.0',
+  );
+  const listed = (await client.callTool({ name: ENVIRONMENTS_TOOL, arguments: {} })) as CallToolResult;
+  t.notOk(listed.isError);
+  const body = listed.structuredContent as { environments: { name: string }[]; default: string };
+  t.same(
+    body.environments.map((e) => e.name),
+    ['lean-4.9.0', 'lean-4.30.0', 'lean-4.31.0'],
+    'list_environments: the resource’s listing',
+  );
+  t.equal(body.default, 'lean-4.30.0', 'and the default it picks');
+  const explicit = (await client.callTool({
+    name: 'theorem2sorry',
+    arguments: { content: CONTENT, environment: 'lean-4.31.0' },
+  })) as CallToolResult;
+  t.equal(explicit.isError, true, 'a named environment is used as named');
+  const err = text(explicit) as { status: number; error: { code: string; message: string } };
+  t.equal(err.status, 409);
+  t.match(
+    err.error.message,
+    /absent \(test\)/,
+    'the daemon’s own message and reason reach the agent, not only the status',
+  );
 });
