@@ -62,7 +62,7 @@ function planAttempts(file: SourceFile, req: ToolRequest<'disprove'>, tool: Mess
     const negated = `¬ (${type})`;
     const stated = probedType(file, d, type);
     const search = inDeclScope(file, d, [`example : ${stated} := by`, `  ${PLAUSIBLE_TACTIC}`]);
-    out.push({ key: { name: declName(d), negated, tactic: undefined }, text: search });
+    out.push({ key: { name: declName(d, file), negated, tactic: undefined }, text: search });
     for (const tactic of req.terminal_tactics) {
       const lemma = `axle_disprove_${n++}`;
       const text = inDeclScope(file, d, [
