@@ -9,7 +9,8 @@
  * made no progress or carry errors are dropped, expanded states are deleted, and the search
  * stops at the first state the REPL calls "Completed".
  */
-import { ProofSearch } from '../src/client/proof-search.ts';
+import { serviceEndpoint } from '../src/client/client.ts';
+import { ProofSearch, ProofSearchError } from '../src/client/proof-search.ts';
 
 export interface Found {
   proof: string[];
@@ -68,4 +69,24 @@ async function main(): Promise<void> {
   console.log(found ? `proved in ${found.expanded} expansions:\n  ${found.proof.join('\n  ')}` : 'no proof found');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+/**
+ * What went wrong, as one line that says what to do: no daemon, or an environment that cannot run
+ * Lean (proof search elaborates every tactic), rather than an uncaught stack trace.
+ */
+export function failureLine(e: unknown, url: string): string {
+  const code = (e as { code?: unknown }).code;
+  if (code === 'ECONNREFUSED')
+    return `best-first-search: no daemon at ${url}: start it with \`npm start\` (or set SERVICE_API_URL)`;
+  if (e instanceof ProofSearchError && code === 'environment_unavailable')
+    return `best-first-search: proof search needs Lean: ${e.message} (set up an environment with \`npm run lean:setup\`, or choose one with SERVICE_ENVIRONMENT)`;
+  return `best-first-search: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    await main();
+  } catch (e) {
+    process.stderr.write(`${failureLine(e, serviceEndpoint({}).url)}\n`);
+    process.exitCode = 1;
+  }
+}

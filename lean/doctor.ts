@@ -1,8 +1,8 @@
 /**
- * `npm run lean:doctor [-- env-name…]`: on a machine with a Lean toolchain, check per
+ * `npm run lean:doctor [-- env-name…] [--list]`: on a machine with a Lean toolchain, check per
  * configured environment every assumption the daemon makes about Lean and its REPL, and print
- * a pass/fail table with the Lean version. Without a toolchain it says what is missing and
- * exits non-zero. Exit code 0 only when every check of every selected environment passes.
+ * a pass/fail table with the Lean version. Without a toolchain it says what is missing (one line
+ * per distinct reason) and exits non-zero; `--list` then also lists every check, each FAIL. Exit code 0 only when every check of every selected environment passes.
  *
  * Checks (also listed in the README, "Checking a Lean installation"):
  *   environment available      the file-system probe (toolchain, Lake project, REPL build, jail)
@@ -27,9 +27,12 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { formatTable, runChecks } from '../src/doctor/checks.ts';
 import { cannotRun, comparatorPair, headerChecks, toolChecks } from './doctor-steps.ts';
 import { toolchainTag } from '../src/envs/config.ts';
-import { probeEnvironment } from '../src/envs/probe.ts';
+import { probeEnvironment, type Availability } from '../src/envs/probe.ts';
+import { groupUnavailable } from '../src/envs/warnings.ts';
 
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const listChecks = process.argv.includes('--list');
+const unavailableReason = (a: Availability) => (a.available ? 'available' : a.reason);
 const log = pino({ level: 'silent' });
 
 async function main(): Promise<number> {
@@ -47,17 +50,20 @@ async function main(): Promise<number> {
     a: probeEnvironment(env, process.env, undefined, env.sandbox ?? config.lean.sandbox),
   }));
   if (probes.every((p) => !p.a.available)) {
-    // Every check is listed, each saying it cannot run, so a reader sees what a machine with Lean would check.
-    console.log(formatTable(cannotRun(envs.map((e) => e.name))));
+    // The advice, not a table of checks that cannot run; `--list` names what a machine with Lean would check.
+    const reasons = groupUnavailable(probes.map((p) => ({ name: p.env.name, reason: unavailableReason(p.a) })));
     console.error(
       [
         'lean:doctor needs a Lean toolchain and a built REPL, and no configured environment has them:',
-        ...probes.map(
-          (p) => `  - ${p.env.name} (${p.env.lean_toolchain}): ${p.a.available ? 'available' : p.a.reason}`,
-        ),
+        ...reasons.map((g) => `  - ${g.names.length === 1 ? g.names[0] : g.names.join(', ')}: ${g.reason}`),
         'Install elan (https://github.com/leanprover/elan), run `npm run lean:setup`, then `npm run lean:doctor` again.',
       ].join('\n'),
     );
+    if (listChecks) console.log(formatTable(cannotRun(envs.map((e) => e.name))));
+    else
+      console.error(
+        `(\`npm run lean:doctor -- --list\` lists the ${cannotRun(['x']).length} checks it runs per environment.)`,
+      );
     return 1;
   }
   for (const { env, a } of probes) {

@@ -28,8 +28,28 @@ export const DOWNLOADS = {
   repo: 'the repository clone (size depends on the project)',
 } as const;
 
+/** Megabytes, as a best-effort range [low, high]: what a step downloads and what it leaves on disk. */
+export interface Size {
+  download: readonly [number, number];
+  disk: readonly [number, number];
+}
+
+/**
+ * The same estimates as numbers, for the plan's total (sources as in DOWNLOADS; the disk figures of
+ * the REPL build and the unpacked Mathlib oleans are estimates of ours, said so in the total).
+ */
+export const SIZES = {
+  elan: { download: [10, 10], disk: [10, 20] },
+  toolchain: { download: [200, 400], disk: [1000, 2000] },
+  repl: { download: [1, 1], disk: [20, 100] },
+  mathlibSource: { download: [500, 1000], disk: [500, 1000] },
+  mathlibCache: { download: [700, 700], disk: [3000, 6000] },
+} as const satisfies Record<string, Size>;
+
 export interface PlanStep {
   title: string;
+  /** What it downloads and leaves on disk (estimates), when it downloads anything measurable. */
+  size?: Size;
   /** The command, as setup runs it. */
   command?: string;
   /** Where it runs (relative to the project root when inside it). */
@@ -57,6 +77,7 @@ function toolchainStep(env: EnvironmentConfig, c: PlanContext): PlanStep {
     title: `install the Lean toolchain ${env.lean_toolchain}`,
     command: `${c.elan ?? 'elan'} toolchain install ${env.lean_toolchain}`,
     download: DOWNLOADS.toolchain,
+    size: SIZES.toolchain,
     ...(installed ? { done: 'already installed' } : {}),
   };
 }
@@ -78,6 +99,7 @@ function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
       command: `git clone --depth 1 --branch ${tag} ${c.replGit} ${dir}`,
       cwd: c.buildDir,
       download: DOWNLOADS.repl,
+      size: SIZES.repl,
       ...done,
     },
     { title: `build the REPL ${tag}`, command: 'lake build', cwd: dir, ...done },
@@ -124,6 +146,7 @@ function buildSteps(env: EnvironmentConfig): PlanStep[] {
       command: 'lake exe cache get',
       cwd: root,
       download: `${DOWNLOADS.mathlibSource}, then ${DOWNLOADS.mathlibCache}`,
+      size: addSizes([SIZES.mathlibSource, SIZES.mathlibCache]),
     });
   steps.push({ title: `build ${env.name}'s dependencies`, command: 'lake build', cwd: root });
   return steps;
@@ -140,7 +163,34 @@ export function environmentPlan(env: EnvironmentConfig, c: PlanContext): PlanSte
   ];
 }
 
-/** The whole plan as text: elan first when it is missing, then each environment. */
+const add = (a: readonly [number, number], b: readonly [number, number]) => [a[0] + b[0], a[1] + b[1]] as const;
+
+export function addSizes(sizes: readonly Size[]): Size {
+  return sizes.reduce<Size>((t, x) => ({ download: add(t.download, x.download), disk: add(t.disk, x.disk) }), {
+    download: [0, 0],
+    disk: [0, 0],
+  });
+}
+
+/** What the plan would download and leave on disk: steps not done yet, each counted once (a toolchain two environments share). */
+export function planTotal(envs: readonly EnvironmentConfig[], c: PlanContext): Size {
+  const seen = new Map<string, Size>();
+  if (!c.elan) seen.set('elan', SIZES.elan);
+  for (const env of envs)
+    for (const s of environmentPlan(env, c))
+      if (s.size && !s.done) seen.set(`${s.cwd ?? ''}|${s.command ?? s.title}`, s.size);
+  return addSizes([...seen.values()]);
+}
+
+const gb = (mb: number) => (mb >= 1000 ? `${(mb / 1000).toFixed(1)} GB` : `${mb} MB`);
+const range = ([lo, hi]: readonly [number, number]) => (lo === hi ? `~${gb(lo)}` : `~${gb(lo)}–${gb(hi)}`);
+
+/** One line: the plan's total download and disk size, said as the estimate it is. */
+export function formatTotal(total: Size): string {
+  return `in all: download ${range(total.download)}, disk ${range(total.disk)} (estimates: sources in lean/setup-plan.ts)`;
+}
+
+/** The whole plan as text: elan first when it is missing, then each environment, then the total. */
 export function formatPlan(envs: EnvironmentConfig[], c: PlanContext): string {
   const rel = (p: string) => path.relative(c.root, p) || '.';
   const lines = ['lean:setup --dry-run: nothing is run; sizes are estimates (~).'];
@@ -159,6 +209,11 @@ export function formatPlan(envs: EnvironmentConfig[], c: PlanContext): string {
     n = 0;
     for (const s of environmentPlan(env, c)) step(s);
   }
-  lines.push('', 'The comparator tool (optional) is set up after each environment; see README, "comparator".');
+  lines.push(
+    '',
+    'The comparator tool (optional) is set up after each environment; see docs/tools.md, "comparator".',
+    '',
+    formatTotal(planTotal(envs, c)),
+  );
   return lines.join('\n');
 }

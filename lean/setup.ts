@@ -1,6 +1,8 @@
 /**
- * `npm run lean:setup [-- env-name…] [--dry-run]`: make each configured environment able
- * to run Lean. For every environment:
+ * `npm run lean:setup [-- env-name… | --all] [--dry-run]`: make environments able to run Lean.
+ * With no name, the default one (EXAMPLE_ENVIRONMENT, the one the docs' examples use), saying how to
+ * choose others: setting up all of them downloads over 10 GB. It prints the plan's total download and
+ * disk size first (estimates, lean/setup-plan.ts). For every environment:
  *   1. install its toolchain with elan;
  *   2. build the Lean REPL (leanprover-community/repl) at the tag matching the toolchain,
  *      once per toolchain, under lean/.build/repl-<version>;
@@ -22,7 +24,8 @@ import { elanToolchainDir, readPinnedToolchain } from '../src/envs/probe.ts';
 import { discoverToolchain } from '../src/envs/toolchain.ts';
 import { comparatorStep } from './comparator-setup.ts';
 import { generatedProject, replTagFor, tagsOfLsRemote } from './lake-project.ts';
-import { ELAN_INSTALL, formatPlan } from './setup-plan.ts';
+import { ELAN_INSTALL, formatPlan, formatTotal, planTotal } from './setup-plan.ts';
+import { EXAMPLE_ENVIRONMENT } from '../src/contract/examples.ts';
 
 const REPL_GIT = 'https://github.com/leanprover-community/repl';
 const MATHLIB_GIT = 'https://github.com/leanprover-community/mathlib4';
@@ -32,7 +35,8 @@ class SetupError extends Error {}
 
 const args = process.argv.slice(2);
 const dryRun = args.includes('--dry-run');
-const only = args.filter((a) => !a.startsWith('--'));
+const named = args.filter((a) => !a.startsWith('--'));
+const all = args.includes('--all');
 
 function requireTag(env: EnvironmentConfig): string {
   const tag = toolchainTag(env.lean_toolchain);
@@ -187,28 +191,28 @@ function record(updates: Map<string, string[]>): void {
 
 async function main(): Promise<number> {
   const config = loadConfig(process.env, PROJECT_ROOT, { overlayMayBeMissing: true });
-  const envs = config.environments.filter((e) => only.length === 0 || only.includes(e.name));
+  const envs = chosen(config.environments);
   if (envs.length === 0) {
     console.error(
-      `no environment matches ${only.join(', ')}; configured: ${config.environments.map((e) => e.name).join(', ')}`,
+      `no environment matches ${named.join(', ') || EXAMPLE_ENVIRONMENT}; configured: ${config.environments.map((e) => e.name).join(', ')}`,
     );
     return 2;
   }
   const tc = discoverToolchain(process.env);
+  const planContext = {
+    root: PROJECT_ROOT,
+    buildDir: BUILD,
+    hostEnv: process.env,
+    elan: tc.elan,
+    replGit: REPL_GIT,
+    mathlibGit: MATHLIB_GIT,
+  };
   // The plan, printed whole even where elan is absent (lean/setup-plan.ts).
   if (dryRun) {
-    console.log(
-      formatPlan(envs, {
-        root: PROJECT_ROOT,
-        buildDir: BUILD,
-        hostEnv: process.env,
-        elan: tc.elan,
-        replGit: REPL_GIT,
-        mathlibGit: MATHLIB_GIT,
-      }),
-    );
+    console.log(formatPlan(envs, planContext));
     return 0;
   }
+  console.log(`lean:setup: ${envs.map((e) => e.name).join(', ')}; ${formatTotal(planTotal(envs, planContext))}`);
   if (!tc.elan) {
     console.error(
       [
@@ -253,6 +257,23 @@ async function main(): Promise<number> {
   }
   if (updates.size > 0) record(updates);
   return failed > 0 ? 1 : 0;
+}
+
+/**
+ * The environments named, all with --all, or else the default one: the only one configured, or
+ * EXAMPLE_ENVIRONMENT (said, with how to choose others); none when neither exists (the caller lists them).
+ */
+function chosen(configured: EnvironmentConfig[]): EnvironmentConfig[] {
+  if (all || configured.length === 1) return configured;
+  if (named.length > 0) return configured.filter((e) => named.includes(e.name));
+  const others = configured.filter((e) => e.name !== EXAMPLE_ENVIRONMENT).map((e) => e.name);
+  const picked = configured.filter((e) => e.name === EXAMPLE_ENVIRONMENT);
+  if (picked.length > 0)
+    console.log(
+      `setting up ${EXAMPLE_ENVIRONMENT}, the default environment (the one the docs' examples use); ` +
+        `name others (\`npm run lean:setup -- ${others[0] ?? 'NAME'}\`) or pass --all for all ${configured.length}`,
+    );
+  return picked;
 }
 
 function safeTag(e: EnvironmentConfig): string {

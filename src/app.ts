@@ -26,7 +26,8 @@ import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
 import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
-import { Pipeline } from './server/pipeline.ts';
+import { Pipeline, toolsWithoutLean } from './server/pipeline.ts';
+import type { LeanSummary } from './server/listening-line.ts';
 import { registerNotFound, registerRoutes } from './server/routes.ts';
 import { hitLineWriter, registerRequestLog } from './server/request-log.ts';
 import { HitFront, hitRecorder } from './server/hit-front.ts';
@@ -61,6 +62,8 @@ declare module 'fastify' {
     cluster: ClusterNode | undefined;
     /** Readiness answers 503 ("shutting down") from now on; everything else is served as before (main.ts, before close). */
     unready(): void;
+    /** Which environments can run Lean now, and what answers without it (for the startup line). */
+    leanSummary(): LeanSummary;
   }
 }
 
@@ -118,6 +121,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('unready', () => {
     state.unready = true;
   });
+  app.decorate('leanSummary', () => ({
+    environments: config.environments.map((e) => e.name),
+    ready: config.environments.filter((e) => registry.availability(e.name).available).map((e) => e.name),
+    withoutLean: toolsWithoutLean(parts.tools),
+  }));
   registerBodyParsers(app, {
     answeredRaw: rawHitCheck((tool, raw) => pipeline.lookupRaw(tool, raw)),
     screenRaw: (raw, request) => screenBody(raw, request, config.limits, (tool) => pipeline.parsesOffThread(tool)),
@@ -225,12 +233,13 @@ function environments(app: FastifyInstance, opts: AppOptions, hostEnv: NodeJS.Pr
   });
   const warnings = unjailedWarnings(config.environments, config.lean.sandbox);
   for (const w of warnings) logger.warn(w);
+  const without = { reparseFalse: toolsWithoutLean({ ...builtinTools(), ...opts.tools }) };
   // Environments that cannot run Lean, and a missing bubblewrap, said before the daemon is ready rather than at the
   // first request; bwrap's self-test runs as a child process while the routes are built (onReady waits for it).
   if (opts.startupChecks !== false) {
-    const checked = startupWarnings(config.environments, registry, config.lean.sandbox, hostEnv).then((ws) => {
-      for (const w of ws) logger.warn(w);
-      warnings.push(...ws);
+    const checked = startupWarnings(config.environments, registry, config.lean.sandbox, hostEnv, without).then((ws) => {
+      for (const { text, ...fields } of ws) logger.warn(fields, text);
+      warnings.push(...ws.map((w) => w.text));
     });
     app.addHook('onReady', () => checked);
   }

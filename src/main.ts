@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfigFiles, shutdownDelayMs, type Config, type LoadedConfig } from './config.ts';
 import { listenErrorLine } from './server/listen-error.ts';
+import { listeningMessage } from './server/listening-line.ts';
 
 const WARM_WORKERS_AFTER_MS = 300;
 
@@ -91,7 +92,8 @@ async function listen(app: FastifyInstance, config: Config): Promise<void> {
     // the worker bundle took the CPU the first requests need on 2 cores. A structural request
     // before then starts them itself.
     setTimeout(() => void app.warmWorkers(), WARM_WORKERS_AFTER_MS).unref();
-    app.log.info({ address, environments: config.environments.map((e) => e.name) }, 'lean tool service listening');
+    const summary = app.leanSummary();
+    app.log.info({ address, ...summary }, listeningMessage(address, summary));
   } catch (err) {
     // A busy port (or a host without that address): one line naming the setting, no stack.
     const line = listenErrorLine(err, config.server.host, config.server.port);

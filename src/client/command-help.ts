@@ -14,8 +14,9 @@ const POSITIONALS: Partial<Record<ToolName, string>> = {
   merge: 'FILE FILE…',
 };
 
-/** Fields given as positionals, not options. */
-const POSITIONAL_FIELDS = new Set(['content', 'documents']);
+/** Fields given as positionals, not options (formal_statement where the command takes STATEMENT). */
+const positionalFields = (tool: ToolName) =>
+  new Set(['content', 'documents', ...(POSITIONALS[tool]?.startsWith('STATEMENT') ? ['formal_statement'] : [])]);
 
 function flag(i: EndpointInput): string {
   const name = `--${kebab(i.name)}`;
@@ -55,7 +56,9 @@ export function commandHelp(tool: ToolName): string {
     '',
     'options:',
   ];
-  for (const i of meta.inputs) if (!POSITIONAL_FIELDS.has(i.name)) lines.push(...option(i));
+  // One form in the usage: STATEMENT is the positional (the CLI still reads --formal-statement FILE, AXLE's flag).
+  const positional = positionalFields(tool);
+  for (const i of meta.inputs) if (!positional.has(i.name)) lines.push(...option(i));
   if (tool === 'rename') lines.push('  --declarations-file MAP.json', '      The declarations map as a JSON file.');
   lines.push(
     '',

@@ -3,6 +3,7 @@
  * "Shared request parameters" table and "Resources and their fields".
  */
 import { z } from 'zod';
+import { TIMINGS_EXAMPLE } from './response-examples.ts';
 
 /** Upper bound accepted on the wire; admission caps non-admin deadlines at 900 s. */
 export const MAX_TIMEOUT_SECONDS_WIRE = 86_400;
@@ -94,7 +95,8 @@ export type MessageSet = z.infer<typeof messageSet>;
 
 export const emptyMessages = (): MessageSet => ({ errors: [], warnings: [], infos: [] });
 
-export const timings = z.record(z.string(), z.number().int().nonnegative());
+// The example: a real answer's (not the "additionalProp1" a generator makes of a record).
+export const timings = z.record(z.string(), z.number().int().nonnegative()).meta({ example: TIMINGS_EXAMPLE });
 export type Timings = z.infer<typeof timings>;
 
 /** Fields most tools return (spec: "Shared response fields"). */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../errors.ts';
 import { environmentInfo, errorBody, responseInfo } from './common.ts';
 import { toolExample } from './examples.ts';
+import { ERROR_EXAMPLES, RESPONSE_EXAMPLES } from './response-examples.ts';
 import { shareCreated, sharedLink, shareRequest } from './shared-links.ts';
 import { TOOLS, TOOL_NAMES, type ToolName } from './tools.ts';
 
@@ -15,10 +16,11 @@ function errorResponses(): Record<string, unknown> {
     byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
   const ref = { $ref: '#/components/schemas/Error' };
   return Object.fromEntries(
-    [...byStatus].map(([status, codes]) => [
-      String(status),
-      { description: `codes: ${codes.join(', ')}`, content: { 'application/json': { schema: ref } } },
-    ]),
+    [...byStatus].map(([status, codes]) => {
+      const example = ERROR_EXAMPLES[status]?.body;
+      const media = { schema: ref, ...(example ? { example } : {}) };
+      return [String(status), { description: `codes: ${codes.join(', ')}`, content: { 'application/json': media } }];
+    }),
   );
 }
 
@@ -39,7 +41,12 @@ function toolOperation(name: ToolName, errors: Record<string, unknown>): Record<
       responses: {
         200: {
           description: 'Tool result (Lean and tool findings are in lean_messages / tool_messages)',
-          content: { 'application/json': { schema: json(spec.response.extend({ info: responseInfo }), 'output') } },
+          content: {
+            'application/json': {
+              schema: json(spec.response.extend({ info: responseInfo }), 'output'),
+              ...(RESPONSE_EXAMPLES[name] ? { example: RESPONSE_EXAMPLES[name] } : {}),
+            },
+          },
         },
         ...errors,
       },

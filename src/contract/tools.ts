@@ -173,7 +173,8 @@ export const TOOLS = {
     }),
   },
   comparator: {
-    summary: 'Slower, more thorough verify_proof running an external comparator in a container.',
+    summary:
+      'Slower, more thorough verify_proof running leanprover/comparator, jailed by bubblewrap (comparator runs its own landrun sandbox inside).',
     request: singleText([], {
       formal_statement: formalStatement,
       memory_limit_mb: z

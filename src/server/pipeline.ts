@@ -9,7 +9,15 @@ import { callerShare, type Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import type { CachedResult, RawKey, ResultCache } from '../cache/result-cache.ts';
-import { isToolName, TOOLS, type ToolName, type ToolRequest, type ToolResponse } from '../contract/tools.ts';
+import {
+  isToolName,
+  TOOL_NAMES,
+  TOOLS,
+  type ToolName,
+  type ToolRequest,
+  type ToolResponse,
+} from '../contract/tools.ts';
+import { toolExample } from '../contract/examples.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
@@ -162,13 +170,36 @@ export interface Prepared<T extends ToolName> {
   raw?: string | undefined;
 }
 
-/** The permanent "no Lean here" answer: the reason names the fix; tools with `reparse` can do without Lean. */
-export function unavailable(tool: ToolName, env: string, reason: string): ServiceError {
-  const withoutLean =
-    'reparse' in TOOLS[tool].request.shape
-      ? ` Without Lean, ${tool} still answers with "reparse": false (lean-tool: --no-reparse), giving the transformed content, not elaborated.`
-      : '';
+/**
+ * The permanent "no Lean here" answer: the reason names the fix; `"reparse": false` is offered only
+ * where the tool really answers without Lean with it (have2lemma takes `reparse` but always needs
+ * Lean's goals: advising it there led to the same 409).
+ */
+export function unavailable<T extends ToolName>(
+  p: Pick<Prepared<T>, 'tool' | 'request' | 'impl'>,
+  env: string,
+  reason: string,
+): ServiceError {
+  const withoutLean = worksWithoutReparse(p)
+    ? ` Without Lean, ${p.tool} still answers with "reparse": false (lean-tool: --no-reparse), giving the transformed content, not elaborated.`
+    : '';
   return serviceError('environment_unavailable', 'cannot_run_lean', { env, reason, withoutLean });
+}
+
+/** Whether this request, with `"reparse": false`, would need no Lean (tools without `reparse` never qualify). */
+export function worksWithoutReparse<T extends ToolName>(p: Pick<Prepared<T>, 'tool' | 'request' | 'impl'>): boolean {
+  return 'reparse' in TOOLS[p.tool].request.shape && !p.impl.needsLean({ ...p.request, reparse: false });
+}
+
+/** The tools that answer without Lean when sent `"reparse": false` (their example request, so the derivation is the runtime's). */
+export function toolsWithoutLean(tools: ToolTable): string[] {
+  return TOOL_NAMES.filter((tool) => {
+    const impl = tools[tool];
+    const example = toolExample(tool);
+    if (!impl || !example) return false;
+    const request = TOOLS[tool].request.parse(example) as ToolRequest<typeof tool>;
+    return worksWithoutReparse({ tool, request, impl: impl as ToolImpl<typeof tool> });
+  });
 }
 
 export class Pipeline {
@@ -284,7 +315,7 @@ export class Pipeline {
   refusal<T extends ToolName>(p: Prepared<T>): ServiceError | undefined {
     if (!(this.deps.executor?.checksLocalAvailability ?? true) || !p.impl.needsLean(p.request)) return undefined;
     const a = this.deps.registry.availability(p.env.name);
-    return a.available ? undefined : unavailable(p.tool, p.env.name, a.reason);
+    return a.available ? undefined : unavailable(p, p.env.name, a.reason);
   }
 
   async execute<T extends ToolName>(p: Prepared<T>, opts: RunOptions, rawKey?: RawKey): Promise<ToolResponse<T>> {

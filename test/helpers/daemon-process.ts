@@ -4,6 +4,9 @@ import type { Readable } from 'node:stream';
 import type { Test } from 'tap';
 import { PROJECT_ROOT } from '../../src/config.ts';
 
+/** The start of the daemon's "listening" log line (src/main.ts). */
+export const LISTENING = 'lean tool service listening';
+
 export interface DaemonProcess {
   child: ChildProcessByStdio<null, Readable, Readable>;
   port: number;
@@ -13,7 +16,11 @@ export interface DaemonProcess {
   errors: () => string;
 }
 
-/** Starts `node <args>` and waits (up to 20 s) for its "listening" line; killed with the test if still running. */
+/**
+ * Starts `node <args>` and waits for its "listening" line, or for it to exit (a daemon that never
+ * listens fails the test at tap's own timeout, not at a wall-clock bound of ours: on a busy machine
+ * a start can take long); killed with the test if still running.
+ */
 export async function startDaemonProcess(t: Test, args: string[], env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, args, {
@@ -26,14 +33,15 @@ export async function startDaemonProcess(t: Test, args: string[], env: NodeJS.Pr
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
   child.stderr.on('data', (d: Buffer) => {
     err += d.toString();
   });
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('lean tool service listening') && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
+  await new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(LISTENING)) resolve();
+    });
+    child.once('exit', () => resolve());
+  });
   return { child, port, output: () => out, errors: () => err };
 }

@@ -25,14 +25,24 @@ t.test('without a toolchain, lean:doctor says what is missing and exits non-zero
   const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
   // An empty overlay (a LEAN_TOOL_CONFIG naming a missing file is a configuration error).
   writeFileSync(path.join(home, 'none.json'), '{}');
-  const r = spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'doctor.ts')], {
-    cwd: PROJECT_ROOT,
-    env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
-    encoding: 'utf8',
-  });
+  const doctor = (...args: string[]) =>
+    spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'doctor.ts'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
+      encoding: 'utf8',
+    });
+  const r = doctor();
   t.equal(r.status, 1);
-  t.match(r.stderr, /lean:doctor needs a Lean toolchain/);
-  // Issue 27 §4: every check is listed, each saying cleanly that it cannot run here.
+  // The advice and nothing before it: one line per distinct reason, not a row per check and environment.
+  t.equal(r.stdout, '', 'no table of checks that cannot run');
+  const lines = r.stderr.trim().split('\n');
+  t.match(lines[0], /^lean:doctor needs a Lean toolchain/);
+  t.match(lines[1], /^ {2}- lean-4\.21\.0, .*lean-4\.28\.0, .*: no Lean toolchain found/);
+  t.match(lines[2], /^Install elan .*npm run lean:setup/);
+  t.equal(lines.length, 4, `three lines of advice and the --list hint: ${r.stderr}`);
+  // Issue 27 §4, on request: every check is listed, each saying cleanly that it cannot run here.
+  const listed = doctor('--list');
+  t.equal(listed.status, 1);
   for (const name of [
     ...ENVIRONMENT_CHECKS,
     ...CHECKS.map((c) => c.name),
@@ -40,10 +50,9 @@ t.test('without a toolchain, lean:doctor says what is missing and exits non-zero
     COMPARATOR_CHECK,
   ])
     t.ok(
-      r.stdout.split('\n').some((l) => l.includes(name) && /FAIL\s+cannot run: no toolchain$/.test(l)),
+      listed.stdout.split('\n').some((l) => l.includes(name) && /FAIL\s+cannot run: no toolchain$/.test(l)),
       `listed: ${name}`,
     );
-  t.match(r.stderr, /lean-4\.28\.0 \(leanprover\/lean4:v4\.28\.0\): no Lean toolchain found/);
 });
 
 t.test('every check fails against a REPL that knows no Lean', async (t) => {

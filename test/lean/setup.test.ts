@@ -177,3 +177,51 @@ t.test('defect 16: the generated project builds the header and requires no REPL'
   t.match(f['EnvHeader.lean'], /^import Mathlib$/m);
   t.notMatch(generatedProject('plain', '', undefined)['lakefile.toml'], /require/);
 });
+
+t.test('no name: the default environment only, said, with the plan total (download and disk)', async (t) => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'nohome-'));
+  const setup = (...args: string[]) =>
+    spawnSync(process.execPath, [...TS_LOADER, path.join(PROJECT_ROOT, 'lean', 'setup.ts'), ...args], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') },
+      encoding: 'utf8',
+    });
+  const r = setup('--dry-run');
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, /^setting up lean-4\.28\.0, the default environment .*--all for all \d+/);
+  t.same(
+    [...r.stdout.matchAll(/^== (\S+)/gm)].map((m) => m[1]),
+    ['lean-4.28.0'],
+    'one environment planned',
+  );
+  t.match(r.stdout, /^in all: download ~[\d.]+ GB–[\d.]+ GB, disk ~[\d.]+ GB–[\d.]+ GB \(estimates/m);
+  t.notMatch(r.stdout, /see README, "comparator"/, 'the comparator pointer names a section that exists');
+  const all = setup('--dry-run', '--all');
+  t.ok([...all.stdout.matchAll(/^== /gm)].length > 1, 'every environment with --all');
+});
+
+t.test('the plan total counts a step shared by two environments once', async (t) => {
+  const { planTotal, SIZES } = await import('../../lean/setup-plan.ts');
+  const { environmentConfig } = await import('../../src/envs/config.ts');
+  const env = (name: string) =>
+    environmentConfig.parse({
+      name,
+      lean_toolchain: 'leanprover/lean4:v4.28.0',
+      imports: '',
+      project_dir: `/nonexistent/${name}`,
+    });
+  const c = {
+    root: '/r',
+    buildDir: '/nonexistent/b',
+    hostEnv: { HOME: '/nonexistent' },
+    elan: '/bin/elan',
+    replGit: 'g',
+    mathlibGit: 'm',
+  };
+  const one = planTotal([env('a')], c);
+  t.same(one.download, [
+    SIZES.toolchain.download[0] + SIZES.repl.download[0],
+    SIZES.toolchain.download[1] + SIZES.repl.download[1],
+  ]);
+  t.same(planTotal([env('a'), env('b')], c), one, 'same toolchain and REPL: counted once');
+});

@@ -29,7 +29,7 @@ async function openStream(t: Test) {
     ws.send(text);
     const final = () =>
       replies.slice(before).find((r) => r.includes(`"id":"${id}"`) && /"event":"(result|error)"/.test(r));
-    await waitFor(() => final() !== undefined, 60_000);
+    await waitFor(() => final() !== undefined);
     return final()!;
   };
   return { ask };

@@ -99,8 +99,7 @@ t.test('WebSocket: an unavailable environment is refused without a queued event'
   await listenLoopback(app);
   const { ws, events } = await openStreamSocket(app);
   ws.send(JSON.stringify({ id: 'n', tool: 'check', request: { content: 'def a := 1', environment: UNAVAILABLE_ENV } }));
-  const end = Date.now() + 20_000;
-  while (!events.some((e) => e.event === 'error') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  while (!events.some((e) => e.event === 'error')) await new Promise((r) => setTimeout(r, 10));
   ws.close();
   t.same(
     events.map((e) => e.event),

@@ -13,9 +13,9 @@ const distinctOpens = (n: number) =>
   Array.from({ length: n }, (_, i) => `open a${i}\ntheorem t${i} : True := trivial\n`).join('');
 
 t.test('the parser refuses distinct opens past the budget, fast, and accepts what real files do', async (t) => {
-  const t0 = performance.now();
+  // Refused by counting, before the lists are built (the old code built them: 7 s and 2 GB); the
+  // budget is an entry count, so the refusal is checked by outcome here, its cost in bench/.
   t.throws(() => parseSource(distinctOpens(16_000)), SourceLimitError);
-  t.ok(performance.now() - t0 < 5_000, 'refused without building the lists (the old code took 7 s and 2 GB)');
   const n = Math.floor(Math.sqrt(SCOPE_ENTRY_BUDGET)); // n opens cost about n²/2 entries: half the budget
   const f = parseSource(distinctOpens(n));
   t.equal(f.decls.length, n);

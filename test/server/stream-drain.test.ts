@@ -75,8 +75,11 @@ t.test('a drain that times out still closes the sockets (1001) and ends', async 
   const { ws, events, closed } = await openStreamSocket<Event>(app);
   ws.send(JSON.stringify({ id: 'x', tool: 'theorem2sorry', request: { content: 'x', environment: TEST_ENV } }));
   await waitFor(() => events.some((e) => e.event === 'started'));
-  const t0 = Date.now();
   await app.close();
   t.equal(await closed, 1001);
-  t.ok(Date.now() - t0 < 5_000, `closed after the drain timeout (${Date.now() - t0} ms)`);
+  // Closed at the drain timeout, not when the job would end: the job never answered.
+  t.notOk(
+    events.some((e) => e.event === 'result'),
+    'no result: the socket closed before the job finished',
+  );
 });
