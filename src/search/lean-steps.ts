@@ -69,11 +69,11 @@ export async function runRoot(
     const r = await lease.command(group.text, timer.signal, prepare);
     const budget = sentBudget(sent);
     if (budget !== undefined && r.messages.some((m) => m.severity === 'error' && stoppedAt(m.data) === budget))
-      throw serviceError('timeout', 'heartbeat_budget');
+      throw serviceError('lean_timeout', 'heartbeat_budget');
     return r;
   } catch (e) {
     if (e instanceof ReplError && timer.timedOut && !signal.aborted)
-      throw serviceError('timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
+      throw serviceError('lean_timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
     throw e;
   } finally {
     timer.clear();

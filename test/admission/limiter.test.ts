@@ -6,6 +6,7 @@ import { ConcurrencyLimiter } from '../../src/admission/limiter.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { effectiveTimeoutSeconds, withDeadline } from '../../src/admission/deadline.ts';
 import { sleep } from '../helpers.ts';
+import { markLeanRunning } from '../../src/sync/deadline.ts';
 
 const caller = (id: string, concurrency: number): Caller => ({ id, keyClass: 'user', concurrency });
 
@@ -158,4 +159,20 @@ t.test('a duration whose timer list is kept: deadlines still fire, and nothing h
   });
   t.equal(r.status, 0, `the process exits once its work is done (a refed keeper would hold it): ${r.stderr}`);
   t.equal(r.stdout.trim(), 'done');
+});
+
+t.test("the deadline is Lean's timeout only while Lean runs the request (src/sync/deadline.ts)", async (t) => {
+  const waiting = await withDeadline(0.05, undefined, () => new Promise(() => {})).catch((e: unknown) => e);
+  t.equal((waiting as ServiceError).code, 'timeout', 'no Lean ran: the service deadline, 504');
+  t.equal((waiting as ServiceError).status, 504);
+  const running = await withDeadline(0.05, undefined, (signal) => {
+    markLeanRunning(signal);
+    return new Promise(() => {});
+  }).catch((e: unknown) => e);
+  t.match(running, { code: 'lean_timeout', status: 200, message: /lean worker timeout.*while Lean ran it/ });
+  const after = await withDeadline(0.05, undefined, async (signal) => {
+    markLeanRunning(signal)();
+    return new Promise(() => {});
+  }).catch((e: unknown) => e);
+  t.equal((after as ServiceError).code, 'timeout', 'Lean done before the deadline: the service deadline');
 });
