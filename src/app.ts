@@ -24,6 +24,7 @@ import { registerMetrics } from './metrics/http.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
+import { registerDocPages } from './server/doc-pages.ts';
 import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
@@ -419,6 +420,7 @@ async function registerDocsAndStream(
   d: EdgeDeps & { search: SearchService },
 ): Promise<void> {
   await registerDocs(app, VERSION);
+  registerDocPages(app, PROJECT_ROOT);
   await registerStream(app, d.pipeline, {
     links: d.links,
     cacheStatus: config.server.cacheStatus,

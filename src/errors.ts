@@ -99,6 +99,7 @@ export const ERROR_CODES = {
         'no recent request {id} of yours to share: a request can be shared by the caller that made it, for sharedLinks.recentSeconds after it was answered',
       shared_link: 'no shared link {id} (it was never saved, or it expired: sharedLinks.ttlSeconds)',
       shared_links_disabled: 'shared links are disabled on this daemon (sharedLinks.enabled)',
+      doc_page: 'no documentation page {page}; GET /v1/docs/pages.json lists them (raw/<slug>.md)',
     },
   },
   method_not_allowed: {
