@@ -25,6 +25,7 @@ import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
 import { registerDocPages } from './server/doc-pages.ts';
+import { corsPolicy, registerCors } from './server/cors.ts';
 import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline } from './server/pipeline.ts';
@@ -152,6 +153,8 @@ interface Wired {
 async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
   const { config, registry, cluster } = w;
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+  // Before every route: a preflight is answered 204, every other answer gets its CORS headers.
+  registerCors(app, config.server.corsOrigins);
   registerNotFound(app);
   registerHealth(app, {
     closing: w.closing,
@@ -357,6 +360,7 @@ function serveHits(
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
     cacheStatus: d.config.server.cacheStatus,
+    cors: d.config.server.corsOrigins.length ? corsPolicy(d.config.server.corsOrigins) : undefined,
     // Pipeline.lookupRaw's steps, on the bytes rather than their text.
     cache: d.cache,
     // Throws while shutting down or for a bad key: fastify then answers with the envelope.
