@@ -209,6 +209,8 @@ t.test(
     t.match(await wire.json(), { error: /lean worker timeout/, error_type: 'LeanTimeout' });
     const retries: number[] = [];
     const client = new LeanToolClient({ url, env: {}, backoff: fast, onRetry: (i) => retries.push(i.attempt) });
+    // The hung process is killed after the grace: warm its replacement, so the deadline lands on Lean's run again.
+    await client.call('check', { content: 'def warm2 := 1\n', environment: TEST_ENV });
     const err = await client
       .call('check', { content: 'HANG\n', environment: TEST_ENV, timeout_seconds: 0.3 })
       .catch((e: unknown) => e);
