@@ -12,6 +12,11 @@ import { runToolChecks, TOOL_CHECKS } from '../src/doctor/tool-checks.ts';
 import { LeanBackend } from '../src/backend/index.ts';
 import type { EnvironmentConfig } from '../src/envs/config.ts';
 import { pino } from 'pino';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { judgeReplSource } from '../src/doctor/judges.ts';
+import { toolchainTag } from '../src/envs/config.ts';
+import { REPL_SOURCE_FILE } from './lake-project.ts';
 
 export interface Row {
   env: string;
@@ -28,6 +33,7 @@ export const ENVIRONMENT_CHECKS = [
   'failed import detected',
   'bare prelude header',
   'Lean version',
+  'REPL source serves this toolchain',
 ];
 export const COMPARATOR_CHECK = 'comparator pair (config.json fields, landrun/lean4export found)';
 
@@ -132,4 +138,53 @@ export async function toolChecks(
   } finally {
     if (!backend) await own.destroy();
   }
+}
+
+/** The info a one-command run printed (quotes of a string value removed). */
+async function evalInfo(session: LeanSession, env: EnvironmentConfig, key: string, text: string, signal: AbortSignal) {
+  const v = await session.run(env.imports, [{ key, text }], { signal });
+  return v.outcomes[0]?.messages
+    .find((m) => m.severity === 'info')
+    ?.data.replace(/"/g, '')
+    .trim();
+}
+
+/** The clone lean:setup built the REPL in, when repl_command runs its binary (`lake env <clone>/.lake/build/bin/repl`). */
+function replClone(env: EnvironmentConfig): string | undefined {
+  const bin = env.repl_command.at(-1) ?? '';
+  return bin.endsWith(path.join('.lake', 'build', 'bin', 'repl'))
+    ? path.resolve(bin, '..', '..', '..', '..')
+    : undefined;
+}
+
+const readTrimmed = (file: string | undefined) =>
+  file !== undefined && existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+
+/**
+ * `Lean version`, and whether the REPL serves the toolchain: a patch release the REPL has no tag for runs
+ * the source of the nearest tag of its minor version, built by the patch toolchain (docs/environments.md,
+ * "Patch releases"); the row says which source and passes only when that REPL runs the configured Lean
+ * and answers a trivial command.
+ */
+export async function versionRows(env: EnvironmentConfig, session: LeanSession, signal: AbortSignal): Promise<Row[]> {
+  const version = await evalInfo(session, env, 'doctor-version', '#eval Lean.versionString', signal);
+  const trivial = await evalInfo(session, env, 'doctor-trivial', '#eval 1 + 1', signal);
+  const want = toolchainTag(env.lean_toolchain);
+  const clone = replClone(env);
+  const source = judgeReplSource({
+    toolchain: want ?? env.lean_toolchain,
+    source: readTrimmed(clone && path.join(clone, REPL_SOURCE_FILE)),
+    cloneToolchain: readTrimmed(clone && path.join(clone, 'lean-toolchain')),
+    trivial,
+    version,
+  });
+  return [
+    {
+      env: env.name,
+      check: ENVIRONMENT_CHECKS[5]!,
+      ok: version !== undefined && (want === undefined || version === want.slice(1)),
+      detail: `Lean ${version ?? '?'} (configured ${env.lean_toolchain})`,
+    },
+    { env: env.name, check: ENVIRONMENT_CHECKS[6]!, ...source },
+  ];
 }

@@ -12,6 +12,8 @@
  *   bare prelude header        a `prelude` header is no import failure
  *   comparator pair            a trivial challenge/solution pair through the comparator tool's runner
  *   Lean version               `#eval Lean.versionString` against the configured lean_toolchain
+ *   REPL source serves this toolchain  which REPL tag's source was built (another tag's for a patch release),
+ *                              that it runs the configured Lean, and that `#eval 1 + 1` answers 2
  *   memory after import        resident memory of the REPL once the header is loaded
  *   …and every check of src/doctor/checks.ts (message texts and positions, sorry warning and
  *   sorries shape, #print axioms format, goal printing, unused-variable text, mutual / in), and of
@@ -25,8 +27,7 @@ import { ReplProcess } from '../src/backend/process/repl-process.ts';
 import { LeanSession } from '../src/backend/session/session.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { formatTable, runChecks } from '../src/doctor/checks.ts';
-import { cannotRun, comparatorPair, headerChecks, toolChecks } from './doctor-steps.ts';
-import { toolchainTag } from '../src/envs/config.ts';
+import { cannotRun, comparatorPair, headerChecks, toolChecks, versionRows } from './doctor-steps.ts';
 import { probeEnvironment, type Availability } from '../src/envs/probe.ts';
 import { groupUnavailable } from '../src/envs/warnings.ts';
 
@@ -104,20 +105,7 @@ async function main(): Promise<number> {
         detail: `${Math.round(session.usage().rssBytes / 2 ** 20)} MiB resident`,
       });
       rows.push(...(await headerChecks(env.name, spawn, signal)));
-      const v = await session.run(env.imports, [{ key: 'doctor-version', text: '#eval Lean.versionString' }], {
-        signal,
-      });
-      const printed = v.outcomes[0]?.messages
-        .find((m) => m.severity === 'info')
-        ?.data.replace(/"/g, '')
-        .trim();
-      const want = toolchainTag(env.lean_toolchain)?.slice(1);
-      rows.push({
-        env: env.name,
-        check: 'Lean version',
-        ok: printed !== undefined && (want === undefined || printed === want),
-        detail: `Lean ${printed ?? '?'} (configured ${env.lean_toolchain})`,
-      });
+      rows.push(...(await versionRows(env, session, signal)));
       for (const r of await runChecks(session, env, signal))
         rows.push({ env: env.name, check: r.name, ok: r.ok, detail: r.detail });
       rows.push(await comparatorPair(env, config));

@@ -42,6 +42,13 @@ export function tagsOfLsRemote(out: string): string[] {
     .filter((x): x is string => x !== undefined);
 }
 
+/**
+ * Written by lean:setup into the REPL clone (lean/.build/repl-<toolchain tag>): the REPL tag whose source
+ * was built there, which differs from the toolchain tag for a patch release the REPL has no tag for. The
+ * doctor reads it to say which source serves the toolchain.
+ */
+export const REPL_SOURCE_FILE = 'repl-source-tag';
+
 export const ENV_LIBRARY = 'EnvHeader';
 
 /**

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { lakeDir, toolchainTag, type EnvironmentConfig } from '../src/envs/config.ts';
 import { elanToolchainDir } from '../src/envs/probe.ts';
+import { REPL_SOURCE_FILE, replTagFor } from './lake-project.ts';
 
 /** elan's documented installer (github.com/leanprover/elan README), installing no default toolchain: setup installs each environment's. */
 export const ELAN_INSTALL = 'curl https://elan.lean-lang.org/elan-init.sh -sSf | sh -s -- -y --default-toolchain none';
@@ -66,6 +67,8 @@ export interface PlanContext {
   /** The elan binary found, if any. */
   elan: string | undefined;
   replGit: string;
+  /** The REPL's tags, when listed: the plan then names the tag it clones. */
+  replTags?: readonly string[];
   mathlibGit: string;
 }
 
@@ -87,6 +90,19 @@ function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
   const dir = path.join(c.buildDir, `repl-${tag}`);
   const built = existsSync(path.join(dir, '.lake', 'build', 'bin', 'repl'));
   const done = built ? { done: 'already built' } : {};
+  // Known only when the tags were listed (a real run lists them; a dry run that ran nothing may not).
+  const source = c.replTags ? replTagFor(tag, c.replTags) : undefined;
+  const branch = source ?? tag;
+  const pin =
+    source === tag
+      ? []
+      : [
+          {
+            title: `pin the clone's lean-toolchain to ${env.lean_toolchain}${source ? ` (the REPL has no tag ${tag}: its ${source} source is built by the ${tag} toolchain, docs/environments.md "Patch releases")` : ' (when the REPL has no tag ' + tag + ')'}, and record the source tag in ${REPL_SOURCE_FILE}`,
+            cwd: dir,
+            ...done,
+          },
+        ];
   return [
     {
       title: `list the REPL's tags, to build the one serving ${tag} (the same tag, or the highest of its minor version: lean/lake-project.ts replTagFor)`,
@@ -95,14 +111,15 @@ function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
       ...done,
     },
     {
-      title: `clone the Lean REPL at that tag (${tag} when it exists)`,
-      command: `git clone --depth 1 --branch ${tag} ${c.replGit} ${dir}`,
+      title: `clone the Lean REPL at ${source ? `tag ${source}` : `that tag (${tag} when it exists)`}`,
+      command: `git clone --depth 1 --branch ${branch} ${c.replGit} ${dir}`,
       cwd: c.buildDir,
       download: DOWNLOADS.repl,
       size: SIZES.repl,
       ...done,
     },
-    { title: `build the REPL ${tag}`, command: 'lake build', cwd: dir, ...done },
+    ...pin,
+    { title: `build the REPL for ${tag}`, command: 'lake build', cwd: dir, ...done },
   ];
 }
 

@@ -23,7 +23,7 @@ import { lakeDir, sameToolchain, toolchainTag, type EnvironmentConfig } from '..
 import { elanToolchainDir, readPinnedToolchain } from '../src/envs/probe.ts';
 import { discoverToolchain } from '../src/envs/toolchain.ts';
 import { comparatorStep } from './comparator-setup.ts';
-import { generatedProject, replTagFor, tagsOfLsRemote } from './lake-project.ts';
+import { generatedProject, REPL_SOURCE_FILE, replTagFor, tagsOfLsRemote } from './lake-project.ts';
 import { ELAN_INSTALL, formatPlan, formatTotal, planTotal } from './setup-plan.ts';
 import { EXAMPLE_ENVIRONMENT } from '../src/contract/examples.ts';
 
@@ -85,7 +85,11 @@ async function buildRepl(env: EnvironmentConfig): Promise<string> {
       `cloning the REPL at tag ${replTag}${replTag === tag ? '' : ` (the REPL has no tag ${tag})`}`,
       OFFLINE_HINT,
     );
+    // Which source serves this toolchain (lean:doctor reports it): v4.32.0's for v4.32.2, say.
+    if (!dryRun) writeFileSync(path.join(dir, REPL_SOURCE_FILE), `${replTag}\n`);
   }
+  // The clone's own lean-toolchain names its tag's Lean; the REPL must be built by the environment's
+  // (a binary links the Lean it was built with), so the patch toolchain replaces it (docs/environments.md).
   if (!dryRun) writeFileSync(path.join(dir, 'lean-toolchain'), `${env.lean_toolchain}\n`);
   await run(
     'lake',

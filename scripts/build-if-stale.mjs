@@ -26,7 +26,10 @@ function newest(dir) {
 export function isCurrent() {
   const inputs = Math.max(
     newest(path.join(root, 'src')),
+    // The pages /v1/docs serves, copied to dist/site.
+    newest(path.join(root, 'docs')),
     ...[
+      'README.md',
       'scripts/build.mjs',
       'scripts/code-cache.mjs',
       'scripts/daemon-loader.mjs',
@@ -36,9 +39,15 @@ export function isCurrent() {
   );
   return (
     existsSync(stamp) &&
-    ['main.js', 'code-cache.mjs', 'daemon.cjs', 'cli.cjs', 'structural-worker.js', 'search-plan-worker.js'].every((f) =>
-      existsSync(path.join(root, 'dist', f)),
-    ) &&
+    [
+      'main.js',
+      'code-cache.mjs',
+      'daemon.cjs',
+      'cli.cjs',
+      'structural-worker.js',
+      'search-plan-worker.js',
+      'site/README.md',
+    ].every((f) => existsSync(path.join(root, 'dist', f))) &&
     statSync(stamp).mtimeMs >= inputs
   );
 }

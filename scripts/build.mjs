@@ -9,7 +9,7 @@
 // Type checking stays with tsc (`npm run typecheck`); esbuild only strips types.
 // A module that must stay its own file (e.g. a worker thread's entry) is added to ENTRIES.
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -122,6 +122,12 @@ for (const f of [...modules.outputFiles, ...cached.outputFiles]) {
   await writeFile(tmp, withBuildId(f));
   await rename(tmp, f.path);
 }
+// The documentation /v1/docs serves (src/server/doc-pages.ts): the runtime image has no README.md or docs/.
+await rm(path.join(root, 'dist', 'site'), { recursive: true, force: true });
+await mkdir(path.join(root, 'dist', 'site', 'docs'), { recursive: true });
+await copyFile(path.join(root, 'README.md'), path.join(root, 'dist', 'site', 'README.md'));
+for (const f of await readdir(path.join(root, 'docs')))
+  if (f.endsWith('.md')) await copyFile(path.join(root, 'docs', f), path.join(root, 'dist', 'site', 'docs', f));
 // The loaders last (dist/main.js the very last), each copied under a temporary name and renamed.
 for (const [from, to] of [
   ['code-cache.mjs', 'code-cache.mjs'],

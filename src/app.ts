@@ -24,6 +24,8 @@ import { registerMetrics } from './metrics/http.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { registerBodyParsers } from './server/body.ts';
 import { registerDocs } from './server/docs.ts';
+import { registerDocPages } from './server/doc-pages.ts';
+import { corsPolicy, registerCors } from './server/cors.ts';
 import { rawHitCheck } from './server/hit-path.ts';
 import { sendError, toFrameworkError, writeClientError } from './server/error-handler.ts';
 import { Pipeline, toolsWithoutLean } from './server/pipeline.ts';
@@ -169,6 +171,8 @@ interface Wired {
 async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
   const { config, registry, cluster } = w;
   app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+  // Before every route: a preflight is answered 204, every other answer gets its CORS headers.
+  registerCors(app, config.server.corsOrigins);
   registerNotFound(app);
   registerHealth(app, {
     closing: w.unready,
@@ -375,6 +379,7 @@ function serveHits(
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
     cacheStatus: d.config.server.cacheStatus,
+    cors: d.config.server.corsOrigins.length ? corsPolicy(d.config.server.corsOrigins) : undefined,
     // Pipeline.lookupRaw's steps, on the bytes rather than their text.
     cache: d.cache,
     // Throws while shutting down or for a bad key: fastify then answers with the envelope.
@@ -438,6 +443,7 @@ async function registerDocsAndStream(
   d: EdgeDeps & { search: SearchService; limiter: ConcurrencyLimiter },
 ): Promise<void> {
   await registerDocs(app, VERSION);
+  registerDocPages(app, PROJECT_ROOT);
   await registerStream(app, d.pipeline, {
     links: d.links,
     cacheStatus: config.server.cacheStatus,

@@ -41,6 +41,11 @@ export const configSchema = z.strictObject({
        * (docs/http-api.md#result-cache); on for a daemon with one caller.
        */
       cacheStatus: z.boolean().default(false),
+      /**
+       * Origins a browser page may call from (CORS, src/server/cors.ts): `["*"]` any origin, as AXLE's
+       * public API (CHANGELOG v1.4.0); a list of exact origins (`https://app.example`); `[]` off.
+       */
+      corsOrigins: z.array(z.string().min(1).max(200)).max(100).default(['*']),
       /** How long SIGTERM waits for in-flight and queued requests before exiting anyway. */
       drainTimeoutMs: z.number().int().nonnegative().default(30_000),
       /**

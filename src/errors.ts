@@ -101,6 +101,7 @@ export const ERROR_CODES = {
         'no recent request {id} of yours to share: a request can be shared by the caller that made it, for sharedLinks.recentSeconds after it was answered',
       shared_link: 'no shared link {id} (it was never saved, or it expired: sharedLinks.ttlSeconds)',
       shared_links_disabled: 'shared links are disabled on this daemon (sharedLinks.enabled)',
+      doc_page: 'no documentation page {page}; GET /v1/docs/pages.json lists them (raw/<slug>.md)',
     },
   },
   method_not_allowed: {
@@ -192,11 +193,37 @@ export const ERROR_CODES = {
   timeout: {
     status: 504,
     retryable: false,
-    summary: 'Processing exceeded the deadline (timeout_seconds, capped at 900 s for non-admin keys).',
+    summary:
+      "The service's own deadline passed before Lean ran the request (queue wait, a structural tool, the cluster queue): timeout_seconds, capped at 900 s for non-admin keys.",
     messages: {
       deadline: 'the request exceeded its deadline of {seconds} s',
+    },
+  },
+  lean_timeout: {
+    // AXLE (v1.5.0 on) answers a Lean worker's time budget as HTTP 200 with {"error", "error_type": "LeanTimeout"},
+    // which its client raises as the non-retryable LeanTimeout, and its v1.2.0 client as AxleRuntimeError
+    // [AxiomMath/axiom-lean-engine CHANGELOG v1.5.0; axle/tests: `test_run_one_raises_timeout` feeds that body
+    // as the response text of a 200; axle/client.py v1.2.0 `run_one`: an "error" key raises AxleRuntimeError].
+    status: 200,
+    retryable: false,
+    axleType: 'LeanTimeout',
+    summary:
+      'Lean ran out of time on this input: the request deadline passed while Lean ran it, or Lean stopped a command at the heartbeat budget derived from the time left. A deterministic outcome for this input and budget: not retried, not cached. Sent in AXLE\'s shape: HTTP 200, `{"error": message, "error_type": "LeanTimeout"}`.',
+    messages: {
+      deadline: 'lean worker timeout: the request exceeded its deadline of {seconds} s while Lean ran it',
       heartbeat_budget:
-        'the request ran out of time: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds',
+        'lean worker timeout: Lean stopped a command at the heartbeat budget derived from the remaining time (maxHeartbeats); raise timeout_seconds',
+    },
+  },
+  lean_resource_exceeded: {
+    // AXLE's shape for its Lean worker's memory cap (same sources as lean_timeout; `test_run_one_raises_resource_exceeded`).
+    status: 200,
+    retryable: false,
+    axleType: 'LeanResourceExceeded',
+    summary:
+      'The Lean process exceeded its memory cap (`lean.maxRssMb`) or process cap while running this input, and was killed. Deterministic for this input: not retried, not cached. Sent in AXLE\'s shape: HTTP 200, `{"error": message, "error_type": "LeanResourceExceeded"}`.',
+    messages: {
+      fault: 'lean worker resource exceeded: {reason}',
     },
   },
   cancelled: {
@@ -222,8 +249,22 @@ export const ERROR_CODES = {
   },
 } as const satisfies Record<
   string,
-  { status: number; retryable: boolean; summary: string; messages: Record<string, string> }
+  { status: number; retryable: boolean; axleType?: string; summary: string; messages: Record<string, string> }
 >;
+
+/** The codes of a deadline: the service's own (`timeout`) and Lean's (`lean_timeout`). */
+export const TIMEOUT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['timeout', 'lean_timeout']);
+
+/** AXLE's `error_type` of a code answered in AXLE's deterministic-failure shape (HTTP 200), if it is one. */
+export function axleErrorType(code: ErrorCode): string | undefined {
+  const e = ERROR_CODES[code];
+  return 'axleType' in e ? e.axleType : undefined;
+}
+
+/** The code whose AXLE `error_type` is `type` (our client reads AXLE's shape back into a code). */
+export function codeOfAxleType(type: string): ErrorCode | undefined {
+  return (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => axleErrorType(c) === type);
+}
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type MessageKey<C extends ErrorCode> = keyof (typeof ERROR_CODES)[C]['messages'] & string;

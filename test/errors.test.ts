@@ -6,7 +6,7 @@ import { ERROR_CODES, fillTemplate, ServiceError, serviceError } from '../src/er
 import { toServiceError } from '../src/server/error-handler.ts';
 
 /** The public error codes; a new one is a contract change, made here and in docs/errors.md together. */
-const CODE_COUNT = 20;
+const CODE_COUNT = 22;
 
 t.test('docs/errors.md and the error table list the same codes, with the same statuses', async (t) => {
   const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
@@ -28,6 +28,7 @@ t.test('docs/errors.md and the error table list the same codes, with the same st
 t.test('only transient conditions use the statuses clients retry (429, 503)', async (t) => {
   for (const [code, e] of Object.entries(ERROR_CODES)) {
     t.equal(e.retryable, e.status === 429 || e.status === 503, `${code}`);
+    t.ok(e.status !== 200 || 'axleType' in e, `${code}: a 200 error is one of AXLE's deterministic Lean failures`);
   }
   const err = new ServiceError('queue_full', 'busy', { retryAfter: 2 });
   t.same(err.toBody(), { error: { code: 'queue_full', message: 'busy' } });

@@ -1,6 +1,6 @@
 /** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
-import { serviceError } from '../errors.ts';
-import { markDeadline } from '../sync/deadline.ts';
+import { serviceError, type ServiceError } from '../errors.ts';
+import { leanRunning, markDeadline } from '../sync/deadline.ts';
 import { noop } from '../util/noop.ts';
 import type { KeyClass } from './keys.ts';
 
@@ -105,10 +105,17 @@ class Deadline<T> {
 
   static #expire<U>(d: Deadline<U>): void {
     // Created only when it fires: an Error captures a stack, which costs on every request otherwise.
-    const timeoutError = serviceError('timeout', 'deadline', { seconds: d.seconds });
+    const timeoutError = d.#expired();
     d.#linked?.removeEventListener('abort', d);
     d.ctrl.abort(timeoutError);
     d.reject(timeoutError);
+  }
+
+  /** The deadline's error: Lean's timeout when Lean was running the request then, else the service's own. */
+  #expired(): ServiceError {
+    return leanRunning(this.ctrl.signal)
+      ? serviceError('lean_timeout', 'deadline', { seconds: this.seconds })
+      : serviceError('timeout', 'deadline', { seconds: this.seconds });
   }
 
   #settle(): void {
@@ -120,7 +127,7 @@ class Deadline<T> {
     this.#settle();
     // Work that held the thread past the deadline (the timer could not fire meanwhile)
     // finishes before the timer's turn: it is late all the same, never a 200 (issue 23).
-    if (Date.now() > this.#at) this.reject(serviceError('timeout', 'deadline', { seconds: this.seconds }));
+    if (Date.now() > this.#at) this.reject(this.#expired());
     else this.resolve(v);
   }
 

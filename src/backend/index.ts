@@ -7,7 +7,7 @@
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { ServiceError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { deadlineOf } from '../sync/deadline.ts';
+import { deadlineOf, markLeanRunning } from '../sync/deadline.ts';
 import { HeartbeatBudgets } from './deadline/budgets.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
@@ -238,6 +238,7 @@ export class LeanBackend implements LeanRunner {
     const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
     if (ws.header !== header.text) refuse(pool, ws, header.text);
     const run = new RequestRun(ws, ctx, this.#budgets(job.commands, deadlineOf(ctx.signal)), this.#graceMs);
+    const leanDone = markLeanRunning(ctx.signal);
     try {
       const { root: r, outcomes } = await this.#run(env.name, pool, run, header.text, sessionCommands(job, keys));
       const stops = run.budgets?.stops ?? 0;
@@ -248,6 +249,8 @@ export class LeanBackend implements LeanRunner {
       if (e instanceof ServiceError) throw e;
       if (e instanceof ReplError) throw new LeanFailure(e.fault, e.message, e.stderrTail);
       throw e;
+    } finally {
+      leanDone();
     }
   }
 
@@ -326,7 +329,7 @@ export class LeanBackend implements LeanRunner {
       { env, session: ws.id },
       'deadline: Lean stopped the command at its heartbeat budget; session kept',
     );
-    return serviceError('timeout', 'heartbeat_budget');
+    return serviceError('lean_timeout', 'heartbeat_budget');
   }
 
   /** The request's heartbeat budgets (deadline/budgets.ts), when its signal has a deadline and budgets are on. */

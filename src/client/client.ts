@@ -7,6 +7,7 @@
  * every other error is returned at once.
  */
 import type { EnvironmentInfo } from '../contract/common.ts';
+import { codeOfAxleType } from '../errors.ts';
 import { TOOL_NAMES, type ToolName, type ToolRequestInput, type ToolResponse } from '../contract/tools.ts';
 
 export interface ClientOptions {
@@ -212,7 +213,7 @@ export class LeanToolClient {
       signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
     });
     const text = await res.text();
-    if (res.ok) return JSON.parse(text);
+    if (res.ok) return answerOrAxleFailure(JSON.parse(text), res.status);
     let parsed: { error?: { code?: string; message?: string; details?: { field: string; message: string }[] } } = {};
     try {
       parsed = JSON.parse(text);
@@ -231,4 +232,16 @@ export class LeanToolClient {
     if (Number.isFinite(ra) && ra > 0) Object.assign(err, { retryAfter: ra });
     throw err;
   }
+}
+
+/**
+ * A 200 answer, or the deterministic Lean failure AXLE sends with 200 (`{"error": message, "error_type":
+ * "LeanTimeout" | "LeanResourceExceeded"}`: docs/errors.md) as a non-retryable error whose code is ours
+ * (`lean_timeout`, `lean_resource_exceeded`), so a caller records it as an outcome and never retries it.
+ */
+function answerOrAxleFailure(v: unknown, status: number): unknown {
+  const o = v as { error?: unknown; error_type?: unknown } | null;
+  if (typeof o !== 'object' || o === null || typeof o.error !== 'string' || typeof o.error_type !== 'string') return v;
+  const err = new ServiceRequestError(o.error, status, codeOfAxleType(o.error_type) ?? o.error_type, undefined, false);
+  throw Object.assign(err, { errorType: o.error_type });
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/transport-node';
 import type { ToolName, ToolResponse } from '../contract/tools.ts';
-import { relayedError, serviceError } from '../errors.ts';
+import { relayedError, serviceError, TIMEOUT_CODES, type ErrorCode } from '../errors.ts';
 import type { Log } from '../log.ts';
 import type { ExecutionContext, Executor, Prepared } from '../server/pipeline.ts';
 import type { ToolContext } from '../tools/types.ts';
@@ -30,6 +30,9 @@ import {
   type ProgressEvent,
 } from './messages.ts';
 import { keyId, requestHeader, workKey } from './names.ts';
+
+/** Another caller's outcome this request does not take as its own: their cancel, or their deadline (service or Lean). */
+const NOT_OURS: ReadonlySet<string> = new Set<ErrorCode>(['cancelled', ...TIMEOUT_CODES]);
 
 /** What the front reports to metrics (src/metrics), if anyone listens. */
 export interface FrontObserver {
@@ -237,7 +240,7 @@ export class ClusterFront implements Executor {
       const tick = deadlineSignal(signal, this.claims.checkEveryMs);
       try {
         const o = await outcomes.next(() => true, tick.signal);
-        if (o.status === 'error' && (o.error.code === 'cancelled' || o.error.code === 'timeout')) return undefined;
+        if (o.status === 'error' && NOT_OURS.has(o.error.code)) return undefined;
         return o;
       } catch (e) {
         if (signal.aborted) throw e;

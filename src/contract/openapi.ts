@@ -12,8 +12,9 @@ const json = (schema: z.ZodType, io: 'input' | 'output') =>
 
 function errorResponses(): Record<string, unknown> {
   const byStatus = new Map<number, string[]>();
+  // The codes answered with 200 in AXLE's shape (lean_timeout, lean_resource_exceeded) are not error statuses.
   for (const [code, e] of Object.entries(ERROR_CODES))
-    byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
+    if (e.status !== 200) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
   const ref = { $ref: '#/components/schemas/Error' };
   return Object.fromEntries(
     [...byStatus].map(([status, codes]) => {

@@ -96,3 +96,36 @@ export function judgeNoErrors(ms: readonly DoctorMessage[], what: string): Verdi
     ? { ok: false, detail: `${what}: ${e.map(first).join(' | ')}` }
     : { ok: true, detail: `${what}: no errors` };
 }
+
+/** What lean:doctor read about the REPL an environment runs (lean/doctor-steps.ts, `replSourceRow`). */
+export interface ReplSourceFacts {
+  /** The environment's toolchain tag, `v4.32.2`. */
+  toolchain: string;
+  /** The REPL tag whose source lean:setup built (its `repl-source-tag` file); undefined when setup wrote none. */
+  source: string | undefined;
+  /** The clone's lean-toolchain file, as lean:setup left it. */
+  cloneToolchain: string | undefined;
+  /** What `#eval 1 + 1` printed in that REPL, and what `#eval Lean.versionString` printed. */
+  trivial: string | undefined;
+  version: string | undefined;
+}
+
+/**
+ * A REPL built from another tag's source (a patch release the REPL has no tag for) serves the toolchain
+ * only when it was built by that toolchain and runs: the clone pins it, the binary reports it as its Lean
+ * version (a binary links the Lean it was built with), and a trivial command answers. Same-tag builds
+ * pass on the last two alone.
+ */
+export function judgeReplSource(f: ReplSourceFacts): Verdict {
+  const source = f.source ?? f.toolchain;
+  const where = source === f.toolchain ? `REPL ${source}` : `REPL ${source} source built for ${f.toolchain}`;
+  const pinned = f.cloneToolchain === undefined || f.cloneToolchain.endsWith(`:${f.toolchain}`);
+  const failures = [
+    ...(pinned ? [] : [`the clone's lean-toolchain is ${f.cloneToolchain}, not ${f.toolchain}`]),
+    ...(f.version === f.toolchain.slice(1) ? [] : [`it reports Lean ${f.version ?? '(nothing)'}`]),
+    ...(f.trivial === '2' ? [] : [`\`#eval 1 + 1\` answered ${f.trivial ?? '(nothing)'}`]),
+  ];
+  return failures.length
+    ? { ok: false, detail: `${where}: ${failures.join('; ')}` }
+    : { ok: true, detail: `${where}: runs Lean ${f.version}, \`#eval 1 + 1\` = 2` };
+}

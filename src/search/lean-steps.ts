@@ -74,11 +74,11 @@ export async function runRoot(
     // ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean]: under a budget sent below
     // the limit in scope, both are the budget's stop (backend/deadline/heartbeats.ts, `stoppedByBudget`).
     if (budget !== undefined && r.messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, budget)))
-      throw serviceError('timeout', 'heartbeat_budget');
+      throw serviceError('lean_timeout', 'heartbeat_budget');
     return r;
   } catch (e) {
     if (e instanceof ReplError && timer.timedOut && !signal.aborted)
-      throw serviceError('timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
+      throw serviceError('lean_timeout', 'deadline', { seconds: Math.round(ms / 100) / 10 });
     throw e;
   } finally {
     timer.clear();

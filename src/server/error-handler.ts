@@ -2,7 +2,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { LeanStartError, PoolClosedError } from '../backend/errors.ts';
-import { clip, isServiceError, serviceError, type ServiceError } from '../errors.ts';
+import { axleErrorType, clip, isServiceError, serviceError, type ServiceError } from '../errors.ts';
 import { sourceLimitError } from '../tools/source-limits.ts';
 
 /** Fastify's own errors (body parsing, limits) and the backend's errors → our codes. */
@@ -65,11 +65,28 @@ export function errorBody(se: ServiceError): ReturnType<ServiceError['toBody']> 
   return { error };
 }
 
+/**
+ * AXLE's deterministic-failure shape, `{"error": message, "error_type": "LeanTimeout" | "LeanResourceExceeded"}`
+ * (sent with HTTP 200, as AXLE does: see ERROR_CODES.lean_timeout), for the codes that have one; undefined
+ * for every other code, which keeps our envelope.
+ */
+export function axleFailureBody(se: ServiceError): { error: string; error_type: string } | undefined {
+  const type = axleErrorType(se.code);
+  return type === undefined ? undefined : { error: clip(se.message, ERROR_MESSAGE_CHARS), error_type: type };
+}
+
+/** Names the code of an answer whose body is AXLE's shape (no `code` field there): for logs, metrics and our client. */
+export const ERROR_CODE_HEADER = 'x-error-code';
+
 export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const se = toServiceError(err);
   if (se.code === 'internal') request.log.error({ err }, 'internal error');
   if (se.retryAfter !== undefined) reply.header('retry-after', String(se.retryAfter));
-  return reply.code(se.status).type('application/json; charset=utf-8').send(errorBody(se));
+  reply.header(ERROR_CODE_HEADER, se.code);
+  return reply
+    .code(se.status)
+    .type('application/json; charset=utf-8')
+    .send(axleFailureBody(se) ?? errorBody(se));
 }
 
 /** Router errors (fastify `frameworkErrors`): a bad URL or an over-long path segment. */

@@ -22,6 +22,7 @@ import type { RawLookup } from './hit-path.ts';
 import { newRequestId, requestIdParts } from './request-id.ts';
 import type { HitLine } from './request-log.ts';
 import type { SharedLinks } from './shared-links.ts';
+import { corsHeaders, type CorsPolicy } from './cors.ts';
 
 /** A hit answered here: what the route and the onResponse hooks record for one. */
 export interface FrontHit {
@@ -42,6 +43,8 @@ export interface HitFrontDeps {
   bodyLimit: number;
   /** `x-cache: hit` on the answer (config server.cacheStatus), as the route sends it. */
   cacheStatus: boolean;
+  /** The CORS policy fastify's hook applies (src/server/cors.ts); undefined when CORS is off. */
+  cors?: CorsPolicy | undefined;
   /** The raw-body lookup (as Pipeline.lookupRaw does it), on the bytes as received. */
   cache: Pick<ResultCache, 'rawKey' | 'getRaw'>;
   /** The caller (throws for a bad key or while shutting down: fastify then answers with the envelope). */
@@ -108,10 +111,14 @@ function candidateTool(req: IncomingMessage, bodyLimit: number): string | undefi
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The response headers of a hit, as fastify's route sends them (same names, order and values). */
-const hitHeaders = (length: number, cacheStatus: boolean) =>
-  cacheStatus
+const hitHeaders = (length: number, cacheStatus: boolean, extra: readonly string[]) => {
+  const base = cacheStatus
     ? ['x-cache', 'hit', 'content-type', 'application/json; charset=utf-8', 'content-length', String(length)]
     : ['content-type', 'application/json; charset=utf-8', 'content-length', String(length)];
+  return extra.length ? [...base, ...extra] : base;
+};
+
+const NO_HEADERS: readonly string[] = [];
 
 /** The dependencies and the front's own memory of bodies answered as hits. */
 interface Serving extends HitFrontDeps {
@@ -217,7 +224,9 @@ function answer(req: IncomingMessage, r: ReadState): void {
   if (!hit || !caller) return handOff(req, r);
   const reqId = deps.reqId();
   const requestId = newRequestId();
-  sendHit(r.res, hit, requestId, deps.cacheStatus);
+  // The same CORS headers as fastify's hook (src/server/cors.ts) sets on the route's answer.
+  const cors = deps.cors ? corsHeaders(deps.cors, req.headers.origin) : NO_HEADERS;
+  sendHit(r.res, hit, requestId, deps.cacheStatus, cors);
   const body = known ?? deps.bodies.remember(r.tool, bytes, rawKey);
   deps.answered({
     reqId,
@@ -246,9 +255,15 @@ function callerOf(deps: HitFrontDeps, req: IncomingMessage): Caller | undefined 
  * ~2–4 µs of CPU a hit (measured, A B interleaved: 34 → 29 µs), mostly Node's 8 KiB buffer pool
  * turning over every two or three responses.
  */
-function sendHit(res: ServerResponse, hit: CachedResult, requestId: string, cacheStatus: boolean): void {
+function sendHit(
+  res: ServerResponse,
+  hit: CachedResult,
+  requestId: string,
+  cacheStatus: boolean,
+  extra: readonly string[],
+): void {
   const [head, tail] = requestIdParts(hit.body, requestId);
-  res.writeHead(200, hitHeaders(head.length + tail.length, cacheStatus));
+  res.writeHead(200, hitHeaders(head.length + tail.length, cacheStatus, extra));
   // Corked here, `write` does not cork it and schedule the uncork on a tick of its own.
   const socket = res.socket;
   socket?.cork();

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { isToolName, type ToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
-import { ServiceError, serviceError } from '../errors.ts';
+import { ServiceError, serviceError, TIMEOUT_CODES } from '../errors.ts';
 import { toServiceError } from './error-handler.ts';
 import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
 import type { StreamDrain } from './stream-drain.ts';
@@ -290,7 +290,7 @@ export class StreamConnection {
       });
       this.#answer(msg, rid, result, info.cache ?? 'miss', inputs);
     } catch (err) {
-      const cancelled = signal.aborted && !(err instanceof ServiceError && err.code === 'timeout');
+      const cancelled = signal.aborted && !(err instanceof ServiceError && TIMEOUT_CODES.has(err.code));
       this.#fail(id, cancelled ? serviceError('cancelled', 'by_client') : err, rid);
     }
   }

@@ -21,3 +21,28 @@ export function markDeadline(signal: AbortSignal, atMs: number): void {
 export function deadlineOf(signal: AbortSignal | undefined): number | undefined {
   return (signal as Marked | undefined)?.[DEADLINE_AT];
 }
+
+const LEAN_RUNNING = Symbol('lean-tool.leanRunning');
+
+type Running = AbortSignal & { [LEAN_RUNNING]?: number };
+
+/**
+ * Record that Lean runs work of the request behind `signal`, until the returned function is called. A
+ * deadline that fires meanwhile is a Lean timeout (AXLE's `LeanTimeout`, a deterministic outcome for this
+ * input), not the service's own deadline (queue wait, no Lean run), which admission answers otherwise.
+ */
+export function markLeanRunning(signal: AbortSignal): () => void {
+  const s = signal as Running;
+  s[LEAN_RUNNING] = (s[LEAN_RUNNING] ?? 0) + 1;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    s[LEAN_RUNNING] = (s[LEAN_RUNNING] ?? 1) - 1;
+  };
+}
+
+/** Whether Lean runs work of the request behind `signal` now. */
+export function leanRunning(signal: AbortSignal | undefined): boolean {
+  return ((signal as Running | undefined)?.[LEAN_RUNNING] ?? 0) > 0;
+}

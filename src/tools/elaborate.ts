@@ -14,6 +14,7 @@ import {
   type TacticStep,
 } from '../backend/index.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
+import { serviceError } from '../errors.ts';
 import type { Command } from '../syntax/commands.ts';
 import { headerEnd as findHeaderEnd } from '../syntax/header-end.ts';
 import { nameIdentity, parseSource, printedName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
@@ -231,6 +232,9 @@ export async function elaborateContent<K = unknown>(
     );
   } catch (e) {
     if (!(e instanceof LeanFailure)) throw e;
+    // A cap Lean ran into on this input is AXLE's LeanResourceExceeded: the whole request's outcome, as on AXLE
+    // (CHANGELOG v1.5.0), not a finding inside a result; other faults (a crash) stay the tool's to report.
+    if (RESOURCE_FAULTS.has(e.fault)) throw serviceError('lean_resource_exceeded', 'fault', { reason: e.message });
     out.failure = e;
     ctx.leanFailed?.(e);
     out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
@@ -244,6 +248,9 @@ export async function elaborateContent<K = unknown>(
   readOutcomes(result, roles, commands, opts, ctx, out);
   return out;
 }
+
+/** The REPL faults that are a resource cap (repl-process.ts: the memory and process watchdog). */
+const RESOURCE_FAULTS: ReadonlySet<string> = new Set(['memory', 'processes']);
 
 /**
  * The maps of an elaboration that asked Lean nothing of their kind (most: a miss of `check` asks

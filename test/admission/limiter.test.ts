@@ -4,6 +4,7 @@ import { ConcurrencyLimiter } from '../../src/admission/limiter.ts';
 import { ServiceError } from '../../src/errors.ts';
 import { effectiveTimeoutSeconds, withDeadline } from '../../src/admission/deadline.ts';
 import { sleep } from '../helpers.ts';
+import { markLeanRunning } from '../../src/sync/deadline.ts';
 
 const caller = (id: string, concurrency: number): Caller => ({ id, keyClass: 'user', concurrency });
 
@@ -152,4 +153,20 @@ t.test('a duration whose timer list is kept: deadlines still fire, and nothing h
   const before = holding();
   t.equal(await withDeadline(30, undefined, async () => 'done'), 'done');
   t.equal(holding(), before, 'no timer left keeping the process alive');
+});
+
+t.test("the deadline is Lean's timeout only while Lean runs the request (src/sync/deadline.ts)", async (t) => {
+  const waiting = await withDeadline(0.05, undefined, () => new Promise(() => {})).catch((e: unknown) => e);
+  t.equal((waiting as ServiceError).code, 'timeout', 'no Lean ran: the service deadline, 504');
+  t.equal((waiting as ServiceError).status, 504);
+  const running = await withDeadline(0.05, undefined, (signal) => {
+    markLeanRunning(signal);
+    return new Promise(() => {});
+  }).catch((e: unknown) => e);
+  t.match(running, { code: 'lean_timeout', status: 200, message: /lean worker timeout.*while Lean ran it/ });
+  const after = await withDeadline(0.05, undefined, async (signal) => {
+    markLeanRunning(signal)();
+    return new Promise(() => {});
+  }).catch((e: unknown) => e);
+  t.equal((after as ServiceError).code, 'timeout', 'Lean done before the deadline: the service deadline');
 });

@@ -131,7 +131,7 @@ t.test(
     ).catch((e: unknown) => e);
     t.match(
       err,
-      { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ },
+      { code: 'lean_timeout', message: /Lean stopped a command at the heartbeat budget/ },
       'a timeout (never a cached verdict), said to be Lean-side',
     );
     // By the deadline's own signal, not a wall-clock bound below it (which a loaded machine could overrun).
@@ -162,7 +162,7 @@ t.test('deadline: a probe block gets a Lean-side budget and stops at it', async 
   // The session is started first: on a loaded machine its start alone could use up the deadline.
   await run(b, job(['def warm := 1']));
   const err = await run(b, job(['section\ntheorem slow : True := by SPIN 60000\nend']), 2).catch((e: unknown) => e);
-  t.match(err, { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ });
+  t.match(err, { code: 'lean_timeout', message: /Lean stopped a command at the heartbeat budget/ });
   const s = b.stats()['lean-test']!;
   t.equal(s.deadlines.heartbeatStops, 1);
   t.equal(s.deadlines.killedAfterGrace, 0, 'not killed');
@@ -176,7 +176,7 @@ t.test('deadline: a kernel deterministic timeout under the budget is a timeout, 
   const b = backend(t, {}, { FAKE_REPL_HEARTBEATS_PER_MS: '2', FAKE_REPL_KERNEL_STOP: '1' });
   await run(b, job(['def warm := 1'])); // started first, as above
   const err = await run(b, job(['theorem slow : True := by SPIN 60000']), 2).catch((e: unknown) => e);
-  t.match(err, { code: 'timeout', message: /Lean stopped a command at the heartbeat budget/ });
+  t.match(err, { code: 'lean_timeout', message: /Lean stopped a command at the heartbeat budget/ });
   const next = await run(b, job(['theorem slow : True := by SPIN 10']));
   t.same([next.reused, next.sent], [0, 1], 'the cut-short outcome was not remembered');
   t.equal(b.stats()['lean-test']!.deadlines.heartbeatStops, 1);
@@ -189,7 +189,7 @@ t.test(
     const b = backend(t, { killGraceSeconds: 2 }, { FAKE_REPL_HEARTBEATS_PER_MS: '0.5' });
     const warm = await run(b, job(['def warm := 1']));
     const err = await run(b, job(['theorem slow : True := by SPIN 60000']), 0.5).catch((e: unknown) => e);
-    t.match(err, { code: 'timeout' }, 'the caller gets its 504 at the deadline');
+    t.match(err, { code: 'lean_timeout' }, 'the caller gets its LeanTimeout at the deadline');
     t.ok(
       await waitFor(() => b.stats()['lean-test']!.deadlines.answeredInGrace === 1),
       'Lean answered within the grace',
@@ -205,7 +205,7 @@ t.test('deadline, double ignores the budget: killed after the grace period and r
   const warm = await run(b, job(['def warm := 1']));
   const t0 = Date.now();
   const err = await run(b, job(['theorem slow : True := by SPIN 60000']), 0.3).catch((e: unknown) => e);
-  t.match(err, { code: 'timeout' });
+  t.match(err, { code: 'lean_timeout' });
   t.ok(await waitFor(() => b.stats()['lean-test']!.deadlines.killedAfterGrace === 1), 'killed');
   t.ok(Date.now() - t0 >= 550, 'not before deadline + grace');
   const next = await run(b, job(['def after := 1']));

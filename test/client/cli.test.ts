@@ -354,3 +354,17 @@ t.test("the bundle's entry answers --version itself and hands every other call t
   await main(['theorem2sory', 'f.lean'], d.io);
   t.equal(c.out.stderr, d.out.stderr);
 });
+
+t.test("a Lean timeout (AXLE's LeanTimeout, HTTP 200) is a general error at once, never retried", async (t) => {
+  const url = await daemon(t);
+  const env = { SERVICE_API_URL: url, SERVICE_ENVIRONMENT: TEST_ENV };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-'));
+  writeFileSync(path.join(dir, 'warm.lean'), 'def warm := 1\n');
+  writeFileSync(path.join(dir, 'hang.lean'), 'HANG\n');
+  t.equal(await main(['check', path.join(dir, 'warm.lean')], io(env).io), 0);
+  const slow = io(env);
+  t.equal(await main(['check', path.join(dir, 'hang.lean'), '--timeout-seconds', '0.3'], slow.io), 1);
+  t.match(slow.out.stderr, /lean_timeout \(200\): lean worker timeout/);
+  t.notMatch(slow.out.stderr, /retry/);
+  t.equal(slow.out.stdout, '', 'no result printed');
+});

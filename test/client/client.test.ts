@@ -187,3 +187,39 @@ t.test('one method per tool, each calling its own route', async (t) => {
   }
   t.same(called, [...TOOL_NAMES], 'each method calls its own tool, in order');
 });
+
+t.test(
+  "a Lean timeout (the fake REPL hangs) reaches the client in AXLE's LeanTimeout shape, not retried",
+  async (t) => {
+    const app = await makeApp();
+    t.teardown(() => app.close());
+    const url = await listen(app);
+    // The wire: AXLE's newer client raises LeanTimeout on exactly this 200 body (docs/errors.md).
+    const warm = { content: 'def warm := 1\n', environment: TEST_ENV };
+    t.equal((await fetch(`${url}/api/v1/check`, { method: 'POST', body: JSON.stringify(warm) })).status, 200);
+    const wire = await fetch(`${url}/api/v1/check`, {
+      method: 'POST',
+      body: JSON.stringify({ content: 'HANG\n', environment: TEST_ENV, timeout_seconds: 0.3 }),
+    });
+    t.equal(wire.status, 200);
+    t.match(await wire.json(), { error: /lean worker timeout/, error_type: 'LeanTimeout' });
+    const retries: number[] = [];
+    const client = new LeanToolClient({ url, env: {}, backoff: fast, onRetry: (i) => retries.push(i.attempt) });
+    // The hung process is killed after the grace: warm its replacement, so the deadline lands on Lean's run again.
+    await client.call('check', { content: 'def warm2 := 1\n', environment: TEST_ENV });
+    const err = await client
+      .call('check', { content: 'HANG\n', environment: TEST_ENV, timeout_seconds: 0.3 })
+      .catch((e: unknown) => e);
+    t.ok(err instanceof ServiceRequestError, 'thrown, not returned as a result');
+    t.match(err, { code: 'lean_timeout', status: 200, retryable: false, errorType: 'LeanTimeout' });
+    t.same(retries, [], 'never retried');
+  },
+);
+
+t.test("a Lean process over its memory cap is AXLE's LeanResourceExceeded", async (t) => {
+  const app = await makeApp({ config: testConfig({ lean: { maxRssMb: 150, rssPollMs: 50 } }) });
+  t.teardown(() => app.close());
+  const client = new LeanToolClient({ url: await listen(app), env: {}, backoff: fast });
+  const err = await client.call('check', { content: 'GROW 400\n', environment: TEST_ENV }).catch((e: unknown) => e);
+  t.match(err, { code: 'lean_resource_exceeded', errorType: 'LeanResourceExceeded', message: /memory limit/ });
+});

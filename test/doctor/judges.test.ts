@@ -15,6 +15,7 @@ import {
   judgeUnsolvedGoals,
   type DoctorMessage,
 } from '../../src/doctor/judges.ts';
+import { judgeReplSource } from '../../src/doctor/judges.ts';
 import { recordedIndex, RECORDED_SKIP, type RecordedItem } from '../recorded/index.ts';
 
 const items = recordedIndex();
@@ -70,3 +71,30 @@ t.test('judges without recordings: texts quoted from the source', async (t) => {
   t.notOk(judgeNoWrapLint([lint]).ok);
   t.ok(judgeNoWrapLint([{ severity: 'info', data: "'doctor_hb' does not depend on any axioms" }]).ok);
 });
+
+t.test(
+  "the REPL source check: another tag's source passes only when built by, and running, the toolchain",
+  async (t) => {
+    const good = {
+      toolchain: 'v4.32.2',
+      source: 'v4.32.0',
+      cloneToolchain: 'leanprover/lean4:v4.32.2',
+      trivial: '2',
+      version: '4.32.2',
+    };
+    t.match(judgeReplSource(good), {
+      ok: true,
+      detail: /REPL v4\.32\.0 source built for v4\.32\.2: runs Lean 4\.32\.2/,
+    });
+    t.match(judgeReplSource({ ...good, cloneToolchain: 'leanprover/lean4:v4.32.0' }), {
+      ok: false,
+      detail: /lean-toolchain is leanprover\/lean4:v4\.32\.0/,
+    });
+    t.match(judgeReplSource({ ...good, version: '4.32.0' }), { ok: false, detail: /reports Lean 4\.32\.0/ });
+    t.match(judgeReplSource({ ...good, trivial: undefined }), { ok: false, detail: /answered \(nothing\)/ });
+    t.match(judgeReplSource({ ...good, source: undefined, cloneToolchain: undefined }), {
+      ok: true,
+      detail: /^REPL v4\.32\.2: /,
+    });
+  },
+);

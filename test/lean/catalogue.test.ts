@@ -18,10 +18,9 @@ const home = mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
 const bare = { PATH: '/usr/bin:/bin', HOME: home, LEAN_TOOL_CONFIG: path.join(home, 'none.json') };
 const config = loadConfig(bare, PROJECT_ROOT, { overlayMayBeMissing: true });
 
-// AXLE's names (AxiomMath/axiom-lean-engine docs/configuration.md, docs/setup/configuration.md)
-// and every newer release the REPL has a tag for (leanprover-community/repl: v4.30.0, v4.31.0,
-// v4.32.0; v4.33.0 has only release candidates there).
-const AXLE_LEAN = ['4.21.0', '4.25.1', '4.26.0', '4.27.0', '4.28.0', '4.29.0', '4.30.0', '4.31.0', '4.32.0'];
+// AXLE's names (AxiomMath/axiom-lean-engine docs/configuration.md, docs/setup/configuration.md,
+// CHANGELOG up to v1.7.0: lean-4.32.0 removed for a kernel soundness bug, lean-4.32.2 and lean-4.33.0 added).
+const AXLE_LEAN = ['4.21.0', '4.25.1', '4.26.0', '4.27.0', '4.28.0', '4.29.0', '4.30.0', '4.31.0', '4.32.2', '4.33.0'];
 
 t.test("the default configuration lists AXLE's environments", async (t) => {
   const byName = new Map(config.environments.map((e) => [e.name, e]));
@@ -34,6 +33,11 @@ t.test("the default configuration lists AXLE's environments", async (t) => {
     imports: 'import Mathlib\nimport PrimeNumberTheoremAnd',
   });
   t.ok(byName.has('core-4.28.0'), 'the core-only environment stays');
+  t.notOk(byName.has('lean-4.32.0'), 'lean-4.32.0 is gone (lean4#14484, fixed in 4.32.1/4.32.2)');
+  t.notOk(
+    config.environments.some((e) => e.lean_toolchain === 'leanprover/lean4:v4.32.0'),
+    'no environment runs the unsound 4.32.0',
+  );
 });
 
 t.test('each is unavailable until set up, and the reason names `lean:setup NAME`', async (t) => {
@@ -75,3 +79,45 @@ t.test('lean:setup --dry-run without elan: every step, with its command and down
   t.match(pnt, 'lake exe cache get');
   t.notMatch(out, /lean-4\.28\.0/, 'only the environments named');
 });
+
+t.test(
+  'the plan for a patch release the REPL has no tag for: the nearest tag, built by the patch toolchain',
+  async (t) => {
+    const { environmentPlan } = await import('../../lean/setup-plan.ts');
+    const c = {
+      root: PROJECT_ROOT,
+      buildDir: path.join(home, 'build'),
+      hostEnv: bare,
+      elan: undefined,
+      replGit: 'https://github.com/leanprover-community/repl',
+      mathlibGit: 'https://github.com/leanprover-community/mathlib4',
+      // leanprover-community/repl's tags of these minor versions (git tag, as fetched): no v4.32.2, no v4.33.0.
+      replTags: ['v4.31.0', 'v4.32.0-rc1', 'v4.32.0', 'v4.33.0-rc1', 'v4.33.0-rc2'],
+    };
+    const byName = new Map(config.environments.map((e) => [e.name, e]));
+    const steps = (name: string) =>
+      environmentPlan(byName.get(name)!, c)
+        .map((s) => `${s.title} $ ${s.command ?? ''}`)
+        .join('\n');
+    for (const [name, source, tag] of [
+      ['lean-4.32.2', 'v4.32.0', 'v4.32.2'],
+      ['lean-4.33.0', 'v4.33.0-rc2', 'v4.33.0'],
+    ] as const) {
+      const plan = steps(name);
+      t.match(
+        plan,
+        `git clone --depth 1 --branch ${source} ${c.replGit} ${path.join(c.buildDir, `repl-${tag}`)}`,
+        name,
+      );
+      t.match(
+        plan,
+        `pin the clone's lean-toolchain to leanprover/lean4:${tag}`,
+        `${name}: built by the patch toolchain`,
+      );
+      t.match(plan, 'repl-source-tag', `${name}: the source tag is recorded for the doctor`);
+    }
+    const same = steps('lean-4.31.0');
+    t.match(same, '--branch v4.31.0');
+    t.notMatch(same, 'pin the clone', 'a toolchain with its own REPL tag needs no pin');
+  },
+);

@@ -74,6 +74,13 @@ t.test('the built daemon starts, answers, writes its code cache and drains', asy
     body: '{"content": 1}',
   });
   t.equal(bad.status, 400, 'validation works in the bundle');
+  // The container has only dist/: the pages /v1/docs serves are copied there (src/server/doc-pages.ts).
+  t.equal(
+    readFileSync(path.join(PROJECT_ROOT, 'dist', 'site', 'docs', 'errors.md'), 'utf8'),
+    readFileSync(path.join(PROJECT_ROOT, 'docs', 'errors.md'), 'utf8'),
+  );
+  const pages = await fetch(`http://127.0.0.1:${port}/v1/docs/pages.json`);
+  t.equal(pages.status, 200, '/v1/docs from the bundle');
   t.ok(
     await cacheWritten(),
     'the code cache is written once the daemon listens, keyed by the build and the Node binary',

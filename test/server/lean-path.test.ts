@@ -52,14 +52,17 @@ t.test('messages come back on content positions, bucketed by severity', async (t
   t.equal(r.okay, false);
 });
 
-t.test('a request past its deadline gets 504; its session is replaced, and the next request is served', async (t) => {
+t.test("a request past its deadline while Lean runs it gets AXLE's LeanTimeout; its session is replaced", async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
   // Warm a session first, so the deadline lands on the running command, not on a slow start.
   t.equal((await app.inject(check('def warm := 1\n'))).statusCode, 200);
   const slow = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
-  t.equal(slow.statusCode, 504);
-  t.equal(slow.json().error.code, 'timeout');
+  // AXLE's shape (docs/errors.md): 200 with {error, error_type}; the old code answered 504 `timeout`.
+  t.equal(slow.statusCode, 200);
+  t.same(Object.keys(slow.json()).sort(), ['error', 'error_type']);
+  t.match(slow.json(), { error: /lean worker timeout.*deadline of 0\.3 s/, error_type: 'LeanTimeout' });
+  t.equal(slow.headers['x-error-code'], 'lean_timeout');
   const next = await app.inject(check('def b := 2\n'));
   t.equal(next.statusCode, 200);
   // The fake REPL does not stop the command itself: its process is killed after the grace period.
@@ -69,6 +72,10 @@ t.test('a request past its deadline gets 504; its session is replaced, and the n
     await new Promise((r) => setTimeout(r, 50));
   }
   t.equal(retired, 1);
+  // Not cached: the same request, on the warm session `next` left, runs Lean again (its own LeanTimeout).
+  const again = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
+  t.not(again.headers['x-cache'], 'hit');
+  t.match(again.json(), { error_type: 'LeanTimeout' }, 'Lean ran it again');
 });
 
 t.test('a Lean crash is a tool-level failure, not a cached or invented result', async (t) => {

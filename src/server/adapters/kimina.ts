@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Caller } from '../../admission/keys.ts';
 import type { ToolResponse } from '../../contract/tools.ts';
 import { describeDetails, issuesToDetails } from '../../contract/validate.ts';
-import { serviceError, type ServiceError } from '../../errors.ts';
+import { serviceError, TIMEOUT_CODES, type ServiceError } from '../../errors.ts';
 import { toServiceError } from '../error-handler.ts';
 import type { Pipeline, RunInfo } from '../pipeline.ts';
 import { kiminaHeader } from './kimina-header.ts';
@@ -145,7 +145,8 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
     );
   } catch (e) {
     const se = toServiceError(e);
-    if (se.code === 'timeout') return timedOut;
+    // The service's deadline or Lean's own timeout: Kimina answers both as its per-snippet timeout.
+    if (TIMEOUT_CODES.has(se.code)) return timedOut;
     throw se;
   }
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLS, TOOL_NAMES, type ToolName } from '../../contract/tools.ts';
-import type { ServiceError } from '../../errors.ts';
+import { axleErrorType, type ServiceError } from '../../errors.ts';
 
 /** The URI of the environment listing, as an MCP resource (the answer of GET /v1/environments). */
 export const ENVIRONMENTS_URI = 'lean-tool://environments';
@@ -98,9 +98,12 @@ export function toolResult(result: object): CallToolResult {
  * had and, for 429/503, when to retry.
  */
 export function toolError(e: ServiceError): CallToolResult {
+  const errorType = axleErrorType(e.code);
   const body = {
     ...e.toBody(),
     status: e.status,
+    // A deterministic Lean failure names AXLE's exception too (LeanTimeout, LeanResourceExceeded): not to be retried.
+    ...(errorType !== undefined ? { error_type: errorType } : {}),
     ...(e.retryAfter !== undefined ? { retry_after_seconds: e.retryAfter } : {}),
   };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };

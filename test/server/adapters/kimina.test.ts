@@ -304,3 +304,20 @@ t.test('a snippet importing part of Mathlib runs on `import Mathlib`; no environ
   t.same(envs, [TEST_ENV], 'the default (newest available) environment, not the first listed');
   t.equal(inner.jobs[0]!.header.trim(), 'import Mathlib', 'the header Kimina would run');
 });
+
+t.test(
+  "Lean's own timeout (the fake REPL hangs, AXLE's LeanTimeout on /api/v1) is Kimina's per-snippet timeout too",
+  async (t) => {
+    const app = await makeApp({ config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+    t.teardown(() => app.close());
+    const warm = { snippets: [{ id: 'w', code: 'def warm := 1' }], timeout: 20 };
+    t.equal((await app.inject({ method: 'POST', url: '/api/check', payload: warm })).statusCode, 200);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/check',
+      payload: { snippets: [{ id: 'slow', code: 'HANG' }], timeout: 1 },
+    });
+    t.equal(res.statusCode, 200);
+    t.same(res.json(), { results: [{ id: 'slow', time: 1, error: 'Lean REPL command timed out in 1 seconds' }] });
+  },
+);
