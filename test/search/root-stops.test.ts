@@ -55,7 +55,10 @@ for (const [what, text] of [
     const sent: string[] = [];
     const err = await run(leaseAnswering(text, sent)).catch((e: unknown) => e);
     t.match(sent[0], /^set_option maxHeartbeats \d+ in/, 'the command went out with a budget');
-    t.ok(err instanceof ServiceError && err.code === 'timeout', `refused as a timeout (got ${String(err)})`);
+    t.ok(
+      err instanceof ServiceError && err.code === 'lean_timeout',
+      `refused as a Lean timeout (AXLE's LeanTimeout) (got ${String(err)})`,
+    );
   });
 }
 
