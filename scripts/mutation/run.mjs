@@ -64,9 +64,14 @@ function score(c) {
   return valid === 0 ? null : Math.round((1000 * detected) / valid) / 10;
 }
 
-function record(summary, startedAt, load) {
+/** The commit the run mutates, and whether src/ differed from it: read when Stryker copies the sources, at the start. */
+function sourceState() {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
   const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT }).toString().trim() !== '';
+  return { commit, dirty };
+}
+
+function record(summary, startedAt, load, { commit, dirty }) {
   const result = {
     kind: 'mutation',
     date: startedAt.toISOString(),
