@@ -173,7 +173,10 @@ export interface ElaborateExtras<K = unknown> {
   header?: (header: string) => string;
   /** Ask Lean for the content's tactic steps (goals before and after each tactic): they come back in `tactics`. */
   tactics?: boolean;
-  /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
+  /**
+   * Commands run right after the header, before options and content (a helper metaprogram): first in the chain,
+   * so a session elaborates them once; their messages come back in `preamble`, never in `messages`.
+   */
   preamble?: readonly string[];
   /** `readContent` of the same text, environment and `ignore_imports`, when the caller already read it: not parsed again. */
   read?: ReadContent;
