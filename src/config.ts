@@ -260,7 +260,10 @@ const oneLine = (issues: readonly z.core.$ZodIssue[]) =>
   issues
     .map(
       (i) =>
-        `${i.path.join('.') || '(top level)'}: ${i.code === 'unrecognized_keys' ? `unknown setting${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message}`,
+        `${i.path.join('.') || '(top level)'}: ` +
+        (i.code === 'unrecognized_keys'
+          ? `unknown setting${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}`
+          : i.message),
     )
     .join('; ');
 

@@ -1,3 +1,14 @@
+/** Literal string types joined, for `joined`. */
+type Joined<P extends readonly string[]> = P extends readonly [infer H extends string, ...infer R extends string[]]
+  ? `${H}${Joined<R>}`
+  : '';
+
+/**
+ * A template too long for one source line, written in parts: the parts joined, keeping the
+ * template's literal type, from which `serviceError` reads its `{placeholders}`.
+ */
+const joined = <const P extends readonly string[]>(...parts: P): Joined<P> => parts.join('') as Joined<P>;
+
 /**
  * The one table of request-level errors. Every error that leaves the daemon as a
  * non-200 response is a ServiceError carrying one of these codes; the server's
@@ -29,8 +40,11 @@ export const ERROR_CODES = {
       cancel_unknown:
         'cannot cancel {id}: no request with that id is in flight on this socket (it finished, or never started)',
       no_theorem: 'formal_statement declares no theorem for comparator to check',
-      definition_holes:
-        'formal_statement has definition holes (sorried definitions: {names}); comparator {tag}, pinned for environment {env}, has none (they came with v4.30.0) and rejects a solution that fills one its theorems use: use an environment at Lean v4.30.0 or later',
+      definition_holes: joined(
+        'formal_statement has definition holes (sorried definitions: {names}); ',
+        'comparator {tag}, pinned for environment {env}, has none (they came with v4.30.0) and rejects a solution that ',
+        'fills one its theorems use: use an environment at Lean v4.30.0 or later',
+      ),
       limit: '{field} {problem}',
       source_limit: 'a Lean source in this request is too costly to model: {problem}',
       unknown_state:
@@ -125,8 +139,11 @@ export const ERROR_CODES = {
     summary: 'The body exceeds the configured `server.bodyLimitBytes`.',
     messages: {
       body: 'the request body exceeds the configured limit (server.bodyLimitBytes)',
-      cluster_payload:
-        "the job ({bytes} bytes) exceeds the NATS server's max_payload of {limit} bytes, the largest message the cluster can carry; send a smaller request, or raise max_payload in the NATS configuration (up to server.bodyLimitBytes)",
+      cluster_payload: joined(
+        "the job ({bytes} bytes) exceeds the NATS server's max_payload of {limit} bytes, ",
+        'the largest message the cluster can carry; send a smaller request, ',
+        'or raise max_payload in the NATS configuration (up to server.bodyLimitBytes)',
+      ),
     },
   },
   response_too_large: {
@@ -135,8 +152,10 @@ export const ERROR_CODES = {
     summary:
       'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
     messages: {
-      bound:
-        'the response {what}, over the limit of {limit} for this request (limits.responseFactor × the request size, at least limits.responseMinBytes); send a smaller request or raise the limit',
+      bound: joined(
+        'the response {what}, over the limit of {limit} for this request (limits.responseFactor × the request size, ',
+        'at least limits.responseMinBytes); send a smaller request or raise the limit',
+      ),
       event:
         'the stream event for this request exceeds the limit of {limit} bytes for one message (server.stream.sendHardLimitBytes)',
     },
@@ -162,7 +181,8 @@ export const ERROR_CODES = {
     status: 409,
     retryable: false,
     summary:
-      'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
+      'The request needs Lean and the environment cannot run it (toolchain, Lake project or REPL missing, ' +
+      'or Lean fails to start); the message names the fix. Not retried: it lasts until an operator acts.',
     messages: {
       cluster_no_worker: 'no worker in the cluster can run Lean for environment {env}',
       cluster_not_configured: 'no live worker in the cluster has environment {env} configured',
@@ -184,8 +204,10 @@ export const ERROR_CODES = {
       cluster_unreachable: 'the cluster cannot take the request now: NATS is unreachable from this front ({reason})',
       cluster_queue: 'cannot queue the job on NATS: {reason}',
       shutting_down: '{what} is shutting down',
-      mcp_sessions:
-        'no MCP session can be freed: all {limit} (server.mcp.maxSessions) are running tool calls or belong to callers holding no more than you; retry later, or end unused sessions with DELETE /mcp',
+      mcp_sessions: joined(
+        'no MCP session can be freed: all {limit} (server.mcp.maxSessions) are running tool calls or belong to callers ',
+        'holding no more than you; retry later, or end unused sessions with DELETE /mcp',
+      ),
       mcp_caller_sessions:
         'your {limit} MCP sessions (server.mcp.maxSessionsPerCaller) are all running tool calls; retry later, or end unused sessions with DELETE /mcp',
     },
@@ -194,7 +216,8 @@ export const ERROR_CODES = {
     status: 504,
     retryable: false,
     summary:
-      "The service's own deadline passed before Lean ran the request (queue wait, a structural tool, the cluster queue): timeout_seconds, capped at 900 s for non-admin keys.",
+      "The service's own deadline passed before Lean ran the request (queue wait, a structural tool, " +
+      'the cluster queue): timeout_seconds, capped at 900 s for non-admin keys.',
     messages: {
       deadline: 'the request exceeded its deadline of {seconds} s',
     },
@@ -208,7 +231,10 @@ export const ERROR_CODES = {
     retryable: false,
     axleType: 'LeanTimeout',
     summary:
-      'Lean ran out of time on this input: the request deadline passed while Lean ran it, or Lean stopped a command at the heartbeat budget derived from the time left. A deterministic outcome for this input and budget: not retried, not cached. Sent in AXLE\'s shape: HTTP 200, `{"error": message, "error_type": "LeanTimeout"}`.',
+      'Lean ran out of time on this input: the request deadline passed while Lean ran it, ' +
+      'or Lean stopped a command at the heartbeat budget derived from the time left. A deterministic outcome for ' +
+      'this input and budget: not retried, not cached. Sent in AXLE\'s shape: HTTP 200, `{"error": ' +
+      'message, "error_type": "LeanTimeout"}`.',
     messages: {
       deadline: 'lean worker timeout: the request exceeded its deadline of {seconds} s while Lean ran it',
       heartbeat_budget:
@@ -221,7 +247,9 @@ export const ERROR_CODES = {
     retryable: false,
     axleType: 'LeanResourceExceeded',
     summary:
-      'The Lean process exceeded its memory cap (`lean.maxRssMb`) or process cap while running this input, and was killed. Deterministic for this input: not retried, not cached. Sent in AXLE\'s shape: HTTP 200, `{"error": message, "error_type": "LeanResourceExceeded"}`.',
+      'The Lean process exceeded its memory cap (`lean.maxRssMb`) or process cap while running this input, ' +
+      "and was killed. Deterministic for this input: not retried, not cached. Sent in AXLE's shape: " +
+      'HTTP 200, `{"error": message, "error_type": "LeanResourceExceeded"}`.',
     messages: {
       fault: 'lean worker resource exceeded: {reason}',
     },

@@ -41,6 +41,23 @@ const RANK: Record<string, number> = {
   main: 10,
 };
 
+/**
+ * Parts that may reach only the parts listed, whatever their rank allows. The adapters (MCP,
+ * Kimina) only translate: they reach tools, the backend and search through the pipeline, never
+ * directly. Search is the backend's other client beside the tools (it drives REPL sessions by
+ * proof state, so it uses the backend's lease, protocol and process modules) and never a tool.
+ */
+const CONFINED: Record<string, readonly string[]> = {
+  'server/adapters': ['admission', 'contract', 'envs', 'errors', 'log', 'server', 'util'],
+  search: ['backend', 'contract', 'envs', 'errors', 'project-root', 'sync', 'syntax', 'util'],
+};
+
+/** The confined part a file belongs to, if any (`server/adapters/mcp.ts` → `server/adapters`). */
+function confinedPartOf(file: string): string | undefined {
+  const rel = path.relative(SRC, file).split(path.sep).join('/');
+  return Object.keys(CONFINED).find((p) => rel.startsWith(`${p}/`));
+}
+
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? tsFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
@@ -80,6 +97,25 @@ t.test('imports point only to lower ranks', async (t) => {
   t.same(upward, [], 'no import at its own rank or above');
 });
 
+t.test('the adapters and search reach only the parts listed for them', async (t) => {
+  const all = crossings();
+  const outside = all
+    .filter((e) => {
+      const confined = confinedPartOf(e.file);
+      return confined !== undefined && !CONFINED[confined]!.includes(e.to);
+    })
+    .map((e) => `${path.relative(SRC, e.file)} → ${e.to}`);
+  t.same(outside, [], 'through the pipeline (adapters) or the backend (search) instead');
+  for (const part of Object.keys(CONFINED)) {
+    t.ok(
+      all.some((e) => confinedPartOf(e.file) === part),
+      `${part}: its imports are read`,
+    );
+  }
+  t.equal(confinedPartOf(path.join(SRC, 'server', 'adapters', 'mcp.ts')), 'server/adapters');
+  t.equal(confinedPartOf(path.join(SRC, 'server', 'pipeline.ts')), undefined);
+});
+
 t.test('the scan reads type-only imports and re-exports', async (t) => {
   t.same(importsOf("import type { A } from '../tools/types.ts';\nexport { B } from './b.ts';\nconst x = 1;"), [
     '../tools/types.ts',
@@ -93,4 +129,8 @@ t.test('docs/architecture.md lists the same parts with the same ranks', async (t
     [...doc.matchAll(/^\| `([\w-]+)` \| (\d+) \|/gm)].map((m) => [m[1]!, Number(m[2])]),
   );
   t.same(documented, RANK, 'the layer table of the docs is the one enforced here');
+  const confined = Object.fromEntries(
+    [...doc.matchAll(/^\| `([\w/-]+)` \| only ([\w, -]+) \|/gm)].map((m) => [m[1]!, m[2]!.split(', ')]),
+  );
+  t.same(confined, CONFINED, 'the confined parts of the docs are the ones enforced here');
 });

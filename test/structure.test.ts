@@ -1,13 +1,15 @@
 /**
  * No function in src/ a reader must scroll: every function with a body (declarations, methods,
  * constructors, arrows, function expressions) is under 60 lines, nested functions counted
- * inside their parent's length as well as on their own.
+ * inside their parent's length as well as on their own. No line in src/ is wider than 160
+ * characters either (Prettier cannot break a long string: split it into parts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import ts from 'typescript';
 
 const LIMIT = 60;
+const LINE_LIMIT = 160;
 const SRC = new URL('../src/', import.meta.url);
 
 interface FunctionLength {
@@ -85,4 +87,18 @@ class C {
 t.test(`no function in src/ is ${LIMIT} lines or longer`, async (t) => {
   const offending = long.map((f) => `${f.at} ${f.name} (${f.lines} lines)`);
   t.same(offending, [], 'split each into named steps (as src/tools/ is)');
+});
+
+/** `file:line (N characters)` for each line longer than LINE_LIMIT (counted in code points, as an editor shows them). */
+function longLines(file: string, text: string): string[] {
+  return text.split('\n').flatMap((line, i) => {
+    const width = [...line].length;
+    return width > LINE_LIMIT ? [`${file}:${i + 1} (${width} characters)`] : [];
+  });
+}
+
+t.test(`no line in src/ is over ${LINE_LIMIT} characters`, async (t) => {
+  t.same(longLines('x.ts', `a\n${'é'.repeat(LINE_LIMIT)}\n${'b'.repeat(LINE_LIMIT + 1)}`), ['x.ts:3 (161 characters)']);
+  const offending = files.flatMap((f) => longLines(f, readFileSync(new URL(f, SRC), 'utf8')));
+  t.same(offending, [], 'split long strings into parts (src/errors.ts: joined)');
 });

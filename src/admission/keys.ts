@@ -74,8 +74,12 @@ export class KeyRing {
   /** The startup log line saying how callers are identified. */
   describe(): string {
     return this.open
-      ? `open mode: no API keys configured, so any "Authorization: Bearer" value is served as a key (concurrency ${this.defaults.user} per distinct bearer, ${this.#openBearers} distinct bearers at most); requests without one share ${this.defaults.anonymous} active anonymous request(s). For local use: configure keys (LEAN_TOOL_API_KEYS) before exposing the daemon (docs/auth.md)`
-      : `${this.#byDigest.size} API key(s) configured: an unknown key gets 401; /v1/status, /v1/environments, /v1/endpoints and /health need none`;
+      ? 'open mode: no API keys configured, so any "Authorization: Bearer" value is served as a key ' +
+          `(concurrency ${this.defaults.user} per distinct bearer, ${this.#openBearers} distinct bearers at most); ` +
+          `requests without one share ${this.defaults.anonymous} active anonymous request(s). ` +
+          'For local use: configure keys (LEAN_TOOL_API_KEYS) before exposing the daemon (docs/auth.md)'
+      : `${this.#byDigest.size} API key(s) configured: an unknown key gets 401; ` +
+          '/v1/status, /v1/environments, /v1/endpoints and /health need none';
   }
 
   /**

@@ -71,7 +71,9 @@ export function progressLine(s: BatchCounts): string {
   const filled = s.total ? Math.round((s.done / s.total) * width) : width;
   const rate = s.elapsedS > 0 ? s.done / s.elapsedS : 0;
   const eta = rate > 0 ? Math.round((s.total - s.done) / rate) : 0;
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${s.done}/${s.total} done (${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed), ${s.total - s.done} queued, ${rate.toFixed(1)}/s, ETA ${eta}s`;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  const counts = `${s.done}/${s.total} done (${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed)`;
+  return `${bar} ${counts}, ${s.total - s.done} queued, ${rate.toFixed(1)}/s, ETA ${eta}s`;
 }
 
 /** Counts of a batch run and the lines of its results.jsonl. */
@@ -121,7 +123,8 @@ function finishBatch(s: BatchState, outDir: string | undefined, io: Io): number 
   if (outDir) writeFileSync(path.join(outDir, 'results.jsonl'), jsonl);
   else io.stdout(jsonl);
   io.stderr(
-    `summary: ${s.total} inputs, ${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed in ${s.elapsedS.toFixed(1)} s${outDir ? `; results in ${path.join(outDir, 'results.jsonl')}` : ''}\n`,
+    `summary: ${s.total} inputs, ${s.ok} ok, ${s.notOkay} not okay, ${s.failed} failed in ${s.elapsedS.toFixed(1)} s` +
+      `${outDir ? `; results in ${path.join(outDir, 'results.jsonl')}` : ''}\n`,
   );
   for (const f of s.failures.slice(0, 10)) io.stderr(`  failed: ${f}\n`);
   return s.failed > 0 ? 3 : s.notOkay > 0 ? 1 : 0;

@@ -313,7 +313,8 @@ function writeDocuments(res: Record<string, unknown>, p: Parsed, io: Io): number
   report(res, io);
   if (r.existing.length > 0) {
     io.stderr(
-      `lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); nothing written, use -f to overwrite\n`,
+      `lean-tool: ${r.existing.length} file(s) exist (${r.existing.slice(0, 5).join(', ')}${r.existing.length > 5 ? ', …' : ''}); ` +
+        'nothing written, use -f to overwrite\n',
     );
     return EXIT.outputExists;
   }

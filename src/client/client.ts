@@ -85,7 +85,8 @@ class Semaphore {
 type ToolMethods = { [T in ToolName]: (request: ToolRequestInput<T>) => Promise<ToolResponse<T>> };
 
 // The tool methods are installed in the constructor from the contract's tool list.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the interface only declares the methods the constructor installs
+/* eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging --
+   the interface only declares the methods the constructor installs */
 export interface LeanToolClient extends ToolMethods {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above

@@ -10,7 +10,10 @@ export type Role = (typeof ROLES)[number];
 
 export const clusterConfig = z
   .strictObject({
-    /** front: HTTP edge, admission, cache, routes work to workers. worker: pulls work and runs tools. both: one machine (or both over NATS when `natsUrl` is set). */
+    /**
+     * front: HTTP edge, admission, cache, routes work to workers. worker: pulls work and runs tools.
+     * both: one machine (or both over NATS when `natsUrl` is set).
+     */
     role: z.enum(ROLES).default('both'),
     /** NATS server URL(s), comma separated; required for front and worker. */
     natsUrl: z.string().nullable().default(null),
@@ -94,7 +97,10 @@ export function effectiveSlots(c: ClusterConfig, lean: { maxSessions: number; ma
   if (c.workerSlots === null) return capacity;
   if (c.workerSlots > capacity)
     throw new Error(
-      `cluster.workerSlots (${c.workerSlots}) exceeds the worker's Lean session capacity (${capacity} = min(lean.maxSessions ${lean.maxSessions}, lean.maxProcesses ${lean.maxProcesses})): the extra jobs would wait inside this worker for a session while other workers idle; lower the slots (or leave them unset) or raise lean.maxSessions (LEAN_TOOL_MAX_SESSIONS)`,
+      `cluster.workerSlots (${c.workerSlots}) exceeds the worker's Lean session capacity ` +
+        `(${capacity} = min(lean.maxSessions ${lean.maxSessions}, lean.maxProcesses ${lean.maxProcesses})): ` +
+        'the extra jobs would wait inside this worker for a session while other workers idle; ' +
+        'lower the slots (or leave them unset) or raise lean.maxSessions (LEAN_TOOL_MAX_SESSIONS)',
     );
   return c.workerSlots;
 }

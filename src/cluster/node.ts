@@ -132,7 +132,8 @@ export class ClusterNode {
     if (node.front && deps.bodyLimitBytes && maxPayload !== undefined && maxPayload < deps.bodyLimitBytes)
       log.warn(
         { maxPayload, bodyLimitBytes: deps.bodyLimitBytes },
-        `NATS max_payload (${maxPayload} bytes) is below server.bodyLimitBytes (${deps.bodyLimitBytes}): larger requests get 413 from this front; raise max_payload (deploy/nats/nats.conf) to align them`,
+        `NATS max_payload (${maxPayload} bytes) is below server.bodyLimitBytes (${deps.bodyLimitBytes}): ` +
+          'larger requests get 413 from this front; raise max_payload (deploy/nats/nats.conf) to align them',
       );
     node.worker?.start();
     if (node.front) {

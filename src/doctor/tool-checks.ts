@@ -8,8 +8,8 @@
  * The gaps each closes: `#check @name` under pp.fullNames read by merge (defect 11), disprove's attempt with
  * the theorem's namespace and `open`s replayed as written (defect 13), the goal-printing options
  * (`set_option pp.proofs true` …) and the lemma re-elaborating (sorry2lemma, have2lemma), the extraction helper
- * compiling and answering (extract_decls), the info tree of original tactic nodes (extract_proof_states), and verify_proof's `#check @`, `#print axioms _root_.…` and
- * definitional-equality probes together.
+ * compiling and answering (extract_decls), the info tree of original tactic nodes (extract_proof_states), and
+ * verify_proof's `#check @`, `#print axioms _root_.…` and definitional-equality probes together.
  */
 import type { LeanRunner } from '../backend/index.ts';
 import type { ToolName } from '../contract/tools.ts';
@@ -71,8 +71,10 @@ export const TOOL_CHECKS: ToolCheck[] = [
       // stating different things must not: the second is renamed (positive evidence that Lean printed types).
       const r = await runTool('merge', {
         documents: [
-          'theorem doctor_mc {α : Type} (x : α) : List.replicate 2 x = [x, x] := rfl\n\ntheorem doctor_md {α : Type} (x : α) : List.replicate 1 x = [x] := rfl',
-          'open List\n\ntheorem doctor_mc {α : Type} (x : α) : replicate 2 x = [x, x] := rfl\n\ntheorem doctor_md {α : Type} (x : α) : replicate 3 x = [x, x, x] := rfl',
+          'theorem doctor_mc {α : Type} (x : α) : List.replicate 2 x = [x, x] := rfl\n\n' +
+            'theorem doctor_md {α : Type} (x : α) : List.replicate 1 x = [x] := rfl',
+          'open List\n\ntheorem doctor_mc {α : Type} (x : α) : replicate 2 x = [x, x] := rfl\n\n' +
+            'theorem doctor_md {α : Type} (x : α) : replicate 3 x = [x, x, x] := rfl',
         ],
       });
       const merged = (r.tool_messages?.infos ?? []).some((i) => i.startsWith("'doctor_mc': 2 versions merged"));

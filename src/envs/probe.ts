@@ -60,7 +60,9 @@ export function probeEnvironment(
   if (pinned !== undefined && !sameToolchain(pinned, cfg.lean_toolchain)) {
     return {
       available: false,
-      reason: `the Lake project ${dir} pins ${pinned} in lean-toolchain but the environment is configured with ${cfg.lean_toolchain}: its .olean files would not load; set lean_toolchain to ${pinned} or check out a revision built with ${cfg.lean_toolchain}`,
+      reason:
+        `the Lake project ${dir} pins ${pinned} in lean-toolchain but the environment is configured with ${cfg.lean_toolchain}: ` +
+        `its .olean files would not load; set lean_toolchain to ${pinned} or check out a revision built with ${cfg.lean_toolchain}`,
     };
   }
   const [cmd, ...args] = cfg.repl_command;

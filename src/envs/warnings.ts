@@ -52,7 +52,8 @@ function unavailableText(names: string[], reason: string, without: WithoutLean |
   const still = without?.reparseFalse.length
     ? `; ${without.reparseFalse.join(', ')} still answer with "reparse": false`
     : '';
-  return `${which} cannot run Lean: ${reason}; until then Lean-backed requests to ${names.length === 1 ? 'it' : 'them'} answer 409 environment_unavailable${still}`;
+  const them = names.length === 1 ? 'it' : 'them';
+  return `${which} cannot run Lean: ${reason}; until then Lean-backed requests to ${them} answer 409 environment_unavailable${still}`;
 }
 
 /** One warning per distinct reason an environment cannot run Lean (not one per environment), then bubblewrap's. */

@@ -80,7 +80,8 @@ const selfTests = new Map<string, BwrapStatus>();
 const NOT_INSTALLED: BwrapStatus = {
   usable: false,
   reason:
-    'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); to run Lean without the jail, set "sandbox": "none" for the environment',
+    'the sandbox is "bwrap" but bwrap is not installed (Debian: apt-get install bubblewrap); ' +
+    'to run Lean without the jail, set "sandbox": "none" for the environment',
 };
 
 /** The self-test: the jail's namespaces and mounts around `true`. */

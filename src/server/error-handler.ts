@@ -121,7 +121,8 @@ export function writeClientError(err: NodeJS.ErrnoException, socket: Socket): vo
   const se = clientErrorFor(err);
   const body = JSON.stringify(se.toBody());
   socket.end(
-    `HTTP/1.1 ${se.status} ${STATUS_TEXT[se.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${se.status} ${STATUS_TEXT[se.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     () => socket.destroy(),
   );
 }

@@ -19,5 +19,6 @@ export function listeningMessage(address: string, s: LeanSummary): string {
   const without = s.withoutLean.length ? `; ${s.withoutLean.join(', ')} work with "reparse": false` : '';
   if (s.ready.length === 0)
     return `${where}; no environment can run Lean yet (warned above: \`npm run lean:setup\`): Lean-backed tools answer 409${without}`;
-  return `${where}; Lean runs in ${s.ready.join(', ')}; the ${s.environments.length - s.ready.length} other environment(s) answer 409 to Lean-backed tools (warned above)${without}`;
+  const others = s.environments.length - s.ready.length;
+  return `${where}; Lean runs in ${s.ready.join(', ')}; the ${others} other environment(s) answer 409 to Lean-backed tools (warned above)${without}`;
 }

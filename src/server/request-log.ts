@@ -46,7 +46,8 @@ export function hitLineWriter(logger: Logger): ((h: HitLine) => void) | undefine
   // The values need no escaping (above): one template, no JSON.stringify.
   return (h) =>
     write(
-      `,"reqId":"${h.reqId}","requestId":"${h.requestId}","method":"POST","url":"${h.url}","tool":"${h.tool}","keyClass":"${h.keyClass}","status":200,"totalMs":${h.totalMs},"cache":"hit","msg":"request"}`,
+      `,"reqId":"${h.reqId}","requestId":"${h.requestId}","method":"POST","url":"${h.url}","tool":"${h.tool}",` +
+        `"keyClass":"${h.keyClass}","status":200,"totalMs":${h.totalMs},"cache":"hit","msg":"request"}`,
     );
 }
 

@@ -1,5 +1,6 @@
 /**
- * Structure inside proofs ([lean4 v4.28.0: src/Lean/Parser/Term.lean, `Tactic.tacticSeq`, `byTactic`; src/Lean/Parser/Basic.lean, `checkColGe`]): the indentation-based tactic tree of a
+ * Structure inside proofs ([lean4 v4.28.0: src/Lean/Parser/Term.lean, `Tactic.tacticSeq`, `byTactic`;
+ * src/Lean/Parser/Basic.lean, `checkColGe`]): the indentation-based tactic tree of a
  * `by` block, `have`-like forms with their name/type/proof spans (tactic and term
  * level), and `sorry`/`admit` positions. Works on the significant tokens of a file.
  */

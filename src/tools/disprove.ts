@@ -100,7 +100,10 @@ function resultText(proof: string | undefined, failures: string[], search: Searc
   if (proof !== undefined)
     return `Disprove: the negation was proved with \`${proof}\`${found ? `; plausible also found a counter-example:\n\n${found.report}` : ''}`;
   if (found)
-    return `Disprove: plausible found a counter-example, but no terminal tactic proved the negation (${failures.join('; ') || 'none tried'})\n\n${found.report}`;
+    return (
+      'Disprove: plausible found a counter-example, but no terminal tactic proved the negation ' +
+      `(${failures.join('; ') || 'none tried'})\n\n${found.report}`
+    );
   return `Disprove: proof of the negation failed (${[...failures, searchSummary(search)].join('; ')})`;
 }
 

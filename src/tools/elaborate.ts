@@ -173,8 +173,13 @@ export interface ElaborateExtras<K = unknown> {
   header?: (header: string) => string;
   /** Ask Lean for the content's tactic steps (goals before and after each tactic): they come back in `tactics`. */
   tactics?: boolean;
-  /** Commands run right after the header, before options and content (a helper metaprogram): first in the chain, so a session elaborates them once; their messages come back in `preamble`, never in `messages`. */
+  /**
+   * Commands run right after the header, before options and content (a helper metaprogram): first in the chain,
+   * so a session elaborates them once; their messages come back in `preamble`, never in `messages`.
+   */
   preamble?: readonly string[];
+  /** `readContent` of the same text, environment and `ignore_imports`, when the caller already read it: not parsed again. */
+  read?: ReadContent;
 }
 
 /** A content command inside one REPL input, with the lines it covers there. */
@@ -203,6 +208,22 @@ function role(kind: Role['kind'], key: unknown, name: string, index: number, pie
 
 type Prepared = ReturnType<typeof prepareContent>;
 
+/** Content as Lean gets it, with its one parse (a caller that reads the source for rules of its own passes it on). */
+export interface ReadContent {
+  prepared: PreparedContent;
+  file: SourceFile;
+}
+
+/**
+ * One parse per request, of what Lean gets: the text itself when its imports are kept (the header
+ * boundary is then the parse's); otherwise the header's end first (`headerEnd`: its first tokens).
+ */
+export function readContent(text: string, env: EnvironmentConfig, ignoreImports: boolean): ReadContent {
+  const own = ignoreImports ? undefined : parseSource(text);
+  const prepared = prepareContent(text, env, ignoreImports, own);
+  return { prepared, file: own ?? parseSource(prepared.content) };
+}
+
 export async function elaborateContent<K = unknown>(
   text: string,
   opts: ElabOptions,
@@ -210,11 +231,7 @@ export async function elaborateContent<K = unknown>(
   extras: ElaborateExtras<K> = {},
 ): Promise<Elaborated<K>> {
   const t0 = performance.now();
-  // One parse per request, of what Lean gets: the text itself when its imports are kept (the header
-  // boundary is then the parse's); otherwise the header's end first (`headerEnd`: its first tokens).
-  const own = opts.ignore_imports ? undefined : parseSource(text);
-  const prepared = prepareContent(text, ctx.env, opts.ignore_imports, own);
-  const file = own ?? parseSource(prepared.content);
+  const { prepared, file } = extras.read ?? readContent(text, ctx.env, opts.ignore_imports);
   const parseMs = performance.now() - t0;
   const { roles, commands } = planCommands(file, prepared, opts, extras);
 

@@ -59,9 +59,12 @@ export const VERBOSITY_PP: Record<number, Record<string, boolean>> = {
 };
 
 export const SELECTION_WARNING =
-  "names or indices were given: only the selected declarations are returned, unselected proofs were not elaborated, and each document's content is empty (call without a selection to obtain self-contained content)";
+  'names or indices were given: only the selected declarations are returned, unselected proofs were not elaborated, ' +
+  "and each document's content is empty (call without a selection to obtain self-contained content)";
 export const NO_PROOFS_WARNING =
-  'elaborate_proofs is false: every theorem proof was replaced by sorry before elaboration; for theorems, content, is_sorry, term_depth and the value dependencies must not be used, and the messages, syntactic dependencies, wall_ms and heartbeats are incomplete';
+  'elaborate_proofs is false: every theorem proof was replaced by sorry before elaboration; ' +
+  'for theorems, content, is_sorry, term_depth and the value dependencies must not be used, ' +
+  'and the messages, syntactic dependencies, wall_ms and heartbeats are incomplete';
 
 interface ExtractRequest {
   content: string;
@@ -139,7 +142,8 @@ function helperFailedIn(r: Elaborated, tool: MessageSet): boolean {
   const helperErrors = (r.preamble[0] ?? []).filter((m) => m.severity === 'error');
   if (helperErrors.length === 0) return false;
   tool.errors.push(
-    `the extraction helper failed to elaborate in this environment (it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`,
+    'the extraction helper failed to elaborate in this environment ' +
+      `(it needs the Lean package: a header importing Lean, Batteries or Mathlib): ${helperErrors[0]!.text}`,
   );
   return true;
 }

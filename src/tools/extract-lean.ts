@@ -98,4 +98,5 @@ export const infoCommand = (
   scope: { namespace: string; opens: readonly string[] } = { namespace: '', opens: [] },
   written: readonly string[] = [],
 ): string =>
-  `#lean_tool_info ${quoteName(fullName)} ${scope.namespace ? quoteName(scope.namespace) : '_root_'} (${scope.opens.map((o) => ` ${quoteName(o)}`).join('')} )${written.map((w) => ` ${quoteName(w)}`).join('')}`;
+  `#lean_tool_info ${quoteName(fullName)} ${scope.namespace ? quoteName(scope.namespace) : '_root_'} ` +
+  `(${scope.opens.map((o) => ` ${quoteName(o)}`).join('')} )${written.map((w) => ` ${quoteName(w)}`).join('')}`;

@@ -31,7 +31,8 @@ export const extract_proof_states: ToolImpl<'extract_proof_states'> = {
     const { states, truncatedAt } = proofStatesByLine(r.tactics, r.content, PROOF_STATES_CAP, budget);
     if (truncatedAt !== undefined)
       tool.warnings.push(
-        `proof_states reached its cap (${PROOF_STATES_CAP.toLocaleString('en-US')} characters, or the response bound limits.responseFactor sets) at line ${truncatedAt}; the states of line ${truncatedAt} onward are omitted`,
+        `proof_states reached its cap (${PROOF_STATES_CAP.toLocaleString('en-US')} characters, ` +
+          `or the response bound limits.responseFactor sets) at line ${truncatedAt}; the states of line ${truncatedAt} onward are omitted`,
       );
     return {
       proof_states: states,

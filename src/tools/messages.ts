@@ -3,7 +3,8 @@
  * `Message.toString` with end positions on and the file name `-` [lean4 src/Lean/Message.lean,
  * `mkErrorStringWithPos` and `Message.toString (includeEndPos := true)` / `SerialMessage.toString`, read in
  * the versions the code index stores (not pinned to a tag); the recorded CLI outputs of Lean's own tests,
- * ../shared/recorded/lean4/tests/elab*, print the same `file:l:c-l:c: severity: text` form]: an error or warning is `-:<line>:<col>-<endLine>:<endCol>: <severity>: <text>`
+ * ../shared/recorded/lean4/tests/elab*, print the same `file:l:c-l:c: severity: text` form]: an error or warning is
+ * `-:<line>:<col>-<endLine>:<endCol>: <severity>: <text>`
  * (`-<endLine>:<endCol>` only when Lean gives an end), an info is its text alone (`.information => pure ()`),
  * and every string ends with one newline (added unless the text already ends with one). AXLE's
  * CHANGELOG v1.1.0 turned `includeEndPos` on; its docs show `-:3:6-3:11: warning: declaration uses

@@ -242,7 +242,8 @@ async function applyTerminalTactics(run: RepairRun): Promise<void> {
     }
     if (!fixed)
       run.failures.push(
-        `apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) proves the sorry in '${declName(site.d, run.r.file)}' at line ${run.r.file.lines.toLean(site.at).line}`,
+        `apply_terminal_tactics: no terminal tactic (${req.terminal_tactics.join(', ')}) ` +
+          `proves the sorry in '${declName(site.d, run.r.file)}' at line ${run.r.file.lines.toLean(site.at).line}`,
       );
   }
 }
@@ -274,7 +275,8 @@ async function replaceUnsafeTactics(run: RepairRun): Promise<void> {
     } else {
       skipped.add(at);
       run.failures.push(
-        `replace_unsafe_tactics: native_decide in '${declName(hit.d, r.file)}' at line ${r.file.lines.toLean(at).line} cannot be safely replaced by decide +kernel`,
+        `replace_unsafe_tactics: native_decide in '${declName(hit.d, r.file)}' at line ${r.file.lines.toLean(at).line} ` +
+          'cannot be safely replaced by decide +kernel',
       );
     }
   }

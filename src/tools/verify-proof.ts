@@ -24,9 +24,19 @@
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
-import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { LineIndex } from '../syntax/positions.ts';
+import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
-import { checkedType, declVerdict, elaborateContent, printedCheck, squash, type Elaborated } from './elaborate.ts';
+import {
+  checkedType,
+  declVerdict,
+  elaborateContent,
+  printedCheck,
+  readContent,
+  squash,
+  type Elaborated,
+  type ReadContent,
+} from './elaborate.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import type { ToolRequest } from '../contract/tools.ts';
@@ -179,24 +189,29 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
   needsLean: () => true,
   async run(req, ctx) {
     const t0 = performance.now();
-    const stmt = parseSource(req.formal_statement);
-    const cand = parseSource(req.content);
+    // Each source is parsed once, as Lean gets it: the rules below and the elaboration share the parse.
+    const stmtRead = readContent(req.formal_statement, ctx.env, req.ignore_imports);
+    const candRead = readContent(req.content, ctx.env, req.ignore_imports);
+    const parseMs = performance.now() - t0;
+    const stmt = stmtRead.file;
+    const cand = candRead.file;
     const found = findings();
     const { errors, failed } = found;
     rule5NoOpenPrivate(cand, found);
-    rule7NoNewMeaning(stmt, cand, found);
+    rule7NoNewMeaning(stmt, { file: cand, submitted: req.content }, found);
     const pairs = rule1SameDeclarations(stmt, cand, found);
 
     // The statement alone, for the expected types as Lean prints them.
     const t1 = performance.now();
     const elabOpts = { ignore_imports: req.ignore_imports, mathlib_options: false };
     const stmtRun = await elaborateContent(req.formal_statement, elabOpts, ctx, {
+      read: stmtRead,
       probes: () => pairs.map((p) => ({ key: p, text: printedCheck(p.exp.fullName!) })),
     });
     const formalMs = performance.now() - t1;
 
     const t2 = performance.now();
-    const { candRun, defeq } = await elaborateCandidate(req, ctx, stmt, pairs);
+    const { candRun, defeq } = await elaborateCandidate(req, ctx, { stmt, candRead }, pairs);
     const candidateMs = performance.now() - t2;
     const t3 = performance.now();
     pushAll(
@@ -223,7 +238,7 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
         formal_statement_ms: Math.round(formalMs),
         candidate_ms: Math.round(candidateMs),
         declarations_ms: Math.round(performance.now() - t3),
-        parse_ms: Math.round(stmtRun.parseMs + candRun.parseMs),
+        parse_ms: Math.round(parseMs),
         total_ms: Math.round(performance.now() - t0),
       },
     };
@@ -234,12 +249,13 @@ export const verify_proof: ToolImpl<'verify_proof'> = {
 async function elaborateCandidate(
   req: ToolRequest<'verify_proof'>,
   ctx: ToolContext,
-  stmt: SourceFile,
+  { stmt, candRead }: { stmt: SourceFile; candRead: ReadContent },
   pairs: readonly Pair[],
 ): Promise<{ candRun: Elaborated<Pair | DefeqCheck>; defeq: Map<Pair, DefeqCheck> }> {
   const defeq = req.use_def_eq ? defeqChecks(stmt, pairs, rule2SorriedDefs(stmt)) : new Map<Pair, DefeqCheck>();
   const opts = { ignore_imports: req.ignore_imports, mathlib_options: req.mathlib_options };
   const candRun = await elaborateContent<Pair | DefeqCheck>(req.content, opts, ctx, {
+    read: candRead,
     axiomsOf: namedDecls,
     probes: () => [
       ...pairs.map((p) => ({ key: p, text: printedCheck(p.got.fullName!) })),
@@ -268,21 +284,41 @@ function rule5NoOpenPrivate(cand: SourceFile, found: Findings): void {
  * could change what they mean: refuse it. The same holds for instances (a new `LE ℕ` instance
  * would change what `≤` means there).
  */
-function rule7NoNewMeaning(stmt: SourceFile, cand: SourceFile, found: Findings): void {
+function rule7NoNewMeaning(
+  stmt: SourceFile,
+  { file: cand, submitted }: { file: SourceFile; submitted: string },
+  found: Findings,
+): void {
   const instances = new Set([...stmt.decls, ...cand.decls].filter((d) => d.kind === 'instance').map((d) => d.command));
   const meaningful = (f: SourceFile, c: SourceFile['commands'][number]) =>
     c.kind === 'notation' ||
     (c.kind === 'attribute' && /\binstance\b/.test(f.text.slice(c.start, c.end))) ||
     (c.kind === 'declaration' && instances.has(c));
+  const lineOf = submittedLines(cand, submitted);
   const stmtSyntax = new Set(
     stmt.commands.filter((c) => meaningful(stmt, c)).map((c) => squash(stmt.text.slice(c.start, c.end))),
   );
   for (const c of cand.commands) {
     if (!meaningful(cand, c) || stmtSyntax.has(squash(cand.text.slice(c.start, c.end)))) continue;
+    const what = c.keyword === 'instance' || c.kind === 'attribute' ? 'an instance' : 'syntax';
     found.errors.push(
-      `Candidate declares ${c.keyword === 'instance' || c.kind === 'attribute' ? 'an instance' : 'syntax'} the statement does not (${c.keyword} at line ${cand.lines.toLean(c.start).line}); it could change the meaning of the statement`,
+      `Candidate declares ${what} the statement does not (${c.keyword} at line ${lineOf(c.start)}); ` +
+        'it could change the meaning of the statement',
     );
   }
+}
+
+/**
+ * The line, in the candidate as submitted, of an offset in the content read (the environment's
+ * header in place of the candidate's with ignore_imports): the body after the header is the same
+ * text, a common suffix of both, so an offset in it moves by the difference of their lengths. The
+ * submitted text's line index is made on the first question only (a refusal is rare).
+ */
+function submittedLines(read: SourceFile, submitted: string): (offset: number) => number {
+  if (read.text === submitted) return (offset) => read.lines.lineOf(offset) + 1;
+  const shift = submitted.length - read.text.length;
+  let lines: LineIndex | undefined;
+  return (offset) => (lines ??= new LineIndex(submitted)).lineOf(offset + shift) + 1;
 }
 
 /** Rule 1, presence and kind: each named declaration of the statement, paired with the candidate's. */

@@ -94,7 +94,8 @@ export class ComparatorBackend {
     const landrun = this.#o.config.landrun === 'shim' ? p.shim : p.landrun;
     if (this.#o.config.landrun === 'shim' && !readsToolVariables(tag))
       missing.push(
-        `the landrun build ${p.landrun}: comparator ${tag} has no scripts/fake-landrun.sh and runs \`landrun\` from PATH only (the "shim" setting needs comparator v4.30.0 or later)`,
+        `the landrun build ${p.landrun}: comparator ${tag} has no scripts/fake-landrun.sh and runs \`landrun\` from PATH only ` +
+          '(the "shim" setting needs comparator v4.30.0 or later)',
       );
     else if (!exists(landrun))
       missing.push(

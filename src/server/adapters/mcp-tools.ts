@@ -62,7 +62,8 @@ function inputSchema(name: ToolName): Tool['inputSchema'] {
 const environmentsTool: Tool = {
   name: ENVIRONMENTS_TOOL,
   description:
-    'The Lean environments of this service (as GET /v1/environments): name, toolchain, imports, whether each can run Lean now, and `default`, the one a call without `environment` runs on.',
+    'The Lean environments of this service (as GET /v1/environments): name, toolchain, imports, ' +
+    'whether each can run Lean now, and `default`, the one a call without `environment` runs on.',
   inputSchema: { type: 'object', properties: {} },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };
