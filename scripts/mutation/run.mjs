@@ -102,10 +102,10 @@ const args = process.argv.slice(2);
 if (!args.includes('--report')) {
   const startedAt = new Date();
   const load = os.loadavg().map((x) => Math.round(x * 10) / 10);
+  const source = sourceState();
   runStryker(args);
-  console.log(
-    `recorded: ${path.relative(ROOT, record(summarise(JSON.parse(readFileSync(REPORT, 'utf8'))), startedAt, load))}`,
-  );
+  const summary = summarise(JSON.parse(readFileSync(REPORT, 'utf8')));
+  console.log(`recorded: ${path.relative(ROOT, record(summary, startedAt, load, source))}`);
 }
 const { name, result } = newestResult();
 writeFileSync(path.join(ROOT, 'docs', 'mutation.md'), renderPage(name, result));
