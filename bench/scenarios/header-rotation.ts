@@ -8,11 +8,11 @@
  * round ended at the deadline with 504s). The fake REPL's header import takes IMPORT_MS, so every
  * start costs something, as Lean's import of a header does.
  */
-import path from 'node:path';
 import { buildApp } from '../../src/app.ts';
 import { configSchema } from '../../src/config.ts';
 import { round, stats, type ScenarioResult } from '../lib.ts';
-import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
+import { fakeReplLaunch } from '../fake-repl.ts';
+import { benchEnvironment } from '../servers.ts';
 import { poster } from './http-client.ts';
 
 const HEADERS = 4;
@@ -33,14 +33,7 @@ async function daemon() {
   const config = configSchema.parse({
     keys: [{ key: 'bench-key-0038', concurrency: 8 }],
     lean: { minWarm: 2, maxSessions: 2, prefixEntries: 10 },
-    environments: [
-      {
-        name: 'bench',
-        lean_toolchain: 'leanprover/lean4:v4.28.0',
-        imports: 'import Mathlib',
-        project_dir: path.dirname(FAKE_REPL),
-      },
-    ],
+    environments: [benchEnvironment],
   });
   const app = await buildApp({
     config,

@@ -4,11 +4,11 @@
  * same number of requests at exactly the concurrency limit.
  */
 import os from 'node:os';
-import path from 'node:path';
 import { buildApp } from '../../src/app.ts';
 import { configSchema } from '../../src/config.ts';
 import { drive, round, rssSampler, stats, type ScenarioResult } from '../lib.ts';
-import { FAKE_REPL, fakeReplLaunch } from '../fake-repl.ts';
+import { fakeReplLaunch } from '../fake-repl.ts';
+import { benchEnvironment } from '../servers.ts';
 import { poster } from './http-client.ts';
 
 export async function overloadScenario(opts: { requests?: number; burnMs?: number } = {}): Promise<ScenarioResult> {
@@ -20,14 +20,7 @@ export async function overloadScenario(opts: { requests?: number; burnMs?: numbe
     keys: [{ key: 'bench-key-0003', concurrency: limit }],
     admission: { keyQueueLimit: limit * 2, retryAfterSeconds: 1 },
     lean: { minWarm: cores, maxSessions: cores, prefixEntries: 10 },
-    environments: [
-      {
-        name: 'bench',
-        lean_toolchain: 'leanprover/lean4:v4.28.0',
-        imports: 'import Mathlib',
-        project_dir: path.dirname(FAKE_REPL),
-      },
-    ],
+    environments: [benchEnvironment],
   });
   const app = await buildApp({
     config,

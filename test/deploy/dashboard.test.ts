@@ -7,26 +7,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { Metrics } from '../../src/metrics/metrics.ts';
+import { metricsOf } from '../metrics/metrics-double.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 
 /** Every series name the daemon can expose (a cluster node's sources included). */
 async function exposed(): Promise<Set<string>> {
-  const m = new Metrics({
-    admission: () => ({ active: 0, queued: 0 }) as never,
-    pools: () => ({}),
-    cache: () => ({ hits: 0, misses: 0, bytes: 0 }) as never,
-    queues: () => [],
-    cluster: () => ({
-      connected: true,
-      liveWorkers: {},
-      liveWorkerCount: 0,
-      freeSlots: 0,
-      claimsHeld: 0,
-      workers: [{ node: 'w', slots: 1, busy: 0, oldestJobMs: 0 }],
-    }),
-  });
+  const m = metricsOf(() => [{ node: 'w', slots: 1, busy: 0, oldestJobMs: 0 }]);
+
   const names = new Set<string>();
   for (const metric of await m.registry.getMetricsAsJSON()) {
     names.add(metric.name);

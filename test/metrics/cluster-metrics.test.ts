@@ -1,24 +1,7 @@
 /** The per-worker cluster gauges (src/metrics/cluster-metrics.ts): from the live workers' heartbeats, bounded. */
 import t from 'tap';
-import { WORKER_SERIES_LIMIT, type ClusterGauges } from '../../src/metrics/cluster-metrics.ts';
-import { Metrics } from '../../src/metrics/metrics.ts';
-
-function metricsOf(workers: () => ClusterGauges['workers']): Metrics {
-  return new Metrics({
-    admission: () => ({ active: 0, queued: 0 }) as never,
-    pools: () => ({}),
-    cache: () => ({ hits: 0, misses: 0, bytes: 0 }) as never,
-    queues: () => [],
-    cluster: () => ({
-      connected: true,
-      liveWorkers: {},
-      liveWorkerCount: 0,
-      freeSlots: 0,
-      claimsHeld: 0,
-      workers: workers(),
-    }),
-  });
-}
+import { WORKER_SERIES_LIMIT } from '../../src/metrics/cluster-metrics.ts';
+import { metricsOf } from './metrics-double.ts';
 
 t.test('load and oldest job per live worker; a worker gone leaves no series', async (t) => {
   let workers = [
