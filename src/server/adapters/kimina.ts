@@ -147,6 +147,9 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
     const se = toServiceError(e);
     // The service's deadline or Lean's own timeout: Kimina answers both as its per-snippet timeout.
     if (TIMEOUT_CODES.has(se.code)) return timedOut;
+    // A REPL over its memory or process cap is that snippet's failure, as any REPL failure is in Kimina
+    // (routers/check.py reports an exception of one snippet as its `error`); the others still answer.
+    if (se.code === 'lean_resource_exceeded') return { id, time: (performance.now() - t0) / 1000, error: se.message };
     throw se;
   }
 }

@@ -321,3 +321,18 @@ t.test(
     t.same(res.json(), { results: [{ id: 'slow', time: 1, error: 'Lean REPL command timed out in 1 seconds' }] });
   },
 );
+
+t.test('a REPL over its memory cap is that snippet’s `error`, not a failed request', async (t) => {
+  const app = await makeApp({
+    config: testConfig({ lean: { maxRssMb: 150, rssPollMs: 50 }, admission: { anonymousConcurrency: 4 } }),
+  });
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/check',
+    payload: { snippets: [{ id: 'big', code: 'GROW 400' }], timeout: 60 },
+  });
+  t.equal(res.statusCode, 200, res.body);
+  const [r] = (res.json() as { results: ReplResponse[] }).results;
+  t.match(r, { id: 'big', error: /memory limit/ });
+});
