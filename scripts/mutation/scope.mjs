@@ -54,6 +54,8 @@ export const VERDICT_TESTS = [
   'test/tools/plausible.test.ts',
   'test/tools/probes.test.ts',
   'test/tools/axioms-answers.test.ts',
+  'test/tools/lean-texts-mutants.test.ts',
+  'test/tools/elaborate-mutants.test.ts',
   'test/tools/comparator-recorded.test.ts',
   'test/tools/comparator.test.ts',
   'test/tools/check.test.ts',
