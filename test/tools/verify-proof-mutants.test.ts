@@ -287,3 +287,26 @@ t.test('the timings are differences of the clock (a fake one: no wall-clock figu
   performance.now = real;
   for (const [k, v] of Object.entries(r.timings)) t.ok(v >= 0 && v < 1000, `${k} = ${v}`);
 });
+
+t.test('a Lean failure on the statement is reported as the statement’s', async (t) => {
+  const answer = runner(same);
+  const lean = scriptedRunner(() => ({}));
+  lean.elaborate = async (env, job, opts) => {
+    if (lean.jobs.push(job) === 1) throw new LeanFailure('crashed', 'the REPL exited', '');
+    return answer.elaborate(env, job, opts);
+  };
+  const req = parseToolRequest('verify_proof', { environment: 'x', formal_statement: statement, content: proof });
+  const r = await verify_proof.run(req, toolCtx(lean));
+  t.same(r.tool_messages.errors, ['formal_statement: Lean failed while elaborating (crashed): the REPL exited']);
+  t.equal(r.okay, false);
+});
+
+t.test('mathlib_options reach the candidate’s elaboration only', async (t) => {
+  const count = async (mathlib_options: boolean) => {
+    const { lean } = await run({ formal_statement: statement, content: proof, mathlib_options }, same);
+    return lean.jobs.map((j) => j.commands.length);
+  };
+  const [off, on] = [await count(false), await count(true)];
+  t.equal(on[0], off[0], 'the statement is elaborated without them');
+  t.ok(on[1]! > off[1]!, `the candidate is elaborated with them (${off[1]} → ${on[1]} commands)`);
+});
