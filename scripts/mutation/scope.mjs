@@ -61,6 +61,8 @@ export const VERDICT_TESTS = [
   'test/tools/check.test.ts',
   'test/tools/checked-type.test.ts',
   'test/tools/repair-proofs.test.ts',
+  'test/tools/repair-proofs-mutants.test.ts',
   'test/recorded/tools.test.ts',
   'test/server/adapters/kimina.test.ts',
+  'test/server/adapters/kimina-mutants.test.ts',
 ];
