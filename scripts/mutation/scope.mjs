@@ -46,7 +46,9 @@ export const VERDICT_FILES = [
 /** The test files that exercise those files (the tap runner reruns only those covering a mutant). */
 export const VERDICT_TESTS = [
   'test/tools/verify-proof.test.ts',
-  'test/tools/verify-proof-*.test.ts',
+  // Not verify-proof-parses.test.ts: it counts parses through t.mockImport, which needs tap's own
+  // loader (the tap runner runs plain node), and it decides no verdict.
+  'test/tools/verify-proof-mutants.test.ts',
   'test/tools/negation.test.ts',
   'test/tools/lean-boundary.test.ts',
   'test/tools/probe-opens.test.ts',
@@ -54,11 +56,15 @@ export const VERDICT_TESTS = [
   'test/tools/plausible.test.ts',
   'test/tools/probes.test.ts',
   'test/tools/axioms-answers.test.ts',
+  'test/tools/lean-texts-mutants.test.ts',
+  'test/tools/elaborate-mutants.test.ts',
   'test/tools/comparator-recorded.test.ts',
   'test/tools/comparator.test.ts',
   'test/tools/check.test.ts',
   'test/tools/checked-type.test.ts',
   'test/tools/repair-proofs.test.ts',
+  'test/tools/repair-proofs-mutants.test.ts',
   'test/recorded/tools.test.ts',
   'test/server/adapters/kimina.test.ts',
+  'test/server/adapters/kimina-mutants.test.ts',
 ];
