@@ -29,4 +29,8 @@ export const EQUIVALENT = {
     'base is verify_proof (src/tools/index.ts), which never reads verify_negation (only negation.ts does)',
   'src/tools/negation.ts|BooleanLiteral|{ ...req, formal_statement: negated.text, verify_negation: false },|true':
     'base is verify_proof (src/tools/index.ts), which never reads verify_negation (only negation.ts does)',
+  'src/tools/disprove.ts|ArrayDeclaration|const errs = (probe ?? []).filter((m) => m.severity === \'error\');|["Stryker was here"]':
+    'a string in place of the empty list has no `severity`, so it is filtered out: the same empty result (and the branch runs only for an undefined probe)',
+  'src/tools/disprove.ts|ArrayDeclaration|const axioms = (probe ?? [])|["Stryker was here"]':
+    'a string in place of the empty list has no `severity`, so it is filtered out: the same empty result (and the branch runs only for an undefined probe)',
 };
