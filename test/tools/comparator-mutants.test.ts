@@ -103,6 +103,25 @@ t.test('at a pin with definition holes (v4.30.0) the same statement runs', async
   t.match(r.output, '"definition_names":["answer"]');
 });
 
+t.test(
+  'a toolchain without a version tag (a nightly) is not refused: which comparator it has is unknown here',
+  async (t) => {
+    const env = environmentConfig.parse({
+      name: 'n',
+      lean_toolchain: 'leanprover/lean4:nightly-2025-01-01',
+      imports: '',
+      project_dir: '/tmp',
+    });
+    const e = await comparatorTool(backend())
+      .run(request('def answer : Nat := sorry\ntheorem a : True := trivial\n', '-- FAKE: okay\n'), { ...ctx, env })
+      .then(
+        () => undefined,
+        (x: unknown) => x as ServiceError,
+      );
+    t.not(e?.message.includes('definition holes'), true, 'no definition-holes refusal');
+  },
+);
+
 t.test('a statement without a theorem: the exact details', async (t) => {
   const e = await refusal('def d : Nat := 1\n');
   t.equal(e!.code, 'invalid_request');
