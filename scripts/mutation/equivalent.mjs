@@ -30,4 +30,35 @@ export const EQUIVALENT = {
     "meaningfulness follows from a command's text (kind, keyword; an instance declaration of either file is in `instances`), so a statement command with the same text as a meaningful candidate command is meaningful too",
   'src/tools/verify-proof.ts|ConditionalExpression|if (ev.useDefEq) {|true':
     'without use_def_eq no defeq check is planned (an empty map), so the probe is undefined and the face-value comparison runs as in the else branch',
+  // negation.ts, disprove.ts, comparator.ts (the survivors' tests: test/tools/{negation,disprove,comparator}-mutants.test.ts).
+  "src/tools/disprove.ts|ConditionalExpression|if (probe !== undefined && errs.length === 0 && axioms !== undefined && !axioms.includes('sorryAx'))|true":
+    '`probe !== undefined` -> true: an undefined probe has no messages, so `axioms` is undefined and the test fails anyway (the key is shared by the `errs.length === 0` and `axioms !== undefined` -> true mutants, which test/tools/disprove-mutants.test.ts kills)',
+  'src/tools/disprove.ts|ArrayDeclaration|let planned: Probe<Attempt>[] = [];|["Stryker was here"]':
+    'the initial value is never read: elaborateContent calls planCommands, hence the probes callback that assigns `planned`, before it can return (src/tools/elaborate.ts)',
+  'src/tools/negation.ts|StringLiteral|const shifted = parseSource(`theorem ${d.name ?? \'x\'}${local} := sorry`);|""':
+    "the `'x'` fallback is unreachable: theorems come from namedDecls (a fullName, hence a name)",
+  "src/tools/negation.ts|LogicalOperator|const shifted = parseSource(`theorem ${d.name ?? 'x'}${local} := sorry`);|d.name && 'x'":
+    "the throwaway theorem's name is not read: piType returns the signature's Pi type, the same under any name",
+  "src/tools/negation.ts|Regex|return /\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\w'.]*|\\()/.test(sig.replace(/\\b(?:Sort|Type)\\s+\\d+\\b/g, ''));|/\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][^\\w'.]*|\\()/":
+    '`.test` only: the starred class after `[A-Za-z_]` may match nothing, so both regexes match exactly where `[A-Za-z_]` does',
+  "src/tools/negation.ts|Regex|return /\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\w'.]*|\\()/.test(sig.replace(/\\b(?:Sort|Type)\\s+\\d+\\b/g, ''));|/\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\W'.]*|\\()/":
+    '`.test` only: the starred class after `[A-Za-z_]` may match nothing, so both regexes match exactly where `[A-Za-z_]` does',
+  "src/tools/negation.ts|EqualityOperator|if (o.sig > 0 && f.sig.text[o.sig - 1] === '.' && f.sig.end[o.sig - 1] === o.start) continue;|o.sig >= 0":
+    "at o.sig 0 the next test reads f.sig.text[-1], undefined, never '.': the same outcome as `o.sig > 0` false",
+  'src/tools/negation.ts|ArrayDeclaration|let group: string[] | undefined = [];|["Stryker was here"]':
+    'never read: group is read only at depth 1, and depth reaches 1 only through an opener, which resets group',
+  'src/tools/negation.ts|ArrayDeclaration|if (depth++ === 0) group = [];|["Stryker was here"]':
+    'adds the local "Stryker was here", which contains spaces and so never equals the first component of a written name it is compared with',
+  'src/tools/negation.ts|Regex|const [lead, trail] = [/^\\s*/.exec(sigText)![0], sigText.slice(sigText.trimEnd().length)];|/\\s*/':
+    'exec of `\\s*` matches at index 0 anyway (possibly empty): the same leading whitespace as `^\\s*`',
+  'src/tools/negation.ts|MethodExpression|const [lead, trail] = [/^\\s*/.exec(sigText)![0], sigText.slice(sigText.trimEnd().length)];|sigText.trimStart()':
+    'signatureSpan starts and ends at a token (src/syntax/declarations.ts, assemble), so sigText has no outer whitespace: both slices are empty',
+  'src/tools/negation.ts|BooleanLiteral|const main = await base.run({ ...req, verify_negation: false }, ctx);|true':
+    'base is verify_proof (src/tools/index.ts), which never reads verify_negation (only negation.ts does)',
+  'src/tools/negation.ts|BooleanLiteral|{ ...req, formal_statement: negated.text, verify_negation: false },|true':
+    'base is verify_proof (src/tools/index.ts), which never reads verify_negation (only negation.ts does)',
+  'src/tools/disprove.ts|ArrayDeclaration|const errs = (probe ?? []).filter((m) => m.severity === \'error\');|["Stryker was here"]':
+    'a string in place of the empty list has no `severity`, so it is filtered out: the same empty result (and the branch runs only for an undefined probe)',
+  'src/tools/disprove.ts|ArrayDeclaration|const axioms = (probe ?? [])|["Stryker was here"]':
+    'a string in place of the empty list has no `severity`, so it is filtered out: the same empty result (and the branch runs only for an undefined probe)',
 };

@@ -67,4 +67,8 @@ export const VERDICT_TESTS = [
   'test/recorded/tools.test.ts',
   'test/server/adapters/kimina.test.ts',
   'test/server/adapters/kimina-mutants.test.ts',
+  // Written against the survivors of negation.ts, disprove.ts, comparator.ts (docs/mutation.md).
+  'test/tools/negation-mutants.test.ts',
+  'test/tools/disprove-mutants.test.ts',
+  'test/tools/comparator-mutants.test.ts',
 ];
