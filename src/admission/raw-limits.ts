@@ -144,7 +144,7 @@ function skipSpace(text: string, i: number): number {
 }
 
 /** The index just past the JSON value starting at `i` (strings skipped whole, brackets matched). */
-function skipValue(text: string, i: number): number {
+export function skipValue(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === QUOTE) return skipString(text, i);
   if (c !== OPEN_BRACE && c !== OPEN_BRACKET) {

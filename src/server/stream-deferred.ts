@@ -4,7 +4,7 @@
  * tool; the request left as `{}`), read here with the stream's own rules, and the request's
  * text, which only a worker parses.
  */
-import { RAW_SCAN_FROM_CHARS, rawScan, skipString } from '../admission/raw-limits.ts';
+import { RAW_SCAN_FROM_CHARS, rawScan, skipString, skipValue } from '../admission/raw-limits.ts';
 import type { InputLimits } from '../admission/input-limits.ts';
 import { OFF_THREAD_ENTRIES } from './deferred-body.ts';
 
@@ -15,29 +15,9 @@ export interface DeferredMessage {
   request: string;
 }
 
-const QUOTE = 34;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
 const COMMA = 44;
-
-/** The index just past the JSON value starting at or after `i` (strings and nesting skipped; linear). */
-function skipValue(text: string, i: number): number {
-  let depth = 0;
-  for (let j = i; j < text.length; j++) {
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) {
-      j = skipString(text, j) - 1;
-      if (depth === 0) return j + 1;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (depth === 0) return j;
-      if (--depth === 0) return j + 1;
-    } else if (c === COMMA && depth === 0) return j;
-  }
-  return text.length;
-}
 
 /** [start, end) of the top-level `request` member's object value, or undefined (absent, twice, not an object, not JSON). */
 function requestSpan(text: string): [number, number] | undefined {
