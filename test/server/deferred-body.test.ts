@@ -6,7 +6,7 @@
  * outcomes. Proved by what runs where, not by time: JSON.parse is watched on this thread (a
  * worker thread has a JSON of its own), and the pool counts the bodies it parsed.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS } from '../../src/admission/input-limits.ts';
 import { rawScan } from '../../src/admission/raw-limits.ts';
 import { ResultCache } from '../../src/cache/result-cache.ts';
@@ -70,11 +70,11 @@ t.test('the worker side: the same request, errors and cache key as the main thre
   t.throws(() => requestFromRaw('rename', poisoned, DEFAULT_INPUT_LIMITS), new MalformedBody(null), 'poisoning');
 });
 
-t.test('over HTTP a large map is parsed on a worker thread, never by this thread', async (t) => {
-  const app = await makeApp();
-  t.teardown(() => app.close());
-  t.equal(await app.warmWorkers(), true, 'the worker threads start');
-  // The bodies this test sends, and those of them parsed on this thread (the test reads responses with JSON.parse too).
+/**
+ * JSON.parse watched on this thread for the test's length: `parsedHere` gets the length of each
+ * text in `sent` parsed here (the test reads responses with JSON.parse too, so only those count).
+ */
+function watchParses(t: Test): { sent: Set<string>; parsedHere: number[] } {
   const sent = new Set<string>();
   const parsedHere: number[] = [];
   const parse = JSON.parse;
@@ -85,6 +85,14 @@ t.test('over HTTP a large map is parsed on a worker thread, never by this thread
   t.teardown(() => {
     JSON.parse = parse;
   });
+  return { sent, parsedHere };
+}
+
+t.test('over HTTP a large map is parsed on a worker thread, never by this thread', async (t) => {
+  const app = await makeApp();
+  t.teardown(() => app.close());
+  t.equal(await app.warmWorkers(), true, 'the worker threads start');
+  const { sent, parsedHere } = watchParses(t);
   const status = async () =>
     (await app.inject({ method: 'GET', url: '/v1/status' })).json<{ workers: { bodiesParsed: number } }>().workers;
   const post = (payload: string) =>
@@ -152,16 +160,7 @@ t.test("on /v1/stream a large request is read on a worker thread too, with the s
     error?: { code: string; details: { field: string }[] };
   }>(app);
   t.teardown(() => ws.close());
-  const sent = new Set<string>();
-  const parsedHere: number[] = [];
-  const parse = JSON.parse;
-  JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
-    if (sent.has(text)) parsedHere.push(text.length);
-    return parse(text, reviver);
-  }) as typeof JSON.parse;
-  t.teardown(() => {
-    JSON.parse = parse;
-  });
+  const { sent, parsedHere } = watchParses(t);
   const ask = async (id: string, declarations: Record<string, unknown>) => {
     const request = {
       content: 'def Some.Namespace.old3 : Nat := 1\n',
