@@ -54,7 +54,7 @@ export default tseslint.config(
   },
   {
     // Node 20 holds AbortSignal.any's sources only weakly: a timeout source nothing else holds is
-    // collected and the combined signal never aborts (src/util/deadline-signal.ts says more).
+    // collected and the combined signal never aborts (src/util/timeout-signal.ts says more).
     files: ['src/**'],
     rules: {
       'no-restricted-properties': [
@@ -63,7 +63,7 @@ export default tseslint.config(
           object: 'AbortSignal',
           property: 'any',
           message:
-            "use deadlineSignal (src/util/deadline-signal.ts) or one AbortController: Node 20 holds any()'s sources weakly",
+            "use deadlineSignal (src/util/timeout-signal.ts) or one AbortController: Node 20 holds any()'s sources weakly",
         },
       ],
     },

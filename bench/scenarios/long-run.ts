@@ -12,7 +12,7 @@
  * equal to hard: the old behaviour, where retirement and the kill were the same number).
  */
 import path from 'node:path';
-import { withDeadline } from '../../src/admission/deadline.ts';
+import { withDeadline } from '../../src/admission/request-timeout.ts';
 import { LeanBackend } from '../../src/backend/index.ts';
 import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { environmentConfig } from '../../src/envs/config.ts';

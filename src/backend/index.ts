@@ -7,8 +7,8 @@
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { ServiceError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { deadlineOf, markLeanRunning } from '../sync/deadline.ts';
-import { HeartbeatBudgets } from './deadline/budgets.ts';
+import { deadlineOf, markLeanRunning } from '../sync/signal-marks.ts';
+import { HeartbeatBudgets } from './heartbeats/budgets.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
 import { ReplError, ReplProcess } from './process/repl-process.ts';
@@ -20,8 +20,8 @@ import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
 import { Pool, type PoolStats, type SlotGate } from './pool/pool.ts';
 import { WarmSession } from './pool/warm-session.ts';
 import { canonicalHeaderOf, chainKey, rootKey, type CanonicalHeader } from './session/keys.ts';
-import { deadlineSignal } from '../util/deadline-signal.ts';
-import { noop } from '../util/noop.ts';
+import { deadlineSignal } from '../util/timeout-signal.ts';
+import { noop } from '../util/arrays.ts';
 import {
   LeanSession,
   StoppedError,
@@ -332,7 +332,7 @@ export class LeanBackend implements LeanRunner {
     return serviceError('lean_timeout', 'heartbeat_budget');
   }
 
-  /** The request's heartbeat budgets (deadline/budgets.ts), when its signal has a deadline and budgets are on. */
+  /** The request's heartbeat budgets (heartbeats/budgets.ts), when its signal has a deadline and budgets are on. */
   #budgets(commands: readonly ElabCommand[], deadline: number | undefined): HeartbeatBudgets | undefined {
     const perSecond = this.#l.heartbeatsPerSecond;
     return deadline === undefined || perSecond <= 0 ? undefined : new HeartbeatBudgets(commands, deadline, perSecond);

@@ -4,7 +4,7 @@
  * Lean, then the tool under the job's travelling deadline. Every failure becomes an error
  * outcome for the front; nothing throws out of here.
  */
-import { withDeadline } from '../admission/deadline.ts';
+import { withDeadline } from '../admission/request-timeout.ts';
 import { environmentCannotStart } from '../backend/errors.ts';
 import type { LeanRunner } from '../backend/index.ts';
 import { isToolName } from '../contract/tools.ts';

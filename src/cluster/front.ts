@@ -12,7 +12,7 @@ import { relayedError, serviceError, TIMEOUT_CODES, type ErrorCode } from '../er
 import type { Log } from '../log.ts';
 import type { ExecutionContext, Executor, Prepared } from '../server/pipeline.ts';
 import type { ToolContext } from '../tools/types.ts';
-import { deadlineSignal } from '../util/deadline-signal.ts';
+import { deadlineSignal } from '../util/timeout-signal.ts';
 import { ClaimBook } from './claims.ts';
 import { ensureConsumer, type ClusterConnection } from './connection.ts';
 import type { ConnectionHealth } from './health.ts';

@@ -94,7 +94,7 @@ export class RemoteSearch {
     if (limit !== undefined && body.length + 1024 > limit)
       throw serviceError('payload_too_large', 'cluster_payload', { bytes: body.length, limit });
     // Aborted when the node leaves the cluster or the caller aborts (one controller: not
-    // AbortSignal.any, whose sources Node 20 holds only weakly; src/util/deadline-signal.ts).
+    // AbortSignal.any, whose sources Node 20 holds only weakly; src/util/timeout-signal.ts).
     const stop = new AbortController();
     const gone = setInterval(() => {
       if (!this.live(node)) stop.abort();

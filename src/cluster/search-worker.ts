@@ -13,7 +13,7 @@ import type { Log } from '../log.ts';
 import type { ClusterConnection } from './connection.ts';
 import { decodeAs, encode } from './messages.ts';
 import { searchRequestSchema, type SearchLeaseReply, type SearchLeaseRequest } from './search-messages.ts';
-import { deadlineSignal } from '../util/deadline-signal.ts';
+import { deadlineSignal } from '../util/timeout-signal.ts';
 
 export interface SearchWorkerDeps {
   /** This worker's own processes (the search service's local lease). */

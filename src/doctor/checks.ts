@@ -13,7 +13,7 @@ import { parseGoals, lemmaFromGoal } from '../tools/goals.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, unusedVariableName } from '../tools/lean-texts.ts';
 import { defeqCheck } from '../tools/verify-proof.ts';
 import { parseSource } from '../syntax/source.ts';
-import { scopeLimits, withBudget } from '../backend/deadline/heartbeats.ts';
+import { scopeLimits, withBudget } from '../backend/heartbeats/max-heartbeats.ts';
 import { MATHLIB_OPTIONS, setOptionCommand, STANDARD_AXIOMS } from '../tools/elaborate.ts';
 import { helperSource, infoCommand, parseInfo } from '../tools/extract-lean.ts';
 import { printAxiomsCommand } from '../tools/lean-texts.ts';

@@ -4,7 +4,7 @@
  * the product's own reading of them holds; the same functions are unit-tested on recorded Lean output
  * (test/doctor/judges.test.ts), so a judge that would pass a wrong text fails there first.
  */
-import { isKernelTimeout, stoppedByBudget } from '../backend/deadline/heartbeats.ts';
+import { isKernelTimeout, stoppedByBudget } from '../backend/heartbeats/max-heartbeats.ts';
 import { parseGoals } from '../tools/goals.ts';
 import {
   NO_GOALS_RE,

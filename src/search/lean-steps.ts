@@ -3,7 +3,7 @@
  *
  * A root command goes out like any command of the tools: with a Lean-side heartbeat budget
  * bought by the time left (`set_option maxHeartbeats N in`, only when that is below the
- * limit a real run has; see backend/deadline/heartbeats.ts), and the process is killed at the
+ * limit a real run has; see backend/heartbeats/max-heartbeats.ts), and the process is killed at the
  * deadline.
  *
  * A tactic cannot be given a budget: the REPL runs it in the proof state's saved
@@ -33,13 +33,13 @@ import {
   withBudget,
   wrappable,
   WRAP_LINES,
-} from '../backend/deadline/heartbeats.ts';
+} from '../backend/heartbeats/max-heartbeats.ts';
 import type { ReplMessage, ReplResponse, ReplSorry } from '../backend/protocol/schema.ts';
 import { ReplError } from '../backend/process/repl-process.ts';
 import type { SearchMessage } from '../contract/search.ts';
 import { serviceError } from '../errors.ts';
 import type { RootGroup } from './state.ts';
-import { deadlineSignal } from '../util/deadline-signal.ts';
+import { deadlineSignal } from '../util/timeout-signal.ts';
 
 export interface RootAnswer {
   sorries: ReplSorry[];
@@ -72,7 +72,7 @@ export async function runRoot(
     // The elaborator's stop names the budget; the kernel's, "(kernel) deterministic timeout", names
     // none [lean4 src/Lean/Message.lean, `Kernel.Exception.toMessageData`; recorded:
     // ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean]: under a budget sent below
-    // the limit in scope, both are the budget's stop (backend/deadline/heartbeats.ts, `stoppedByBudget`).
+    // the limit in scope, both are the budget's stop (backend/heartbeats/max-heartbeats.ts, `stoppedByBudget`).
     if (budget !== undefined && r.messages.some((m) => m.severity === 'error' && stoppedByBudget(m.data, budget)))
       throw serviceError('lean_timeout', 'heartbeat_budget');
     return r;

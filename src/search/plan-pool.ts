@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from '../project-root.ts';
 import { workerEntry } from '../util/worker-entry.ts';
 import { runPlan, type PlanOutcome, type PlanTask } from './plan-task.ts';
 import type { StartPlan } from './start.ts';
-import { deadlineSignal } from '../util/deadline-signal.ts';
+import { deadlineSignal } from '../util/timeout-signal.ts';
 
 /** Contents up to this many characters are planned on the event loop (a parse of well under a millisecond per KiB). */
 export const INLINE_PLAN_CHARS = 64 * 1024;

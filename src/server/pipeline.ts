@@ -4,7 +4,7 @@
  * admission (queue) → deadline → tool. Cheap refusals and cache hits come before any
  * waiting; a hit never takes a queue slot or a Lean session.
  */
-import { effectiveTimeoutSeconds, withDeadline, type OwnController } from '../admission/deadline.ts';
+import { effectiveTimeoutSeconds, withDeadline, type OwnController } from '../admission/request-timeout.ts';
 import { callerShare, type Caller } from '../admission/keys.ts';
 import type { ConcurrencyLimiter } from '../admission/limiter.ts';
 import type { LeanRunner } from '../backend/index.ts';
@@ -27,7 +27,7 @@ import type { Log } from '../log.ts';
 import type { ToolContext, ToolImpl, ToolTable } from '../tools/types.ts';
 import { checkInputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from '../admission/input-limits.ts';
 import type { StructuralPool } from '../workers/structural-pool.ts';
-import { noop } from '../util/noop.ts';
+import { noop } from '../util/arrays.ts';
 import { checkResponseSize, responseChars, responseLimit } from '../tools/response-bound.ts';
 import { MalformedBody, SerializedResult, type RawPrepared } from '../workers/raw-request.ts';
 import { malformedBody } from './body.ts';
@@ -103,7 +103,7 @@ export interface RunOptions {
   /**
    * The controller behind `signal` when it is this request's alone (nothing else listens to abort
    * it but the transport's client-gone check): the deadline aborts it directly, instead of a
-   * second controller joined to it by a listener (admission/deadline.ts).
+   * second controller joined to it by a listener (admission/request-timeout.ts).
    */
   controller?: OwnController | undefined;
 }

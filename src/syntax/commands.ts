@@ -22,7 +22,7 @@ import {
   SOFT_COMMAND_KEYWORDS,
 } from './keywords.ts';
 import { isCloser, isOpener, type HeadTokens, type SigTokens } from './significant.ts';
-import { NONE } from './empty.ts';
+import { NONE } from './lexer.ts';
 
 export type CommandKind =
   | 'declaration'

@@ -6,7 +6,7 @@ import type { Command, Span } from './commands.ts';
 import { skipDeclPrefix } from './commands.ts';
 import { MODIFIERS } from './keywords.ts';
 import { isCloser, isOpener, type SigTokens } from './significant.ts';
-import { NONE } from './empty.ts';
+import { NONE } from './lexer.ts';
 
 export type DeclKind =
   | 'theorem'

@@ -6,8 +6,7 @@
 import { isIdFirst, isIdRest } from './chars.ts';
 import { parseHeader, splitCommands, type Command, type Header } from './commands.ts';
 import { parseDeclaration, type Declaration, type DeclPlace } from './declarations.ts';
-import { NONE } from './empty.ts';
-import { scan } from './lexer.ts';
+import { NONE, scan } from './lexer.ts';
 import { LineIndex } from './positions.ts';
 import type { SigTokens } from './significant.ts';
 

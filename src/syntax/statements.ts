@@ -60,7 +60,7 @@ export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], sc
 
 /**
  * The `end` commands that leave the scopes `file` leaves open, innermost first, one per scope (each its own REPL
- * command, so the backend's scope tracking sees each `end`: heartbeats.ts, `scopeLimits`).
+ * command, so the backend's scope tracking sees each `end`: backend/heartbeats/max-heartbeats.ts, `scopeLimits`).
  * A command appended to content that ends inside `namespace Foo` runs in Foo, so a probe that opens its
  * declaration's namespace itself made its lemma `Foo.Foo.<probe>` and resolved the statement's names from
  * the wrong namespace (a theorem of A probed after content left inside B: B.A). Each `end` repeats one name

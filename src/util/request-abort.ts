@@ -1,6 +1,6 @@
 /**
  * An abort controller for one HTTP request, cheap to make: the route makes one per miss (the
- * client-gone check and the deadline share it, admission/deadline.ts), and Node 20's own
+ * client-gone check and the deadline share it, admission/request-timeout.ts), and Node 20's own
  * AbortController costs ~6 µs a request with its listener (measured in one process: making it
  * builds an EventTarget with its own map and moves its prototype; an EventTarget listener is a
  * record validated, wrapped and kept in that map), ~4% of a miss's CPU in the daemon's profile.

@@ -2,9 +2,9 @@ import t from 'tap';
 import type { Caller } from '../../src/admission/keys.ts';
 import { ConcurrencyLimiter } from '../../src/admission/limiter.ts';
 import { ServiceError } from '../../src/errors.ts';
-import { effectiveTimeoutSeconds, withDeadline } from '../../src/admission/deadline.ts';
+import { effectiveTimeoutSeconds, withDeadline } from '../../src/admission/request-timeout.ts';
 import { sleep } from '../helpers.ts';
-import { markLeanRunning } from '../../src/sync/deadline.ts';
+import { markLeanRunning } from '../../src/sync/signal-marks.ts';
 
 const caller = (id: string, concurrency: number): Caller => ({ id, keyClass: 'user', concurrency });
 
@@ -139,7 +139,7 @@ t.test('work that holds the thread past its deadline is a timeout, never a resul
 });
 
 t.test('a duration whose timer list is kept: deadlines still fire, and nothing holds the process open', async (t) => {
-  // 1 s is the shortest kept duration (admission/deadline.ts keepTimerList): the first deadline
+  // 1 s is the shortest kept duration (admission/request-timeout.ts keepTimerList): the first deadline
   // keeps its list; the second, after the first was cleared, is in that list and must still fire.
   t.equal(await withDeadline(1, undefined, async () => 'quick'), 'quick');
   await t.rejects(
@@ -155,7 +155,7 @@ t.test('a duration whose timer list is kept: deadlines still fire, and nothing h
   t.equal(holding(), before, 'no timer left keeping the process alive');
 });
 
-t.test("the deadline is Lean's timeout only while Lean runs the request (src/sync/deadline.ts)", async (t) => {
+t.test("the deadline is Lean's timeout only while Lean runs the request (src/sync/signal-marks.ts)", async (t) => {
   const waiting = await withDeadline(0.05, undefined, () => new Promise(() => {})).catch((e: unknown) => e);
   t.equal((waiting as ServiceError).code, 'timeout', 'no Lean ran: the service deadline, 504');
   t.equal((waiting as ServiceError).status, 504);

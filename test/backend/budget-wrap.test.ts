@@ -15,7 +15,7 @@ import {
   sentBudget,
   withBudget,
   WRAP_LINES,
-} from '../../src/backend/deadline/heartbeats.ts';
+} from '../../src/backend/heartbeats/max-heartbeats.ts';
 
 /** The linter's judgment of the first `set_option maxHeartbeats n in`: true when it would warn. */
 function mathlibLintFires(text: string): boolean {

@@ -1,12 +1,12 @@
 /**
- * One request's heartbeat budgets (src/backend/deadline/budgets.ts): what each command is sent
+ * One request's heartbeat budgets (src/backend/heartbeats/budgets.ts): what each command is sent
  * as, and which outcomes are counted as cut short by the request's own deadline. The stop texts
- * are Lean's wording as heartbeats.ts cites it (as the fake REPL double writes them);
+ * are Lean's wording as max-heartbeats.ts cites it (as the fake REPL double writes them);
  * test/backend/stop-texts.test.ts holds their recognition against every recorded stop.
  */
 import t from 'tap';
-import { HeartbeatBudgets } from '../../src/backend/deadline/budgets.ts';
-import { LEAN_DEFAULT_MAX_HEARTBEATS, sentBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
+import { HeartbeatBudgets } from '../../src/backend/heartbeats/budgets.ts';
+import { LEAN_DEFAULT_MAX_HEARTBEATS, sentBudget, WRAP_LINES } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import type { ReplMessage } from '../../src/backend/protocol/schema.ts';
 
 const cmds = (...texts: string[]) => texts.map((text) => ({ text }));

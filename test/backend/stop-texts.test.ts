@@ -4,7 +4,7 @@
  * lean4 tests/lean/run/3554.lean and tests/lean/run/kernel_maxheartbeats.lean under ../shared/recorded.
  */
 import t from 'tap';
-import { isKernelTimeout, stoppedAt } from '../../src/backend/deadline/heartbeats.ts';
+import { isKernelTimeout, stoppedAt } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { recordedIndexFor } from '../recorded/index.ts';
 
 t.test('every recorded heartbeat and kernel stop is recognised', (t) => {

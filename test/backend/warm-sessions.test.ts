@@ -4,7 +4,7 @@
  * idle eviction, and a long run with a double whose memory grows with every command.
  */
 import t, { type Test } from 'tap';
-import { withDeadline } from '../../src/admission/deadline.ts';
+import { withDeadline } from '../../src/admission/request-timeout.ts';
 import { LeanBackend, type BackendLimits, type ElabJob } from '../../src/backend/index.ts';
 import {
   heartbeatBudget,
@@ -13,7 +13,7 @@ import {
   stoppedAt,
   stoppedByBudget,
   wrappable,
-} from '../../src/backend/deadline/heartbeats.ts';
+} from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { liveProcessGroups } from '../../src/backend/process/repl-process.ts';
 import { canonicalHeaderOf } from '../../src/backend/session/keys.ts';

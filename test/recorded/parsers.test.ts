@@ -8,7 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 import { parseResponse } from '../../src/backend/protocol/schema.ts';
 import { toLeanMessage } from '../../src/backend/protocol/messages.ts';
-import { stoppedAt } from '../../src/backend/deadline/heartbeats.ts';
+import { stoppedAt } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { checkedType, declVerdict, isSorryWarning, squash, STANDARD_AXIOMS } from '../../src/tools/elaborate.ts';
 import { lemmaFromGoal, parseGoals } from '../../src/tools/goals.ts';
 import { parseAxioms, unusedVariableName, userConstName } from '../../src/tools/lean-texts.ts';

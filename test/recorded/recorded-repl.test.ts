@@ -6,7 +6,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { LeanFailure, type ElabJob } from '../../src/backend/index.ts';
-import { LEAN_DEFAULT_MAX_HEARTBEATS, withBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
+import { LEAN_DEFAULT_MAX_HEARTBEATS, withBudget, WRAP_LINES } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { probedHeader } from '../../src/backend/session/header-probe.ts';
 import { readExchanges } from './repl-source.ts';
 import { RecordedAnswers } from './repl-answers.ts';

@@ -11,7 +11,7 @@
  *   [repl v4.28.0: REPL/Frontend.lean, `processInput`: both arms run `processCommandsWithInfoTrees`].
  * - a command on `env`: its text equals a request recorded on the recorded env that `env` stands for; on the
  *   Init env, a recorded request without `env`. The backend's own heartbeat wrapper `set_option maxHeartbeats N in`
- *   (src/backend/deadline/heartbeats.ts, `withBudget`) is removed, and the answer's positions moved down by its
+ *   (src/backend/heartbeats/max-heartbeats.ts, `withBudget`) is removed, and the answer's positions moved down by its
  *   line, as Lean reports them for the wrapped text, only when N is the limit the recording ran under (Lean's
  *   default, in a recorded chain that never set `maxHeartbeats`): `set_option o v in cmd` elaborates `cmd` with
  *   the option set [lean4 v4.28.0: src/Lean/Elab/BuiltinCommand.lean, `expandInCmd`], so with the limit in force
@@ -28,7 +28,7 @@
  */
 import path from 'node:path';
 import { HEADER_PROBE } from '../../src/backend/session/header-probe.ts';
-import { LEAN_DEFAULT_MAX_HEARTBEATS, sentBudget, WRAP_LINES } from '../../src/backend/deadline/heartbeats.ts';
+import { LEAN_DEFAULT_MAX_HEARTBEATS, sentBudget, WRAP_LINES } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { readExchanges, transcriptFiles } from './repl-source.ts';
 import { RecordedProofStates } from './repl-proof-states.ts';
 

@@ -5,7 +5,7 @@
  * of its tag, and the service's messages and sorries must be the recorded ones, their positions mapped to
  * the content (each recorded command starts a line of it). One daemon for every tag (an environment per
  * tag). The deadline is long, so every budget is the limit in scope and the backend sends no wrap
- * (src/backend/deadline/budgets.ts, `prepare`); a smaller budget would be refused (the recording cannot say
+ * (src/backend/heartbeats/budgets.ts, `prepare`); a smaller budget would be refused (the recording cannot say
  * whether a command fits it). The service's axiom questions about named declarations (its own helper, never
  * recorded) are refused by the recorded REPL without ending it and are never compared; lean:doctor checks
  * `#print axioms` on a machine with Lean. Prints `recorded exchanges exercised: N of M` and the counts per tag.

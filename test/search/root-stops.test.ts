@@ -40,7 +40,7 @@ function leaseAnswering(text: (budget: number) => string, sent: string[]): Sessi
 }
 
 const group = rootGroup('env', '', 'theorem a : True := by sorry', []);
-// 1 s at 20,000 units per second: a budget well below Lean's default 200,000 (heartbeats.ts).
+// 1 s at 20,000 units per second: a budget well below Lean's default 200,000 (src/backend/heartbeats/max-heartbeats.ts).
 const run = (lease: SessionLease) => runRoot(lease, group, 1_000, 20, new AbortController().signal);
 
 for (const [what, text] of [

@@ -1,6 +1,6 @@
 /**
  * The signal a tool run gets over HTTP: one AbortController per request is both the client-gone
- * check and the deadline (src/server/routes.ts, src/admission/deadline.ts). It aborts when the
+ * check and the deadline (src/server/routes.ts, src/admission/request-timeout.ts). It aborts when the
  * client goes before its answer (reason `cancelled`), or at the deadline (reason `timeout`, and
  * the response is a 504 even when the tool ignores its signal); it carries the deadline the Lean
  * backend turns into heartbeat budgets; and the request's concurrency slot comes back either way.
@@ -8,7 +8,7 @@
 import net from 'node:net';
 import t from 'tap';
 import { ServiceError } from '../../src/errors.ts';
-import { deadlineOf } from '../../src/sync/deadline.ts';
+import { deadlineOf } from '../../src/sync/signal-marks.ts';
 import { checkResult, makeApp, sleep, TEST_ENV, testConfig } from '../helpers.ts';
 
 interface Seen {

@@ -65,7 +65,7 @@ t.test('the scan finds a keyword list, in either spelling, and lets the model’
   t.ok(WORDS.has('theorem') && WORDS.has('noncomputable') && WORDS.has('#check') && WORDS.has('import'));
   t.ok(KINDS.has('theorem') && KINDS.has('section') && KINDS.has('declaration'), 'the kinds are read');
   t.notOk(KINDS.has('lemma'), '`lemma` is a keyword, never a kind');
-  // The backend's former lists (src/backend/deadline/heartbeats.ts, src/backend/session/keys.ts before issue 26).
+  // The backend's former lists (src/backend/heartbeats/max-heartbeats.ts, src/backend/session/keys.ts before issue 26).
   t.equal(keywordLists('x.ts', "const D = new Set(['theorem', 'lemma', 'def', '#check']);").length, 1);
   t.equal(keywordLists('x.ts', "const M = new Set(['private', 'protected', 'noncomputable']);").length, 1);
   t.equal(keywordLists('x.ts', "const I = new Set(['public', 'meta', 'private', 'import', 'all']);").length, 1);

@@ -11,7 +11,7 @@ import { tacticSteps, type TacticStep } from '../protocol/infotree.ts';
 import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
-import { noop } from '../../util/noop.ts';
+import { noop } from '../../util/arrays.ts';
 
 /** The request stopped between commands (its deadline passed): the session is intact. */
 export class StoppedError extends Error {

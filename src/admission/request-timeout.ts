@@ -1,7 +1,7 @@
-/** Deadlines: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
+/** Request timeouts: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
 import { serviceError, type ServiceError } from '../errors.ts';
-import { leanRunning, markDeadline } from '../sync/deadline.ts';
-import { noop } from '../util/noop.ts';
+import { leanRunning, markDeadline } from '../sync/signal-marks.ts';
+import { noop } from '../util/arrays.ts';
 import type { KeyClass } from './keys.ts';
 
 /** A controller that belongs to one request (Node's AbortController, or src/util/request-abort.ts). */

@@ -1,5 +1,5 @@
 /**
- * One request's heartbeat budgets (heartbeats.ts says what a budget is and why): each
+ * One request's heartbeat budgets (max-heartbeats.ts says what a budget is and why): each
  * wrappable command is sent with what the time left until the request's deadline buys, never
  * above the limit a real run would have at that point of the file (Lean's default, or the
  * file's own `set_option maxHeartbeats`), and an outcome Lean cut short at such a budget is
@@ -18,7 +18,7 @@ import {
   stoppedByBudget,
   withBudget,
   WRAP_LINES,
-} from './heartbeats.ts';
+} from './max-heartbeats.ts';
 
 export class HeartbeatBudgets {
   /** Commands Lean stopped at their budget (the request's deadline, not a verdict). */

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import t from 'tap';
-import { deadlineSignal } from '../../src/util/deadline-signal.ts';
+import { deadlineSignal } from '../../src/util/timeout-signal.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

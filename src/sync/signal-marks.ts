@@ -1,5 +1,6 @@
 /**
- * The wall-clock deadline behind an AbortSignal. The admission layer marks the signal it
+ * Marks on a request's AbortSignal: the wall-clock deadline behind it, and whether Lean runs the
+ * request's work now. The admission layer marks the signal it
  * creates for a request; the Lean backend reads it to give each command a heartbeat
  * budget that ends before the deadline (so Lean stops the command and the session
  * survives), without the tools in between having to pass a number along.
