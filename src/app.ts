@@ -299,7 +299,7 @@ function backends(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger, 
 }
 
 /**
- * Metrics (src/metrics) and scale-out (src/cluster), issue 17. With no NATS URL (the default)
+ * Metrics (src/metrics) and scale-out (src/cluster). With no NATS URL (the default)
  * nothing here touches the network and the NATS client is not even loaded.
  */
 async function scaleOut(
@@ -346,7 +346,7 @@ async function scaleOut(
 /**
  * Who calls: the tools' authorization (401 for a bad key, 503 while shutting down) and the
  * public listings', which need no key even when keys are configured (docs/auth.md). In the
- * handlers rather than an onRequest hook: a global hook costs every request ~20% of throughput
+ * handlers rather than an onRequest hook: a global hook costs every request a visible share of throughput
  * on the cache-hit path, which is the hot one.
  */
 function authorizers(keys: KeyRing, state: { closing: boolean }, retryAfter: number) {
@@ -459,7 +459,7 @@ async function registerDocsAndStream(
   });
 }
 
-/** Adapters at the edge (issue 29): other protocols onto the same pipeline, keys and admission; shared links. */
+/** Adapters at the edge: other protocols onto the same pipeline, keys and admission; shared links. */
 function registerAdapters(
   app: FastifyInstance,
   config: Config,

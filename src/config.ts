@@ -164,7 +164,7 @@ export const configSchema = z.strictObject({
       indices: z.number().int().positive().default(100_000),
       renameEntries: z.number().int().positive().default(100_000),
       documents: z.number().int().positive().default(1_000),
-      /** A response may be this many times its request's size (413 response_too_large past it; issue 23)… */
+      /** A response may be this many times its request's size (413 response_too_large past it: no answer grows without bound)… */
       responseFactor: z.number().positive().default(8),
       /** …and always at least this many bytes. */
       responseMinBytes: z
@@ -357,7 +357,7 @@ function finish(raw: Record<string, unknown>, files: string[], env: NodeJS.Proce
       throw new ConfigError(`LEAN_TOOL_MAX_SESSIONS must be a positive integer, got ${env.LEAN_TOOL_MAX_SESSIONS}`);
     config.lean.maxSessions = n;
   }
-  // A worker's slots against its Lean sessions (issue 24): a contradiction is refused here, at startup.
+  // A worker's slots against its Lean sessions: a contradiction is refused here, at startup.
   if (usesNats(config.cluster) && config.cluster.role !== 'front') effectiveSlots(config.cluster, config.lean);
   // Relative project directories are relative to the project root, not the cwd.
   for (const e of config.environments)

@@ -150,7 +150,7 @@ export const ERROR_CODES = {
     status: 413,
     retryable: false,
     summary:
-      'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes` (issue 23).',
+      'The response would exceed its bound: `limits.responseFactor` times the request size, at least `limits.responseMinBytes`.',
     messages: {
       bound: joined(
         'the response {what}, over the limit of {limit} for this request (limits.responseFactor × the request size, ',

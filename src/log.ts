@@ -22,7 +22,7 @@ export const PLAIN_LAYOUT: unique symbol = Symbol('lean-tool.plainLayout');
 /**
  * The daemon's logger: JSON lines to stdout, buffered in memory and written in large
  * asynchronous writes (LineBuffer below). A synchronous write per line cost the cache-hit
- * path about a quarter of its throughput, and pino's own asynchronous destination ~2.5 µs of
+ * path a large share of its throughput, and pino's own asynchronous destination measurable
  * CPU per line. Same lines, same fields, at most LOG_FLUSH_MS late; what is buffered is
  * written when the process exits.
  */
@@ -42,8 +42,8 @@ export const silentLogger = (): Logger => pino({ level: 'silent' });
  * Log lines buffered in memory and written to a file descriptor in large asynchronous writes.
  *
  * pino's asynchronous destination (sonic-boom 4) measures the byte length of its whole pending
- * string on every line, so a line cost ~2.5 µs of CPU at a 4 KiB buffer and more at larger ones
- * (on a request path of ~15 µs). Here a line costs an array push; the lines are joined and
+ * string on every line, so a line's cost grew with the buffer
+ * (a visible share of a request path). Here a line costs an array push; the lines are joined and
  * written once per FLUSH_CHARS (or by the logger's timer) with one synchronous system call, and
  * what is pending is written when the process exits; the chunk being written and its offset are
  * always known, so a full pipe at exit loses no line and tears none (an asynchronous write still
@@ -103,7 +103,7 @@ export class LineBuffer {
     cb?.();
   }
 
-  /** Writes what is pending now, blocking (process exit): a full pipe is waited for, ~1 s at most. */
+  /** Writes what is pending now, blocking (process exit): a full pipe is waited for, at most 100 waits of RETRY_MS. */
   flushSync(): void {
     for (let tries = 0; !this.#drain() && this.#chunk && tries < 100; tries++)
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_MS);
@@ -144,8 +144,7 @@ export class LineBuffer {
     this.#parts = [];
     this.#chars = 0;
     // Encoded into the one reused buffer when it surely fits (3 bytes per UTF-16 unit at most): a
-    // new Buffer per chunk (Buffer.from) cost ~200 ns per line (measured: 64 KiB of request lines
-    // per chunk, 620 -> 405 ns a line with the line's own making), its memory outside the heap
+    // new Buffer per chunk (Buffer.from) cost a large share of a line's CPU, its memory outside the heap
     // turning over every ~200 lines. The chunk is written whole before the next is taken.
     if (text.length * 3 > this.#out.length) return Buffer.from(text);
     return this.#out.subarray(0, this.#out.write(text, 0));

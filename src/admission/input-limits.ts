@@ -1,6 +1,6 @@
 /**
- * Per-field input limits (config `limits`): checked on the parsed body BEFORE validation
- * (issue 23): zod builds one issue per wrong item and copies every map, so an 800k-entry
+ * Per-field input limits (config `limits`): checked on the parsed body BEFORE validation,
+ * because zod builds one issue per wrong item and copies every map, so an 800k-entry
  * rename map or a million-item list must be refused by counting, before zod sees it. The
  * checks only count (array lengths, keys up to the limit, string lengths), whatever shape
  * the body has; validation then sees bounded input. Text fields are measured in UTF-8 bytes,

@@ -19,7 +19,7 @@ interface Bucket {
 /**
  * Idle buckets kept for their callers' next request, at most. A bucket dropped at each release
  * and made again at the next acquire cost every request a Map insert and delete, the delete
- * shrinking the table (a rehash: ~1 µs of a miss in the daemon's perf profile); past this many
+ * shrinking the table (a rehash, visible in the daemon's perf profile of a miss); past this many
  * (anonymous callers are told apart by address) an idle bucket is dropped.
  */
 const IDLE_BUCKETS_KEPT = 64;

@@ -1,6 +1,6 @@
 /**
- * Input limits counted on the raw JSON text, before JSON.parse builds the objects (issue 23,
- * item 7: an 800k-entry rename map cost 5.6 s of main thread before its 400, most of it
+ * Input limits counted on the raw JSON text, before JSON.parse builds the objects (an
+ * 800k-entry rename map held the main thread for seconds before its 400, most of it
  * building the map that was then refused). One linear pass over the body's text counts the
  * entries of each top-level list and map (strings are skipped with indexOf, nothing is
  * allocated but the top-level keys) and stops at the first collection over its limit, which

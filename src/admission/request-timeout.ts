@@ -21,7 +21,7 @@ export function effectiveTimeoutSeconds(requested: number, keyClass: KeyClass, c
  *
  * `own`, when given, is the controller behind `parent` and belongs to this request alone (the
  * HTTP route's client-gone controller): the deadline then aborts it directly, so a request
- * makes one AbortController, not two joined by a listener (each costs ~2 µs to make and its
+ * makes one AbortController, not two joined by a listener (each is costly to make and its
  * first listener as much again, in Node 20).
  */
 export function withDeadline<T>(
@@ -61,7 +61,7 @@ const keptLists = new Map<number, NodeJS.Timeout>();
  * because unrefed ones are incredibly likely to come from http and be recreated"); the next timer
  * of that duration makes it again: a TimersList, a priority-queue insert, and a property added to
  * and deleted from the lists' dictionary. A daemon answering one request at a time paid that on
- * each (~2 µs of a miss in its perf profile). An unref'd interval of the duration keeps the list
+ * each (visible in its perf profile of a miss). An unref'd interval of the duration keeps the list
  * from emptying: it fires once a period and does nothing, and keeps no process alive.
  */
 function keepTimerList(ms: number): void {
@@ -126,7 +126,7 @@ class Deadline<T> {
   done(v: T): void {
     this.#settle();
     // Work that held the thread past the deadline (the timer could not fire meanwhile)
-    // finishes before the timer's turn: it is late all the same, never a 200 (issue 23).
+    // finishes before the timer's turn: it is late all the same, never a 200.
     if (Date.now() > this.#at) this.reject(this.#expired());
     else this.resolve(v);
   }

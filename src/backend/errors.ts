@@ -25,7 +25,7 @@ export class PoolClosedError extends BackendError {
  * does not import). Only a failure of the environment's own header pool (`environmentWide`) makes
  * the whole environment unavailable, its listing saying so until the next re-probe: a pool of a
  * request's own header (`ignore_imports: false`) that fails to start concerns the requests of that
- * header only (issue 27, defect 1). Other `environment_unavailable` answers (a tool's own missing
+ * header only. Other `environment_unavailable` answers (a tool's own missing
  * build, such as the comparator's) concern one tool only and leave the environment's availability alone.
  */
 export class LeanStartError extends BackendError {

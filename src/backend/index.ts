@@ -198,7 +198,7 @@ export class LeanBackend implements LeanRunner {
       idleMs: l.idleSeconds * 1000,
       log,
       gate,
-      // Only the environment's own header decides its availability (issue 27, defect 1).
+      // Only the environment's own header decides its availability (a request's own header that fails concerns its requests only).
       decidesAvailability: own,
       policy: leanPolicy({
         softRssBytes: (hardRss * l.softRssPercent) / 100,

@@ -1,10 +1,10 @@
 /**
  * Request bodies recently answered as cache hits, kept by their bytes, so that a repeat is known
  * without making its raw key again. The raw-body key of a body above 1 KiB is its SHA-256
- * (`ResultCache.rawKey`): ~1.2 µs for a 1.3 kB body with its base64url text and key string, a
+ * (`ResultCache.rawKey`): with its base64url text and key string, a
  * notable share of a hit; a smaller body's is its bytes as text, a copy. Here
  * a fingerprint of a few sampled words picks the one candidate and `Buffer.equals` (a memcmp,
- * ~0.1 µs) confirms it byte for byte: a fingerprint collision costs the hash, never a wrong answer.
+ * far cheaper than the hash) confirms it byte for byte: a fingerprint collision costs the hash, never a wrong answer.
  *
  * An entry also holds the body's text, decoded once, for the shared-links record of each hit
  * (src/server/recent-requests.ts keeps it for its window): one string for every repeat, where a

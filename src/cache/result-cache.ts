@@ -114,8 +114,8 @@ export function primitiveJson(v: unknown): string {
  * A validated request in canonical form, for its hash: object keys sorted, strings
  * length-prefixed and taken as they are (no escaping pass over a large content). The form is
  * gathered in one string and hashed once (`hash`, one call into C++): a streaming hash with an
- * `update` per piece cost ~20 calls per request, 2.2× the one-shot's CPU (measured in one
- * process: 3.2 → 1.4 µs for the bench's `check` body). A long string goes to a streaming hash
+ * `update` per piece cost some 20 calls per request, more than the one-shot's work (measured in one
+ * process, on the bench's `check` body). A long string goes to a streaming hash
  * as it is, after the text gathered before it, so a large content is not copied; the bytes
  * hashed are the same either way. Recursion depth is the request schema's (validated input),
  * not the caller's choice.
@@ -215,7 +215,7 @@ export class ResultCache {
   /**
    * A request's key in this process's cache alone: its canonical form itself when that is short
    * (up to INLINE_KEY_CHARS, kept whole: the `Map` compares it whole), else its digest (`key`).
-   * The digest of a small request cost a miss ~2 µs in the daemon's perf profile (OpenSSL's
+   * The digest of a small request was visible in the daemon's perf profile of a miss (OpenSSL's
    * digest path run cold, as for the raw key). A key other nodes see (the cluster's shared cache
    * and claims) is always the digest (src/server/pipeline.ts).
    */
@@ -228,9 +228,9 @@ export class ResultCache {
    * Computed once per request and carried to `alias`. The bytes themselves (the hit front,
    * src/server/hit-front.ts) or their UTF-8 text: the same key for valid UTF-8. A body of up to
    * INLINE_RAW_KEY_BYTES is its own key (its bytes as Latin-1 text, exact: the `Map` compares
-   * them whole); a longer one is its SHA-256. The hash of a small body cost a miss ~3.5 µs in the
-   * daemon's perf profile (OpenSSL's digest path run cold between other processes; 0.3 µs in a
-   * loop), the key string's `Map` hash much less. The tool stays outside the hash (a tool name
+   * them whole); a longer one is its SHA-256. The hash of a small body was visible in the
+   * daemon's perf profile of a miss (OpenSSL's digest path run cold between other processes, far
+   * slower than in a loop), the key string's `Map` hash much less. The tool stays outside the hash (a tool name
    * is `[a-z0-9_]`): hashing `tool + body` made a copy of the body first.
    */
   rawKey(tool: string, rawBody: string | Buffer): RawKey {

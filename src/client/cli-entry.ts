@@ -2,7 +2,7 @@
  * The bundled CLI's entry (dist/cli.cjs, run by bin/lean-tool.js). `lean-tool --version` alone is
  * answered here, before the CLI's own modules are evaluated: they are in the same bundle, but
  * esbuild evaluates a dynamically imported module only when the import runs, so the contract's
- * zod schemas and the client are never built for it (the import took ~60 ms of the ~130 ms call; issue 28 goal 3). Every
+ * zod schemas and the client are never built for it (the import was most of such a call's time). Every
  * other call is src/client/cli.ts's `main`, unchanged.
  */
 import type { Io } from './cli.ts';

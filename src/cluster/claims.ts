@@ -4,7 +4,7 @@
  * job's deadline plus `claimMarginSeconds`) and says when its job is queued, so a front
  * that died after claiming and before queueing blocks nobody for long: a waiter finds the
  * claim expired, or still unqueued after the publish timeout, removes it and goes again
- * (issue 24: such a claim used to hold the key for the bucket's one-hour TTL).
+ * (such a claim used to hold the key for the bucket's one-hour TTL).
  */
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { ClusterConnection } from './connection.ts';

@@ -49,7 +49,7 @@ export async function openCluster(
     .map((s) => s.trim())
     .filter(Boolean);
   // Reconnect forever: a NATS restart must not take the daemon down. Pings every 1.5 s, two
-  // unanswered: a server gone without closing the socket is noticed within ~4.5 s (readiness).
+  // unanswered: a server gone without closing the socket is noticed within three ping intervals (readiness).
   const nc = await connect({
     servers,
     name,
@@ -59,7 +59,7 @@ export async function openCluster(
     maxPingOut: 2,
   });
   // JetStream calls (publish, KV, API) give up after the publish timeout: during an outage a
-  // request fails fast with a clear 503 instead of hanging (issue 24).
+  // request fails fast with a clear 503 instead of hanging.
   const timeout = config.publishTimeoutMs;
   const jsm = await jetstreamManager(nc, { timeout });
   const js = jetstream(nc, { timeout });

@@ -123,7 +123,7 @@ export class ClusterFront implements Executor {
     }
   }
 
-  /** Refuses at once what the cluster cannot run now (issue 24): no hanging until the deadline. */
+  /** Refuses at once what the cluster cannot run now: no hanging until the deadline. */
   #admit(p: Prepared<ToolName>, needsLean: boolean): void {
     const js = this.opts.health.jetstream();
     if (!this.opts.health.connected())

@@ -47,7 +47,7 @@ export type WorkKind = 'any' | 'plain' | `b${number}`;
  * holds warm), `plain` (jobs that need no Lean) and `affinityBuckets` buckets a header hashes
  * into (Lean jobs whose header a live worker advertises warm). So the stream has at most
  * environments × (buckets + 2) consumers whatever the number of headers ever seen, and a
- * worker's scan of them costs the same at 10 headers as at 10,000 (issue 24: a consumer per
+ * worker's scan of them costs the same at 10 headers as at 10,000 (a consumer per
  * header outgrew JetStream's first page of 256 and stranded jobs). Two warm headers in one
  * bucket share its queue: either holder may take the other's job (a cold start there, never
  * a lost job); with 16 buckets and a few warm headers per worker that is rare.

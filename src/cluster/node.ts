@@ -34,7 +34,7 @@ export interface ClusterNodeDeps {
   pools?: WorkerDeps['pools'];
   /** The daemon's body limit (server.bodyLimitBytes): a NATS max_payload below it is warned about at start. */
   bodyLimitBytes?: number;
-  /** Proof search (issue 25): a front pins each search's process to a worker; a worker leases its processes to fronts. */
+  /** Proof search: a front pins each search's process to a worker; a worker leases its processes to fronts. */
   search?: SearchService;
 }
 
@@ -226,7 +226,7 @@ export class ClusterNode {
       jetstream: this.health.jetstream(),
       connection_events: this.health.events(),
       resources: this.c.resources.stats(),
-      // The same verdict as /health/ready: `connected` alone said nothing of workers (issue 24).
+      // The same verdict as /health/ready: `connected` alone said nothing of workers.
       readiness: (({ ready, reasons }) => ({ ready, reasons }))(this.readiness()),
       ...(this.front ? { submitted: this.front.stats() } : {}),
       ...(this.worker ? { worker: this.worker.stats() } : {}),

@@ -6,7 +6,7 @@
  *   requests would all be refused);
  * - a worker: Lean can run here for at least one configured environment.
  * Heartbeats go stale after heartbeatMs × missedHeartbeats (3 s by default) and a dropped
- * connection is seen at once (a silent one within ~4.5 s of pings), so readiness follows a
+ * connection is seen at once (a silent one within three ping intervals), so readiness follows a
  * loss within 5 s, and recovers by itself when the cause does.
  */
 import type { Role } from './config.ts';

@@ -1,5 +1,5 @@
 /**
- * What a front and a worker say about a proof search's process (issue 25, cluster pinning):
+ * What a front and a worker say about a proof search's process (cluster pinning):
  * the front keeps the search (ids, caps, step cache, every state's path) and leases one REPL
  * process on one worker; the REPL requests of that lease travel to that worker over core NATS
  * request/reply (`<prefix>.search.<worker>`). Checked at the boundary like every cluster message.

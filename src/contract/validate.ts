@@ -6,7 +6,7 @@ import { pushAll } from '../util/arrays.ts';
 import { takeLargeFields } from './large-fields.ts';
 
 /**
- * At most this many problems are reported per request (issue 23): a body of many wrong items
+ * At most this many problems are reported per request: a body of many wrong items
  * (100k numbers in `names`) otherwise answers with one detail per item, an error ~80× its
  * input that once outgrew JavaScript's longest string. The rest are counted, not listed.
  */

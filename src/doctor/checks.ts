@@ -59,7 +59,7 @@ const both = (a: { ok: boolean; detail: string }, b: { ok: boolean; detail: stri
 
 export interface DoctorCheck {
   name: string;
-  /** Which assumption it checks: an issue-27 defect number (`defect 4`) or a message class the tools match. */
+  /** Which assumption it checks, as the report names it: a reading of Lean's output it guards, or a message class the tools match. */
   assumption: string;
   run: (run: Run, env: EnvironmentConfig) => Promise<{ ok: boolean; detail: string }>;
 }

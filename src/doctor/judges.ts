@@ -1,5 +1,5 @@
 /**
- * How the doctor judges what Lean answered, one pure function per assumption (issue 27 §4). Each
+ * How the doctor judges what Lean answered, one pure function per assumption. Each
  * takes the messages of the commands a check sent (sent as production sends them) and says whether
  * the product's own reading of them holds; the same functions are unit-tested on recorded Lean output
  * (test/doctor/judges.test.ts), so a judge that would pass a wrong text fails there first.

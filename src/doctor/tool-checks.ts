@@ -5,8 +5,8 @@
  * known from the tool's contract, and passes only on positive evidence that Lean answered (a lemma made,
  * a theorem disproved, declarations extracted); a tool error or a missing answer is a FAIL with what came back.
  *
- * The gaps each closes: `#check @name` under pp.fullNames read by merge (defect 11), disprove's attempt with
- * the theorem's namespace and `open`s replayed as written (defect 13), the goal-printing options
+ * The gaps each closes: `#check @name` under pp.fullNames read by merge, disprove's attempt with
+ * the theorem's namespace and `open`s replayed as written, the goal-printing options
  * (`set_option pp.proofs true` …) and the lemma re-elaborating (sorry2lemma, have2lemma), the extraction helper
  * compiling and answering (extract_decls), the info tree of original tactic nodes (extract_proof_states), and
  * verify_proof's `#check @`, `#print axioms _root_.…` and definitional-equality probes together.

@@ -40,7 +40,7 @@ export type ComparatorConfig = z.output<typeof comparatorConfig>;
 /**
  * The build locations for one toolchain tag: `lake build lean4export comparator` in the checkout [comparator v4.30.0 …:
  * README.md, "Development"; the section is absent at v4.28.0 and v4.29.0, whose lakefile.toml has the same
- * `comparator` executable and `lean4export` requirement] (issue 27, defect 18).
+ * `comparator` executable and `lean4export` requirement].
  */
 export function comparatorPaths(root: string, cfg: Pick<ComparatorConfig, 'buildDir'>, tag: string) {
   const build = path.resolve(root, cfg.buildDir);
@@ -73,8 +73,7 @@ function fromV4_30_0(tag: string): boolean {
 /**
  * Whether comparator at `tag` reads COMPARATOR_LANDRUN / COMPARATOR_LEAN4EXPORT and ships
  * scripts/fake-landrun.sh: from v4.30.0 (and every v4.31.0-rc1 … tag), not at v4.30.0-rc1/-rc2 nor before
- * [comparator: Main.lean, `M.run` and scripts/]. Before, it runs `landrun` and `lean4export` from PATH only
- * (issue 27, defect 3).
+ * [comparator: Main.lean, `M.run` and scripts/]. Before, it runs `landrun` and `lean4export` from PATH only.
  */
 export const readsToolVariables = fromV4_30_0;
 

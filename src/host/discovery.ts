@@ -131,7 +131,7 @@ export function bwrapStatus(env: NodeJS.ProcessEnv): BwrapStatus {
 }
 
 /**
- * The same, without blocking the event loop while bwrap runs (~60 ms of a process start):
+ * The same, without blocking the event loop while bwrap runs (a process start):
  * the daemon starts it while it builds its routes, and `bwrapStatus` then answers from the
  * result.
  */

@@ -2,7 +2,7 @@
  * The per-request metrics (requests by tool and status, latency by tool and cache outcome)
  * recorded with plain arithmetic on the request path and formatted for prom-client only when
  * `/metrics` is scraped. prom-client's labelled children hash their label object on every
- * `inc`/`observe`; with a histogram of 19 buckets that was ~3% of a cache hit's CPU. The
+ * `inc`/`observe`; with a histogram of 19 buckets that was a visible share of a cache hit's CPU. The
  * scrape output is the same as prom-client's Counter and Histogram write (same names, label
  * order, cumulative `le` buckets, `_sum`, `_count`).
  *

@@ -1,8 +1,8 @@
 /**
  * Where `goal.start` plans its command (start.ts). Without a theorem the plan reads the header
  * only (a short prefix: headerEnd, and the header's lines), so it runs on the event loop. With
- * a theorem it parses the whole content to find the declaration, which costs ~0.3–1.8 s per MB
- * (measured by this module's author, load average 25 on 2 cores: 1.8 s for 1 MB, 4.6 s for 4 MB):
+ * a theorem it parses the whole content to find the declaration, which takes whole seconds
+ * for a content of megabytes:
  * above `inlineChars` that runs on one worker thread of its own, started on first use, and the
  * start's deadline (a `timeout` error) or the client going away stops it by terminating the thread. A small content
  * is planned inline: a thread's start would cost more than its parse.

@@ -32,7 +32,7 @@ export class StepCache {
 
   set(key: string, v: CachedStep): void {
     // Made at the first step to keep: lru-cache allocates its index for `max` entries up front
-    // (~2 MB and ~30 ms for the default 100,000), which every daemon start paid before any search.
+    // (~2 MB for the default 100,000), which every daemon start paid before any search.
     if (this.#entries > 0) (this.#lru ??= new LRUCache({ max: this.#entries })).set(key, v);
   }
 

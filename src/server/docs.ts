@@ -5,8 +5,8 @@
  *
  * Built on the first docs request, not at start: loading @fastify/swagger and @fastify/swagger-ui
  * (CommonJS packages outside the bundle; the UI plugin globs its asset folder as it registers) and
- * converting every zod schema cost the daemon's start-up ~50 ms of the ~190 ms it adds to a bare
- * fastify app's (issue 28 goal 6). The docs live in a fastify instance of their own, made at the
+ * converting every zod schema was a large part of what the daemon's start-up adds to a bare
+ * fastify app's. The docs live in a fastify instance of their own, made at the
  * first request under /docs; the daemon's routes forward to it with `inject`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -39,7 +39,7 @@ export function toServiceError(err: unknown): ServiceError {
   return serviceError('internal', 'unexpected', {}, { cause: err });
 }
 
-/** Characters of an error message, and of each detail's field and message, as sent (issue 23). */
+/** Characters of an error message, and of each detail's field and message, as sent: an error's size never follows its input's. */
 export const ERROR_MESSAGE_CHARS = 2_000;
 const DETAIL_CHARS = 300;
 /** Details sent per error. */

@@ -1,5 +1,5 @@
 /**
- * Cache hits answered in front of fastify. A bare fastify route costs ~1.3× Node's own HTTP
+ * Cache hits answered in front of fastify. A bare fastify route costs more than Node's own HTTP
  * server per request (request and reply objects, routing, hook runners, the content-type
  * parser, a child logger per request in the daemon): more than everything a hit itself does.
  * So the daemon's HTTP server (fastify's `serverFactory`) looks at each request first: a
@@ -86,8 +86,8 @@ function toolNameFrom(url: string, from: number): boolean {
 
 /**
  * The tool of a tool path, or undefined. The usual form (`/api/v1/<tool>`) and the usual type
- * are read without a regular expression: the two RegExp executions were ~1 µs of every request
- * in the daemon's perf profile (cold: a request runs between other processes).
+ * are read without a regular expression: the two RegExp executions were visible in every request
+ * of the daemon's perf profile (cold: a request runs between other processes).
  */
 export function toolOf(url: string): string | undefined {
   if (url.startsWith(API_PREFIX))
@@ -252,7 +252,7 @@ function callerOf(deps: HitFrontDeps, req: IncomingMessage): Caller | undefined 
  * The stored bytes up to their closing brace (a view: no copy of the body) and the request id's
  * member, written as one `writev` with the headers: the socket is corked before the first write
  * and `end` uncorks it. Copying the body into one buffer per hit (2.7 kB in the bench) cost
- * ~2–4 µs of CPU a hit (measured, A B interleaved: 34 → 29 µs), mostly Node's 8 KiB buffer pool
+ * measurable CPU a hit (A B interleaved), mostly Node's 8 KiB buffer pool
  * turning over every two or three responses.
  */
 function sendHit(

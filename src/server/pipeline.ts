@@ -136,9 +136,9 @@ interface LeanFailedFlag {
 /**
  * The flag and its reporter. The reporter is an arrow assigned to a member, which takes no name:
  * the build keeps function names (esbuild `keepNames`), so a named closure made per request costs
- * a defineProperty (~0.4 µs), and binding a named function copies its name as a new string
- * ("bound …", in V8's slow path since the name is then a data property): ~2 µs of a miss in
- * the daemon's perf profile.
+ * a defineProperty, and binding a named function copies its name as a new string
+ * ("bound …", in V8's slow path since the name is then a data property): visible in the daemon's perf
+ * profile of a miss.
  */
 function leanFailedFlag(): LeanFailedFlag {
   // The member's place is held by the shared no-op until the reporter is made.
@@ -216,7 +216,7 @@ export class Pipeline {
 
   /**
    * The input limits, counted on a body of any shape before validation (zod would build an issue
-   * per item of an oversized list, issue 23): throws the 400 naming the first field over its limit.
+   * per item of an oversized list): throws the 400 naming the first field over its limit.
    * Transports that parse a body of their own first (MCP) apply it before their own validation too.
    */
   checkLimits(body: unknown): void {
@@ -386,7 +386,7 @@ export class Pipeline {
    * `workers.inlineMaxChars`, their Lean calls coming back here), or on this thread.
    */
   private planRun<T extends ToolName>(p: Prepared<T>, opts: RunOptions, seconds: number): PlannedRun<T> {
-    // The response bound (issue 23): tools refuse early when they can; every result is measured.
+    // The response bound: tools refuse early when they can; every result is measured.
     const inputChars = opts.inputChars ?? p.raw?.length ?? responseChars(p.request);
     const maxResponseChars = responseLimit(inputChars, this.limits);
     // Typed: a tool's elaboration reports a Lean failure here; the edge never reads message texts.

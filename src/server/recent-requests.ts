@@ -2,14 +2,14 @@
  * The answered requests of the last while, for `POST /v1/shared-links` (src/server/shared-links.ts).
  * Written on every tool response, read almost never: so writing allocates nothing of its own. A
  * ring of preallocated parallel arrays (no entry object per request, no LRU node, no timer, no
- * id → slot map: a Map's insert and delete per request were ~3% of a cache hit's CPU) and two
+ * id → slot map: a Map's insert and delete per request were a visible share of a cache hit's CPU) and two
  * bounds: bytes (the oldest go first) and age (checked on read). A read scans a typed array of
  * the ids' short hashes (65,536 slots at most: tens of µs, only for `POST /v1/shared-links`).
  * What a slot holds are references the route already has: the raw body string, the bytes sent
  * (on a repeated cache hit, the known body's text and the cache's bytes: nothing of the request's
  * own). A request id in the canonical UUID form is kept as its 128 bits in a typed array, not as
  * its string: a string per request kept for the ring's window was copied out of the young
- * generation and held the collector's attention (measured: shared links on cost a hit ~3 µs more
+ * generation and held the collector's attention (measured: shared links on cost a hit measurably more
  * than off before this; a UUID's words cost nothing to keep). Any other id is kept as it is.
  */
 import type { KeyClass } from '../admission/keys.ts';

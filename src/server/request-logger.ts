@@ -2,7 +2,7 @@
  * fastify's per-request logger (`request.log`, `reply.log`), made only when something logs
  * through it. fastify's default factory makes a pino child with the request's `reqId` for every
  * request (`logger.child(bindings, {})`: with an options object pino takes its slow path and
- * rebuilds the formatters), ~3.4 µs and ~0.3 KB of a miss; the daemon's request line is written
+ * rebuilds the formatters), a visible share of a miss's CPU and memory; the daemon's request line is written
  * from the request itself (src/server/request-log.ts), so most requests never log through it.
  * Here each request gets a small object that makes that very child, with the same bindings and
  * options, on its first line (or `child`, or a change of level): the lines are the same.

@@ -4,8 +4,8 @@
  * members with a hit's timings); when `timings` ended that text, the response is that text with
  * the real timings and the id put back at its end, byte for byte what serialising the result
  * again writes (test/server/response-text.test.ts), without a second walk over the result
- * (~3 µs of a miss in the daemon's profile for the bench's small result, and in proportion to a
- * large one's size).
+ * (visible in the daemon's profile of a miss even for the bench's small result, and in proportion
+ * to a large one's size).
  */
 import { STORED_TIMINGS_TAIL } from '../cache/result-cache.ts';
 import { attachRequestId } from './request-id.ts';

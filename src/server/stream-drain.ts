@@ -1,5 +1,5 @@
 /**
- * Draining the stream channel on shutdown (issue 23, item 8; README's drain promise): from
+ * Draining the stream channel on shutdown (README's drain promise): from
  * the start of close, new requests on open sockets are refused with the 503-equivalent
  * `overloaded` error, in-flight ones finish (up to the drain timeout), then every socket is
  * closed with 1001 "going away" (RFC 6455 §7.4.1: an endpoint going down). Used as the

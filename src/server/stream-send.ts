@@ -1,5 +1,5 @@
 /**
- * Sending on `/v1/stream` (issue 23): every event goes through one guarded, bounded path.
+ * Sending on `/v1/stream`: every event goes through one guarded, bounded path.
  * A listener of the socket that throws ends the process (ws emits from its parser), so
  * nothing here may throw: serialisation and `socket.send` are caught, an event larger than
  * one message may be becomes a bounded `response_too_large` error for its id, an error

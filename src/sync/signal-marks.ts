@@ -6,8 +6,8 @@
  * survives), without the tools in between having to pass a number along.
  *
  * The mark is a property of the signal under a symbol of this module's, not a WeakMap entry:
- * an entry per request was an ephemeron table insert and work for every collection (~1–2 µs of
- * a miss in the daemon's perf profile).
+ * an entry per request was an ephemeron table insert and work for every collection (visible in
+ * the daemon's perf profile of a miss).
  */
 const DEADLINE_AT = Symbol('lean-tool.deadlineAt');
 

@@ -1,7 +1,7 @@
 /**
  * What the backend asks about the text of one command (a content unit: one command, possibly after
  * comments): how it begins, read by the one lexer and keyword table, so no other part keeps its own
- * list of Lean words (issue 26). The head is read from the first tokens of the text, more only while the
+ * list of Lean words. The head is read from the first tokens of the text, more only while the
  * head could still reach past them (`partialScan`), as `headerEnd` does: a long proof costs nothing here.
  */
 import { classify, skipDeclPrefix, type CommandKind } from './commands.ts';

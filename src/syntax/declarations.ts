@@ -105,7 +105,7 @@ const TRAILING = new Set([
  * Term-level binders whose own `:=` comes before the declaration's. Not `set`: Mathlib's `set`
  * is a tactic only ([mathlib4 Mathlib/Tactic/Set.lean: `syntax (name := setTactic) "set" …
  * : tactic`]), so in a signature `set` is an identifier (`set l n a = …`), and counting it
- * hid the declaration's `:=` (issue 23: theorem2sorry left such a theorem unchanged).
+ * hid the declaration's `:=` (theorem2sorry left such a theorem unchanged).
  */
 const LET_LIKE = new Set(['let', 'have', 'haveI', 'letI', 'let_fun']);
 

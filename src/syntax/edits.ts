@@ -19,7 +19,7 @@ export class EditConflictError extends Error {
 }
 
 /**
- * The output of a transformation would be longer than its caller allows (issue 23: a rename of
+ * The output of a transformation would be longer than its caller allows (a rename of
  * a short name into a long one at every occurrence grew 588 KB into 382 MB). Raised before the
  * output is built when the size can be predicted (applyEdits with `maxChars`).
  */

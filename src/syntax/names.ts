@@ -240,7 +240,7 @@ function resolveHits(
   const sameLast = idx.withLast(lastComponent(written));
   // Many declarations may share the last component (`N1.foo` … `N70000.foo`): then building the
   // few names the scope can reach and looking each up is cheaper than testing every one of them
-  // (issue 23: one scan per occurrence made rename quadratic).
+  // (one scan per occurrence made rename quadratic).
   if (sameLast.length > (componentCount(ns) + 1) * (scope.opens.length + 1))
     return sortHits(resolveByCandidates(written, scope, idx));
   const hits: Hit[] = [];

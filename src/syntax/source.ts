@@ -23,7 +23,7 @@ export interface CommandScope {
    */
   inForce: string[];
   /**
-   * The `open` commands in force inside this command, as written (issue 27, defect 13): the last one
+   * The `open` commands in force inside this command, as written (as plain `open A`, they showed names the declaration cannot see): the last one
    * first, each linking to those before it. Read them with `openCommandTexts`.
    */
   openCommands: OpenCommand | undefined;
@@ -351,7 +351,7 @@ class ScopeModel {
   }
 
   private open(cmd: Command): void {
-    // The command as written (defect 13); a dangling `open A in` at the end of the file is kept without its `in`, as a prefix is.
+    // The command as written; a dangling `open A in` at the end of the file is kept without its `in`, as a prefix is.
     const own = cmd.ownSigStart;
     const last = this.sig.text[cmd.sigEnd - 1] === 'in' && cmd.sigEnd - 2 > own ? cmd.sigEnd - 2 : cmd.sigEnd - 1;
     this.openCommands = { text: this.text.slice(this.sig.start[own]!, this.sig.end[last]!), before: this.openCommands };

@@ -40,7 +40,7 @@ export function piType(file: SourceFile, d: SourceDecl): string | undefined {
  * `lines` in the declaration's namespace, `open`s and universes, in a section of their own. The `open`s are
  * replayed as written (`open A (x)`, `open A hiding x`, `open scoped A` …; see `openCommandTexts`): as
  * plain `open A` they made names visible that the declaration could not see, or, for `open scoped`,
- * all of A's names (issue 27, defect 13).
+ * all of A's names.
  */
 export function inDeclScope(file: SourceFile, d: SourceDecl, lines: string[], scope: string[] = []): string {
   const header = file.text.slice(d.headerSpan.start, d.headerSpan.end);

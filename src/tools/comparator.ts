@@ -57,7 +57,7 @@ export function comparatorTool(backend: ComparatorBackend): ToolImpl<'comparator
     // The environment's toolchain and project must be there (its availability); the REPL is not used.
     needsLean: () => true,
     // A comparator verdict depends on the builds, not only on the request: cache only verdicts, never a run
-    // that failed before the solution was built (a setup failure: issue 27, defect 2).
+    // that failed before the solution was built (a setup failure).
     cacheable: (res) => isVerdict(res.exit_status, res.output, SOLUTION_MODULE),
     async run(req, ctx) {
       const t0 = performance.now();

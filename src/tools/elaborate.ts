@@ -323,7 +323,7 @@ function readOutcomes<K>(
       readOutcome(r, role, opts, out, r.messages);
       continue;
     }
-    // A `variable` binder's linter warning can arrive with a later input (variable-warnings.ts, defect 10).
+    // A `variable` binder's linter warning can arrive with a later input (variable-warnings.ts).
     const isVariable = role.pieces.some(isVariablePiece);
     if (r.messages.length === 0 && !isVariable) {
       readOutcome(r, role, opts, out, []);
@@ -579,7 +579,7 @@ function shiftedSorry(x: ElabResult['commands'][number]['sorries'][number]): Com
 /**
  * The piece of a unit whose lines hold `line` (the first one when none does). A module function,
  * not a closure in readOutcome: the build keeps function names (esbuild `keepNames`), and each
- * named closure made costs a defineProperty (~0.4 µs, and it made readOutcome deoptimise).
+ * named closure made costs a defineProperty (and it made readOutcome deoptimise).
  */
 function pieceOf(pieces: readonly Piece[], line: number | undefined): Piece {
   if (line !== undefined) for (const p of pieces) if (line >= p.fromLine && line <= p.toLine) return p;
@@ -588,7 +588,7 @@ function pieceOf(pieces: readonly Piece[], line: number | undefined): Piece {
 
 /**
  * The answer to `#print axioms` of `name`: its axioms, or why there is none. No answer is never
- * read as "no axioms" (issue 27, defect 5): a `module` header refuses the command [lean4
+ * read as "no axioms": a `module` header refuses the command [lean4
  * src/Lean/Elab/Print.lean, `elabPrintAxioms`: "cannot use `#print axioms` in a `module`"], and an
  * answer about another name is not one about this declaration.
  */
@@ -770,7 +770,7 @@ export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
  * Lean prints `@name : …` for a constant with implicit or instance arguments and `name : …` otherwise
  * (recorded: ../shared/recorded/batteries/<tag>/…, `info: @vec_of_some : {d_some_nat : some_nat.Val} → …` beside
  * `info: prime_dec : …`), so the `@` is dropped with the name: the type alone compares across names
- * (merge's rule 5; issue 27, defect 11).
+ * (merge's rule 5).
  */
 export function checkedType(messages: readonly LeanMessage[] | undefined, name: string): string | undefined {
   const text = messages?.find((m) => m.severity === 'info')?.text;

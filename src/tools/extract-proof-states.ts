@@ -22,7 +22,7 @@ export const extract_proof_states: ToolImpl<'extract_proof_states'> = {
     pushAll(tool.errors, r.toolErrors);
     pushAll(tool.warnings, r.toolWarnings);
     const lean = toMessageSet(r.messages);
-    // The daemon's response bound (issue 23) can be tighter than AXLE's cap: truncate to it too,
+    // The daemon's response bound can be tighter than AXLE's cap: truncate to it too,
     // rather than answer 413 for a response whose other fields fit.
     const budget =
       ctx.maxResponseChars === undefined

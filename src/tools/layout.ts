@@ -50,12 +50,12 @@ export function reprint(text: string, file: SourceFile = parseSource(text)): str
       }
     }
     if (i < spans.length) {
-      // The command's own indentation, kept for every command alike (issue 23: the indentation
+      // The command's own indentation, kept for every command alike (the indentation
       // was dropped before a command's first line but kept inside it, after a doc comment or an
       // `open … in` prefix, so commands of one scope came out at different columns).
       const piece = indentOf(text, spans[i]!.start) + text.slice(spans[i]!.start, spans[i]!.end);
       // A span that runs to the end of the text (an unterminated comment) holds the final newline,
-      // which the join below adds once more: without this, every reprint added one (issue 23).
+      // which the join below adds once more: without this, every reprint added one.
       pieces.push(pending + (spans[i]!.end === text.length ? piece.trimEnd() : piece));
       pending = '';
       prevEnd = spans[i]!.end;

@@ -69,7 +69,7 @@ export function userConstName(printed: string): string {
  * foreign axiom: `pp.fullNames` is set for the command. The declaration is addressed as `_root_.<name>`, which
  * Lean resolves exactly, private declarations included [lean4 src/Lean/ResolveName.lean, `resolveExact`: "We also
  * allow `_root` when accessing private declarations"], so content that ends inside a namespace (`namespace A`
- * with no `end`) does not turn `#print axioms A.x` into a question about `A.A.x` (issue 27, defect 4).
+ * with no `end`) does not turn `#print axioms A.x` into a question about `A.A.x`.
  */
 export function printAxiomsCommand(fullName: string): string {
   const name = fullName.startsWith('_root_.') ? fullName : `_root_.${fullName}`;

@@ -103,7 +103,7 @@ async function elaborateInputs(
   for (let i = 0; i < normalized.length; i++) {
     const r = await elaborateContent(normalized[i]!, { ignore_imports: req.ignore_imports }, ctx, {
       axiomsOf: namedDecls,
-      // Full names, as verify_proof asks: the `open`s of different inputs must not print one constant two ways (defect 11).
+      // Full names, as verify_proof asks: the `open`s of different inputs must not print one constant two ways.
       probes: (f) => namedDecls(f).map((d) => ({ key: d, text: printedCheck(d.fullName!) })),
     });
     parseMs += r.parseMs;
@@ -236,7 +236,7 @@ function chooseVersions(state: MergeState): Chosen[] {
         { file: f, messages: r.messages, axioms: r.axioms, axiomsUnanswered: r.axiomsUnanswered },
         { ...d, fullName: originOf(state, i, d).fullName },
       );
-      // Without an axioms answer nothing says the version is free of sorry: not a good version (issue 27, defect 5).
+      // Without an axioms answer nothing says the version is free of sorry: not a good version.
       const ok = !r.failure && !verdict.hasErrors && !verdict.usesSorry && !verdict.axiomsUnanswered;
       const v: Version = { doc: i, decl: d, file: f, text: f.text.slice(d.command.start, d.command.end), ok };
       if (d.fullName) versions.set(d.fullName, [...(versions.get(d.fullName) ?? []), v]);

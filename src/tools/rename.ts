@@ -16,7 +16,7 @@ export const rename: ToolImpl<'rename'> = {
   needsLean: (req) => req.reparse,
   async run(req, ctx) {
     const startedAt = performance.now();
-    // The output size is known from the edits: refused before it is built (issue 23).
+    // The output size is known from the edits: refused before it is built.
     const r = renameInSource(req.content, req.declarations, ctx.maxResponseChars);
     return finishOutput(r.output, ctx, {
       ...req,

@@ -1,5 +1,5 @@
 /**
- * The size bound of a response (issue 23, item 6): `limits.responseFactor` times the request,
+ * The size bound of a response (no answer grows without bound): `limits.responseFactor` times the request,
  * at least `limits.responseMinBytes`. Measured in characters of JSON text, which is what is
  * built and kept; the estimate below walks the result without serialising it.
  */

@@ -2,7 +2,7 @@
  * A source the model declines to build because it would cost more than its budget (see
  * `SCOPE_ENTRY_BUDGET` in syntax/source.ts) is a problem of the input: 400 `invalid_request`, on
  * the main thread (the edge's error mapping) and on a worker thread (the task's) alike. An
- * output over the request's response bound is a 413 `response_too_large` (issue 23).
+ * output over the request's response bound is a 413 `response_too_large`.
  */
 import { serviceError, type ServiceError } from '../errors.ts';
 import { OutputLimitError } from '../syntax/edits.ts';

@@ -39,7 +39,7 @@ export const theorem2sorry: ToolImpl<'theorem2sorry'> = {
   run: (req, ctx) =>
     rewriteSelected(req, ctx, (file, sel) => {
       const kept = sel.decls.filter((d) => !STRUCTURAL.has(d.kind));
-      // A declaration whose proof the model cannot find is named, never skipped silently (issue 23).
+      // A declaration whose proof the model cannot find is named, never skipped silently.
       const warnings = kept
         .filter((d) => !d.bodySpan)
         .map(

@@ -20,7 +20,7 @@ export interface ToolContext {
   leanFailed?: (failure: LeanFailure) => void;
   /**
    * The longest response this request may produce (characters; `limits.responseFactor` × the
-   * request, issue 23). A tool that can predict or accumulate its output size refuses early
+   * request). A tool that can predict or accumulate its output size refuses early
    * (OutputLimitError); every response is measured after the run as well.
    */
   maxResponseChars?: number;

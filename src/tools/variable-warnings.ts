@@ -1,5 +1,5 @@
 /**
- * Issue 27, defect 10: Lean's unused-variable linter reports a `variable` binder when the binders are
+ * Lean's unused-variable linter reports a `variable` binder when the binders are
  * elaborated again, which the REPL does at the next command: the warning arrives in a later input's
  * response, at the offsets it had in the earlier `variable` input. Recorded: ../shared/recorded/repl/<tag>/
  * variables.{in,expected.out} (v4.24.0 … v4.33.0-rc2): `variable (x y : Nat)` answers nothing, and the

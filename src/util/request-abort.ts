@@ -1,10 +1,10 @@
 /**
  * An abort controller for one HTTP request, cheap to make: the route makes one per miss (the
  * client-gone check and the deadline share it, admission/request-timeout.ts), and Node 20's own
- * AbortController costs ~6 µs a request with its listener (measured in one process: making it
+ * AbortController with its listener is dear (measured in one process: making it
  * builds an EventTarget with its own map and moves its prototype; an EventTarget listener is a
- * record validated, wrapped and kept in that map), ~4% of a miss's CPU in the daemon's profile.
- * This one costs ~0.02 µs.
+ * record validated, wrapped and kept in that map), a visible share of a miss's CPU in the daemon's profile.
+ * This one costs a small object.
  *
  * Its signal behaves as an AbortSignal does for every use the daemon makes of one (held to Node's
  * by test/util/request-abort.test.ts): `aborted`, `reason` (an `AbortError` DOMException when

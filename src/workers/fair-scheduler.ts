@@ -1,6 +1,6 @@
 /**
- * Fair sharing of the worker threads between callers (issue 23, item 5: key B's trivial
- * request waited 18.8 s behind two heavy requests of key A, the pool being first come, first
+ * Fair sharing of the worker threads between callers (key B's trivial
+ * request waited behind two heavy requests of key A, the pool being first come, first
  * served). Work waits in one queue per caller; a freed thread goes to the waiting caller with
  * the fewest tasks running (ties: the one whose turn is oldest, round robin). A few reserve
  * threads serve only callers with nothing running, so a newcomer starts at once even when

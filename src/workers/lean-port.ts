@@ -1,5 +1,5 @@
 /**
- * Lean over a MessagePort (issue 23, item 3): a Lean-backed tool runs on a worker thread, so
+ * Lean over a MessagePort: a Lean-backed tool runs on a worker thread, so
  * its parsing and post-processing never hold the event loop, while Lean itself stays with the
  * main thread's backend (its pools, processes and sessions). The worker's `ctx.lean` is a proxy
  * that posts each `elaborate` call to the main thread; the main thread runs it on the backend

@@ -73,7 +73,7 @@ export class StructuralPool {
   private running = 0;
   private readonly threads: number;
   private started: Promise<boolean> | undefined;
-  /** Which caller's task runs next (per-caller queues; issue 23). */
+  /** Which caller's task runs next (per-caller queues). */
   private readonly fair: FairScheduler;
 
   constructor(private readonly opts: StructuralPoolOptions = {}) {

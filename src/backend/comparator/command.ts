@@ -5,7 +5,7 @@
  *   - the pinned lean4export and landrun builds found by name: comparator at v4.28.0 and v4.29.0 spawns
  *     `cmd := "landrun"` and `cmd := "lean4export"` from PATH [comparator v4.28.0, v4.29.0: Main.lean,
  *     `runSandBoxed`, `runSandBoxedWithStdout`; README.md: "two additional binaries in `PATH`"], so their
- *     folders go first on PATH (issue 27, defect 3); from v4.30.0 `M.run` reads COMPARATOR_LEAN4EXPORT and
+ *     folders go first on PATH; from v4.30.0 `M.run` reads COMPARATOR_LEAN4EXPORT and
  *     COMPARATOR_LANDRUN [comparator v4.30.0: Main.lean, `M.run`, `(← IO.getEnv "COMPARATOR_LANDRUN").getD
  *     "landrun"`], which are set too;
  *   - ELAN_TOOLCHAIN naming the environment's toolchain: comparator asks `lean --print-prefix`

@@ -10,7 +10,7 @@
  * config.json has the fields of comparator's `Config` structure [comparator v4.28.0 … v4.33.0: Main.lean,
  * `structure Config … deriving Lean.FromJson`]: challenge_module, solution_module, theorem_names,
  * permitted_axioms and enable_nanoda (a `Bool` with no default, so the derived `FromJson` fails without
- * it and comparator exits before building: issue 27, defect 2), plus definition_names (an `Option` with
+ * it and comparator exits before building), plus definition_names (an `Option` with
  * default `none`, from v4.30.0; older tags ignore the key).
  * An environment with dependencies (Mathlib) shares its already built packages: the workspace's
  * `packagesDir` points at the environment project's `.lake/packages` (bound read-only in the

@@ -60,7 +60,7 @@ const opensScope = (head: CommandHead) => head.kind === 'section' || head.kind =
  * scope: `section`/`namespace` push a copy of the current one and `end` pops it, restoring the
  * options in force before [lean4 v4.28.0: src/Lean/Elab/BuiltinCommand.lean, `addScope` and `elabEnd`
  * (`modify fun s => { s with scopes := s.scopes.drop … }`); src/Lean/Elab/Command.lean, `Scope.opts`],
- * so a limit raised inside a section does not hold after its `end` (issue 27, defect 8).
+ * so a limit raised inside a section does not hold after its `end`.
  */
 export function scopeLimits(
   texts: readonly string[],
@@ -98,7 +98,7 @@ export const WRAP_LINES = 1;
  * its trailing trivia [mathlib4 Mathlib/Tactic/Linter/Style.lean, `getSetOptionMaxHeartbeatsComment`:
  * `inAtom.getTrailing?`; `getDeprecatedSyntax`: "Please, add a comment explaining the need for modifying
  * the maxHeartbeat limit"]. The budget is the service's, not the author's: with the comment on the same
- * line, the wrap adds no warning and still one line (issue 27, defect 6).
+ * line, the wrap adds no warning and still one line.
  */
 export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat budget';
 
@@ -106,7 +106,7 @@ export const BUDGET_COMMENT = '-- lean-tool: the request deadline as a heartbeat
  * A probe the tools build as one input `section … end` / `namespace N … end N` (disprove's attempts,
  * verify_proof's definitional-equality checks): `set_option … in` cannot wrap several commands, but a
  * standalone `set_option maxHeartbeats N` right after the opening line holds for the block's own commands
- * and ends with its `end` (see `scopeLimits`), so the probes get a Lean-side budget too (issue 27, defect 13).
+ * and ends with its `end` (see `scopeLimits`), so the probes get a Lean-side budget too.
  * Only such self-contained blocks: a content unit is a single command, never a scope with its `end`.
  */
 export function isBudgetBlock(text: string, head: CommandHead = commandHead(text)): boolean {
@@ -137,8 +137,7 @@ export function stoppedAt(messageText: string): number | undefined {
  * "(kernel) deterministic timeout", naming no budget [lean4 src/Lean/Message.lean,
  * `Kernel.Exception.toMessageData`; recorded: ../shared/recorded/lean4/tests/lean/run/kernel_maxheartbeats.lean,
  * `error: (kernel) deterministic timeout` under `set_option maxHeartbeats 500`]. The kernel counts against the same
- * `maxHeartbeats`, so in a command sent with a budget below the limit in scope it is the budget's stop
- * (issue 27, defect 7).
+ * `maxHeartbeats`, so in a command sent with a budget below the limit in scope it is the budget's stop.
  */
 const KERNEL_STOP_RE = /^\(kernel\) deterministic timeout\b/;
 

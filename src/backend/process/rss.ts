@@ -131,13 +131,13 @@ const monotonicMs: Clock = () => performance.now();
  * each member's /proc/<pid>/statm (`size resident …` in pages [proc(5)]; the same count as
  * status's VmRSS), which stays open and is re-read from offset 0, as procfs writes it afresh
  * on each read: one pread per member, where the read after each request used to open, read
- * and close status and stat (~7% of the daemon's CPU per cache miss). A descriptor stays
+ * and close status and stat (a visible share of the daemon's CPU per cache miss). A descriptor stays
  * bound to its process, so a reused pid is never read in its place. `close()` releases them.
  *
  * With a `bound` (the soft threshold the reading is compared with), memory is read only when
  * it may have passed that bound since the last reading (`mayExceed`), at each scan, and on a
  * fresh read; otherwise the last reading stands: the comparison with the bound comes out the
- * same, and the preads (~4–10 µs of a miss's CPU) are skipped for most requests.
+ * same, and the preads (a share of a miss's CPU) are skipped for most requests.
  */
 export class TreeUsageReader {
   #statm = new Map<number, number>();

@@ -35,7 +35,7 @@ export interface ProbedHeader {
 /**
  * A bare `prelude` header (no imports) asks for an empty environment: no `Init`, so no `List.cons`
  * [lean4 src/Lean/Elab/Import.lean, `headerToImports`: `if preludeTk.isNone then #[{ module := \`Init }]`].
- * Nothing is imported, so nothing can fail to import: no probe is sent (issue 27, defect 14).
+ * Nothing is imported, so nothing can fail to import: no probe is sent.
  */
 const BARE_PRELUDE = /^\s*(?:module\s+)?prelude\s*$/;
 

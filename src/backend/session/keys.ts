@@ -49,7 +49,7 @@ const isHeaderTrivia = (k: TokenKind) => isTrivia(k) || k === 'doc-comment' || k
 /**
  * The header's statements in order, with comments (`--`, nested `/- -/`), whitespace and
  * repeated imports removed, so headers that differ only in trivia share a pool and a root
- * (Kimina keys by raw text and misses on trivia: its issue #73). Header grammar: Lean's
+ * (Kimina keys by raw text and misses on trivia: project-numina/kimina-lean-server issue #73). Header grammar: Lean's
  * [lean4 v4.28.0: src/Lean/Parser/Module.lean] (`header := optional "module" >> optional "prelude" >> many import`,
  * `import := optional "public" >> optional "meta" >> "import " >> optional "all" >> ident`).
  * The words are the source model's tokens (syntax/lexer.ts: the one reader of Lean text, so

@@ -103,7 +103,7 @@ function commandOutcome(r: ReplResponse, env: number, lines: number, infotree: b
 
 /**
  * A remembered outcome as answered from memory. Built field by field: a spread plus a member
- * (`{ ...o, cached }`) takes V8's slow define path on every command (~3 µs a miss in a profile).
+ * (`{ ...o, cached }`) takes V8's slow define path on every command (visible in a profile of a miss).
  */
 function withCached(o: CommandOutcome): CommandOutcome {
   const out: CommandOutcome = { env: o.env, messages: o.messages, sorries: o.sorries, cached: true, ms: o.ms };
@@ -157,8 +157,7 @@ export class LeanSession {
    * does not open. Any other header (a request's own, `ignore_imports: false`) is that request's
    * business: the session opens on the failed root, and each request on it gets the failure as an
    * error at its header line, as Lean's own `processHeader` goes on in an empty environment after
-   * reporting the import error [lean4 v4.28.0: src/Lean/Elab/Import.lean, `processHeader`]
-   * (issue 27, defect 1).
+   * reporting the import error [lean4 v4.28.0: src/Lean/Elab/Import.lean, `processHeader`].
    */
   static async open(opts: SessionOptions, header: string, signal?: AbortSignal, own = true): Promise<LeanSession> {
     const proc = opts.spawn();

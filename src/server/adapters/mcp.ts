@@ -1,8 +1,8 @@
 /**
  * The MCP endpoint `/mcp` (Streamable HTTP, the official SDK; docs/mcp.md). The SDK and the
  * tool schemas load on the first request to /mcp, not at startup: a daemon nobody reaches over
- * MCP does not pay their ~160 ms of module loading (measured: sdk/server/mcp.js 123–132 ms,
- * streamableHttp.js 36–38 ms) nor their memory.
+ * MCP does not pay their module loading (sdk/server/mcp.js most of it, streamableHttp.js the
+ * rest) nor their memory.
  */
 import type { FastifyInstance } from 'fastify';
 import type { McpDeps, McpEndpoint } from './mcp-endpoint.ts';
