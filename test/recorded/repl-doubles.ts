@@ -45,7 +45,10 @@ export function doubleAnswer(
     const answer = answers.answer({ ...request, cmd: cmd.slice(0, -probed.length) });
     return answer.kind === 'answer' ? { answer, double: 'probe' } : undefined;
   }
-  if (doubles.pass?.includes(cmd)) return { answer: answers.standIn(request.env), double: 'pass' };
+  if (doubles.pass?.includes(cmd)) {
+    const answer = answers.standIn(request.env);
+    return answer.kind === 'answer' ? { answer, double: 'pass' } : undefined;
+  }
   const head = doubles.unwrap && `${doubles.unwrap}\n`;
   if (head && cmd.startsWith(head) && !/^\s/.test(cmd.slice(head.length))) {
     const answer = answers.answer({ ...request, cmd: cmd.slice(head.length) });
