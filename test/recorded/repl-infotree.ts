@@ -1,8 +1,8 @@
 /**
  * The REPL's `"infotree": "original"` answer as it is held in a `"infotree": "full"` recording of the same command.
  *
- * The REPL computes every info-tree level from the same command's trees [repl v4.22.0 … v4.33.0-rc2, identical at
- * each tag: REPL/Main.lean, `runCommand`]: `full` exports them whole, `original` exports
+ * The REPL computes every info-tree level from the same command's trees [leanprover-community/repl v4.22.0 …
+ * v4.33.0-rc2, the tags with a `full` recording, identical at each: REPL/Main.lean, `runCommand`]: `full` exports them whole, `original` exports
  * `trees.flatMap InfoTree.retainTacticInfo |>.flatMap InfoTree.retainOriginal`. Both are `InfoTree.filter`
  * [REPL/Lean/InfoTree.lean]: a kept `.node` keeps its filtered children, a dropped one is replaced by its children's
  * filtered trees in order, `.hole`s are dropped, `.context` wrappers stay around what they wrapped. So `original`
