@@ -15,7 +15,7 @@ import { defeqCheck } from '../tools/verify-proof.ts';
 import { parseSource } from '../syntax/source.ts';
 import { scopeLimits, withBudget } from '../backend/heartbeats/max-heartbeats.ts';
 import { MATHLIB_OPTIONS, setOptionCommand, STANDARD_AXIOMS } from '../tools/elaborate.ts';
-import { helperSource, infoCommand, parseInfo } from '../tools/extract-lean.ts';
+import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand } from '../tools/extract-lean.ts';
 import { printAxiomsCommand } from '../tools/lean-texts.ts';
 import {
   judgeAxiomsAnswer,
@@ -343,6 +343,37 @@ export const CHECKS: DoctorCheck[] = [
       return {
         ok: v.ok && answered,
         detail: `${v.detail}; #lean_tool_info ${answered ? 'answered' : 'gave no answer'}`,
+      };
+    },
+  },
+  {
+    name: "a declaration's messages under #lean_tool_measure are its own (extract_decls, extract_theorems)",
+    assumption: 'gap: extract_decls / extract_theorems (their recorded tests answer the measure wrapper with a double)',
+    async run(run, env) {
+      if (!/\bimport\s+(Mathlib|Lean)\b/.test(env.imports)) return NOT_APPLICABLE;
+      // Two names of one length: the same positions, once the wrapper's line is taken off.
+      const wrapped = wrapCommand('def doctor_m2 : Nat := by sorry', 0);
+      const outs = await run([helperSource(), 'def doctor_m1 : Nat := by sorry', wrapped.text]);
+      const below = wrapped.prefixLines;
+      const plain = (outs[1]?.messages ?? []).map((m) => ({ ...m, endPos: m.endPos ?? null }));
+      const inside = (outs[2]?.messages ?? [])
+        .filter((m) => m.pos.line > below)
+        .map((m) => ({
+          ...m,
+          pos: { ...m.pos, line: m.pos.line - below },
+          endPos: m.endPos ? { ...m.endPos, line: m.endPos.line - below } : null,
+        }));
+      // Positive evidence that the wrapper ran: its own measure on its line.
+      const measured = (outs[2]?.messages ?? []).some(
+        (m) =>
+          m.pos.line <= below &&
+          m.severity === 'info' &&
+          parseMeasure({ severity: 'info', pos: m.pos, endPos: undefined, text: m.data }) !== undefined,
+      );
+      const same = plain.length > 0 && JSON.stringify(inside) === JSON.stringify(plain);
+      return {
+        ok: same && measured,
+        detail: `alone ${show(outs[1])}; wrapped ${show(outs[2])}; ${measured ? 'measured' : 'no measure'}`,
       };
     },
   },

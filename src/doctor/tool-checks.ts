@@ -174,7 +174,7 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: 'extract_proof_states: the info tree of original tactic nodes gives the proof state after each tactic line',
-    assumption: 'gap: `infotree: "original"` (recorded only with "full" and "substantive")',
+    assumption: 'gap: `infotree: "original"` (recorded for one one-line proof only, cut from its "full" tree)',
     async run(runTool) {
       const r = await runTool('extract_proof_states', {
         content:

@@ -22,6 +22,7 @@ import { environmentConfig, type EnvironmentConfig } from '../../src/envs/config
 import type { ToolContext } from '../../src/tools/types.ts';
 import { sharedPath, sharedSkip } from '../shared-data.ts';
 import { TS_LOADER } from '../ts-loader.ts';
+import type { DoubleName, Doubles } from './repl-doubles.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -69,7 +70,7 @@ const LIMITS: BackendLimits = {
  * The recorded REPL of `tag` through the product's launch path (run by Node through the compile cache, no jail).
  * `helpers`: a pattern of the service's own helper commands (never recordable) refused without ending the process.
  */
-export function recordedLaunch(tag: string, refusalsFile: string, helpers?: RegExp): LaunchSpec {
+export function recordedLaunch(tag: string, refusalsFile: string, helpers?: RegExp, doubles?: Doubles): LaunchSpec {
   const spec = buildLaunch(
     { project_dir: ROOT, repl_command: [process.execPath, ...TS_LOADER, RECORDED_REPL] },
     { limits: NO_LIMITS, sandbox: 'none' },
@@ -82,6 +83,7 @@ export function recordedLaunch(tag: string, refusalsFile: string, helpers?: RegE
       RECORDED_REPL_DIR: recordedTagDir(tag)!,
       RECORDED_REPL_REFUSALS: refusalsFile,
       ...(helpers ? { RECORDED_REPL_HELPERS: helpers.source } : {}),
+      ...(doubles ? { RECORDED_REPL_DOUBLES: JSON.stringify(doubles) } : {}),
     },
   };
 }
@@ -96,13 +98,22 @@ export interface RecordedLean {
   refusals: () => string[];
   /** The service's helper commands (`helpers`) it refused without ending (answered with the REPL's error shape). */
   helperRefusals: () => string[];
+  /** The typed doubles (`doubles`) that answered, in order (repl-doubles.ts). */
+  doubles: () => DoubleName[];
 }
 
 /**
  * A backend on the recorded REPL of `tag`, destroyed at the end of `t`; undefined when the recordings are absent.
  * `helpers`: the service's own helper commands (never recordable) to refuse without ending the process.
+ * `doubles`: the typed doubles that may answer the service's own commands (repl-doubles.ts).
  */
-export function recordedLean(t: Test, tag: string, imports = '', helpers?: RegExp): RecordedLean | undefined {
+export function recordedLean(
+  t: Test,
+  tag: string,
+  imports = '',
+  helpers?: RegExp,
+  doubles?: Doubles,
+): RecordedLean | undefined {
   if (recordedSkip(tag)) return undefined;
   const tmp = mkdtempSync(path.join(tmpdir(), 'recorded-repl-'));
   const refusalsFile = path.join(tmp, 'refusals.jsonl');
@@ -113,7 +124,11 @@ export function recordedLean(t: Test, tag: string, imports = '', helpers?: RegEx
     project_dir: ROOT,
   });
   const log = pino({ level: 'silent' });
-  const backend = new LeanBackend({ limits: LIMITS, log, launch: () => recordedLaunch(tag, refusalsFile, helpers) });
+  const backend = new LeanBackend({
+    limits: LIMITS,
+    log,
+    launch: () => recordedLaunch(tag, refusalsFile, helpers, doubles),
+  });
   t.teardown(async () => {
     // A session that never opened (its header refused) rejects again here; that refusal is the test's finding.
     await backend.destroy().catch(() => {});
@@ -126,19 +141,24 @@ export function recordedLean(t: Test, tag: string, imports = '', helpers?: RegEx
     ctx: () => ({ env, signal: new AbortController().signal, log, lean: backend, progress: () => {} }),
     refusals: () => readRefusals(refusalsFile).hard,
     helperRefusals: () => readRefusals(refusalsFile).helper,
+    doubles: () => readRefusals(refusalsFile).doubles,
   };
 }
 
-/** The refusals a recorded REPL logged: `hard` ended its process, `helper` answered a helper command with an error. */
-export function readRefusals(file: string): { hard: string[]; helper: string[] } {
+/**
+ * The refusals a recorded REPL logged: `hard` ended its process, `helper` answered a helper command with an error;
+ * and the typed doubles that answered (`doubles`).
+ */
+export function readRefusals(file: string): { hard: string[]; helper: string[]; doubles: DoubleName[] } {
   const rows = existsSync(file)
     ? readFileSync(file, 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as { reason: string; helper?: boolean })
+        .map((l) => JSON.parse(l) as { reason: string; helper?: boolean; double?: DoubleName })
     : [];
   return {
-    hard: rows.filter((r) => !r.helper).map((r) => r.reason),
+    hard: rows.filter((r) => !r.helper && !r.double).map((r) => r.reason),
     helper: rows.filter((r) => r.helper).map((r) => r.reason),
+    doubles: rows.flatMap((r) => (r.double ? [r.double] : [])),
   };
 }

@@ -9,7 +9,9 @@ import { LeanFailure, type ElabJob } from '../../src/backend/index.ts';
 import { LEAN_DEFAULT_MAX_HEARTBEATS, withBudget, WRAP_LINES } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { probedHeader } from '../../src/backend/session/header-probe.ts';
 import { readExchanges } from './repl-source.ts';
-import { RecordedAnswers } from './repl-answers.ts';
+import { RecordedAnswers, type Answer } from './repl-answers.ts';
+import { doubleAnswer } from './repl-doubles.ts';
+import { originalFromFull } from './repl-infotree.ts';
 import { recordedLean, recordedSkip, recordedTagDir } from './recorded-launch.ts';
 
 const TAG = 'v4.28.0';
@@ -137,3 +139,72 @@ t.test(
     }
   },
 );
+
+t.test('the original info tree is the full one cut as the REPL cuts it (repl-infotree.ts)', async (t) => {
+  const tactic = (synthetic: boolean, children: unknown[] = []) => ({
+    kind: 'TacticInfo',
+    node: { stx: { range: { synthetic } }, goalsBefore: [], goalsAfter: [] },
+    children,
+  });
+  const a = tactic(false);
+  const b = tactic(false);
+  const term = { kind: 'TermInfo', node: {}, children: [tactic(true, [a]), { goalState: '⊢ p' }] };
+  const full = { env: 1, infotree: [{ kind: 'CommandInfo', node: {}, children: [term, tactic(false, [b])] }] };
+  t.same(
+    originalFromFull(full),
+    { env: 1, infotree: [a, tactic(false, [b])] },
+    'original tactic nodes kept in pre-order, each with its kept descendants; the rest lifted out, holes dropped',
+  );
+  t.same(originalFromFull({ env: 1, infotree: [term.children[1]] }), { env: 1 }, 'no tree left: no field');
+  t.equal(originalFromFull({ env: 1 }), undefined, 'no tree: nothing to cut');
+});
+
+t.test('an original request is answered from the recorded full tree', { skip: recordedSkip(TAG) }, async (t) => {
+  const a = new RecordedAnswers(recordedTagDir(TAG)!);
+  const h = a.answer({ cmd: probedHeader('').cmd });
+  const env = h.kind === 'answer' ? (h.response.env as number) : -1;
+  // infotree_theorem.in records `theorem show_p …` with "infotree": "full" only.
+  const recorded = readExchanges(path.join(recordedTagDir(TAG)!, 'infotree_theorem.in'))[0]!;
+  t.equal(recorded.request.infotree, 'full');
+  const r = a.answer({ cmd: recorded.request.cmd, env, infotree: 'original' });
+  t.equal(r.kind, 'answer');
+  const nodes = (trees: unknown): { kind: string; node: { stx: { range: { synthetic: boolean } } } }[] =>
+    (trees as { kind: string; node: never; children: unknown }[]).flatMap((x) => [x, ...nodes(x.children)]);
+  const cut = r.kind === 'answer' ? nodes(r.response.infotree) : [];
+  const originals = nodes(recorded.response.infotree).filter(
+    (x) => x.kind === 'TacticInfo' && !x.node.stx.range.synthetic,
+  );
+  t.ok(cut.length > 0 && cut.length === originals.length, `${cut.length} nodes: the full tree's original tactic nodes`);
+  t.same(
+    cut.map((x) => x.node),
+    originals.map((x) => x.node),
+    'each as the full tree printed it, in its order',
+  );
+  t.match(a.answer({ cmd: recorded.request.cmd, env, infotree: 'substantive' }), { kind: 'refusal' }, 'not others');
+});
+
+t.test('typed doubles answer only when turned on, and only what they name', { skip: recordedSkip(TAG) }, async (t) => {
+  const a = new RecordedAnswers(recordedTagDir(TAG)!);
+  const header = { cmd: probedHeader('import Lean').cmd };
+  t.equal(doubleAnswer(a, header, {}), undefined, 'off: the header with the probe stays refused');
+  t.equal(doubleAnswer(a, { cmd: probedHeader('import Nonexistent').cmd }, { probe: true }), undefined, 'unrecorded');
+  const h = doubleAnswer(a, header, { probe: true });
+  t.match(h, { double: 'probe', answer: { kind: 'answer', response: { env: Number } } }, '`import Lean` as recorded');
+  const env = h?.answer.kind === 'answer' ? (h.answer.response.env as number) : -1;
+  const helper = '-- a helper of the service';
+  t.equal(doubleAnswer(a, { cmd: helper, env }, {}), undefined, 'off: no pass');
+  const p = doubleAnswer(a, { cmd: helper, env }, { pass: [helper] });
+  t.match(p, { double: 'pass', answer: { kind: 'answer', response: { env: Number } } }, 'the named text passes');
+  const passed = p?.answer.kind === 'answer' ? (p.answer.response.env as number) : -1;
+  // pickle_proof_state_1.in: `def f : Nat := by sorry` on `import Lean`, a warning on line 1.
+  const cmd = 'def f : Nat := by sorry';
+  const plain = a.answer({ cmd, env: passed });
+  t.match(plain, { kind: 'answer' }, 'the env after the pass stands for the recorded `import Lean` env');
+  const u = doubleAnswer(a, { cmd: `#wrap\n${cmd}`, env: passed }, { unwrap: '#wrap' });
+  const line = (x: Answer | undefined) =>
+    x?.kind === 'answer' ? (x.response.messages as { pos: { line: number } }[])[0]!.pos.line : -1;
+  t.equal(u?.double, 'unwrap');
+  t.equal(line(u?.answer), line(plain) + 1, 'the wrapped command answered as recorded, one line down');
+  t.equal(doubleAnswer(a, { cmd: `#wrap\n  ${cmd}`, env: passed }, { unwrap: '#wrap' }), undefined, 'padded: no');
+  t.equal(doubleAnswer(a, { cmd: '#wrap\ndef g := 1', env: passed }, { unwrap: '#wrap' }), undefined, 'unrecorded');
+});

@@ -11,6 +11,8 @@
  *     without ending the process: the answer is the REPL's error shape `{"message": "recorded-repl: …"}` [repl
  *     v4.28.0: REPL/JSON.lean, `Error`], which the service reads as Lean not answering (fail closed). Logged with
  *     `helper: true`; a test that sets it asserts which helpers were refused and never reads their outcome.
+ *   RECORDED_REPL_DOUBLES: the typed doubles a test turned on (JSON, repl-doubles.ts), tried only where no recording
+ *     answers; each use is logged with `double: <name>`, and the test asserts which answered.
  * Started by recorded-launch.ts through the product's launch path.
  *
  * Typed process faults, for what no recording can show (a kill at a deadline, a crash), never an
@@ -20,6 +22,7 @@
  */
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { RecordedAnswers } from './repl-answers.ts';
+import { doubleAnswer, doublesFromEnv } from './repl-doubles.ts';
 
 const REFUSAL_EXIT = 86;
 
@@ -31,6 +34,7 @@ if (!dir) {
 const answers = new RecordedAnswers(dir);
 const refusals = process.env.RECORDED_REPL_REFUSALS;
 const helpers = process.env.RECORDED_REPL_HELPERS ? new RegExp(process.env.RECORDED_REPL_HELPERS) : undefined;
+const doubles = doublesFromEnv(process.env.RECORDED_REPL_DOUBLES);
 const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const once = process.env.RECORDED_REPL_ONCE_FILE;
 const misbehave = (process.env.RECORDED_REPL_HANG || process.env.RECORDED_REPL_CRASH) && (!once || !existsSync(once));
@@ -60,7 +64,16 @@ function handle(block: string): void {
     if (request.tactic === process.env.RECORDED_REPL_HANG) return; // never answers
     if (request.tactic === process.env.RECORDED_REPL_CRASH) process.exit(70);
   }
-  const a = answers.answer(request);
+  let a = answers.answer(request);
+  const d = a.kind === 'refusal' && doubles ? doubleAnswer(answers, request, doubles) : undefined;
+  if (d) {
+    if (refusals)
+      appendFileSync(
+        refusals,
+        `${JSON.stringify({ reason: a.kind === 'refusal' ? a.reason : '', double: d.double })}\n`,
+      );
+    a = d.answer;
+  }
   if (
     a.kind === 'refusal' &&
     helpers &&

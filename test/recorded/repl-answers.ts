@@ -22,6 +22,8 @@
  *   add the field after the command was elaborated the same way (info trees are always on) [repl v4.24.0,
  *   v4.28.0, v4.33.0-rc2: REPL/Main.lean, `runCommand`; REPL/Frontend.lean, `processCommandsWithInfoTrees` sets
  *   `infoState.enabled := true`]. `rootGoals` adds sorries, so it is never removed. A plain recording is preferred.
+ *   An `infotree: "original"` request is also answered by a recording made with `infotree: "full"`, its tree cut
+ *   down to the `original` one the REPL computes from the same trees (repl-infotree.ts, with the REPL source).
  * The answer is the recorded response with the env renumbered to this process's own count, and its
  * sorries' proof states to this process's own (repl-proof-states.ts, which also answers tactics,
  * pickles and unpickles of proof states).
@@ -31,6 +33,7 @@ import { HEADER_PROBE } from '../../src/backend/session/header-probe.ts';
 import { LEAN_DEFAULT_MAX_HEARTBEATS, sentBudget, WRAP_LINES } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { readExchanges, transcriptFiles } from './repl-source.ts';
 import { RecordedProofStates } from './repl-proof-states.ts';
+import { originalFromFull } from './repl-infotree.ts';
 
 /** A recorded env: the transcript and the env id it had there; `INIT` is the Init environment. */
 const INIT = 'init';
@@ -103,6 +106,15 @@ export class RecordedAnswers {
           line: x.line,
           extra: true,
         });
+      // A `full` info tree holds the `original` one (repl-infotree.ts): the same command asked for that level.
+      const original = opts === 'infotree="full"' ? originalFromFull(response) : undefined;
+      if (original)
+        this.#add(`${on}\0infotree="original"\0${x.request.cmd}`, {
+          response: original,
+          file: name,
+          line: x.line,
+          extra: true,
+        });
       const limited = (on !== INIT && this.#ownLimit.has(on)) || /\bmaxHeartbeats\b/.test(x.request.cmd);
       if (limited && typeof response.env === 'number') this.#ownLimit.add(`${name}#${response.env}`);
     }
@@ -147,6 +159,18 @@ export class RecordedAnswers {
     return this.#reply(hits, wrapped ? WRAP_LINES : 0, []);
   }
 
+  /**
+   * For a typed double (repl-doubles.ts) only: a new env standing for the recorded envs `env` stands for, the answer
+   * to a command of the service's own that the double says changes nothing the recordings depend on.
+   */
+  standIn(env: unknown): Answer {
+    const on = typeof env === 'number' ? this.#envs.get(env) : undefined;
+    if (!on) return refuse(`env ${String(env)} was not handed out by this recorded REPL`);
+    const id = this.#nextEnv++;
+    this.#envs.set(id, on);
+    return { kind: 'answer', response: { env: id }, from: 'double' };
+  }
+
   /** A fresh request (the service's: a header and its probe after it), answered only as recorded. */
   #header(cmd: string, opts: string): Answer {
     const hits = this.#byInput.get(`${INIT}\0${opts}\0${cmd}`) ?? [];
@@ -179,7 +203,7 @@ const refuse = (reason: string): Answer => ({ kind: 'refusal', reason });
 type Positioned = { pos?: { line: number; column: number }; endPos?: { line: number; column: number } | null };
 
 /** The response with every message's and sorry's line moved down by `n` (the wrapper's lines). */
-function shiftLines(r: Record<string, unknown>, n: number): Record<string, unknown> {
+export function shiftLines(r: Record<string, unknown>, n: number): Record<string, unknown> {
   if (n === 0) return r;
   const move = <T extends Positioned>(x: T): T => ({
     ...x,

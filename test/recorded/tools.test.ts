@@ -4,7 +4,9 @@
  * recordings, its Lean messages are compared with the recorded response, printed as AXLE prints
  * them (issue 29 item 10). Where a tool needs an input no recording holds (its own probes and
  * option commands), the test says which: the recorded REPL refuses it and the tool reports a Lean
- * failure; those inputs are the gaps a machine with Lean (npm run lean:doctor) has to cover.
+ * failure, or a typed double the test names answers it (repl-doubles.ts: the header's probe, the
+ * extraction helper and its measure wrapper); those inputs are the gaps a machine with Lean
+ * (npm run lean:doctor) has to cover.
  */
 import path from 'node:path';
 import t, { type Test as TapTest } from 'tap';
@@ -13,6 +15,10 @@ import type { ToolName } from '../../src/contract/tools.ts';
 import { builtinTools } from '../../src/tools/index.ts';
 import { setOptionCommand } from '../../src/tools/elaborate.ts';
 import { GOAL_PRINTING_OPTIONS } from '../../src/tools/lean-texts.ts';
+import { helperSource, INFO_MARKER, wrapCommand } from '../../src/tools/extract-lean.ts';
+import { PROOF_STATES_CAP, proofStatesByLine } from '../../src/tools/proof-states.ts';
+import { tacticSteps } from '../../src/backend/protocol/infotree.ts';
+import type { Doubles } from './repl-doubles.ts';
 import { readExchanges } from './repl-source.ts';
 import { recordedLean, recordedSkip, recordedTagDir, type RecordedLean } from './recorded-launch.ts';
 
@@ -60,9 +66,11 @@ const run = (tool: string, body: Record<string, unknown>, ctx: unknown) =>
 
 /**
  * What each test of this file rests on, per tool (the closing note's table, printed by the last test):
- * - recorded: every input the tool sent to Lean was answered from a recording;
+ * - recorded: every input the tool sent to Lean was answered from a recording (an `original` info tree from the
+ *   recorded `full` one of the same command, as the REPL cuts it: repl-answers.ts), and the test asserts no refusal;
  * - partly recorded: the tool's answer rests on recorded answers, and the test also asserts which of its inputs
- *   no recording holds;
+ *   no recording holds: refused (as helpers, without ending the process) or answered by the typed doubles it names
+ *   (repl-doubles.ts), never by a made-up Lean message;
  * - gap: the tool's first unrecorded input is refused and the test asserts which (a check for lean:doctor).
  */
 type Basis = 'recorded' | 'partly recorded' | 'gap';
@@ -383,6 +391,143 @@ for (const tag of ['v4.21.0', 'v4.28.0', 'v4.33.0-rc2'])
     },
   );
 
+/**
+ * extract_proof_states asks for the info tree of original tactic nodes (`infotree: "original"`). The recordings hold
+ * one command's `full` tree per tag (infotree_theorem.in, v4.22.0 …): the recorded REPL answers the `original`
+ * request with the tree the REPL cuts from the same trees (repl-infotree.ts, with the REPL source it follows).
+ */
+const SHOW_P = 'theorem show_p (p: Prop) (h : p) : p := by exact h';
+for (const tag of ['v4.22.0', 'v4.28.0', 'v4.33.0-rc2'])
+  counted(
+    'extract_proof_states',
+    'recorded',
+    `extract_proof_states on recorded Lean ${tag}: the "original" tree held in the recorded "full" one (infotree_theorem.in)`,
+    tag,
+    async (t) => {
+      const recorded = readExchanges(path.join(recordedTagDir(tag)!, 'infotree_theorem.in'))[0]!;
+      t.same([recorded.request.cmd, recorded.request.infotree], [SHOW_P, 'full'], 'recorded with the full tree only');
+      const rec = on(tag);
+      const r = await run('extract_proof_states', { content: SHOW_P }, rec.ctx());
+      t.same(rec.refusedHere(), [], 'every input the tool sent was answered from a recording');
+      t.same(r.lean_messages, recordedSet(tag, 'infotree_theorem.in', SHOW_P), "Lean's recorded messages");
+      // The full tree read as the tool reads trees: its original tactic nodes, the others skipped.
+      const steps = tacticSteps(recorded.response.infotree);
+      t.ok(steps.length > 1, `${steps.length} original tactic nodes in the recorded full tree`);
+      t.same(r.proof_states, proofStatesByLine(steps, SHOW_P, PROOF_STATES_CAP).states, 'the states its steps give');
+      // After `exact h` (line 1, the last tactic) the recorded goals after are none.
+      t.same(r.proof_states, [{ line: 1, proof_state: 'no goals' }], 'no goals after `exact h`');
+      t.same(r.tool_messages.errors, [], 'no tool error');
+    },
+  );
+
+/**
+ * extract_decls and extract_theorems, partly on recordings. The content's declaration is answered as recorded on the
+ * recorded header (`import Lean`: the tool adds it for its helper; `import Mathlib`: the environment's); the service's
+ * own commands, which no recording can hold, by the typed doubles the test names (repl-doubles.ts): the header's
+ * probe, the extraction helper (lean/ExtractHelper.lean) and its `#lean_tool_measure` wrapper. Its `#lean_tool_info`
+ * probes have no double: refused as helpers, so the Lean fields stay empty and the tool says why. lean:doctor checks
+ * each double's assumption on a machine with Lean (`header imports`, `lean/ExtractHelper.lean elaborates`,
+ * `extract_decls: the helper compiles and answers for each declaration`).
+ */
+const EXTRACT_DOUBLES: Doubles = {
+  probe: true,
+  pass: [helperSource()],
+  unwrap: wrapCommand('', 0).text.split('\n')[0]!,
+};
+const INFO_PROBE = new RegExp(`^#${INFO_MARKER.trim()} `);
+
+/** [tag, tool, environment header, content (a recorded command), the transcript that recorded it on that header, what]. */
+const EXTRACTED: [tag: string, tool: string, imports: string, content: string, file: string, cls: string][] = [
+  [
+    'v4.28.0',
+    'extract_decls',
+    '',
+    'def f : Nat := by sorry',
+    'pickle_proof_state_1.in',
+    'a definition, after the `import Lean` the tool adds',
+  ],
+  [
+    'v4.21.0',
+    'extract_decls',
+    '',
+    'def f : Nat := by sorry',
+    'pickle_proof_state_env.in',
+    "a definition, after the `import Lean` the tool adds ('sorry' wording)",
+  ],
+  [
+    'v4.33.0-rc2',
+    'extract_decls',
+    'import Mathlib',
+    'example : 1 = 0 := sorry',
+    'Mathlib/test/placeholder_synthesis.in',
+    'an example after `import Mathlib` (nothing to probe)',
+  ],
+  [
+    'v4.28.0',
+    'extract_theorems',
+    'import Mathlib',
+    'theorem foo (x : Nat) : x = x := by sorry',
+    'Mathlib/test/induction.in',
+    'a theorem after `import Mathlib`',
+  ],
+  [
+    'v4.24.0',
+    'extract_theorems',
+    'import Mathlib',
+    'theorem test : 0 < 1 := by sorry',
+    'Mathlib/test/exact.in',
+    "a theorem after `import Mathlib` ('sorry' wording)",
+  ],
+  [
+    'v4.32.0',
+    'extract_theorems',
+    'import Mathlib',
+    'theorem test : 3 = 7 := by sorry',
+    'Mathlib/test/exact.in',
+    'a false theorem after `import Mathlib`',
+  ],
+];
+
+for (const [tag, tool, imports, content, file, cls] of EXTRACTED)
+  counted(
+    tool,
+    'partly recorded',
+    `${tool} on recorded Lean ${tag}: ${cls}; its own commands answered by named doubles`,
+    tag,
+    async (t) => {
+      const rec = recordedLean(t, tag, imports, INFO_PROBE, EXTRACT_DOUBLES)!;
+      const r = await run(tool, { content }, rec.ctx());
+      t.same(rec.refusals(), [], 'nothing else unrecorded');
+      t.same(
+        rec.doubles(),
+        ['probe', 'pass', 'unwrap'],
+        "doubles answered the service's own commands: its header's probe, the helper, the measure wrapper",
+      );
+      const probed = !content.startsWith('example');
+      t.same(
+        rec.helperRefusals().map((x) => INFO_PROBE.test(x.replace(/^no recording of "/, ''))),
+        probed ? [true] : [],
+        probed ? 'its #lean_tool_info probe refused as a helper' : 'an example: no probe',
+      );
+      // With imports, the returned content is the environment's header, a blank line, then the declaration.
+      const want = recordedSet(tag, file, content, 0, imports ? imports.split('\n').length + 1 : 0);
+      t.ok(want.warnings.length + want.errors.length > 0, `recorded: ${JSON.stringify(want)}`);
+      t.same(r.lean_messages, want, "Lean's recorded messages, as AXLE prints them");
+      const docs = Object.values(r.documents as Record<string, Json>);
+      t.equal(docs.length, 1, 'one document');
+      t.same(docs[0].declaration_messages, want, "the declaration's messages: the recording's, on its own lines");
+      if (tool === 'extract_theorems') t.same(docs[0].theorem_messages, want, 'and as the theorem messages');
+      t.same(
+        [docs[0].type, docs[0].type_hash, docs[0].wall_ms, docs[0].heartbeats],
+        ['', null, 0, 0],
+        'no Lean field made up: the info probe was refused and the measure was a double',
+      );
+      if (probed)
+        t.match(r.tool_messages.errors, [/^extraction helper, asking about '\w+': /], 'the unanswered probe, reported');
+      else t.same(r.tool_messages.errors, [], 'no tool error');
+    },
+  );
+
 /** Tools that need an input no recording holds: which one, as the recorded REPL reports it. */
 const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: string][] = [
   [
@@ -420,7 +565,7 @@ const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: 
     'extract_proof_states',
     { content: 'theorem foo (x : Int) : x = x := by sorry' },
     /with infotree="original"/,
-    'its info tree request: `infotree` recorded only as "full" and "substantive"',
+    'its info tree request: this content is recorded without an info tree (sorry_hypotheses.in)',
   ],
   [
     'extract_proof_states',
@@ -430,9 +575,9 @@ const GAPS: [tool: string, body: Record<string, unknown>, missing: RegExp, why: 
   ],
   [
     'extract_proof_states',
-    { content: NO_GOALS },
+    { content: UNUSED },
     /with infotree="original"/,
-    'no recording with the option the service sends',
+    'a "substantive" tree is recorded (infotree.in): it drops the `by` and sequence nodes the original one keeps',
   ],
   [
     'extract_decls',
@@ -588,6 +733,11 @@ t.test(
       rows.filter((r) => r.tool !== 'comparator' && r.recorded + r.partly + r.gap === 0).map((r) => r.tool),
       [],
       'every REPL tool has a test on the recorded REPL: resting on recordings, or asserting which input has none',
+    );
+    t.same(
+      rows.filter((r) => r.tool !== 'comparator' && r.recorded + r.partly < 3).map((r) => r.tool),
+      [],
+      'every REPL tool has at least 3 tests resting wholly or partly on recordings',
     );
   },
 );
