@@ -1,6 +1,7 @@
 /**
  * Daemon configuration: `config/default.json`, then an overlay file (`LEAN_TOOL_CONFIG`,
- * which must exist when set; else `config/local.json` when present), then environment
+ * which must exist when set; else `config/local.json` when present; both read by
+ * src/config-files.ts), then environment
  * variables (HOST, PORT, LEAN_TOOL_API_KEYS, LEAN_TOOL_ADMIN_KEYS; the cluster's in
  * src/cluster/config.ts: LEAN_TOOL_ROLE, NATS_URL, ...). Only
  * `src/main.ts` calls `loadConfig`; everything else receives a Config.
