@@ -18,7 +18,12 @@ import { commandResponse } from '../src/backend/protocol/schema.ts';
 import { ResultCache } from '../src/cache/result-cache.ts';
 import { codeCacheSetting } from '../src/config-files.ts';
 import { PROJECT_ROOT, type ConfigInput } from '../src/config.ts';
-import { deadlineSignal, plainDeadlineSignal, type DeadlineSignal } from '../src/util/deadline-signal.ts';
+import {
+  deadlineSignal,
+  plainDeadlineSignal,
+  useDeadlineSignalTimer,
+  type DeadlineSignal,
+} from '../src/util/deadline-signal.ts';
 import { buildApp, type AppOptions } from '../src/app.ts';
 import { fakeLaunch } from './backend/fake.ts';
 import { checkResult, TEST_ENV, testConfig, testProbe, validRequest } from './helpers.ts';
@@ -259,6 +264,19 @@ t.test('deadlineSignal: the plain AbortSignal.any path ends the same way in ever
       name,
     );
   }
+});
+
+t.test('deadlineSignal: the process-wide switch picks the path (the plain one cannot leave its parent)', async (t) => {
+  t.teardown(() => useDeadlineSignalTimer(true));
+  const leftAfterClear = (on: boolean) => {
+    useDeadlineSignalTimer(on);
+    const parent = new AbortController();
+    const d = deadlineSignal(parent.signal, 10_000);
+    d.clear();
+    parent.abort();
+    return !d.signal.aborted;
+  };
+  t.same([leftAfterClear(true), leftAfterClear(false)], [true, false]);
 });
 
 /** The code cache's loader, a script outside the TypeScript sources. */
