@@ -46,6 +46,7 @@ export function isCurrent() {
       'cli.cjs',
       'structural-worker.js',
       'search-plan-worker.js',
+      'config-files.js',
       'site/README.md',
     ].every((f) => existsSync(path.join(root, 'dist', f))) &&
     statSync(stamp).mtimeMs >= inputs

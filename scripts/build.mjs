@@ -18,6 +18,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRIES = {
   'structural-worker': 'src/workers/structural-task.ts',
   'search-plan-worker': 'src/search/plan-task.ts',
+  // Read by dist/main.js (fastPaths.codeCache) before the daemon's bundle is compiled.
+  'config-files': 'src/config-files.ts',
 };
 // Run through scripts/code-cache.mjs: CommonJS, because V8's code cache is given to a script
 // (vm.Script), not to an ES module, on Node 20.

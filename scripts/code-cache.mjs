@@ -5,6 +5,12 @@
 // Node 22), hence CommonJS bundles compiled through vm.Script with cachedData
 // (docs/architecture.md). scripts/build.mjs copies this file to dist/code-cache.mjs, which
 // dist/main.js (the daemon, scripts/daemon-loader.mjs) and bin/lean-tool.js (the CLI) import.
+//
+// Fast path (config fastPaths.codeCache, read by dist/main.js; off: `cache: false`, Node's own
+// require() of the bundle). Retire when: package.json engines.node's minimum is 22.8.0 or later,
+// where module.enableCompileCache() caches CommonJS and ES modules alike (Node 22.8.0 changelog,
+// nodejs/node#54501; NODE_COMPILE_CACHE since 22.1.0): then an ES module bundle and that call
+// replace this file (test/fast-paths.test.ts checks engines.node), or re-check by 2027-05-31.
 import { hash } from 'node:crypto';
 import { accessSync, constants, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -82,9 +88,11 @@ function compile(bundle, cacheFile) {
  * Runs `bundle` (an absolute path) and returns its exports, and `saveCache`: when the bundle ran
  * without a usable cache (the first run of a build, a Node upgrade, other V8 flags), writes one
  * holding every function compiled so far, so the caller calls it once the work worth caching
- * has run (~20 ms for the daemon's); otherwise it does nothing.
+ * has run (~20 ms for the daemon's); otherwise it does nothing. `cache: false`: the plain path,
+ * Node's require(), with no cache read or written.
  */
-export function runBundle(bundle) {
+export function runBundle(bundle, { cache: useCache = true } = {}) {
+  if (!useCache) return { exports: createRequire(bundle)(bundle), saveCache: () => {} };
   const cacheFile = `${bundle}.cache`;
   const { script, key, cached } = compile(bundle, cacheFile);
   const module = { exports: {} };

@@ -137,7 +137,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('svc', null as never);
   app.decorateRequest('caller', null as never);
   registerRequestLog(app, logger);
-  serveHits(front, { config, logger, cache: parts.cache, keys, state, reqIds, metrics, links });
+  // Off (fastPaths.hitFront): the front passes every request to fastify, whose route answers hits.
+  if (config.fastPaths.hitFront)
+    serveHits(front, { config, logger, cache: parts.cache, keys, state, reqIds, metrics, links });
   registerLifecycle(app, config, state, { registry, cluster, ...parts });
   const w = { config, registry, warnings, keys, limiter, cluster, pipeline, links, authorize, authorizeListing };
   const unready = () => state.closing || state.unready;
@@ -184,6 +186,7 @@ async function registerHttp(app: FastifyInstance, w: Wired): Promise<void> {
   registerRoutes(app, {
     links: w.links,
     cacheStatus: config.server.cacheStatus,
+    lightAbortController: config.fastPaths.lightAbortController,
     authorize: w.authorize,
     authorizeListing: w.authorizeListing,
     closing: w.closing,
@@ -276,6 +279,7 @@ function backends(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger, 
   const backend = new LeanBackend({
     limits: config.lean,
     log: logger,
+    replAnswerByHand: config.fastPaths.replAnswerByHand,
     ...(opts.launch ? { launch: opts.launch } : { hostEnv }),
   });
   const cache = new ResultCache(config.cache.maxBytes);
@@ -379,6 +383,7 @@ function serveHits(
   front.serve({
     bodyLimit: d.config.server.bodyLimitBytes,
     cacheStatus: d.config.server.cacheStatus,
+    knownBodies: d.config.fastPaths.knownBodies,
     cors: d.config.server.corsOrigins.length ? corsPolicy(d.config.server.corsOrigins) : undefined,
     // Pipeline.lookupRaw's steps, on the bytes rather than their text.
     cache: d.cache,

@@ -1,11 +1,11 @@
 /**
  * Daemon configuration: `config/default.json`, then an overlay file (`LEAN_TOOL_CONFIG`,
- * which must exist when set; else `config/local.json` when present), then environment
+ * which must exist when set; else `config/local.json` when present; both read by
+ * src/config-files.ts), then environment
  * variables (HOST, PORT, LEAN_TOOL_API_KEYS, LEAN_TOOL_ADMIN_KEYS; the cluster's in
  * src/cluster/config.ts: LEAN_TOOL_ROLE, NATS_URL, ...). Only
  * `src/main.ts` calls `loadConfig`; everything else receives a Config.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { applyClusterEnv, clusterConfig, effectiveSlots, usesNats } from './cluster/config.ts';
@@ -14,9 +14,10 @@ import { comparatorConfig } from './envs/comparator-config.ts';
 import { environmentConfig, processLimits } from './envs/config.ts';
 
 import { PROJECT_ROOT } from './project-root.ts';
+import { ConfigError, readConfigFiles } from './config-files.ts';
 
-// Scripts and tests import it from here with the configuration.
-export { PROJECT_ROOT };
+// Scripts and tests import them from here with the configuration.
+export { ConfigError, PROJECT_ROOT };
 
 const keyEntry = z.strictObject({
   key: z.string().min(8, 'API keys must be at least 8 characters'),
@@ -221,6 +222,26 @@ export const configSchema = z.strictObject({
         .default(32 * 1024 * 1024),
     })
     .prefault({}),
+  /**
+   * The hand-written fast paths, each on by default; off takes the plain path, which answers the
+   * same bytes (test/fast-paths.test.ts). What each saves and when it is to go: docs/hot-paths.md.
+   */
+  fastPaths: z
+    .strictObject({
+      /** Cache hits answered before fastify (src/server/hit-front.ts); off: fastify's route answers them. */
+      hitFront: z.boolean().default(true),
+      /** The front knows a repeated body by its bytes (src/cache/known-bodies.ts); off: its raw key is made each time. */
+      knownBodies: z.boolean().default(true),
+      /** The REPL's common command answer read by hand beside zod (src/backend/protocol/schema.ts); off: zod alone. */
+      replAnswerByHand: z.boolean().default(true),
+      /** The route's light abort controller (src/util/request-abort.ts); off: Node's AbortController. */
+      lightAbortController: z.boolean().default(true),
+      /** V8's code cache for the built daemon (scripts/code-cache.mjs); off: Node's require() compiles the bundle. */
+      codeCache: z.boolean().default(true),
+      /** A parent-or-timeout signal on its own timer (src/util/deadline-signal.ts); off: AbortSignal.any with AbortSignal.timeout. */
+      deadlineSignal: z.boolean().default(true),
+    })
+    .prefault({}),
   /** Scale-out over NATS JetStream (src/cluster); the default is one machine, no NATS. */
   cluster: clusterConfig,
   /** Proof search sessions on /v1/stream (src/search, docs/proof-search.md). */
@@ -230,30 +251,6 @@ export const configSchema = z.strictObject({
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type KeyEntry = z.output<typeof keyEntry>;
-
-/** A configuration mistake, said in one line that names the setting (no stack: main prints the message). */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-function readJson(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(
-      `${what}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError(`${what}: ${file} is not valid JSON (${(e as Error).message})`);
-  }
-}
 
 /** zod issues as one line: `admission.keyConcurrency: Too small: expected number to be >0; …`. */
 const oneLine = (issues: readonly z.core.$ZodIssue[]) =>
@@ -266,19 +263,6 @@ const oneLine = (issues: readonly z.core.$ZodIssue[]) =>
           : i.message),
     )
     .join('; ');
-
-/** Shallow-by-section merge: overlay sections replace keys inside base sections; arrays replace. */
-function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(top)) {
-    const b = out[k];
-    out[k] =
-      b && v && typeof b === 'object' && typeof v === 'object' && !Array.isArray(b) && !Array.isArray(v)
-        ? { ...b, ...v }
-        : v;
-  }
-  return out;
-}
 
 const splitKeys = (s: string | undefined) =>
   (s ?? '')
@@ -311,26 +295,7 @@ export interface LoadOptions {
 }
 
 export function loadConfigFiles(env: NodeJS.ProcessEnv, root = PROJECT_ROOT, opts: LoadOptions = {}): LoadedConfig {
-  const defaults = path.join(root, 'config', 'default.json');
-  const files = [defaults];
-  let raw = readJson(defaults, 'config/default.json') as Record<string, unknown>;
-  // A file named on purpose must exist; the implicit config/local.json is optional.
-  if (env.LEAN_TOOL_CONFIG) {
-    if (!existsSync(env.LEAN_TOOL_CONFIG)) {
-      if (opts.overlayMayBeMissing) return finish(raw, files, env, root);
-      throw new ConfigError(
-        `LEAN_TOOL_CONFIG names ${env.LEAN_TOOL_CONFIG}, which does not exist (unset it to use config/local.json when present)`,
-      );
-    }
-    raw = overlay(raw, readJson(env.LEAN_TOOL_CONFIG, 'LEAN_TOOL_CONFIG') as Record<string, unknown>);
-    files.push(env.LEAN_TOOL_CONFIG);
-  } else {
-    const local = path.join(root, 'config', 'local.json');
-    if (existsSync(local)) {
-      raw = overlay(raw, readJson(local, 'config/local.json') as Record<string, unknown>);
-      files.push(local);
-    }
-  }
+  const { raw, files } = readConfigFiles(env, root, opts.overlayMayBeMissing);
   return finish(raw, files, env, root);
 }
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfigFiles, shutdownDelayMs, type Config, type LoadedConfig } from './config.ts';
 import { listenErrorLine } from './server/listen-error.ts';
+import { useDeadlineSignalTimer } from './util/deadline-signal.ts';
 import { listeningMessage } from './server/listening-line.ts';
 
 const WARM_WORKERS_AFTER_MS = 300;
@@ -18,6 +19,8 @@ export const started: Promise<void> = start();
 
 async function start(): Promise<void> {
   const { config, files } = configOrExit();
+  // Process-wide, as the Node behaviour it works around (config fastPaths.deadlineSignal).
+  useDeadlineSignalTimer(config.fastPaths.deadlineSignal);
   const app = await buildApp({ config, hostEnv: process.env });
   app.log.info({ configFiles: files }, `configuration from ${files.join(', ')}`);
   const shutdown = drain(app, config);

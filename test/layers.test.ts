@@ -15,6 +15,7 @@ const SRC = path.join(import.meta.dirname, '..', 'src');
 const RANK: Record<string, number> = {
   // Leaves: no import of any other part.
   'project-root': 0,
+  'config-files': 0,
   errors: 0,
   log: 0,
   util: 0,

@@ -115,7 +115,12 @@ export interface LeanRunner {
   ): Promise<ElabResult>;
 }
 
-export type BackendOptions = { limits: BackendLimits; log: Log } & (
+export type BackendOptions = {
+  limits: BackendLimits;
+  log: Log;
+  /** The REPL's common command answer read by hand (config fastPaths.replAnswerByHand; default true); false: zod alone. */
+  replAnswerByHand?: boolean;
+} & (
   | {
       /** How to start a REPL for an environment (tests substitute the fake REPL's launch). */
       launch: (env: EnvironmentConfig) => LaunchSpec;
@@ -217,6 +222,7 @@ export class LeanBackend implements LeanRunner {
                 maxRssBytes: hardRss,
                 maxProcesses: limits.maxProcesses,
                 rssPollMs: l.rssPollMs,
+                answerByHand: opts.replAnswerByHand !== false,
               }),
             log,
             prefixEntries: l.prefixEntries,

@@ -14,6 +14,10 @@
  * the cache's own bound are unchanged. Bounded on its own (KNOWN_BODIES_LIMITS): bodies up to
  * 64 KiB, 1,024 entries, 8 MiB of bodies and texts; the oldest entry goes first. An entry is made
  * only for a confirmed hit of an authorized caller (src/server/hit-front.ts).
+ *
+ * Fast path (config fastPaths.knownBodies; off: the front makes every body's raw key).
+ * Retire when: `node --import tsx bench/fast-paths.ts hits` measures CPU per hit with it off
+ * within 2% of it on (a cheaper raw key), or the hit front is retired; or re-check by 2027-05-31.
  */
 import type { RawKey } from './result-cache.ts';
 

@@ -13,6 +13,11 @@
  *
  * `app.inject` calls fastify's handler directly, not through this server: tests through
  * `inject` take fastify's own hit path, which answers the same bytes.
+ *
+ * Fast path (config fastPaths.hitFront; off: fastify's route answers every hit, the same bytes).
+ * Retire when: `node --import tsx bench/fast-paths.ts hits` measures the daemon with
+ * fastPaths.hitFront off within 1.1× the bare fastify route's CPU per hit (the hit-path target
+ * this front exists for, docs/benchmarks.md), e.g. after a fastify major; or re-check by 2027-05-31.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Caller } from '../admission/keys.ts';
@@ -43,6 +48,8 @@ export interface HitFrontDeps {
   bodyLimit: number;
   /** `x-cache: hit` on the answer (config server.cacheStatus), as the route sends it. */
   cacheStatus: boolean;
+  /** Repeated bodies known by their bytes (config fastPaths.knownBodies); false: every body's raw key is made. */
+  knownBodies?: boolean;
   /** The CORS policy fastify's hook applies (src/server/cors.ts); undefined when CORS is off. */
   cors?: CorsPolicy | undefined;
   /** The raw-body lookup (as Pipeline.lookupRaw does it), on the bytes as received. */
@@ -110,19 +117,22 @@ function candidateTool(req: IncomingMessage, bodyLimit: number): string | undefi
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** The response headers of a hit, as fastify's route sends them (same names, order and values). */
+/**
+ * The response headers of a hit, as fastify's route sends them (same names, order and values:
+ * the CORS headers first, set by fastify's onRequest hook before the route's own).
+ */
 const hitHeaders = (length: number, cacheStatus: boolean, extra: readonly string[]) => {
   const base = cacheStatus
     ? ['x-cache', 'hit', 'content-type', 'application/json; charset=utf-8', 'content-length', String(length)]
     : ['content-type', 'application/json; charset=utf-8', 'content-length', String(length)];
-  return extra.length ? [...base, ...extra] : base;
+  return extra.length ? [...extra, ...base] : base;
 };
 
 const NO_HEADERS: readonly string[] = [];
 
-/** The dependencies and the front's own memory of bodies answered as hits. */
+/** The dependencies and the front's own memory of bodies answered as hits (none when switched off). */
 interface Serving extends HitFrontDeps {
-  bodies: KnownBodies;
+  bodies: KnownBodies | undefined;
 }
 
 export class HitFront {
@@ -130,7 +140,7 @@ export class HitFront {
 
   /** Starts answering hits (until then every request goes to fastify). */
   serve(deps: HitFrontDeps): void {
-    this.#deps = { ...deps, bodies: new KnownBodies() };
+    this.#deps = { ...deps, bodies: deps.knownBodies === false ? undefined : new KnownBodies() };
   }
 
   /**
@@ -216,7 +226,7 @@ function answer(req: IncomingMessage, r: ReadState): void {
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   // Joined once: a miss's body parser (src/server/body.ts) takes these bytes, not the pieces again.
   if (chunks.length > 1) r.chunks = [bytes];
-  const known = deps.bodies.find(r.tool, bytes);
+  const known = deps.bodies?.find(r.tool, bytes);
   const rawKey = known ? known.rawKey : deps.cache.rawKey(r.tool, bytes);
   const hit = deps.cache.getRaw(rawKey);
   r.lookup = { hit, rawKey };
@@ -227,7 +237,7 @@ function answer(req: IncomingMessage, r: ReadState): void {
   // The same CORS headers as fastify's hook (src/server/cors.ts) sets on the route's answer.
   const cors = deps.cors ? corsHeaders(deps.cors, req.headers.origin) : NO_HEADERS;
   sendHit(r.res, hit, requestId, deps.cacheStatus, cors);
-  const body = known ?? deps.bodies.remember(r.tool, bytes, rawKey);
+  const body = known ?? deps.bodies?.remember(r.tool, bytes, rawKey) ?? { tool: r.tool, text: bytes.toString('utf8') };
   deps.answered({
     reqId,
     requestId,

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isToolName, type ToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
+import type { OwnController } from '../admission/deadline.ts';
 import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
 import type { Pipeline, Prepared, RunInfo } from './pipeline.ts';
@@ -36,6 +37,8 @@ export interface RouteDeps {
   links?: SharedLinks;
   /** `x-cache: hit|miss` on tool responses (config server.cacheStatus; off: no header). */
   cacheStatus?: boolean;
+  /** The light controller per request (config fastPaths.lightAbortController; default true); false: Node's. */
+  lightAbortController?: boolean;
 }
 
 /**
@@ -43,8 +46,9 @@ export interface RouteDeps {
  * request's deadline (RunOptions.controller): one controller per request, a light one
  * (src/util/request-abort.ts says why Node's own is not).
  */
-function clientGoneController(reply: FastifyReply): RequestAbortController {
-  const ctrl = new RequestAbortController();
+function clientGoneController(reply: FastifyReply, light: boolean): OwnController {
+  // Off (config fastPaths.lightAbortController): Node's own, the plain path.
+  const ctrl = light ? new RequestAbortController() : new AbortController();
   // A response emits 'close' once: `on`, not `once`, whose wrapper is two more objects per request.
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) ctrl.abort(serviceError('cancelled', 'client_disconnected'));
@@ -83,7 +87,7 @@ async function runMiss(
   rawKey: RawKey | undefined,
   request: FastifyRequest,
   reply: FastifyReply,
-  gone: RequestAbortController,
+  gone: OwnController,
 ): Promise<unknown> {
   const result = await deps.pipeline.execute(
     prepared,
@@ -118,6 +122,7 @@ async function runMiss(
 function toolRunner(deps: RouteDeps) {
   const links = deps.links?.enabled ? deps.links : undefined;
   const cacheStatus = deps.cacheStatus === true;
+  const light = deps.lightAbortController !== false;
   return async (tool: string, request: FastifyRequest, reply: FastifyReply) => {
     const requestId = newRequestId();
     request.svc = { tool, requestId };
@@ -132,7 +137,7 @@ function toolRunner(deps: RouteDeps) {
     const a = { tool, requestId, raw, links, cacheStatus };
     if (r?.hit) return sendHit(a, r.hit.body, request, reply);
     // A large body left unparsed is validated on a worker thread (deferred-body.ts), abortable from the start.
-    const gone = request.body instanceof DeferredBody ? clientGoneController(reply) : undefined;
+    const gone = request.body instanceof DeferredBody ? clientGoneController(reply, light) : undefined;
     const prepared = gone
       ? await deps.pipeline.prepareDeferred(tool, request.body as DeferredBody, request.svc, r?.rawKey, {
           caller: request.caller,
@@ -141,7 +146,7 @@ function toolRunner(deps: RouteDeps) {
         })
       : deps.pipeline.prepare(tool, request.body, request.svc, r?.rawKey);
     if ('hit' in prepared) return sendHit(a, prepared.hit.body, request, reply);
-    return runMiss(deps, a, prepared.miss, r?.rawKey, request, reply, gone ?? clientGoneController(reply));
+    return runMiss(deps, a, prepared.miss, r?.rawKey, request, reply, gone ?? clientGoneController(reply, light));
   };
 }
 

@@ -11,6 +11,11 @@
  * (test/cluster/operator.test.ts, under load). Later Node versions keep such signals alive
  * (`gcPersistentSignals.add(signal)` in `any`); this helper does not depend on either: its
  * timer holds its controller.
+ *
+ * Fast path (config fastPaths.deadlineSignal; off: `plainDeadlineSignal`, the call it replaced).
+ * Retire when: package.json engines.node's minimum is a Node whose `AbortSignal.any` keeps an
+ * `AbortSignal.timeout` source alive across a GC (nodejs/node#57736, reported on v23.11, closed;
+ * still lost on v20.20) — test/fast-paths.test.ts fails on that Node — or re-check by 2027-05-31.
  */
 export interface DeadlineSignal {
   readonly signal: AbortSignal;
@@ -20,7 +25,27 @@ export interface DeadlineSignal {
   clear(): void;
 }
 
+/** Whether deadlineSignal takes its own timer (set once by the process entry, src/main.ts, from the configuration). */
+let ownTimer = true;
+export function useDeadlineSignalTimer(on: boolean): void {
+  ownTimer = on;
+}
+
+/** The plain path: what deadlineSignal replaced. `clear` stops nothing (AbortSignal.timeout's timer is unref'd). */
+export function plainDeadlineSignal(parent: AbortSignal | undefined, ms: number): DeadlineSignal {
+  const timeout = AbortSignal.timeout(ms);
+  return {
+    // eslint-disable-next-line no-restricted-properties -- the plain path, off by default (header above)
+    signal: parent ? AbortSignal.any([parent, timeout]) : timeout,
+    get timedOut() {
+      return timeout.aborted;
+    },
+    clear() {},
+  };
+}
+
 export function deadlineSignal(parent: AbortSignal | undefined, ms: number): DeadlineSignal {
+  if (!ownTimer) return plainDeadlineSignal(parent, ms);
   const controller = new AbortController();
   let timedOut = false;
   const onParent = () => controller.abort(parent?.reason);

@@ -69,7 +69,7 @@ t.test("fixture exchanges (this project's own, shaped as REPL/JSON.lean defines)
   const [session] = fixtures.filter((f) => f.endsWith('session.in'));
   const decoded = new ResponseDecoder()
     .push(readFileSync(session!.replace(/\.in$/, '.out'), 'utf8'))
-    .map(parseResponse);
+    .map((j) => parseResponse(j));
   t.same(
     decoded.map((r) => r.type),
     ['command', 'proofStep', 'command', 'command', 'error', 'command'],
@@ -128,6 +128,23 @@ t.test('the hand-read command response is exactly what zod parses', async (t) =>
     { env: 0, tactics: [{ tactic: 'rfl' }] },
   ])
     t.equal(plainCommandResponse(bad), undefined, JSON.stringify(bad));
+});
+
+t.test('fastPaths.replAnswerByHand off (zod alone) gives the same bytes for every recorded response', async (t) => {
+  const outs = [...exchanges(FIXTURES, '.in', '.out'), ...transcripts].map((f) =>
+    f.replace(/\.in$/, existsSync(f.replace(/\.in$/, '.expected.out')) ? '.expected.out' : '.out'),
+  );
+  let byHand = 0;
+  const differ: string[] = [];
+  for (const out of outs)
+    for (const json of new ResponseDecoder().push(readFileSync(out, 'utf8'))) {
+      if (json && typeof json === 'object' && plainCommandResponse(json)) byHand++;
+      // JSON.stringify: the members' order too, which t.same does not compare.
+      if (JSON.stringify(parseResponse(json, true)) !== JSON.stringify(parseResponse(json, false)))
+        differ.push(path.basename(out));
+    }
+  t.same(differ, [], 'no response differs');
+  t.ok(byHand > 0, `${byHand} responses took the hand-read path`);
 });
 
 t.test('errors are their own shape', async (t) => {

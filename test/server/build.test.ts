@@ -154,3 +154,40 @@ t.test('the CLI runs its bundle with a code cache too, written by its first call
   const second = version();
   t.same([second.status, second.stdout], [0, first.stdout], 'the next call answers the same from the cache');
 });
+
+/** What a caller of the built daemon sees for a few requests: status and body bytes (request ids masked). */
+async function answers(port: number): Promise<string[]> {
+  const out: string[] = [];
+  for (const [url, body] of [
+    ['/v1/environments', undefined],
+    ['/api/v1/check', '{"content": 1}'],
+  ] as const) {
+    const r = await fetch(`http://127.0.0.1:${port}${url}`, {
+      method: body ? 'POST' : 'GET',
+      ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}),
+    });
+    const text = (await r.text()).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'id');
+    out.push(`${r.status} ${r.headers.get('content-type')} ${text}`);
+  }
+  return out;
+}
+
+t.test(
+  'fastPaths.codeCache off: Node compiles the bundle, no cache is read or written, the same answers',
+  async (t) => {
+    buildOnce();
+    const on = await startDaemonProcess(t, [MAIN]);
+    const withCache = await answers(on.port);
+    t.equal(await stop(on.child), 0);
+    rmSync(CACHE, { force: true });
+    const overlay = path.join(PROJECT_ROOT, 'dist', `fast-paths-off.${process.pid}.json`);
+    writeFileSync(overlay, JSON.stringify({ fastPaths: { codeCache: false } }));
+    t.teardown(() => rmSync(overlay, { force: true }));
+    const off = await startDaemonProcess(t, [MAIN], { LEAN_TOOL_CONFIG: overlay });
+    t.same(await answers(off.port), withCache, 'same status, type and bytes');
+    // The cache path writes its cache once the daemon listens (the first test): by now it would be there.
+    await new Promise((r) => setTimeout(r, 500));
+    t.equal(await stop(off.child), 0);
+    t.notOk(existsSync(CACHE), 'no cache written');
+  },
+);

@@ -35,6 +35,8 @@ export interface ReplProcessOptions {
   maxProcesses?: number;
   /** How often the watchdog looks at the tree (it runs for the process's whole life). */
   rssPollMs?: number;
+  /** Read the common command answer by hand beside zod (parseResponse; default true). */
+  answerByHand?: boolean;
 }
 
 /** Process groups alive in this daemon: killed synchronously if the daemon exits. */
@@ -218,7 +220,7 @@ export class ReplProcess {
       }
       this.#pending = undefined;
       try {
-        p.resolve(parseResponse(json));
+        p.resolve(parseResponse(json, this.#opts.answerByHand !== false));
       } catch (e) {
         this.kill('garbage', `unexpected REPL response shape: ${(e as Error).message.slice(0, 300)}`);
         p.reject(new ReplError('garbage', `unexpected REPL response shape: ${(e as Error).message.slice(0, 300)}`));

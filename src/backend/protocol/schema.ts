@@ -59,11 +59,18 @@ export type ReplResponse =
   | { type: 'proofStep'; value: ProofStepResponse }
   | { type: 'error'; value: ErrorResponse };
 
-/** Classify and parse one decoded response; throws a ZodError if it fits no shape. */
-export function parseResponse(json: unknown): ReplResponse {
+/**
+ * Classify and parse one decoded response; throws a ZodError if it fits no shape. `byHand` false
+ * (config fastPaths.replAnswerByHand off): zod alone, the plain path, with the same output.
+ */
+export function parseResponse(json: unknown, byHand = true): ReplResponse {
   if (json && typeof json === 'object') {
     if ('proofState' in json && 'goals' in json) return { type: 'proofStep', value: proofStepResponse.parse(json) };
-    if ('env' in json) return { type: 'command', value: plainCommandResponse(json) ?? commandResponse.parse(json) };
+    if ('env' in json)
+      return {
+        type: 'command',
+        value: (byHand ? plainCommandResponse(json) : undefined) ?? commandResponse.parse(json),
+      };
     if ('message' in json) return { type: 'error', value: errorResponse.parse(json) };
   }
   // Let zod say what is wrong with it.
@@ -76,6 +83,10 @@ export function parseResponse(json: unknown): ReplResponse {
  * zod's generic walk (every miss reads one). Anything else, or anything that fails a check, is
  * left to zod (undefined), which parses or says what is wrong; test/backend/protocol.test.ts
  * holds the two to the same output on every recorded response.
+ *
+ * Fast path (config fastPaths.replAnswerByHand; off: zod alone). Retire when:
+ * `node --import tsx bench/fast-paths.ts parse` measures zod alone under 1.25× the hand read (a
+ * faster zod), or the REPL's answer changes shape; or re-check by 2027-05-31.
  */
 const SEVERITIES: ReadonlySet<unknown> = new Set(replMessage.shape.severity.options);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
