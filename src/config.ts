@@ -238,7 +238,7 @@ export const configSchema = z.strictObject({
       lightAbortController: z.boolean().default(true),
       /** V8's code cache for the built daemon (scripts/code-cache.mjs); off: Node's require() compiles the bundle. */
       codeCache: z.boolean().default(true),
-      /** A parent-or-timeout signal on its own timer (src/util/deadline-signal.ts); off: AbortSignal.any with AbortSignal.timeout. */
+      /** A parent-or-timeout signal on its own timer (src/util/timeout-signal.ts); off: AbortSignal.any with AbortSignal.timeout. */
       deadlineSignal: z.boolean().default(true),
     })
     .prefault({}),

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfigFiles, shutdownDelayMs, type Config, type LoadedConfig } from './config.ts';
 import { listenErrorLine } from './server/listen-error.ts';
-import { useDeadlineSignalTimer } from './util/deadline-signal.ts';
+import { useDeadlineSignalTimer } from './util/timeout-signal.ts';
 import { listeningMessage } from './server/listening-line.ts';
 
 const WARM_WORKERS_AFTER_MS = 300;

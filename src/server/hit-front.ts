@@ -16,7 +16,7 @@
  *
  * Fast path (config fastPaths.hitFront; off: fastify's route answers every hit, the same bytes).
  * Retire when: `node --import tsx bench/fast-paths.ts hits` measures the daemon with
- * fastPaths.hitFront off within 1.1× the bare fastify route's CPU per hit (the hit-path target
+ * fastPaths.hitFront off meeting the hit-path target against the bare fastify route (the target
  * this front exists for, docs/benchmarks.md), e.g. after a fastify major; or re-check by 2027-05-31.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isToolName, type ToolName } from '../contract/tools.ts';
 import { unknownTool } from '../contract/validate.ts';
 import type { Caller } from '../admission/keys.ts';
-import type { OwnController } from '../admission/deadline.ts';
+import type { OwnController } from '../admission/request-timeout.ts';
 import { clip, serviceError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
 import type { Pipeline, Prepared, RunInfo } from './pipeline.ts';

@@ -18,7 +18,7 @@
  *
  * Fast path (config fastPaths.lightAbortController; off: Node's AbortController). Retire when:
  * `node --import tsx bench/fast-paths.ts abort` measures Node's controller with one listener
- * under 1 µs on engines.node's minimum, quiet machine (e.g. at its next raise); or re-check by 2027-05-31.
+ * as cheap as this one on engines.node's minimum, quiet machine (e.g. at its next raise); or re-check by 2027-05-31.
  */
 
 type AbortListener = ((this: AbortSignal, ev: Event) => unknown) | { handleEvent(ev: Event): unknown };
