@@ -36,9 +36,9 @@ export const VERDICT_FILES = [
   declaration('src/server/adapters/kimina.ts', 'export function toReplResponse('),
   declaration('src/server/adapters/kimina.ts', 'async function runSnippet('),
   // A declaration's verdict from Lean's answers (errors, sorry, axioms) and the #print axioms reader.
-  declaration('src/tools/elaborate.ts', 'export function declVerdict('),
-  declaration('src/tools/elaborate.ts', 'function readAxioms('),
-  declaration('src/tools/elaborate.ts', 'export function checkedType('),
+  declaration('src/tools/decl-verdict.ts', 'export function declVerdict('),
+  declaration('src/tools/elaboration-answers.ts', 'function readAxioms('),
+  declaration('src/tools/decl-verdict.ts', 'export function checkedType('),
   // repair_proofs' `okay`.
   declaration('src/tools/repair-proofs.ts', 'export const repair_proofs'),
 ];

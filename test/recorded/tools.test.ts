@@ -11,7 +11,7 @@ import t, { type Test as TapTest } from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import type { ToolName } from '../../src/contract/tools.ts';
 import { builtinTools } from '../../src/tools/index.ts';
-import { setOptionCommand } from '../../src/tools/elaborate.ts';
+import { setOptionCommand } from '../../src/tools/elaboration-plan.ts';
 import { GOAL_PRINTING_OPTIONS } from '../../src/tools/lean-texts.ts';
 import { readExchanges } from './repl-source.ts';
 import { recordedLean, recordedSkip, recordedTagDir, type RecordedLean } from './recorded-launch.ts';
