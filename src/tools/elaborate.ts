@@ -179,9 +179,30 @@ export async function elaborateContent<K = unknown>(
   extras: ElaborateExtras<K> = {},
 ): Promise<Elaborated<K>> {
   const t0 = performance.now();
-  const { prepared, file } = extras.read ?? readContent(text, ctx.env, opts.ignore_imports);
+  const read = extras.read ?? readContent(text, ctx.env, opts.ignore_imports);
   const parseMs = performance.now() - t0;
-  const { roles, commands } = planCommands(file, prepared, opts, extras);
+  const first = await elaborateOnce(read, parseMs, opts, ctx, extras, true);
+  if (first.clean) return first.out;
+  // The last unit took the axiom questions chained to it into its own parse (elaboration-answers.ts,
+  // `chainedAnswersClean`): elaborated again with the questions in an input of their own, as Lean sees the
+  // unit alone. The units before it are the same inputs: the session answers them from memory.
+  const again = (await elaborateOnce(read, parseMs, opts, ctx, extras, false)).out;
+  again.elaborateMs += first.out.elaborateMs;
+  again.reused += first.out.reused;
+  again.sent += first.out.sent;
+  return again;
+}
+
+/** One elaboration of the content; `chain`: the axiom questions on the lines after the last unit when it can take them. */
+async function elaborateOnce<K>(
+  { prepared, file }: ReadContent,
+  parseMs: number,
+  opts: ElabOptions,
+  ctx: ToolContext,
+  extras: ElaborateExtras<K>,
+  chain: boolean,
+): Promise<{ out: Elaborated<K>; clean: boolean }> {
+  const { roles, commands } = planCommands(file, prepared, opts, extras, chain);
 
   const out = emptyElaborated<K>(prepared, file, parseMs);
   const t1 = performance.now();
@@ -204,14 +225,14 @@ export async function elaborateContent<K = unknown>(
     ctx.leanFailed?.(e);
     out.toolErrors.push(`${LEAN_FAILURE_PREFIX} (${e.fault}): ${e.message}`);
     out.elaborateMs = performance.now() - t1;
-    return out;
+    return { out, clean: true };
   }
   out.elaborateMs = performance.now() - t1;
   out.reused = result.reused;
   out.sent = result.sent;
   for (const m of result.headerMessages) out.messages.push(m);
-  readOutcomes(result, roles, commands, opts, ctx, out);
-  return out;
+  const clean = readOutcomes(result, roles, commands, opts, ctx, out);
+  return { out, clean };
 }
 
 /** The REPL faults that are a resource cap (repl-process.ts: the memory and process watchdog). */

@@ -4,7 +4,8 @@
  * the option errors, the `#print axioms` answers, the probes' and the preamble's messages.
  */
 import { shiftPos, type ElabCommand, type ElabResult, type LeanMessage } from '../backend/index.ts';
-import { nameIdentity, type SourceFile } from '../syntax/source.ts';
+import { nameIdentity, type SourceDecl, type SourceFile } from '../syntax/source.ts';
+import { messagesIn } from './decl-verdict.ts';
 import { NONE } from '../util/arrays.ts';
 import type { CommandOutcome, ElabOptions, Elaborated, PreparedContent } from './elaborate.ts';
 import { MATHLIB_OPTIONS, type Piece, type Role } from './elaboration-plan.ts';
@@ -47,7 +48,10 @@ export function emptyElaborated<K>(prepared: PreparedContent, file: SourceFile, 
   };
 }
 
-/** Each command's outcome read by its role; the content's own messages refiled where Lean sent them late. */
+/**
+ * Each command's outcome read by its role; the content's own messages refiled where Lean sent them late. Returns
+ * whether the axiom questions chained to the last unit, if any, came back clean (`chainedAnswersClean`).
+ */
 export function readOutcomes<K>(
   result: ElabResult,
   roles: Role[],
@@ -55,7 +59,7 @@ export function readOutcomes<K>(
   opts: ElabOptions,
   ctx: ToolContext,
   out: Elaborated<K>,
-): void {
+): boolean {
   // The `variable` units sent so far: a later input's messages may belong to one of them.
   let variables: SentUnit[] | undefined;
   const answers = result.commands;
@@ -79,6 +83,59 @@ export function readOutcomes<K>(
     if (isVariable) (variables ??= []).push(unit);
     readOutcome(r, role, opts, out, messages);
   }
+  const chained = roles.findIndex(isChained);
+  if (chained < 0) return true;
+  const asked = roles[chained]!.key as Asked;
+  readAxiomsBatch(answers[chained]?.tail ?? NONE, asked, roles[chained]!.line, out);
+  return chainedAnswersClean(answers[chained]?.tail, asked, roles[chained]!.line, out);
+}
+
+/** A content unit with the axiom questions on the lines after it (elaboration-plan.ts, `planQuestions`). */
+const isChained = (r: Role) => r.kind === 'body' && r.key !== undefined;
+
+/** The declarations whose axioms are asked, one a line. */
+type Asked = readonly (SourceDecl & { fullName: string })[];
+
+/**
+ * Whether the answers to the questions chained after the last unit are clean: each question's line holds one
+ * answer (an info), or one refusal (an error) about a declaration that has errors of its own (Lean did not add it:
+ * "unknown constant"), and nothing lies off their lines; warnings are not counted (a linter may warn about the
+ * question's `set_option`). Otherwise the unit ended unfinished and took the questions into its own parse: Lean
+ * reports that parse error on a question's line, where the unit's own error would have been at the end of input,
+ * so the unit's messages are not what Lean says about it alone (elaborate.ts then elaborates it again). No message
+ * at all (a runner that answers no question) is clean: the unit's parse left nothing there, and every question
+ * reads "no answer", which no verdict passes (fail closed).
+ */
+function chainedAnswersClean(
+  tail: readonly LeanMessage[] | undefined,
+  asked: Asked,
+  first: number,
+  out: Elaborated,
+): boolean {
+  const said = tail?.filter(isNotWarning) ?? NONE;
+  if (said.length === 0) return true;
+  const byLine = questionLines(said, asked.length, first);
+  let placed = 0;
+  for (let k = 0; k < asked.length; k++) {
+    const line = byLine[k]!;
+    placed += line.length;
+    if (line.length !== 1) return false;
+    const d = asked[k]!;
+    const clean = line[0]!.severity === 'info' ? out.axioms.has(d.fullName) : messagesIn(out, d, isError).length > 0;
+    if (!clean) return false;
+  }
+  return placed === said.length;
+}
+
+const isError = (m: LeanMessage) => m.severity === 'error';
+const isNotWarning = (m: LeanMessage) => m.severity !== 'warning';
+
+/** The messages of each of `n` questions, the k-th on line `first + k`. */
+function questionLines(messages: readonly LeanMessage[], n: number, first: number): LeanMessage[][] {
+  const byLine: LeanMessage[][] = [];
+  for (let k = 0; k < n; k++) byLine.push([]);
+  for (const m of messages) byLine[m.pos.line - first]?.push(m);
+  return byLine;
 }
 
 const isVariablePiece = (p: Piece) => p.cmd.kind === 'variable';
@@ -116,21 +173,15 @@ function readOutcome(
   } else if (role.kind === 'preamble') {
     out.preamble[role.index] = messages;
   } else {
-    readAxiomsBatch(messages, role.key as readonly string[], role.index, out);
+    readAxiomsBatch(messages, role.key as Asked, role.line, out);
   }
 }
 
 /** The answers to a batch of `#print axioms` questions, the k-th on line `first + k`: each read with the messages of its line. */
-function readAxiomsBatch(
-  messages: readonly LeanMessage[],
-  names: readonly string[],
-  first: number,
-  out: Elaborated,
-): void {
-  if (names.length === 1) return readAxioms(messages, names[0]!, out);
-  const byLine: LeanMessage[][] = names.map(() => []);
-  for (const m of messages) byLine[m.pos.line - first]?.push(m);
-  names.forEach((name, k) => readAxioms(byLine[k]!, name, out));
+function readAxiomsBatch(messages: readonly LeanMessage[], asked: Asked, first: number, out: Elaborated): void {
+  if (asked.length === 1) return readAxioms(messages, asked[0]!.fullName, out);
+  const byLine = questionLines(messages, asked.length, first);
+  asked.forEach((d, k) => readAxioms(byLine[k]!, d.fullName, out));
 }
 
 /**

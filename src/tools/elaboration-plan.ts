@@ -3,7 +3,7 @@
  * elaboration-answers.ts can put each answer where it belongs. Preamble, options, the content (one
  * REPL input per elaboration unit), `#lint`, the axiom questions, the scopes left, the probes.
  */
-import type { ElabCommand, Origin } from '../backend/index.ts';
+import { canonicalHeader, type ElabCommand, type Origin } from '../backend/index.ts';
 import type { Command } from '../syntax/commands.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { leaveOpenScopes } from '../syntax/statements.ts';
@@ -38,18 +38,21 @@ export type Piece = { cmd: Command; silent: boolean; fromLine: number; toLine: n
  */
 export interface Role {
   kind: 'option' | 'body' | 'lint' | 'axioms' | 'scopes' | 'probe' | 'preamble';
-  /** The option's name (`option`), the probe's key (`probe`), or the declarations asked about, one a line (`axioms`). */
+  /**
+   * The option's name (`option`), the probe's key (`probe`), or the declarations whose axioms are asked, one a line
+   * (`axioms`, and the `body` they are chained to).
+   */
   key: unknown;
-  /** Unused by the kinds above (kept for one shape). */
-  name: string;
-  /** The preamble command's index (`preamble`); the content command's among them (`body`, for progress); the line of the first question (`axioms`). */
+  /** The content line the first axiom question is moved to (`axioms`, and a `body` with the questions chained). */
+  line: number;
+  /** The preamble command's index (`preamble`); the content command's among them (`body`, for progress). */
   index: number;
   /** The content's commands in this input (`body`). */
   pieces: readonly Piece[];
 }
 
-function role(kind: Role['kind'], key: unknown, name: string, index: number, pieces: readonly Piece[]): Role {
-  return { kind, key, name, index, pieces };
+function role(kind: Role['kind'], key: unknown, line: number, index: number, pieces: readonly Piece[]): Role {
+  return { kind, key, line, index, pieces };
 }
 
 /** Progress counts the content's commands only, not options, probes or axiom questions. */
@@ -63,29 +66,32 @@ export function bodyProgress(roles: Role[], ctx: ToolContext): (done: number) =>
 }
 
 /**
- * The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions,
- * one `end` per scope the content leaves open (when there are probes), probes.
+ * The commands sent to Lean, in order: preamble, options, the content (one input per unit), `#lint`, axiom questions
+ * (with `chain`, in the last unit's input when it can take them: `chainable`), one `end` per scope the content
+ * leaves open (when there are probes), probes.
  */
 export function planCommands(
   file: SourceFile,
   prepared: PreparedContent,
   opts: ElabOptions,
   extras: ElaborateExtras,
+  chain: boolean,
 ): { roles: Role[]; commands: ElabCommand[] } {
   const roles: Role[] = [];
   const commands: ElabCommand[] = [];
   const start = { line: 1, column: 0 };
   const preamble = extras.preamble ?? NONE;
   for (let index = 0; index < preamble.length; index++) {
-    roles.push(role('preamble', undefined, '', index, NONE));
+    roles.push(role('preamble', undefined, 0, index, NONE));
     commands.push({ text: preamble[index]!, origin: start });
   }
   if (opts.mathlib_options) planOptions(MATHLIB_OPTIONS, start, roles, commands);
   if (opts.global_options) planOptions(opts.global_options, start, roles, commands);
   if (opts.goalPrinting) planOptions(GOAL_PRINTING_OPTIONS, start, roles, commands);
   if (opts.printing) planOptions(opts.printing, start, roles, commands);
-  contentUnits(file, prepared, extras, roles, commands);
-  planQuestions(file, prepared, opts, extras, roles, commands);
+  const last = contentUnits(file, prepared, extras, roles, commands);
+  const chainTo = chain && last >= 0 && !isModule(prepared.header) ? last : -1;
+  planQuestions(file, prepared, opts, extras, { roles, commands, chainTo });
   return { roles, commands };
 }
 
@@ -97,60 +103,79 @@ function planOptions(
   commands: ElabCommand[],
 ): void {
   for (const key of Object.keys(options)) {
-    roles.push(role('option', key, '', 0, NONE));
+    roles.push(role('option', key, 0, 0, NONE));
     commands.push({ text: setOptionCommand(key, options[key]!), origin });
   }
 }
 
-/** What is asked after the content, at its end: `#lint`, the axiom questions, the probes. */
+/**
+ * What is asked after the content, at its end: `#lint`, the axiom questions (on the lines after the unit at
+ * `plan.chainTo` when there is one), the probes.
+ */
 function planQuestions(
   file: SourceFile,
   prepared: PreparedContent,
   opts: ElabOptions,
   extras: ElaborateExtras,
-  roles: Role[],
-  commands: ElabCommand[],
+  plan: { roles: Role[]; commands: ElabCommand[]; chainTo: number },
 ): void {
+  const { roles, commands } = plan;
   // The content's end, found only when something is asked there.
   let end: Origin | undefined;
   // `#lint` comes with Batteries (and so Mathlib); without them the command does not exist.
   if (opts.mathlib_options && /\bimport\s+(Mathlib|Batteries)\b/.test(prepared.header)) {
-    roles.push(role('lint', undefined, '', 0, NONE));
+    roles.push(role('lint', undefined, 0, 0, NONE));
     commands.push({ text: '#lint', origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
-  // Every declaration's axioms in one REPL input, a question a line: one command per request instead of
-  // one per declaration (each command is a round trip and an environment the REPL keeps). The REPL
-  // elaborates an input's commands in turn and reports each message at its own line [repl v4.28.0:
-  // REPL/Frontend.lean, `processInput` runs `IO.processCommands` over the whole input], so each
-  // answer is read back by its line (`readAxiomsBatch`).
-  const asked: string[] = [];
-  for (const d of extras.axiomsOf?.(file) ?? NONE) if (d.fullName) asked.push(d.fullName);
+  // Every declaration's axioms in one REPL input, a question a line, chained to the last unit's input when it
+  // can take them: no command of their own (each command is a round trip and an environment the REPL keeps). The
+  // REPL elaborates an input's commands in turn and reports each message at its own line [repl v4.28.0:
+  // REPL/Frontend.lean, `processInput` runs `IO.processCommands` over the whole input], so each answer is read
+  // back by its line (`readAxiomsBatch`); `#print axioms` adds nothing to the environment [lean4 v4.28.0:
+  // src/Lean/Elab/Print.lean, `elabPrintAxioms`: `realizeGlobalConstWithInfos`, then `logInfo`].
+  const asked = (extras.axiomsOf?.(file) ?? NONE).filter(hasFullName);
   if (asked.length) {
     end ??= file.lines.toLean(prepared.content.length);
-    roles.push(role('axioms', asked, '', end.line, NONE));
-    commands.push({ text: asked.map(printAxiomsCommand).join('\n'), origin: end });
+    const text = asked.map((d) => printAxiomsCommand(d.fullName)).join('\n');
+    const unit = roles[plan.chainTo];
+    if (unit) {
+      unit.key = asked;
+      unit.line = end.line;
+      commands[plan.chainTo]!.tail = { text, origin: end };
+    } else {
+      roles.push(role('axioms', asked, end.line, 0, NONE));
+      commands.push({ text, origin: end });
+    }
   }
   const probes = extras.probes?.(file) ?? NONE;
   // The probes state their own scope (a namespace, a section): they run at the top level, not nested in the
   // scopes the content leaves open (a theorem of A probed inside B would be B.A.<probe>).
   for (const leave of probes.length > 0 ? leaveOpenScopes(file) : NONE) {
-    roles.push(role('scopes', undefined, '', 0, NONE));
+    roles.push(role('scopes', undefined, 0, 0, NONE));
     commands.push({ text: leave, origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
   for (const { key, text } of probes) {
-    roles.push(role('probe', key, '', 0, NONE));
+    roles.push(role('probe', key, 0, 0, NONE));
     commands.push({ text, origin: (end ??= file.lines.toLean(prepared.content.length)) });
   }
 }
 
-/** The content, one REPL input per elaboration unit, appended to `commands` with its role. */
+const hasFullName = (d: SourceDecl): d is SourceDecl & { fullName: string } => d.fullName !== undefined;
+
+/** A `module` header: Lean refuses `#print axioms` there, and the refusal is read from an input of its own. */
+const isModule = (header: string) => canonicalHeader(header).split('\n').includes('module');
+
+/**
+ * The content, one REPL input per elaboration unit, appended to `commands` with its role. Returns the index of the
+ * last unit's command when questions may follow it in the same input (`chainable`), else -1.
+ */
 function contentUnits(
   file: SourceFile,
   prepared: PreparedContent,
   extras: ElaborateExtras,
   roles: Role[],
   commands: ElabCommand[],
-): void {
+): number {
   // Only a transform is given the declaration of each command.
   const declOf = extras.transform ? new Map(file.decls.map((d) => [d.command, d])) : undefined;
   let body = 0;
@@ -159,12 +184,27 @@ function contentUnits(
     const to = unitEnd(file, from);
     // One REPL input per unit; its pieces keep the text between them, so positions stay the content's.
     const { text, pieces, stop } = unitInput(file, prepared.content, from, to, extras, declOf);
-    roles.push(role('body', undefined, '', body++, pieces));
+    roles.push(role('body', undefined, 0, body++, pieces));
     const origin = file.lines.toLean(file.commands[from]!.start);
     commands.push(extras.tactics ? { text, origin, infotree: true } : { text, origin });
-    if (stop) break;
+    if (stop) return -1;
+    if (to === file.commands.length) return chainable(file, from, to) ? commands.length - 1 : -1;
     from = to;
   }
+  return -1;
+}
+
+/**
+ * Whether a unit ends where a command may start: questions on the lines after it then parse as commands of their
+ * own. Not so after a unit Lean would stop at (`#exit`, a late `import`: `unitInput`), a trailing `<cmd> in` (it
+ * would take the first question as its command), or a `mutual` without its `end` (the questions would be parsed
+ * inside it). A unit that ends inside an unfinished term or tactic block takes its questions into its parse
+ * error: the answers are then not clean (elaboration-answers.ts, `chainedAnswersClean`) and it is elaborated again.
+ */
+function chainable(file: SourceFile, from: number, to: number): boolean {
+  const last = file.commands[to - 1]!;
+  if (file.sig.text[last.sigEnd - 1] === 'in') return false;
+  return file.commands[from]!.kind !== 'mutual' || last.kind === 'end';
 }
 
 /** The REPL input of the unit of commands [from, to): their texts (as transformed) with the text between them, and its pieces. */
