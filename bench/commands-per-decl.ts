@@ -82,20 +82,29 @@ async function fakeUsage(lean: LeanBackend): Promise<{ cpuMs: number; commands: 
   return JSON.parse(r.commands[0]!.messages[0]!.text) as { cpuMs: number; commands: number };
 }
 
-/** REPL CPU and inputs of `run` on the fake REPL, the usage probe's own input taken off. */
-async function measured(lean: LeanBackend, run: () => Promise<unknown>): Promise<{ cpuMs: number; inputs: number }> {
+/** REPL CPU, inputs and the daemon's own CPU (this process) of `run` on the fake REPL, the usage probes taken off. */
+async function measured(
+  lean: LeanBackend,
+  run: () => Promise<unknown>,
+): Promise<{ cpuMs: number; inputs: number; daemonCpuMs: number }> {
   const before = await fakeUsage(lean);
+  const own = process.cpuUsage();
   await run();
+  const daemon = process.cpuUsage(own);
   const after = await fakeUsage(lean);
   // The second probe's own input cost is in its reading (it burns before it reads).
-  return { cpuMs: round(after.cpuMs - before.cpuMs - COST[0], 1), inputs: after.commands - before.commands - 1 };
+  return {
+    cpuMs: round(after.cpuMs - before.cpuMs - COST[0], 1),
+    inputs: after.commands - before.commands - 1,
+    daemonCpuMs: round((daemon.user + daemon.system) / 1000, 1),
+  };
 }
 
 function backend(): LeanBackend {
-  process.env.FAKE_REPL_COST_MS = COST.join(',');
+  const launch = fakeReplLaunch();
   return new LeanBackend({
     log,
-    launch: () => fakeReplLaunch(),
+    launch: () => ({ ...launch, env: { ...launch.env, FAKE_REPL_COST_MS: COST.join(',') } }),
     limits: {
       minWarm: 0,
       maxSessions: 1,
@@ -132,6 +141,8 @@ async function row(n: number, lean: LeanBackend) {
     replCpuMsPerDeclaration: round(ours.cpuMs / n, 2),
     oneCommandCpuMsPerDeclaration: round(one.cpuMs / n, 2),
     cpuRatio: round(ours.cpuMs / one.cpuMs, 2),
+    daemonCpuMsPerDeclaration: round(ours.daemonCpuMs / n, 2),
+    oneCommandDaemonCpuMsPerDeclaration: round(one.daemonCpuMs / n, 2),
     fakeReplInputs: ours.inputs,
     appendOneTheoremInputs: append.inputs,
   };
