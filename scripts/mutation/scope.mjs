@@ -36,9 +36,11 @@ export const VERDICT_FILES = [
   declaration('src/server/adapters/kimina.ts', 'export function toReplResponse('),
   declaration('src/server/adapters/kimina.ts', 'async function runSnippet('),
   // A declaration's verdict from Lean's answers (errors, sorry, axioms) and the #print axioms reader.
-  declaration('src/tools/elaborate.ts', 'export function declVerdict('),
-  declaration('src/tools/elaborate.ts', 'function readAxioms('),
-  declaration('src/tools/elaborate.ts', 'export function checkedType('),
+  declaration('src/tools/decl-verdict.ts', 'export function declVerdict('),
+  declaration('src/tools/elaboration-answers.ts', 'function readAxioms('),
+  // Whether the axiom answers chained to the last unit are trusted (else the content is elaborated again).
+  declaration('src/tools/elaboration-answers.ts', 'function chainedAnswersClean('),
+  declaration('src/tools/decl-verdict.ts', 'export function checkedType('),
   // repair_proofs' `okay`.
   declaration('src/tools/repair-proofs.ts', 'export const repair_proofs'),
 ];
@@ -56,6 +58,7 @@ export const VERDICT_TESTS = [
   'test/tools/plausible.test.ts',
   'test/tools/probes.test.ts',
   'test/tools/axioms-answers.test.ts',
+  'test/tools/chained-axioms.test.ts',
   'test/tools/lean-texts-mutants.test.ts',
   'test/tools/elaborate-mutants.test.ts',
   'test/tools/comparator-recorded.test.ts',

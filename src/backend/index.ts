@@ -69,6 +69,14 @@ export interface ElabCommand {
   infotree?: boolean;
   /** Where the text starts in the content the response returns (messages are moved there). */
   origin: Origin;
+  /**
+   * Questions sent in the same REPL input, on the lines after `text`: one input instead of two. The REPL runs an
+   * input's commands in turn and reports each message at its own line [repl v4.28.0: REPL/Frontend.lean,
+   * `processInput` runs `IO.processCommands` over the whole input], so the answers on the tail's lines come back
+   * apart (`ElabCommandResult.tail`), moved to `origin` here. The outcome is remembered under the key of the whole
+   * input only: the environment after it is reused only by a request that sends the same input.
+   */
+  tail?: { text: string; origin: Origin };
 }
 
 export interface ElabJob {
@@ -82,6 +90,8 @@ export interface ElabCommandResult {
   sorries: (ReplSorry & { origin: Origin })[];
   /** Its tactic steps on content positions, when asked for (ElabCommand.infotree). */
   tactics?: TacticStep[];
+  /** The messages on the tail's lines (ElabCommand.tail), on positions from its origin; present when it had one. */
+  tail?: LeanMessage[];
   cached: boolean;
   ms: number;
 }
@@ -459,10 +469,13 @@ function sessionCommands(job: ElabJob, keys: readonly string[]): SessionCommand[
   const out = new Array<SessionCommand>(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const c = job.commands[i]!;
-    out[i] = { key: keys[i]!, text: c.text, infotree: c.infotree };
+    out[i] = { key: keys[i]!, text: sentText(c), infotree: c.infotree };
   }
   return out;
 }
+
+/** The REPL input of a command: its text, and its tail on the lines after it. */
+const sentText = (c: ElabCommand): string => (c.tail ? `${c.text}\n${c.tail.text}` : c.text);
 
 /** A job's chain keys; a command asked with its info tree has an outcome of its own (never remembered; session.ts). */
 function commandKeys(root: string, commands: readonly ElabCommand[]): string[] {
@@ -471,7 +484,7 @@ function commandKeys(root: string, commands: readonly ElabCommand[]): string[] {
   let prev = root;
   for (let i = 0; i < commands.length; i++) {
     const c = commands[i]!;
-    out[i] = prev = chainKey(prev, c.infotree ? `${c.text}\u0000infotree` : c.text);
+    out[i] = prev = chainKey(prev, c.infotree ? `${sentText(c)}\u0000infotree` : sentText(c));
   }
   return out;
 }
@@ -496,7 +509,7 @@ function elabResult(
   for (const o of outcomes) if (o.cached) reused++;
   return {
     headerMessages: root.messages.map((m) => headerMessage(m, header)),
-    commands: outcomes.map((o, i) => commandResult(o, job.commands[i]!.origin)),
+    commands: outcomes.map((o, i) => commandResult(o, job.commands[i]!)),
     session,
     reused,
     sent: outcomes.length - reused,
@@ -504,7 +517,9 @@ function elabResult(
 }
 
 /** A command's outcome on content positions; built field by field (a conditional spread takes V8's slow define path per command). */
-function commandResult(o: CommandOutcome, origin: Origin): ElabCommandResult {
+function commandResult(o: CommandOutcome, c: ElabCommand): ElabCommandResult {
+  const origin = c.origin;
+  if (c.tail) return withTail(o, c, c.tail);
   const r: ElabCommandResult = {
     messages: o.messages.map((m) => toLeanMessage(m, origin)),
     sorries: o.sorries.map((s) => ({ ...s, origin })),
@@ -518,6 +533,32 @@ function commandResult(o: CommandOutcome, origin: Origin): ElabCommandResult {
       endPos: shiftPos(x.endPos, origin),
     }));
   return r;
+}
+
+/**
+ * The outcome of a command sent with a tail: what lies on the text's own lines is the command's, on content positions
+ * from its origin; the rest is the tail's, moved up by the text's lines and on positions from the tail's origin.
+ */
+function withTail(o: CommandOutcome, c: ElabCommand, tail: NonNullable<ElabCommand['tail']>): ElabCommandResult {
+  const lines = lineCount(c.text);
+  const own = (p: { line: number }) => p.line <= lines;
+  const r = commandResult({ ...o, messages: o.messages.filter((m) => own(m.pos)) }, { text: c.text, origin: c.origin });
+  r.sorries = r.sorries.filter((s) => s.pos === undefined || own(s.pos));
+  if (r.tactics) r.tactics = r.tactics.filter((x) => x.pos.line < c.origin.line + lines);
+  r.tail = o.messages.filter((m) => !own(m.pos)).map((m) => toLeanMessage(movedUp(m, lines), tail.origin));
+  return r;
+}
+
+const lineCount = (text: string): number => {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+/** A message `lines` lines higher (on the tail's own lines). */
+function movedUp(m: ReplMessage, lines: number): ReplMessage {
+  const up = (p: { line: number; column: number }) => ({ line: p.line - lines, column: p.column });
+  return { ...m, pos: up(m.pos), endPos: m.endPos ? up(m.endPos) : m.endPos };
 }
 
 /** A header message: its line is a statement of the canonical header; put it where that statement is in the raw one. */

@@ -8,13 +8,14 @@
 import { chainKeys, rootKey } from '../backend/session/keys.ts';
 import type { CommandOutcome, LeanSession } from '../backend/session/session.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
-import { isSorryWarning } from '../tools/elaborate.ts';
+import { isSorryWarning } from '../tools/decl-verdict.ts';
 import { parseGoals, lemmaFromGoal } from '../tools/goals.ts';
 import { GOAL_PRINTING_OPTIONS, parseAxioms, unusedVariableName } from '../tools/lean-texts.ts';
 import { defeqCheck } from '../tools/verify-proof.ts';
 import { parseSource } from '../syntax/source.ts';
 import { scopeLimits, withBudget } from '../backend/heartbeats/max-heartbeats.ts';
-import { MATHLIB_OPTIONS, setOptionCommand, STANDARD_AXIOMS } from '../tools/elaborate.ts';
+import { STANDARD_AXIOMS } from '../tools/decl-verdict.ts';
+import { MATHLIB_OPTIONS, setOptionCommand } from '../tools/elaboration-plan.ts';
 import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand } from '../tools/extract-lean.ts';
 import { printAxiomsCommand } from '../tools/lean-texts.ts';
 import {

@@ -5,7 +5,8 @@
  */
 import { toMessageSet } from './messages.ts';
 import { emptyMessages } from '../contract/common.ts';
-import { declVerdict, elaborateContent, type Elaborated } from './elaborate.ts';
+import { elaborateContent, type Elaborated } from './elaborate.ts';
+import { declVerdict } from './decl-verdict.ts';
 import type { ToolResponse } from '../contract/tools.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';

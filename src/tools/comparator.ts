@@ -13,7 +13,7 @@ import { supportsDefinitionHoles } from '../envs/comparator-config.ts';
 import { toolchainTag, type EnvironmentConfig } from '../envs/config.ts';
 import { serviceError } from '../errors.ts';
 import { parseSource, type SourceDecl } from '../syntax/source.ts';
-import { squash } from './elaborate.ts';
+import { squash } from './decl-verdict.ts';
 import { prepareContent } from './elaborate.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';

@@ -13,14 +13,9 @@ import type { ToolResponse } from '../contract/tools.ts';
 import type { Command } from '../syntax/commands.ts';
 import { declScope } from '../syntax/dependencies.ts';
 import { parseSource, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import {
-  elaborateContent,
-  elaborationUnits,
-  isSorryWarning,
-  prepareContent,
-  setOptionCommand,
-  type Elaborated,
-} from './elaborate.ts';
+import { elaborateContent, prepareContent, type Elaborated } from './elaborate.ts';
+import { isSorryWarning } from './decl-verdict.ts';
+import { elaborationUnits, setOptionCommand } from './elaboration-plan.ts';
 import {
   helperSource,
   infoCommand,

@@ -17,7 +17,7 @@ import { applyEdits, replace, remove, type TextEdit } from '../syntax/edits.ts';
 import { identOccurrences, resolveName } from '../syntax/names.ts';
 import { firstTokenFrom, isCloser, isOpener } from '../syntax/significant.ts';
 import { parseSource, splitName, type SourceDecl, type SourceFile } from '../syntax/source.ts';
-import { squash } from './elaborate.ts';
+import { squash } from './decl-verdict.ts';
 import { namedDecls } from './selection.ts';
 import type { ToolImpl } from './types.ts';
 import { piType } from '../syntax/statements.ts';

@@ -16,14 +16,8 @@ import { emptyMessages } from '../contract/common.ts';
 import { applyEdits, remove, replace, type TextEdit } from '../syntax/edits.ts';
 import type { SourceDecl } from '../syntax/source.ts';
 import { findHaves, parseTacticBlock } from '../syntax/tactics.ts';
-import {
-  elaborateContent,
-  requestElabOptions,
-  isSorryWarning,
-  messagesIn,
-  sameDecl,
-  type Elaborated,
-} from './elaborate.ts';
+import { elaborateContent, requestElabOptions, type Elaborated } from './elaborate.ts';
+import { isSorryWarning, messagesIn, sameDecl } from './decl-verdict.ts';
 import { reprint } from './layout.ts';
 import { selectDeclarations } from './selection.ts';
 import { unusedVariableName } from './lean-texts.ts';

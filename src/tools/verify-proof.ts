@@ -27,16 +27,8 @@ import { emptyMessages } from '../contract/common.ts';
 import { LineIndex } from '../syntax/positions.ts';
 import type { SourceDecl, SourceFile } from '../syntax/source.ts';
 import { inDeclScope, piType, scopeCommands } from '../syntax/statements.ts';
-import {
-  checkedType,
-  declVerdict,
-  elaborateContent,
-  printedCheck,
-  readContent,
-  squash,
-  type Elaborated,
-  type ReadContent,
-} from './elaborate.ts';
+import { elaborateContent, readContent, type Elaborated, type ReadContent } from './elaborate.ts';
+import { checkedType, declVerdict, printedCheck, squash } from './decl-verdict.ts';
 import { declName, namedDecls } from './selection.ts';
 import type { ToolContext, ToolImpl } from './types.ts';
 import type { ToolRequest } from '../contract/tools.ts';
@@ -121,7 +113,7 @@ function valueText(file: SourceFile, d: SourceDecl): string | undefined {
  * How both sides print types for the face-value comparison: the same options on both, whatever
  * each side's mathlib_options and opens (full names, so an `open` cannot change the text).
  */
-export { CHECK_PRINTING, printedCheck } from './elaborate.ts';
+export { CHECK_PRINTING, printedCheck } from './decl-verdict.ts';
 
 /**
  * Exact names, or globs with `*` (`foo._native.native_decide.*`), compiled once per request: the

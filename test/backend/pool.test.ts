@@ -148,6 +148,55 @@ t.test('backend: prefix reuse across requests (the second sends fewer commands)'
   t.same([r2.sent, r2.reused], [1, 3]);
 });
 
+t.test(
+  "backend: a tail shares its command's input, its answers come back apart, and only that input reuses it",
+  async (t) => {
+    const b = new LeanBackend({ limits, log: silent, launch: () => fakeLaunch() });
+    t.teardown(() => b.destroy());
+    const o = { line: 1, column: 0 };
+    const tail = { text: 'MSG info answer', origin: { line: 9, column: 0 } };
+    const chained = {
+      header: 'import Mathlib',
+      commands: [
+        { text: 'def a := 1', origin: o },
+        { text: 'MSG info own', origin: o, tail },
+      ],
+    };
+    const signal = () => AbortSignal.timeout(5000);
+    const r1 = await b.elaborate(env, chained, { signal: signal() });
+    t.same([r1.sent, r1.reused], [2, 0], 'one input for the command and its tail');
+    t.same(
+      r1.commands[1]!.messages.map((m) => [m.text, m.pos.line]),
+      [['own', 1]],
+      "the command's own line",
+    );
+    t.same(
+      r1.commands[1]!.tail?.map((m) => [m.text, m.pos.line]),
+      [['answer', 9]],
+      "the tail's, at the tail's origin",
+    );
+    t.equal(r1.commands[0]!.tail, undefined, 'no tail asked, none answered');
+    // A request that continues after the command (no tail on it): the environment after the tail is not reused for it.
+    const longer = {
+      header: 'import Mathlib',
+      commands: [
+        { text: 'def a := 1', origin: o },
+        { text: 'MSG info own', origin: o },
+        { text: 'def z := 3', origin: o, tail },
+      ],
+    };
+    const r2 = await b.elaborate(env, longer, { signal: signal() });
+    t.same([r2.sent, r2.reused], [2, 1], 'the command sent again on its own');
+    const r3 = await b.elaborate(env, chained, { signal: signal() });
+    t.same([r3.sent, r3.reused], [0, 2], 'the same input: reused whole');
+    t.same(
+      r3.commands[1]!.tail?.map((m) => m.text),
+      ['answer'],
+      'and read apart again',
+    );
+  },
+);
+
 t.test('no REPL process survives these tests', async (t) => {
   t.ok(await waitFor(() => liveProcessGroups().length === 0), `live groups: ${liveProcessGroups().join(',')}`);
 });

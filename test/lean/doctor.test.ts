@@ -124,7 +124,10 @@ t.test('every tool check fails on the backend over a REPL that knows no Lean', a
 t.test('the tool checks send what the tools send: the gaps of the recorded tests', async (t) => {
   const r = scriptedRunner(() => ({}));
   await runToolChecks(r, testEnv, AbortSignal.timeout(60_000), silent);
-  const sent = r.jobs.flatMap((j) => j.commands.map((c) => c.text)).join('\n----\n');
+  // A command's tail (the axiom questions on the lines after the last unit) is sent with it.
+  const sent = r.jobs
+    .flatMap((j) => j.commands.flatMap((c) => (c.tail ? [c.text, c.tail.text] : [c.text])))
+    .join('\n----\n');
   for (const [what, re] of [
     ['merge: #check @ with full names', /set_option pp\.fullNames true in\n.*\n#check @doctor_mc/],
     ['the goal-printing options', /^set_option pp\.proofs true$/m],

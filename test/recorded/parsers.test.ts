@@ -9,7 +9,7 @@ import t from 'tap';
 import { parseResponse } from '../../src/backend/protocol/schema.ts';
 import { toLeanMessage } from '../../src/backend/protocol/messages.ts';
 import { stoppedAt } from '../../src/backend/heartbeats/max-heartbeats.ts';
-import { checkedType, declVerdict, isSorryWarning, squash, STANDARD_AXIOMS } from '../../src/tools/elaborate.ts';
+import { checkedType, declVerdict, isSorryWarning, squash, STANDARD_AXIOMS } from '../../src/tools/decl-verdict.ts';
 import { lemmaFromGoal, parseGoals } from '../../src/tools/goals.ts';
 import { parseAxioms, unusedVariableName, userConstName } from '../../src/tools/lean-texts.ts';
 import { parseSource } from '../../src/syntax/source.ts';

@@ -10,7 +10,10 @@
  *     recording can hold (`#print axioms` of a declaration of the content). Such a command, unrecorded, is refused
  *     without ending the process: the answer is the REPL's error shape `{"message": "recorded-repl: …"}` [repl
  *     v4.28.0: REPL/JSON.lean, `Error`], which the service reads as Lean not answering (fail closed). Logged with
- *     `helper: true`; a test that sets it asserts which helpers were refused and never reads their outcome.
+ *     `helper: true`; a test that sets it asserts which helpers were refused and never reads their outcome. Such
+ *     questions on the last lines of a recorded command (chained to it) are left unanswered: the recorded answer to
+ *     the command alone comes back, so the service reads no answer on their lines (fail closed; it then sends the
+ *     command and its questions apart, src/tools/elaborate.ts).
  *   RECORDED_REPL_DOUBLES: the typed doubles a test turned on (JSON, repl-doubles.ts), tried only where no recording
  *     answers; each use is logged with `double: <name>`, and the test asserts which answered.
  * Started by recorded-launch.ts through the product's launch path.
@@ -64,6 +67,14 @@ function handle(block: string): void {
     if (request.tactic === process.env.RECORDED_REPL_HANG) return; // never answers
     if (request.tactic === process.env.RECORDED_REPL_CRASH) process.exit(70);
   }
+  const chained = helpers && typeof request.cmd === 'string' ? helperTail(request.cmd, helpers) : undefined;
+  if (chained) {
+    const own = answers.answer({ ...request, cmd: chained.own });
+    if (own.kind === 'answer') {
+      logHelper(`helper questions chained to a recorded command: ${chained.tail.slice(0, 200)}`);
+      return void process.stdout.write(`${JSON.stringify(own.response, null, 2)}\n\n`);
+    }
+  }
   let a = answers.answer(request);
   const d = a.kind === 'refusal' && doubles ? doubleAnswer(answers, request, doubles) : undefined;
   if (d) {
@@ -91,8 +102,24 @@ function refuse(reason: string): void {
   process.exit(REFUSAL_EXIT);
 }
 
-function refuseHelper(reason: string): void {
+function logHelper(reason: string): void {
   if (refusals) appendFileSync(refusals, `${JSON.stringify({ reason, helper: true })}\n`);
+}
+
+/**
+ * A command followed by the service's helper questions on its last lines (the axiom questions it chains to the last
+ * unit: src/tools/elaboration-plan.ts): the command and the questions apart, undefined when there are none.
+ */
+function helperTail(cmd: string, helpers: RegExp): { own: string; tail: string } | undefined {
+  const lines = cmd.split('\n');
+  let k = lines.length;
+  while (k > 1 && helpers.test(lines[k - 1]!)) k--;
+  if (k === lines.length) return undefined;
+  return { own: lines.slice(0, k).join('\n'), tail: lines.slice(k).join('\n') };
+}
+
+function refuseHelper(reason: string): void {
+  logHelper(reason);
   process.stdout.write(
     `${JSON.stringify({ message: `recorded-repl: a helper command no recording holds: ${reason}` }, null, 2)}\n\n`,
   );

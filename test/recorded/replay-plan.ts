@@ -3,8 +3,8 @@
  * transcript (the first without `env`, each next on the env the one before answered), as one `check`
  * content, when the service would send exactly those commands for it. The service's own plan is asked
  * (the real `check` tool on a Lean double that only notes the job): the header must be the empty one
- * and the content's units the recorded commands, one for one; after them only the axiom questions
- * the service asks about named declarations (its helper, never recorded) may follow.
+ * and the content's units the recorded commands, one for one; after them (or chained to the last, on its next
+ * lines) only the axiom questions the service asks about named declarations (its helper, never recorded) may follow.
  */
 import path from 'node:path';
 import { pino } from 'pino';
@@ -105,6 +105,8 @@ export async function unsendable(cmds: string[], content: string): Promise<strin
   if (texts.length < cmds.length) return 'fewer units than recorded commands';
   if (cmds.some((c, i) => texts[i] !== c)) return 'units differ from the recorded commands';
   if (texts.slice(cmds.length).some((x) => !AXIOM_QUESTION.test(x))) return 'asks Lean more than axiom questions';
+  if (job.commands.some((c) => c.tail && !AXIOM_QUESTION.test(c.tail.text)))
+    return 'chains more than axiom questions to a unit';
   return undefined;
 }
 

@@ -13,7 +13,7 @@ import t, { type Test as TapTest } from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import type { ToolName } from '../../src/contract/tools.ts';
 import { builtinTools } from '../../src/tools/index.ts';
-import { setOptionCommand } from '../../src/tools/elaborate.ts';
+import { setOptionCommand } from '../../src/tools/elaboration-plan.ts';
 import { GOAL_PRINTING_OPTIONS } from '../../src/tools/lean-texts.ts';
 import { helperSource, INFO_MARKER, wrapCommand } from '../../src/tools/extract-lean.ts';
 import { PROOF_STATES_CAP, proofStatesByLine } from '../../src/tools/proof-states.ts';

@@ -27,7 +27,10 @@ t.test('defect 4: the question names the declaration from the root, with full na
     parseToolRequest('check', { content: 'namespace A\ntheorem x : True := trivial\n', environment: 'x' }),
     toolCtx(lean),
   );
-  const asked = lean.jobs[0]!.commands.map((c) => c.text).filter((x) => x.includes('#print axioms'));
+  // Asked on the lines after the last unit (ElabCommand.tail) or in an input of their own.
+  const asked = lean.jobs[0]!.commands.flatMap((c) => [c.text, c.tail?.text ?? '']).filter((x) =>
+    x.includes('#print axioms'),
+  );
   t.same(asked, ['set_option pp.fullNames true in #print axioms _root_.A.x']);
 });
 

@@ -3,7 +3,7 @@
  * index) yields the type alone, whether Lean printed `@name : …` (implicit arguments) or `name : …`.
  */
 import t from 'tap';
-import { checkedType } from '../../src/tools/elaborate.ts';
+import { checkedType } from '../../src/tools/decl-verdict.ts';
 import { recordedIndexFor } from '../recorded/index.ts';
 
 t.test('recorded #check @name outputs give the bare type', (t) => {

@@ -10,7 +10,7 @@ import type { LeanMessage, Origin } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { check } from '../../src/tools/check.ts';
-import { checkedType, declVerdict } from '../../src/tools/elaborate.ts';
+import { checkedType, declVerdict } from '../../src/tools/decl-verdict.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
 
 /** check of `theorem t : True := trivial`, with `#print axioms` answered by `answer`. */

@@ -1,7 +1,7 @@
 /** The commands that reach Lean as one input (src/tools/elaborate.ts `unitEnd`, `elaborationUnits`). */
 import t from 'tap';
 import { parseSource } from '../../src/syntax/source.ts';
-import { elaborationUnits, unitEnd } from '../../src/tools/elaborate.ts';
+import { elaborationUnits, unitEnd } from '../../src/tools/elaboration-plan.ts';
 
 const keywords = (text: string) => elaborationUnits(parseSource(text)).map((u) => u.map((c) => c.keyword));
 

@@ -60,8 +60,14 @@ t.test('the scopes the content leaves open are left once, before the probes', as
     axiomsOf: (f) => f.decls,
     probes: () => [{ key: a, text: '#check x' }],
   });
-  const sent = runner.jobs[0]!.commands.map((c) => c.text);
-  t.same(sent.slice(-4), ['set_option pp.fullNames true in #print axioms _root_.B.x', 'end', 'end B', '#check x']);
+  // The axiom question on the lines after the content's last unit (ElabCommand.tail), then the scopes, then the probe.
+  const sent = runner.jobs[0]!.commands.map((c) => (c.tail ? `${c.text}\n${c.tail.text}` : c.text));
+  t.same(sent.slice(-4), [
+    'theorem x : True := trivial\nset_option pp.fullNames true in #print axioms _root_.B.x',
+    'end',
+    'end B',
+    '#check x',
+  ]);
   t.same([...r.probes.keys()], [a]);
   t.same(r.toolErrors, ["leaving the scopes the content leaves open: invalid 'end', name mismatch"]);
   const none = scriptedRunner(() => ({}));

@@ -43,6 +43,8 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
             messages: r.messages ?? [],
             sorries: r.sorries ?? [],
             ...(r.tactics ? { tactics: r.tactics } : {}),
+            // The questions chained to a command (ElabCommand.tail) answered as an input of their own.
+            ...(c.tail ? { tail: answerEach(respond, c.tail, n).messages ?? [] } : {}),
             cached: false,
             ms: 0,
           };
@@ -53,14 +55,14 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
 }
 
 /**
- * The tools ask every declaration's axioms in one input, a `#print axioms` a line (elaborate.ts,
+ * The tools ask every declaration's axioms in one input, a `#print axioms` a line (elaboration-plan.ts,
  * planQuestions). The REPL answers each command of an input at its own line; so does this double:
  * each line is `respond`ed to as a command of its own, at its line.
  */
 const AXIOMS_LINE = /^set_option pp\.fullNames true in #print axioms /;
 function answerEach(respond: Respond, c: { text: string; origin: Origin }, job: number): ReturnType<Respond> {
   const lines = c.text.split('\n');
-  if (lines.length < 2 || !lines.every((l) => AXIOMS_LINE.test(l))) return respond(c, job);
+  if (!lines.every((l) => AXIOMS_LINE.test(l))) return respond(c, job);
   const answers = lines.map((text, k) =>
     respond({ text, origin: k ? { line: c.origin.line + k, column: 0 } : c.origin }, job),
   );
