@@ -47,8 +47,23 @@ export interface RunFigures {
   serverCpuS: number;
   replCpuPerVerifiedMs: number;
   lowerBoundFraction: number;
+  /** The same against the share of the machine other processes left (the bound on what this run could get). */
+  lowerBoundFractionOfShare: number;
   outside: number;
   load: string;
+  /** REPL processes started during the run (imports paid beyond the warm pool), sampled from /proc. */
+  replStarts: number;
+}
+
+/** Every process seen in `pid`'s tree while it runs, sampled every 200 ms. */
+function treeSampler(pid: number) {
+  const before = new Set(processTree(pid));
+  const seen = new Set<number>();
+  const timer = setInterval(() => processTree(pid).forEach((p) => seen.add(p)), 200);
+  return () => {
+    clearInterval(timer);
+    return [...seen].filter((p) => !before.has(p)).length;
+  };
 }
 
 async function daemon(tag: string): Promise<Server> {
@@ -129,8 +144,10 @@ async function measure(s: Server, round: number, cands: Candidate[], lb: LowerBo
   const load0 = os.loadavg()[0]!;
   const meter = cpuMeter();
   const [tree0, own0] = [treeTicks(s.pid), ownTicks(s.pid)];
+  const started = treeSampler(s.pid);
   const { wallS, latencies, outcomes } = await drive(s.url, cands);
   const [tree1, own1] = [treeTicks(s.pid), ownTicks(s.pid)];
+  const replStarts = started();
   const share = meter.stop();
   await s.stop();
   const lat = stats(latencies);
@@ -150,8 +167,10 @@ async function measure(s: Server, round: number, cands: Candidate[], lb: LowerBo
     serverCpuS: round3(serverCpuS),
     replCpuPerVerifiedMs: round3((replCpuS * 1000) / Math.max(1, verified)),
     lowerBoundFraction: round3(lb.seconds / wallS),
+    lowerBoundFractionOfShare: round3(lb.seconds / Math.max(0.05, 1 - share.outside) / wallS),
     outside: share.outside,
     load: `${load0.toFixed(2)}→${os.loadavg()[0]!.toFixed(2)}`,
+    replStarts,
   };
 }
 
@@ -253,7 +272,8 @@ function report(runs: RunFigures[], lb: LowerBound, n: number, skip: string | un
       `${x.p50Ms} / ${x.p99Ms}`,
       JSON.stringify(x.outcomes),
       `${x.replCpuS} / ${x.serverCpuS}`,
-      pct(x.lowerBoundFraction),
+      `${pct(x.lowerBoundFraction)} (${pct(x.lowerBoundFractionOfShare)})`,
+      String(x.replStarts),
       pct(x.outside),
       x.load,
     ]),
