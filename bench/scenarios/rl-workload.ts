@@ -225,12 +225,12 @@ function report(runs: RunFigures[], lb: LowerBound, n: number, skip: string | un
           [
             `${k}: REPL CPU per verified proof`,
             `${med(k, (x) => x.replCpuPerVerifiedMs)} ms`,
-            `server CPU ${med(k, (x) => x.serverCpuS)} s per run`,
+            `server CPU ${med(k, (x) => x.serverCpuS)} s per run; ${med(k, (x) => x.replStarts)} REPL processes started`,
           ],
           [
             `${k}: fraction of the lower bound`,
             pct(med(k, (x) => x.lowerBoundFraction)),
-            `lower bound ${round3(lb.seconds)} s`,
+            `${pct(med(k, (x) => x.lowerBoundFractionOfShare))} against the CPU share other processes left`,
           ],
         ];
   return {
