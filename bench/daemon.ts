@@ -1,7 +1,7 @@
 /**
  * The daemon as the bench runs it: its own process, the default configuration (pino at
  * info, one log line per request to stdout) plus the bench's overlay, in front of the
- * fake REPL test double (there is no Lean here) with availability forced on.
+ * fake REPL test double (there is no Lean here; BENCH_REPL names another stand-in) with availability forced on.
  * Prints `BENCH_READY <port>` on stderr once listening with its worker threads up.
  */
 import { buildApp } from '../src/app.ts';
@@ -13,7 +13,8 @@ const config = loadConfig(process.env);
 const app = await buildApp({
   config,
   probe: () => ({ available: true }),
-  launch: (e) => fakeReplLaunch(e),
+  // BENCH_REPL: another REPL stand-in speaking the same protocol (bench/cost-repl.mjs).
+  launch: (e) => fakeReplLaunch(e, undefined, process.env.BENCH_REPL || undefined),
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 // As the daemon's entry does (src/main.ts), and before the bench measures: worker threads that

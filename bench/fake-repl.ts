@@ -13,9 +13,10 @@ export const FAKE_REPL = fileURLToPath(new URL('../test/fixtures/fake-repl.mjs',
 export function fakeReplLaunch(
   e: Partial<Pick<EnvironmentConfig, 'project_dir' | 'lean_toolchain' | 'subdir'>> = {},
   opts: Parameters<typeof buildLaunch>[1] = { limits: NO_LIMITS, sandbox: 'none' },
+  script = FAKE_REPL,
 ): LaunchSpec {
   return buildLaunch(
-    { project_dir: path.dirname(FAKE_REPL), ...e, repl_command: [process.execPath, FAKE_REPL] },
+    { project_dir: path.dirname(FAKE_REPL), ...e, repl_command: [process.execPath, script] },
     opts,
     process.env,
   );

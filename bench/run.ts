@@ -25,6 +25,7 @@ import { eventLoopLagScenario } from './scenarios/event-loop-lag.ts';
 import { longRunScenario } from './scenarios/long-run.ts';
 import { overloadScenario } from './scenarios/overload.ts';
 import { parserScenario } from './scenarios/parser.ts';
+import { rlWorkloadScenario } from './scenarios/rl-workload.ts';
 import { sandboxScenario } from './scenarios/sandbox.ts';
 import { startupScenario } from './scenarios/startup.ts';
 import { structuralScenario } from './scenarios/structural.ts';
@@ -44,6 +45,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'event-loop-lag': () => eventLoopLagScenario(),
   'long-run': () => longRunScenario(),
   cluster: () => clusterScenario(),
+  'rl-workload': () => rlWorkloadScenario(),
   // The header phase of `cluster` alone (also part of it).
   'cluster-headers': async () => {
     const h = await clusterHeadersPhase();

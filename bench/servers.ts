@@ -101,7 +101,7 @@ export async function waitFor(url: string, timeoutMs = 20_000): Promise<void> {
 /** The daemon in its default configuration plus `overlay` (keys, environments, limits). */
 export async function startDaemon(
   overlay: ConfigInput,
-  opts: { cpus?: string; tag?: string; nodeArgs?: string[] } = {},
+  opts: { cpus?: string; tag?: string; nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<Server> {
   const file = path.join(scratch, `daemon-${opts.tag ?? 'main'}.json`);
   writeFileSync(file, JSON.stringify(overlay));
@@ -115,7 +115,7 @@ export async function startDaemon(
       'tsx',
       path.join(BENCH_DIR, 'daemon.ts'),
     ]),
-    { LEAN_TOOL_CONFIG: file },
+    { ...opts.env, LEAN_TOOL_CONFIG: file },
     path.join(scratch, `daemon-${opts.tag ?? 'main'}.log`),
     '/v1/status',
   );

@@ -8,11 +8,16 @@
 
 interface Entry<T, D> {
   data: D;
+  /** Its place in the order of arrival across every queue (`oldestArrival`). */
+  arrival: number;
   resolve: (value: T) => void;
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
 }
+
+/** Arrivals counted across all queues, so that waiters of different queues compare by who came first. */
+let arrivals = 0;
 
 export class WaiterQueue<T, D = undefined> {
   readonly #entries = new Set<Entry<T, D>>();
@@ -30,6 +35,7 @@ export class WaiterQueue<T, D = undefined> {
     return new Promise<T>((resolve, reject) => {
       const entry: Entry<T, D> = {
         data,
+        arrival: ++arrivals,
         resolve,
         reject,
         signal,
@@ -42,6 +48,11 @@ export class WaiterQueue<T, D = undefined> {
       this.#entries.add(entry);
       signal?.addEventListener('abort', entry.onAbort, { once: true });
     });
+  }
+
+  /** When (in the order of arrival across queues) the waiter at the head came, if any. */
+  oldestArrival(): number | undefined {
+    return this.#first()?.arrival;
   }
 
   /** The data of the waiter at the head, if any. */

@@ -174,3 +174,34 @@ t.test('rotation with concurrent requests, one own-header request held busy thro
   }
   own.release(busy);
 });
+
+t.test(
+  "another header's request is not starved by the own header's steady queue: first come, first served",
+  async (t) => {
+    const { agent, pool, started, settle } = lab();
+    t.teardown(() => agent.destroy());
+    const own = pool('own', true);
+    await settle();
+    const [a, b] = [await own.acquire('own'), await own.acquire('own')];
+    // Both sessions busy; the own header's queue is never empty: one request before the other header's, two after.
+    const before = ask(own, 'own');
+    const header = 'import Extra';
+    const other = ask(pool(header), header);
+    const after = [ask(own, 'own'), ask(own, 'own')];
+    await settle();
+    own.release(a);
+    await settle();
+    t.equal(before.req.served?.id, a.id, 'the request that came first gets the first session released');
+    const starts = started.length;
+    own.release(b);
+    await settle();
+    t.equal(other.req.served?.header, header, 'the other header is served next, in its own session');
+    t.same(started.slice(starts), [header], 'the second session released gave its slot up for that start');
+    t.notOk(after[0]!.req.served ?? after[1]!.req.served, 'the own requests that came later still wait');
+    t.ok(agent.processes('env') <= 2, 'within the cap');
+    pool(header).release(other.req.served!);
+    own.release(before.req.served!);
+    await settle();
+    t.ok(after[0]!.req.served, 'then the own queue goes on');
+  },
+);

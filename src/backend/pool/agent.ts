@@ -83,10 +83,12 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     if (!me) return false;
     const envRoom = this.caps.perEnv - this.processes(me.env);
     const allRoom = this.caps.total - this.processes();
-    // A start for this pool's own waiters needs a free slot; a warm start leaves the slots other pools' waiters need.
+    // A start for this pool's own waiters needs a free slot that no request of another pool, come before them,
+    // needs (first come, first served across headers); a warm start leaves the slots other pools' waiters need.
     const waits = pool.starved;
+    const first = pool.oldestNeed() ?? Infinity;
     const fits = waits
-      ? envRoom > 0 && allRoom > 0
+      ? envRoom > this.#olderNeeds(me, me.env, first) && allRoom > this.#olderNeeds(me, undefined, first)
       : envRoom > this.#needs(me, me.env) && allRoom > this.#needs(me, undefined);
     if (fits) return true;
     this.#starved.add(pool);
@@ -94,6 +96,20 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     const envFull = envRoom <= 0;
     if (waits && pool.needs > this.#exiting(envFull ? me.env : undefined)) this.#reclaim(me, envFull);
     return false;
+  }
+
+  /**
+   * Whether `pool` gives up the resource it is releasing although its own requests wait (the oldest since
+   * `arrival`): its environment (or the daemon) is at its cap, and requests of other pools that came first
+   * need more slots than the exits under way will free.
+   */
+  yields(pool: GatedPool, arrival: number): boolean {
+    const me = this.#byPool.get(pool);
+    if (!me) return false;
+    const envFull = this.caps.perEnv - this.processes(me.env) <= 0;
+    if (!envFull && this.caps.total - this.processes() > 0) return false;
+    const scope = envFull ? me.env : undefined;
+    return this.#olderNeeds(me, scope, arrival) > this.#exiting(scope);
   }
 
   /** Called after every request (the pool's release): allocates nothing unless a pool waits or too many are empty. */
@@ -129,6 +145,17 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
   #needs(me: Keyed<R, Q>, env: string | undefined): number {
     let n = 0;
     for (const e of this.#pools.values()) if (e !== me && (env === undefined || e.env === env)) n += e.pool.needs;
+    return n;
+  }
+
+  /** Slots needed by other pools' waiting requests that came before `arrival`, in `env` (or in the daemon). */
+  #olderNeeds(me: Keyed<R, Q>, env: string | undefined, arrival: number): number {
+    let n = 0;
+    for (const e of this.#pools.values()) {
+      if (e === me || (env !== undefined && e.env !== env)) continue;
+      const t = e.pool.oldestNeed();
+      if (t !== undefined && t < arrival) n += e.pool.needs;
+    }
     return n;
   }
 

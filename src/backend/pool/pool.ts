@@ -62,6 +62,8 @@ export interface GatedPool {
   readonly starved: boolean;
   /** Its resources retired and not yet exited: slots on their way back. */
   readonly exiting: number;
+  /** When (in the order of arrival across pools) its oldest waiter that needs a slot came; undefined when none does. */
+  oldestNeed(): number | undefined;
   /** When (in release order, see `useOrder`) the least recently used idle resource went idle. */
   oldestIdle(): number | undefined;
   evictOne(reason: string): boolean;
@@ -82,6 +84,11 @@ export interface SlotGate {
   mayStart(pool: GatedPool): boolean;
   /** A resource of `pool` is gone (or never started), or idle with no request of its own waiting: a slot is free or can be freed. */
   freed(pool: GatedPool): void;
+  /**
+   * Whether `pool`, releasing a resource while its own requests wait (the oldest since `arrival`), should give
+   * it up instead: the caps are full and another pool's request that needs a slot came first.
+   */
+  yields?(pool: GatedPool, arrival: number): boolean;
 }
 
 export interface PoolOptions<R extends Poolable, Q> {
@@ -318,11 +325,29 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
         this.#retire(e, why, false);
       }
     }
+    this.#yieldToOlder();
     this.#dispatch();
     this.#fill();
     this.#settle();
     // An idle process here may be what another key's waiting request needs (the gate decides).
     if (this.#idle.length > 0) this.opts.gate?.freed(this);
+  }
+
+  /**
+   * First come, first served across headers at the cap: a resource released while this pool's requests wait
+   * would go to them at once, and another header's request, waiting for a slot since before them, would
+   * wait on for as long as this pool's queue is never empty (its deadline, under steady load). It retires
+   * instead, and its slot goes to that request (the gate gives a freed slot to the oldest need).
+   */
+  #yieldToOlder(): void {
+    const arrival = this.#waiters.oldestArrival();
+    if (arrival === undefined || this.#idle.length === 0 || !this.opts.gate?.yields?.(this, arrival)) return;
+    this.evictOne('cap: its slot went to an older request of another header');
+  }
+
+  /** When the oldest waiter that no idle or starting resource will serve came, if there is one. */
+  oldestNeed(): number | undefined {
+    return this.needs > 0 ? this.#waiters.oldestArrival() : undefined;
   }
 
   #retireReason(e: Entry<R>): string | undefined {
