@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cpuMeter, ownTicks, treeTicks, type CpuShare } from './proc.ts';
+import { cores, cpuMeter, ownTicks, treeTicks, type CpuShare } from './proc.ts';
 import { BENCH_DIR, BENCH_KEY } from './servers.ts';
 
 const run = promisify(execFile);
@@ -14,6 +14,7 @@ const run = promisify(execFile);
 export interface CannonRun {
   rps: number;
   /** CPU the server's process tree spent per answered request, µs (robust to outside load). */ cpuUsPerReq?: number;
+  /** Share of the machine's CPU capacity (all cores) the server's process tree used meanwhile. */ serverShare?: number;
   p50: number;
   p99: number;
   errors: number;
@@ -61,6 +62,8 @@ export async function autocannon(url: string, o: CannonOptions): Promise<CannonR
   // Completed 2xx per second over the run (autocannon's average counts per-second buckets).
   return {
     ...(o.pid && r.requests.total ? { cpuUsPerReq: Math.round((serverTicks * 1e4) / r.requests.total) } : {}),
+    // Ticks are 1/100 s (proc.ts); the capacity is every core over the run.
+    ...(o.pid ? { serverShare: serverTicks / Math.max(1, cores() * cpu.seconds * 100) } : {}),
     rps: r['2xx'] / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,

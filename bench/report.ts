@@ -1,9 +1,11 @@
 /**
  * `node --import tsx bench/report.ts`: writes docs/benchmarks.md from the recorded runs in
  * bench/results/*.json (`npm run bench -- --record …` writes there and calls this). Every
- * figure is quoted with its run's date, commit and machine load; a run on a loaded machine
- * (other processes used more than NOISY_SHARE of the CPU while it ran) or whose load was not
- * recorded is never quoted as a pass; a target that could not be measured reads SKIP.
+ * figure is quoted with its run's date, commit and machine load. A target's verdict is the
+ * median of the last QUIET_RUNS quiet recorded runs of its scenario at the newest commit
+ * that scenario was recorded at (`judge`): a run is quiet when its load was recorded and
+ * other processes used at most NOISY_SHARE of the CPU while it ran; with fewer such runs the
+ * target reads "insufficient quiet runs", never PASS; one that could not be measured reads SKIP.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -85,6 +87,72 @@ export function latestByScenario(
   return out;
 }
 
+/** Quiet runs a verdict takes the median of. */
+export const QUIET_RUNS = 3;
+
+/** Counts toward a verdict: its load was recorded and other processes stayed within NOISY_SHARE of the CPU. */
+export const isQuiet = (t: TargetResult, c: Conditions | undefined): boolean =>
+  !!c && !c.loaded && !t.noisy && !t.skipped;
+
+/** The first number of a figure ("1.04× (31 vs 28 µs)" → 1.04), to order runs by; NaN when there is none. */
+const valueOf = (figure: string) => Number(/-?\d+(?:\.\d+)?/.exec(figure)?.[0] ?? NaN);
+/** The first word of a figure that holds a number ("worst 1181 ms, …" → "1181"), to list the runs by. */
+const leading = (figure: string) => figure.split(/[\s,;]+/).find((w) => /\d/.test(w)) ?? figure;
+
+export interface Judged {
+  target: string;
+  scenario: string;
+  /** The newest commit the scenario was recorded at. */
+  commit: string;
+  /** PASS / FAIL (the median of the quiet runs), SKIP, or why there is no verdict. */
+  verdict: string;
+  figure: string;
+  /** The runs the verdict rests on (the newest one when there is no verdict), newest first. */
+  from: { run: RecordedRun; result: RecordedRun['results'][0] }[];
+}
+
+/** One target of a scenario judged over the quiet runs at its newest commit (see the file's comment). */
+function judgeTarget(name: string, target: string, runs: RecordedRun[]): Judged {
+  const all = runs.flatMap((run) => run.results.filter((r) => r.name === name).map((result) => ({ run, result })));
+  const newest = all.at(-1)!;
+  const at = commit(newest.run);
+  const t = (r: RecordedRun['results'][0]) => r.targets?.find((x) => x.target === target);
+  const base = { target, scenario: name, commit: at };
+  if (t(newest.result)?.skipped) return { ...base, verdict: 'SKIP', figure: t(newest.result)!.figure, from: [newest] };
+  // A run of a modified work tree (`+dirty`) or without its commit recorded is pooled with none.
+  const poolable = !!newest.run.run && !at.endsWith('+dirty');
+  const quiet = poolable
+    ? all
+        .filter((e) => e.run.run?.commit === at && t(e.result) && isQuiet(t(e.result)!, e.result.conditions))
+        .slice(-QUIET_RUNS)
+        .reverse()
+    : [];
+  if (quiet.length < QUIET_RUNS)
+    return {
+      ...base,
+      verdict: `insufficient quiet runs (${quiet.length} of ${QUIET_RUNS} ${poolable ? `at ${at}` : 'at a clean recorded commit'})`,
+      figure: `${t(newest.result)?.figure ?? 'not measured'} (newest run)`,
+      from: [newest],
+    };
+  const passes = quiet.filter((e) => t(e.result)!.pass).length;
+  const byValue = [...quiet].sort((a, b) => valueOf(t(a.result)!.figure) - valueOf(t(b.result)!.figure));
+  const median = byValue[QUIET_RUNS >> 1]!;
+  return {
+    ...base,
+    // The median of the runs' verdicts: PASS when most of them passed.
+    verdict: passes * 2 > quiet.length ? 'PASS' : 'FAIL',
+    figure: `${t(median.result)!.figure} (median of ${quiet.map((e) => leading(t(e.result)!.figure)).join(', ')})`,
+    from: quiet,
+  };
+}
+
+/** Every target of each scenario's newest recorded result, judged (`judgeTarget`). */
+export function judge(runs: RecordedRun[]): Judged[] {
+  return [...latestByScenario(runs)].flatMap(([name, { result }]) =>
+    (result.targets ?? []).map((t) => judgeTarget(name, t.target, runs)),
+  );
+}
+
 export function renderReport(runs: RecordedRun[]): string {
   const latest = latestByScenario(runs);
   const lines = [
@@ -99,16 +167,20 @@ export function renderReport(runs: RecordedRun[]): string {
     "machine's CPU meanwhile, and a loaded run is never quoted as a pass. Ratios compare a",
     'candidate with a baseline measured in the same run, interleaved.',
     '',
-    '## Targets (newest recorded run of each scenario)',
+    `## Targets (median of the last ${QUIET_RUNS} quiet runs at the newest commit)`,
     '',
-    '| target | figure | result | scenario | date | commit | conditions |',
+    `A verdict is the median of the last ${QUIET_RUNS} **quiet** recorded runs of the scenario at the newest commit`,
+    `it was recorded at (quiet: load recorded, other processes used at most ${NOISY_SHARE * 100}% of the CPU meanwhile;`,
+    'a run from a modified work tree is pooled with none). With fewer, the target reads "insufficient quiet',
+    'runs" and the newest figure is shown for information only.',
+    '',
+    '| target | figure | result | scenario | runs | commit | conditions |',
     '|---|---|---|---|---|---|---|',
   ];
-  for (const [name, { run, result }] of latest)
-    for (const t of result.targets ?? [])
-      lines.push(
-        `| ${t.target} | ${t.figure} | ${verdict(t, result.conditions)} | ${name} | ${when(run)} | ${commit(run)} | ${load(result.conditions)} |`,
-      );
+  for (const j of judge(runs))
+    lines.push(
+      `| ${j.target} | ${j.figure} | ${j.verdict} | ${j.scenario} | ${j.from.map((e) => when(e.run)).join(', ')} | ${j.commit} | ${j.from.map((e) => load(e.result.conditions)).join('; ')} |`,
+    );
   lines.push('');
   for (const [name, { run, result }] of latest) {
     lines.push(

@@ -17,6 +17,8 @@ import { adversarialScenario } from './scenarios/adversarial.ts';
 import { cacheMemoryScenario } from './scenarios/cache-memory.ts';
 import { clusterScenario } from './scenarios/cluster.ts';
 import { clusterHeadersPhase } from './scenarios/cluster-headers.ts';
+import { clusterQueuePhase } from './scenarios/cluster-queue.ts';
+import { natsServerPath, NO_NATS_REASON } from '../test/cluster/nats-server.ts';
 import { headerRotationScenario } from './scenarios/header-rotation.ts';
 import { hitPathScenario } from './scenarios/hit-path.ts';
 import { missLatencyScenario } from './scenarios/miss-latency.ts';
@@ -46,6 +48,27 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   'long-run': () => longRunScenario(),
   cluster: () => clusterScenario(),
   'rl-workload': () => rlWorkloadScenario(),
+  // The queue-only phase of `cluster` alone (also part of it).
+  'cluster-queue': async () => {
+    const bin = natsServerPath();
+    if (!bin)
+      return {
+        name: 'cluster-queue',
+        summary: `skipped: ${NO_NATS_REASON}`,
+        figures: { skipped: NO_NATS_REASON },
+        table: [],
+      };
+    const q = await clusterQueuePhase(bin);
+    return {
+      name: 'cluster-queue',
+      summary: q.figures
+        .map((x) => `${x.workers}w ${Math.round(x.efficiency * 1000) / 10}% of ideal (${x.overheadMs} ms/job)`)
+        .join('; '),
+      figures: { queue: q.figures },
+      table: q.rows,
+      targets: q.targets,
+    };
+  },
   // The header phase of `cluster` alone (also part of it).
   'cluster-headers': async () => {
     const h = await clusterHeadersPhase();

@@ -16,10 +16,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { configSchema } from '../../src/config.ts';
-import type { ToolImpl } from '../../src/tools/types.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer } from '../../test/cluster/nats-server.ts';
 import { drive, round, stats, type ScenarioResult } from '../lib.ts';
 import { clusterHeadersPhase } from './cluster-headers.ts';
+import { clusterQueuePhase } from './cluster-queue.ts';
 import { poster } from './http-client.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,21 +36,6 @@ function workload(n: number, salt: number): string {
       `theorem t${i}_${salt} (a b : Nat) (h : a ≤ b) : a ≤ b + ${i} := by\n  have h2 : b ≤ b + ${i} := Nat.le_add_right b ${i}\n  exact Nat.le_trans h h2\n\n`,
     );
   return parts.join('');
-}
-/** A stand-in tool for the queue-only phase: waits, uses no CPU, returns the content unchanged. */
-function waitTool(ms: number): ToolImpl<'rename'> {
-  return {
-    needsLean: () => false,
-    run: async (req) => {
-      await new Promise((r) => setTimeout(r, ms));
-      return {
-        content: req.content,
-        lean_messages: { errors: [], warnings: [], infos: [] },
-        tool_messages: { errors: [], warnings: [], infos: [] },
-        timings: { total_ms: ms },
-      } as never;
-    },
-  };
 }
 /** CPU milliseconds (user + system) a process has used, from /proc/<pid>/stat (0 where there is no /proc). */
 function procCpuMs(pid: number): number {
@@ -244,64 +229,9 @@ export async function clusterScenario(): Promise<ScenarioResult> {
   }
   // The queue alone: workers in this process whose job is a 20 ms wait (no CPU), so the
   // figures show what the distribution costs and how it scales when cores are not the limit.
-  const nats2 = await startNatsServer(bin);
-  try {
-    const waitThroughput: Record<number, number> = {};
-    for (const n of [1, 2, 4]) {
-      const prefix = `wait${n}`;
-      const ws: FastifyInstance[] = [];
-      for (let i = 0; i < n; i++) {
-        ws.push(
-          await buildApp({
-            config: baseConfig({
-              role: 'worker',
-              natsUrl: nats2.url,
-              nodeId: `${prefix}w${i}`,
-              prefix,
-              heartbeatMs: 250,
-              workerSlots: 1,
-            }),
-            logger: false,
-            tools: { rename: waitTool(20) },
-          }),
-        );
-      }
-      const f = await buildApp({
-        config: baseConfig({ role: 'front', natsUrl: nats2.url, nodeId: `${prefix}f`, prefix, heartbeatMs: 250 }),
-        logger: false,
-      });
-      const p = await listen(f);
-      while ((f.cluster!.status().workers as unknown[]).length < n) await new Promise((r) => setTimeout(r, 50));
-      await drive(
-        Array.from({ length: 4 * n }, () => salt++),
-        2 * n,
-        async (s) => (await p.post('/api/v1/rename', body(s, 1))).status,
-      );
-      const run = await drive(
-        Array.from({ length: 50 * n }, () => salt++),
-        2 * n,
-        async (s) => (await p.post('/api/v1/rename', body(s, 1))).status,
-      );
-      waitThroughput[n] = (50 * n) / run.seconds;
-      const eff = waitThroughput[n]! / (n * waitThroughput[1]!);
-      figures[`wait${n}`] = {
-        reqPerS: round(waitThroughput[n]!, 2),
-        ideal: 50 * n,
-        efficiency: round(eff, 3),
-        latencyMs: stats(run.latencies),
-      };
-      rows.push([
-        `queue only: ${n} worker${n > 1 ? 's' : ''}, 20 ms wait per job (no CPU)`,
-        `${round(waitThroughput[n]!, 1)} req/s (ideal ${50 * n})`,
-        `scaling efficiency ${round(eff * 100, 0)}%; per-job overhead ${round((1000 / waitThroughput[n]!) * n - 20, 1)} ms`,
-      ]);
-      p.close();
-      await f.close();
-      for (const w of ws) await w.close();
-    }
-  } finally {
-    await nats2.stop();
-  }
+  const queue = await clusterQueuePhase(bin);
+  figures.queue = queue.figures;
+  rows.push(...queue.rows);
 
   const headerFigures = await clusterHeadersPhase();
   figures.headers = headerFigures;
@@ -332,5 +262,5 @@ export async function clusterScenario(): Promise<ScenarioResult> {
     `front+1 worker p50 ${round(fl.p50, 2)} / p95 ${round(fl.p95, 2)} ms vs single ${round(sl.p50, 2)} / ${round(sl.p95, 2)} ms`,
   ]);
   const summary = `cluster on ${os.cpus().length} cores: ${[1, 2, 4].map((n) => `${n}w ${round(throughput[n]!, 1)} req/s`).join(', ')}; efficiency 2w ${round((figures.efficiency2 as number) * 100, 0)}%, 4w ${round((figures.efficiency4 as number) * 100, 0)}%; added latency p50 ${round(fl.p50 - sl.p50, 2)} ms (small request)`;
-  return { name: 'cluster', summary, figures, table: rows };
+  return { name: 'cluster', summary, figures, table: rows, targets: queue.targets };
 }

@@ -57,6 +57,10 @@ export async function openCluster(
     reconnectTimeWait: 500,
     pingInterval: 1500,
     maxPingOut: 2,
+    // Otherwise every request (a job's publish, KV get and put, each pull) builds Errors up front
+    // only to hold the caller's stack (nats-core 3.4 lib/request.js BaseRequest, lib/util.js
+    // timeout): a cost per job for a trace a failure rarely needs; failures keep their message.
+    noAsyncTraces: true,
   });
   // JetStream calls (publish, KV, API) give up after the publish timeout: during an outage a
   // request fails fast with a clear 503 instead of hanging.

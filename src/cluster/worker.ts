@@ -147,7 +147,8 @@ export class ClusterWorker {
       node: this.nodeId,
       at: Date.now(),
       slots: this.deps.slots,
-      busy: this.#running.size,
+      // Slots computing now (a job being answered holds none); `running` still counts it until acknowledged.
+      busy: this.deps.slots - this.#free,
       warm: [...this.#warmKeys().keys()],
       running,
       done: this.#done,
@@ -222,7 +223,8 @@ export class ClusterWorker {
 
   async #pullLoop(): Promise<void> {
     while (!this.#closed) {
-      if (this.#free === 0) {
+      // A free slot, and not more jobs being answered than slots (a NATS outage holds answers back: deliver.ts).
+      if (this.#free === 0 || this.#running.size >= 2 * this.deps.slots) {
         await this.#idle(1000);
         continue;
       }
@@ -248,13 +250,17 @@ export class ClusterWorker {
         return;
       }
       this.#free--;
-      void this.#run(msg)
+      let held = true;
+      const free = () => {
+        if (!held) return;
+        held = false;
+        this.#free++;
+        this.#wake?.();
+      };
+      void this.#run(msg, free)
         // #run answers every job itself; anything escaping it is a defect, logged, never the worker's end.
         .catch((err: unknown) => this.deps.log.error({ err }, 'cluster job ended with an unexpected error'))
-        .finally(() => {
-          this.#free++;
-          this.#wake?.();
-        });
+        .finally(free);
     }
   }
 
@@ -341,16 +347,23 @@ export class ClusterWorker {
    * sent until the server has it or the job's deadline passes. A job whose outcome could not
    * be sent is handed back (nak: redelivered, answered from the shared cache or run again).
    */
-  async #answer(job: Job, outcome: Outcome, msg: JsMsg): Promise<boolean> {
+  async #answer(job: Job, outcome: Outcome, msg: JsMsg, stored?: Promise<void>): Promise<boolean> {
     const { send, bytes } = this.#letter(job, outcome);
     const delivered = await this.#courier.deliver(job.key, send, bytes, job.deadlineAt, this.#stop.signal);
+    // The shared cache has the result before the job is acknowledged: a redelivery finds it there.
+    await stored;
     if (this.#stop.signal.aborted) return false; // killed: acknowledge nothing
     if (delivered) msg.ack();
     else msg.nak();
     return delivered;
   }
 
-  async #run(msg: JsMsg): Promise<void> {
+  /**
+   * Runs one job; `free` gives its slot back once the tool has finished (called again at the
+   * end, harmlessly), so the next job is pulled while this one's outcome, cache entry and claim
+   * are sent: those round trips hold no session and no core, and the slot need not wait for them.
+   */
+  async #run(msg: JsMsg, free: () => void): Promise<void> {
     const job = decodeAs(jobSchema, 'job', msg.data, this.c.drop);
     if (!job) {
       msg.term(); // not a job: never redeliver it
@@ -383,23 +396,30 @@ export class ClusterWorker {
     // Tell JetStream we are alive while the job runs, so ack_wait only catches dead workers.
     const working = setInterval(() => msg.working(), Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3));
     const t0 = performance.now();
-    let status = 'ok';
+    let answered: boolean;
     try {
       const outcome = await this.#execute(job, ctrl.signal, remainingMs / 1000);
-      if (outcome.status === 'error') status = outcome.error.code;
-      if (outcome.status === 'ok' && outcome.cacheable)
-        await this.c.cache
-          .put(job.key, encode(outcome.result))
-          .catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
+      const status = outcome.status === 'error' ? outcome.error.code : 'ok';
+      this.deps.observer?.ran(job.tool, job.environment, status, (performance.now() - t0) / 1000);
+      free();
       if (this.#closed && ctrl.signal.aborted) return; // killed: leave the job to be redelivered
-      if (!(await this.#answer(job, outcome, msg))) return;
-      this.#done++;
-      await this.#releaseClaim(job);
+      answered = await this.#answer(job, outcome, msg, this.#store(job, outcome));
     } finally {
       clearInterval(working);
       this.#running.delete(job.id);
-      this.deps.observer?.ran(job.tool, job.environment, status, (performance.now() - t0) / 1000);
     }
+    if (!answered) return;
+    this.#done++;
+    await this.#releaseClaim(job);
+  }
+
+  /** Stores a cacheable result in the shared cache, sent alongside the outcome (one round trip, not two). */
+  #store(job: Job, outcome: Outcome): Promise<void> | undefined {
+    if (outcome.status !== 'ok' || !outcome.cacheable) return undefined;
+    return this.c.cache
+      .put(job.key, encode(outcome.result))
+      .then(() => {})
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'shared cache store failed'));
   }
 
   #execute(job: Job, cancel: AbortSignal, seconds: number): Promise<Outcome> {
@@ -436,7 +456,7 @@ export class ClusterWorker {
     return {
       node: this.nodeId,
       slots: this.deps.slots,
-      busy: this.#running.size,
+      busy: this.deps.slots - this.#free,
       free: this.#free,
       warm: [...this.#warmKeys().keys()],
       done: this.#done,
