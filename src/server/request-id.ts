@@ -2,11 +2,13 @@
  * `info.request_id` (AXLE's newer API: every tool response's `info` carries one; its MCP server
  * passes it to `POST /v1/shared-links`). Each request gets its own UUID, cache hits included.
  *
- * The hit path sends the cached body as stored bytes; the id is spliced in before the body's
- * closing brace rather than parsing and re-serialising the object (a copy of the bytes, no
- * JSON work). A cached body never holds `info`: results are cached without it.
+ * The hit path sends the cached body as stored bytes; the id is spliced into the stored `info`
+ * (its provenance members, src/envs/provenance.ts) before its closing brace rather than parsing
+ * and re-serialising the object (a copy of the bytes, no JSON work). A cached body never holds a
+ * request id: results are cached without one.
  */
 import { randomFillSync } from 'node:crypto';
+import { STORED_INFO_OPEN } from '../cache/result-cache.ts';
 
 export interface RequestInfo {
   request_id: string;
@@ -50,11 +52,16 @@ export function newRequestId(): string {
 const CLOSE = 0x7d; // '}'
 const MEMBER = Buffer.from(',"info":{"request_id":"', 'latin1');
 const FIRST_MEMBER = MEMBER.subarray(1);
+/** The id's member inside a stored `info` (STORED_INFO_OPEN) after its provenance members, or as its first. */
+const ID_AFTER = Buffer.from(',"request_id":"', 'latin1');
+const ID_FIRST = ID_AFTER.subarray(1);
+const STORED_INFO = Buffer.from(STORED_INFO_OPEN, 'latin1');
 const EMPTY = Buffer.alloc(0);
 
 /**
- * A serialised JSON object with `"info":{"request_id":…}` added as its last member. The hit
- * front writes the two parts (requestIdParts) without joining them.
+ * A serialised JSON object with `"request_id":…` added to its `info`: a stored result's own last
+ * member (ResultCache), else a new last member. The hit front writes the two parts
+ * (requestIdParts) without joining them.
  */
 export function withRequestId(body: Buffer, id: string): Buffer {
   const [head, tail] = requestIdParts(body, id);
@@ -62,19 +69,38 @@ export function withRequestId(body: Buffer, id: string): Buffer {
 }
 
 /**
- * The same bytes in two parts, to be written one after the other: a view of `body` up to its
- * closing brace (no copy) and the member with the brace, filled in place (its fixed text, then
- * the id's characters: a UUID is ASCII and needs no escaping; no string of the tail to encode).
- * A body with no object is returned whole, with an empty tail.
+ * The same bytes in two parts, to be written one after the other: a view of `body` up to the
+ * brace the id goes before (no copy) and the id's member with the closing braces, filled in
+ * place (its fixed text, then the id's characters: a UUID is ASCII and needs no escaping; no
+ * string of the tail to encode). A stored result ends in its `info` (STORED_INFO_OPEN, holding
+ * the provenance it was stored with): the id joins it there, after its members (the body is
+ * then one ResultCache stored: its last `,"info":{` is that member). A body with no object is
+ * returned whole, with an empty tail.
  */
 export function requestIdParts(body: Buffer, id: string): [Buffer, Buffer] {
   let end = body.length - 1;
   while (end >= 0 && body[end] !== CLOSE) end--;
   if (end < 0) return [body, EMPTY];
+  const info = body.lastIndexOf(STORED_INFO, end);
+  const infoClose = info >= 0 ? before(body, end) : -1;
+  if (infoClose >= 0 && body[infoClose] === CLOSE) {
+    const open = info + STORED_INFO.length;
+    return [body.subarray(0, infoClose), idTail(infoClose === open ? ID_FIRST : ID_AFTER, id)];
+  }
   // `{}` (or `{ }`) has no member to follow: no comma.
-  let i = end - 1;
+  const i = before(body, end);
+  return [body.subarray(0, end), idTail(i >= 0 && body[i] === 0x7b ? FIRST_MEMBER : MEMBER, id)];
+}
+
+/** The last character before `at` that is not JSON whitespace, or -1. */
+function before(body: Buffer, at: number): number {
+  let i = at - 1;
   while (i >= 0 && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i--;
-  const member = i >= 0 && body[i] === 0x7b ? FIRST_MEMBER : MEMBER;
+  return i;
+}
+
+/** `member`, the id, its closing quote and two closing braces (`info`'s, the object's), in one new buffer. */
+function idTail(member: Buffer, id: string): Buffer {
   const tail = Buffer.allocUnsafe(member.length + id.length + 3);
   tail.set(member);
   let o = member.length;
@@ -82,15 +108,18 @@ export function requestIdParts(body: Buffer, id: string): [Buffer, Buffer] {
   tail[o++] = 0x22; // '"'
   tail[o++] = CLOSE;
   tail[o] = CLOSE;
-  return [body.subarray(0, end), tail];
+  return tail;
 }
 
-/** A result object with the request id in its `info` (other `info` members kept); the original is not changed. */
-export function attachRequestId<T extends object>(result: T, id: string): T & { info: RequestInfo } {
+/**
+ * A result object with the request id in its `info`, after the provenance `executor` gives
+ * (src/envs/provenance.ts) and the result's own `info` members; the original is not changed.
+ */
+export function attachRequestId<T extends object>(result: T, id: string, executor?: object): T & { info: RequestInfo } {
   const info = (result as { info?: unknown }).info;
   return {
     ...result,
-    info: { ...(info && typeof info === 'object' ? info : {}), request_id: id },
+    info: { ...executor, ...(info && typeof info === 'object' ? info : {}), request_id: id },
   };
 }
 
