@@ -49,6 +49,8 @@ export interface PipelineDeps {
   inlineMaxChars?: number;
   /** Where admitted work runs: absent = in this process (the single-machine default); the front role injects a cluster one. */
   executor?: Executor;
+  /** The bound of a Lean session's cold start (`lean.startupTimeoutSeconds`), for timeoutFromSession (absent: 600 s). */
+  coldStartSeconds?: number;
   /** The `info` provenance of each environment's results (absent: the process's own, src/envs/provenance.ts). */
   provenance?: ProvenanceTable;
 }
@@ -111,6 +113,11 @@ export interface RunOptions {
    * second controller joined to it by a listener (admission/deadline.ts).
    */
   controller?: OwnController | undefined;
+  /**
+   * The timeout counts from the Lean session being ready, not from admission (Kimina's routes:
+   * a REPL's cold start is not the snippet's time; admission/deadline.ts FromSession).
+   */
+  timeoutFromSession?: boolean;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
@@ -359,6 +366,11 @@ export class Pipeline {
             throw e;
           }),
         opts.controller,
+        // A runner that reports its session ready, here: a cluster's worker starts the session on another
+        // node, which reports no readiness here; those keep the plain deadline.
+        opts.timeoutFromSession && this.deps.lean.reportsSessionReady === true && !this.deps.executor
+          ? { coldStartSeconds: this.deps.coldStartSeconds ?? 600 }
+          : undefined,
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
