@@ -51,18 +51,21 @@ const HIT_TIMINGS = Object.freeze({ total_ms: 0 });
 /**
  * A stored result's last member: `info` with the provenance members the result was stored with
  * (src/envs/provenance.ts: the executor's commit, the environment's toolchain…), so a hit answers
- * the miss's fields from the bytes alone; the request id goes in last, per request
- * (src/server/request-id.ts requestIdParts). The raw text `,"info":{` cannot occur inside a JSON
- * string (its quotes would be escaped), and a result's own nested members come before it: its
- * last occurrence in a stored body is this member.
+ * the miss's fields from the bytes alone, and last in it a `request_id` holding STORED_ID, which
+ * each answer overwrites with its own id at a fixed distance from the end (src/server/request-id.ts
+ * requestIdParts: no search, no parse).
  */
-export const STORED_INFO_OPEN = ',"info":{';
+export const STORED_ID = '00000000-0000-4000-8000-000000000000';
+/** What a stored body ends with after its request id's value. */
+export const STORED_ID_END = '"}}';
+export const storedInfo = (members: string): string =>
+  `"info":{${members}${members ? ',' : ''}"request_id":"${STORED_ID}${STORED_ID_END}`;
 /**
  * How a stored result's JSON ends when `timings` was its last member, as the tools write their
  * results (one that does not ends otherwise: src/server/response-text.ts then serialises it again).
  */
 export const storedTail = (members: string): string =>
-  `,"timings":${JSON.stringify(HIT_TIMINGS)}${STORED_INFO_OPEN}${members}}}`;
+  `,"timings":${JSON.stringify(HIT_TIMINGS)},${storedInfo(members)}`;
 /** A result's JSON tail when a flat `timings` object is its last member (no brace inside: numbers only). */
 const TIMINGS_TAIL = /^,"timings":\{[^{}]*\}\}$/;
 
@@ -287,9 +290,9 @@ export class ResultCache {
    */
   set(key: string, response: object, raw?: RawKey, members = ''): string | undefined {
     if (!this.#lru) return undefined;
-    // A result's own `info` (tools write none) is left out: the stored one is last (STORED_INFO_OPEN).
+    // A result's own `info` (tools write none) is left out: the stored one is last (storedInfo).
     const json = JSON.stringify({ ...response, timings: HIT_TIMINGS, info: undefined });
-    return this.#store(key, `${json.slice(0, -1)}${STORED_INFO_OPEN}${members}}}`, raw);
+    return this.#store(key, `${json.slice(0, -1)},${storedInfo(members)}`, raw);
   }
 
   #store(key: string, json: string, raw: RawKey | undefined): string | undefined {

@@ -2,13 +2,13 @@
  * `info.request_id` (AXLE's newer API: every tool response's `info` carries one; its MCP server
  * passes it to `POST /v1/shared-links`). Each request gets its own UUID, cache hits included.
  *
- * The hit path sends the cached body as stored bytes; the id is spliced into the stored `info`
- * (its provenance members, src/envs/provenance.ts) before its closing brace rather than parsing
- * and re-serialising the object (a copy of the bytes, no JSON work). A cached body never holds a
- * request id: results are cached without one.
+ * The hit path sends the cached body as stored bytes, its own id written over the stored `info`'s
+ * placeholder (after the provenance members, src/envs/provenance.ts) rather than parsing and
+ * re-serialising the object (a copy of the bytes, no JSON work). A cached body never holds a
+ * request's id: results are cached with a placeholder.
  */
 import { randomFillSync } from 'node:crypto';
-import { STORED_INFO_OPEN } from '../cache/result-cache.ts';
+import { STORED_ID, STORED_ID_END } from '../cache/result-cache.ts';
 
 export interface RequestInfo {
   request_id: string;
@@ -52,55 +52,56 @@ export function newRequestId(): string {
 const CLOSE = 0x7d; // '}'
 const MEMBER = Buffer.from(',"info":{"request_id":"', 'latin1');
 const FIRST_MEMBER = MEMBER.subarray(1);
-/** The id's member inside a stored `info` (STORED_INFO_OPEN) after its provenance members, or as its first. */
-const ID_AFTER = Buffer.from(',"request_id":"', 'latin1');
-const ID_FIRST = ID_AFTER.subarray(1);
-const STORED_INFO = Buffer.from(STORED_INFO_OPEN, 'latin1');
+/** A stored body's last bytes (ResultCache, storedInfo): its id's member, the placeholder id, and the closing. */
+const ID_KEY = Buffer.from('"request_id":"', 'latin1');
+const ID_SLOT = STORED_ID.length + STORED_ID_END.length;
 const EMPTY = Buffer.alloc(0);
 
 /**
- * A serialised JSON object with `"request_id":…` added to its `info`: a stored result's own last
- * member (ResultCache), else a new last member. The hit front writes the two parts
- * (requestIdParts) without joining them.
+ * A serialised JSON object with this request's id as `info.request_id`: in place of a stored
+ * result's placeholder (ResultCache), else as a new last member. The hit front writes the two
+ * parts (requestIdParts) without joining them.
  */
 export function withRequestId(body: Buffer, id: string): Buffer {
   const [head, tail] = requestIdParts(body, id);
   return tail.length === 0 ? head : Buffer.concat([head, tail], head.length + tail.length);
 }
 
+/** Whether `body` ends as a stored result does: `"request_id":"<placeholder>"}}` (ResultCache storedInfo). */
+function endsInStoredId(body: Buffer): boolean {
+  const at = body.length - ID_SLOT - ID_KEY.length;
+  if (at < 0 || body[body.length - 1] !== CLOSE) return false;
+  // Byte by byte: a subarray and `equals` per hit cost more than these 14 comparisons.
+  for (let k = 0; k < ID_KEY.length; k++) if (body[at + k] !== ID_KEY[k]) return false;
+  return true;
+}
+
 /**
- * The same bytes in two parts, to be written one after the other: a view of `body` up to the
- * brace the id goes before (no copy) and the id's member with the closing braces, filled in
- * place (its fixed text, then the id's characters: a UUID is ASCII and needs no escaping; no
- * string of the tail to encode). A stored result ends in its `info` (STORED_INFO_OPEN, holding
- * the provenance it was stored with): the id joins it there, after its members (the body is
- * then one ResultCache stored: its last `,"info":{` is that member). A body with no object is
- * returned whole, with an empty tail.
+ * The same bytes in two parts, to be written one after the other: a view of `body` (no copy) and
+ * what follows it, filled in place (a UUID is ASCII and needs no escaping; no string of the tail
+ * to encode). A stored result (ResultCache) ends in its `info` with a placeholder id at a fixed
+ * distance from the end: the view stops before it and the tail is this id and the closing
+ * braces (the provenance before it kept as stored). Any other object gets `"info":{"request_id":…}`
+ * as its last member. A body with no object is returned whole, with an empty tail.
  */
 export function requestIdParts(body: Buffer, id: string): [Buffer, Buffer] {
+  if (endsInStoredId(body)) {
+    // The id, then STORED_ID_END (`"}}`).
+    const tail = Buffer.allocUnsafe(id.length + 3);
+    let o = 0;
+    for (; o < id.length; o++) tail[o] = id.charCodeAt(o);
+    tail[o++] = 0x22; // '"'
+    tail[o++] = CLOSE;
+    tail[o] = CLOSE;
+    return [body.subarray(0, body.length - ID_SLOT), tail];
+  }
   let end = body.length - 1;
   while (end >= 0 && body[end] !== CLOSE) end--;
   if (end < 0) return [body, EMPTY];
-  const info = body.lastIndexOf(STORED_INFO, end);
-  const infoClose = info >= 0 ? before(body, end) : -1;
-  if (infoClose >= 0 && body[infoClose] === CLOSE) {
-    const open = info + STORED_INFO.length;
-    return [body.subarray(0, infoClose), idTail(infoClose === open ? ID_FIRST : ID_AFTER, id)];
-  }
   // `{}` (or `{ }`) has no member to follow: no comma.
-  const i = before(body, end);
-  return [body.subarray(0, end), idTail(i >= 0 && body[i] === 0x7b ? FIRST_MEMBER : MEMBER, id)];
-}
-
-/** The last character before `at` that is not JSON whitespace, or -1. */
-function before(body: Buffer, at: number): number {
-  let i = at - 1;
+  let i = end - 1;
   while (i >= 0 && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i--;
-  return i;
-}
-
-/** `member`, the id, its closing quote and two closing braces (`info`'s, the object's), in one new buffer. */
-function idTail(member: Buffer, id: string): Buffer {
+  const member = i >= 0 && body[i] === 0x7b ? FIRST_MEMBER : MEMBER;
   const tail = Buffer.allocUnsafe(member.length + id.length + 3);
   tail.set(member);
   let o = member.length;
@@ -108,7 +109,7 @@ function idTail(member: Buffer, id: string): Buffer {
   tail[o++] = 0x22; // '"'
   tail[o++] = CLOSE;
   tail[o] = CLOSE;
-  return tail;
+  return [body.subarray(0, end), tail];
 }
 
 /**

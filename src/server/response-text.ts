@@ -2,7 +2,7 @@
  * A tool result's HTTP response text: the result with its `info` (the environment's provenance,
  * src/envs/provenance.ts, and `request_id`: attachRequestId), as JSON. A miss's result was just
  * serialised once for the cache (ResultCache.set: the same members with a hit's timings and the
- * same stored `info`); when `timings` ended that text, the response is that text with the real
+ * same stored `info`, its id a placeholder); when `timings` ended that text, the response is that text with the real
  * timings and the id put back at its end, byte for byte what serialising the result again writes
  * (test/server/response-text.test.ts), without a second walk over the result (~3 µs of a miss in
  * the daemon's profile for the bench's small result, and in proportion to a large one's size).

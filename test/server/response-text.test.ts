@@ -5,7 +5,7 @@
  * its own, and look-alikes of the stored tail inside a string or a nested object.
  */
 import t from 'tap';
-import { ResultCache } from '../../src/cache/result-cache.ts';
+import { ResultCache, STORED_ID, storedTail } from '../../src/cache/result-cache.ts';
 import { provenanceOf, type Provenance } from '../../src/envs/provenance.ts';
 import { attachRequestId, newRequestId, withRequestId } from '../../src/server/request-id.ts';
 import { responseText } from '../../src/server/response-text.ts';
@@ -57,7 +57,7 @@ t.test('the stored text is what a hit sends: the same members with a hit timings
     const result = results['timings last']!;
     const stored = cache.set('k', result, undefined, p?.members);
     t.equal(stored, cache.get('k')!.body.toString('utf8'));
-    t.same(JSON.parse(stored!), { ...result, timings: { total_ms: 0 }, info: p?.info ?? {} });
+    t.same(JSON.parse(stored!), { ...result, timings: { total_ms: 0 }, info: { ...p?.info, request_id: STORED_ID } });
     // The hit's answer (the stored bytes with its id) and the miss's: the same info, members in the same order.
     const hit = JSON.parse(String(withRequestId(cache.get('k')!.body, 'id-h'))) as { info: object };
     const miss = JSON.parse(responseText(result, 'id-h', stored, p)) as { info: object };
@@ -72,7 +72,7 @@ t.test('nothing is stored when caching is off or the result is larger than the c
 
 t.test('a stored text ending in the hit timings is what the response is made from', async (t) => {
   // A doctored stored text shows the response came from it, not from serialising the result again.
-  const stored = `{"from":"stored"${',"timings":{"total_ms":0},"info":{}}'}`;
+  const stored = `{"from":"stored"${storedTail('')}`;
   const text = responseText({ okay: true, timings: { total_ms: 9 } }, 'id-1', stored);
   t.equal(text, '{"from":"stored","timings":{"total_ms":9},"info":{"request_id":"id-1"}}');
 });
