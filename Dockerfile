@@ -66,9 +66,13 @@ COPY --from=lean --chown=lean:lean /opt/elan /opt/elan
 COPY --from=lean --chown=lean:lean /app/lean ./lean
 USER 10001:10001
 
+# The commit in every response's info._executor_commit_sha (.git is not copied in):
+#   docker build --build-arg COMMIT=$(git rev-parse HEAD) ...
+ARG COMMIT=
 ENV HOST=0.0.0.0 \
     PORT=8080 \
-    LEAN_TOOL_ROLE=both
+    LEAN_TOOL_ROLE=both \
+    LEAN_TOOL_COMMIT=${COMMIT}
 EXPOSE 8080
 # Liveness only (the process answers HTTP); orchestrators route by /health/ready (docs/deployment.md).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \

@@ -85,14 +85,27 @@ function toolchainStep(env: EnvironmentConfig, c: PlanContext): PlanStep {
   };
 }
 
+/** `v4.32.2` → `v4.32` (a tag's minor version, as replTagFor matches it). */
+const minorOf = (tag: string): string => /^v?\d+\.\d+/.exec(tag)?.[0] ?? tag;
+
 function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
   const tag = toolchainTag(env.lean_toolchain) ?? '?';
   const dir = path.join(c.buildDir, `repl-${tag}`);
   const built = existsSync(path.join(dir, '.lake', 'build', 'bin', 'repl'));
   const done = built ? { done: 'already built' } : {};
-  // Known only when the tags were listed (a real run lists them; a dry run that ran nothing may not).
+  // Known when the tags were listed (a real run lists them first; the dry run lists them too, when it can).
   const source = c.replTags ? replTagFor(tag, c.replTags) : undefined;
-  const branch = source ?? tag;
+  const list: PlanStep = {
+    title: `list the REPL's tags, to build the one serving ${tag} (the same tag, or the highest of its minor version: lean/lake-project.ts replTagFor)`,
+    command: `git ls-remote --tags --refs ${c.replGit}`,
+    cwd: c.buildDir,
+    ...done,
+  };
+  // Listed, and none serves this toolchain: the real run stops here for this environment (setup.ts replTagOf).
+  if (c.replTags && !source)
+    return [list, { title: `none serves ${tag} (no tag of its minor version before it): setup stops here`, ...done }];
+  // Not listed (offline): the clone names the rule, never a tag that may not exist.
+  const branch = source ?? `<${tag}, else the highest ${minorOf(tag)}.x tag before it>`;
   const pin =
     source === tag
       ? []
@@ -104,14 +117,9 @@ function replSteps(env: EnvironmentConfig, c: PlanContext): PlanStep[] {
           },
         ];
   return [
+    list,
     {
-      title: `list the REPL's tags, to build the one serving ${tag} (the same tag, or the highest of its minor version: lean/lake-project.ts replTagFor)`,
-      command: `git ls-remote --tags --refs ${c.replGit}`,
-      cwd: c.buildDir,
-      ...done,
-    },
-    {
-      title: `clone the Lean REPL at ${source ? `tag ${source}` : `that tag (${tag} when it exists)`}`,
+      title: `clone the Lean REPL at ${source ? `tag ${source}` : `the tag listed (${tag} when it exists)`}`,
       command: `git clone --depth 1 --branch ${branch} ${c.replGit} ${dir}`,
       cwd: c.buildDir,
       download: DOWNLOADS.repl,
@@ -210,7 +218,11 @@ export function formatTotal(total: Size): string {
 /** The whole plan as text: elan first when it is missing, then each environment, then the total. */
 export function formatPlan(envs: EnvironmentConfig[], c: PlanContext): string {
   const rel = (p: string) => path.relative(c.root, p) || '.';
-  const lines = ['lean:setup --dry-run: nothing is run; sizes are estimates (~).'];
+  const lines = [
+    c.replTags
+      ? "lean:setup --dry-run: nothing is changed (only the REPL's tags were listed, read-only); sizes are estimates (~)."
+      : "lean:setup --dry-run: nothing is run (the REPL's tags could not be listed: each clone names the rule that picks its tag); sizes are estimates (~).",
+  ];
   let n = 0;
   const step = (s: PlanStep) => {
     lines.push(`  ${++n}. ${s.title}${s.done ? ` [skipped: ${s.done}]` : ''}`);

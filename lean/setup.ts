@@ -27,7 +27,8 @@ import { generatedProject, REPL_SOURCE_FILE, replTagFor, tagsOfLsRemote } from '
 import { ELAN_INSTALL, formatPlan, formatTotal, planTotal } from './setup-plan.ts';
 import { EXAMPLE_ENVIRONMENT } from '../src/contract/examples.ts';
 
-const REPL_GIT = 'https://github.com/leanprover-community/repl';
+/** The REPL's repository (LEAN_TOOL_REPL_GIT: a mirror, or a local clone when offline). */
+const REPL_GIT = process.env.LEAN_TOOL_REPL_GIT || 'https://github.com/leanprover-community/repl';
 const MATHLIB_GIT = 'https://github.com/leanprover-community/mathlib4';
 const BUILD = process.env.LEAN_TOOL_BUILD_DIR ?? path.join(PROJECT_ROOT, 'lean', '.build');
 
@@ -114,6 +115,21 @@ async function replTagOf(tag: string): Promise<string> {
   const chosen = replTagFor(tag, tagsOfLsRemote(listed));
   if (!chosen) throw new SetupError(`the REPL has no tag for Lean ${tag} nor for another release of its minor version`);
   return chosen;
+}
+
+/**
+ * The REPL's tags for the dry run's plan: the real run's first REPL step, read-only, so the plan
+ * names the tag it would clone (a patch release has none of its own: docs/environments.md).
+ * Undefined when they cannot be listed (no git, offline): the plan then says so.
+ */
+async function listReplTags(): Promise<string[] | undefined> {
+  const r = await execa('git', ['ls-remote', '--tags', '--refs', REPL_GIT], {
+    reject: false,
+    timeout: 60_000,
+    stdin: 'ignore',
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
+  return r.exitCode === 0 ? tagsOfLsRemote(String(r.stdout)) : undefined;
 }
 
 async function makeProject(env: EnvironmentConfig): Promise<void> {
@@ -211,9 +227,10 @@ async function main(): Promise<number> {
     replGit: REPL_GIT,
     mathlibGit: MATHLIB_GIT,
   };
-  // The plan, printed whole even where elan is absent (lean/setup-plan.ts).
+  // The plan, printed whole even where elan is absent (lean/setup-plan.ts), with the REPL tags it would clone.
   if (dryRun) {
-    console.log(formatPlan(envs, planContext));
+    const replTags = await listReplTags();
+    console.log(formatPlan(envs, replTags ? { ...planContext, replTags } : planContext));
     return 0;
   }
   console.log(`lean:setup: ${envs.map((e) => e.name).join(', ')}; ${formatTotal(planTotal(envs, planContext))}`);

@@ -114,6 +114,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     limits: config.limits,
     structural: parts.structural,
     inlineMaxChars: config.workers.inlineMaxChars,
+    coldStartSeconds: config.lean.startupTimeoutSeconds,
     ...(cluster?.front ? { executor: cluster.front } : {}),
   });
   const startedAt = Date.now();

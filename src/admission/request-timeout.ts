@@ -1,6 +1,6 @@
 /** Request timeouts: timeout_seconds capped for non-admin callers, enforced with an AbortSignal. */
 import { serviceError, type ServiceError } from '../errors.ts';
-import { leanRunning, markDeadline } from '../sync/signal-marks.ts';
+import { leanRunning, markDeadline, onSessionReady } from '../sync/signal-marks.ts';
 import { noop } from '../util/arrays.ts';
 import type { KeyClass } from './keys.ts';
 
@@ -29,12 +29,14 @@ export function withDeadline<T>(
   parent: AbortSignal | undefined,
   work: (signal: AbortSignal) => Promise<T>,
   own?: OwnController,
+  fromSession?: FromSession,
 ): Promise<T> {
   // Already aborted (a cancel in the same read as its request): never start the work.
   if (parent?.aborted) return Promise.reject(parent.reason instanceof Error ? parent.reason : new Error('aborted'));
   // One promise settled by whichever comes first (cheaper than racing a second one per request).
   return new Promise<T>((resolve, reject) => {
     const d = new Deadline(seconds, own && own.signal === parent ? own : undefined, parent, resolve, reject);
+    if (fromSession) d.fromSession(fromSession.coldStartSeconds);
     let started: Promise<T>;
     try {
       started = work(d.ctrl.signal);
@@ -47,6 +49,16 @@ export function withDeadline<T>(
       (e: unknown) => d.fail(e),
     );
   });
+}
+
+/**
+ * A deadline that counts from the request's Lean session being ready (Kimina's routes): until
+ * then it is `seconds` plus the cold start's own bound (`lean.startupTimeoutSeconds`), so a
+ * request still never waits unbounded; when the backend reports the session ready
+ * (src/sync/signal-marks.ts sessionReady), `seconds` start again from then.
+ */
+export interface FromSession {
+  coldStartSeconds: number;
 }
 
 /** Durations whose timer list is kept alive (keepTimerList), at most. */
@@ -77,8 +89,8 @@ function keepTimerList(ms: number): void {
  */
 class Deadline<T> {
   readonly ctrl: OwnController;
-  readonly #at: number;
-  readonly #timer: NodeJS.Timeout;
+  #at: number;
+  #timer: NodeJS.Timeout;
   readonly #linked: AbortSignal | undefined;
 
   constructor(
@@ -95,6 +107,23 @@ class Deadline<T> {
     this.#linked = own ? undefined : parent;
     this.#linked?.addEventListener('abort', this, { once: true });
     keepTimerList(ms);
+    this.#timer = setTimeout(Deadline.#expire, ms, this);
+  }
+
+  /** The deadline waits for the session (FromSession): longer by the cold start's bound until it is ready. */
+  fromSession(coldStartSeconds: number): void {
+    this.#arm(this.seconds + coldStartSeconds);
+    onSessionReady(this.ctrl.signal, () => {
+      if (!this.ctrl.signal.aborted) this.#arm(this.seconds);
+    });
+  }
+
+  /** The timer (and the signal's deadline mark, which Lean's heartbeat budget reads) set `seconds` from now. */
+  #arm(seconds: number): void {
+    clearTimeout(this.#timer);
+    const ms = Math.max(0, Math.round(seconds * 1000));
+    this.#at = Date.now() + ms;
+    markDeadline(this.ctrl.signal, this.#at);
     this.#timer = setTimeout(Deadline.#expire, ms, this);
   }
 

@@ -7,7 +7,7 @@
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { ServiceError, serviceError } from '../errors.ts';
 import type { Log } from '../log.ts';
-import { deadlineOf, markLeanRunning } from '../sync/signal-marks.ts';
+import { deadlineOf, markLeanRunning, sessionReady } from '../sync/signal-marks.ts';
 import { HeartbeatBudgets } from './heartbeats/budgets.ts';
 import { buildLaunch, type LaunchSpec, type ProcessLimits } from './process/launch.ts';
 import type { SandboxKind } from './process/sandbox.ts';
@@ -123,6 +123,12 @@ export interface LeanRunner {
     job: ElabJob,
     ctx: { signal: AbortSignal; progress?: (done: number, total: number) => void },
   ): Promise<ElabResult>;
+  /**
+   * Whether `elaborate` reports its session ready on the request's signal (src/sync/signal-marks.ts
+   * sessionReady), so a deadline may count from then (Kimina's routes); a runner that does not
+   * (a test double, a remote one) gets the plain deadline.
+   */
+  readonly reportsSessionReady?: boolean;
 }
 
 export type BackendOptions = {
@@ -171,6 +177,7 @@ const DEFAULTS = {
 };
 
 export class LeanBackend implements LeanRunner {
+  readonly reportsSessionReady = true;
   #agent: PoolAgent<WarmSession, Affinity>;
   #opts: BackendOptions;
   #l: Required<BackendLimits>;
@@ -253,6 +260,8 @@ export class LeanBackend implements LeanRunner {
     const keys = commandKeys(root, job.commands);
     const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
     if (ws.header !== header.text) refuse(pool, ws, header.text);
+    // Its header imported: a deadline that counts from here (Kimina's routes) starts now, before the budgets read it.
+    sessionReady(ctx.signal);
     const run = new RequestRun(ws, ctx, this.#budgets(job.commands, deadlineOf(ctx.signal)), this.#graceMs);
     const leanDone = markLeanRunning(ctx.signal);
     try {

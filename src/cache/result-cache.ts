@@ -49,10 +49,23 @@ const ASCII = /^[\u0000-\u007f]*$/;
 /** A hit's timings: nothing was computed for it. */
 const HIT_TIMINGS = Object.freeze({ total_ms: 0 });
 /**
- * How a stored result's JSON ends when `timings` is its last member, as the tools write their
+ * A stored result's last member: `info` with the provenance members the result was stored with
+ * (src/envs/provenance.ts: the executor's commit, the environment's toolchain…), so a hit answers
+ * the miss's fields from the bytes alone, and last in it a `request_id` holding STORED_ID, which
+ * each answer overwrites with its own id at a fixed distance from the end (src/server/request-id.ts
+ * requestIdParts: no search, no parse).
+ */
+export const STORED_ID = '00000000-0000-4000-8000-000000000000';
+/** What a stored body ends with after its request id's value. */
+export const STORED_ID_END = '"}}';
+export const storedInfo = (members: string): string =>
+  `"info":{${members}${members ? ',' : ''}"request_id":"${STORED_ID}${STORED_ID_END}`;
+/**
+ * How a stored result's JSON ends when `timings` was its last member, as the tools write their
  * results (one that does not ends otherwise: src/server/response-text.ts then serialises it again).
  */
-export const STORED_TIMINGS_TAIL = `,"timings":${JSON.stringify(HIT_TIMINGS)}}`;
+export const storedTail = (members: string): string =>
+  `,"timings":${JSON.stringify(HIT_TIMINGS)},${storedInfo(members)}`;
 /** A result's JSON tail when a flat `timings` object is its last member (no brace inside: numbers only). */
 const TIMINGS_TAIL = /^,"timings":\{[^{}]*\}\}$/;
 
@@ -271,13 +284,15 @@ export class ResultCache {
 
   /**
    * Stores a result; with `raw`, the body's raw key becomes its alias too (as `alias` does,
-   * without looking it up again). Returns the JSON text stored (a hit's response before its
+   * without looking it up again); `members` (JSON members, no braces) become its stored `info`. Returns the JSON text stored (a hit's response before its
    * request id), which the HTTP route builds its own response from (src/server/response-text.ts)
    * instead of serialising the result a second time.
    */
-  set(key: string, response: object, raw?: RawKey): string | undefined {
+  set(key: string, response: object, raw?: RawKey, members = ''): string | undefined {
     if (!this.#lru) return undefined;
-    return this.#store(key, JSON.stringify({ ...response, timings: HIT_TIMINGS }), raw);
+    // A result's own `info` (tools write none) is left out: the stored one is last (storedInfo).
+    const json = JSON.stringify({ ...response, timings: HIT_TIMINGS, info: undefined });
+    return this.#store(key, `${json.slice(0, -1)},${storedInfo(members)}`, raw);
   }
 
   #store(key: string, json: string, raw: RawKey | undefined): string | undefined {
@@ -296,11 +311,11 @@ export class ResultCache {
    * with a hit's timings put in place of its own when `timings` ends it, as tools write their
    * results (a flat object of numbers); else parsed and stored as `set` would.
    */
-  setSerialized(key: string, json: string, raw?: RawKey): string | undefined {
+  setSerialized(key: string, json: string, raw?: RawKey, members = ''): string | undefined {
     if (!this.#lru) return undefined;
     const at = json.lastIndexOf(',"timings":{');
-    if (at < 0 || !TIMINGS_TAIL.test(json.slice(at))) return this.set(key, JSON.parse(json) as object, raw);
-    return this.#store(key, json.slice(0, at) + STORED_TIMINGS_TAIL, raw);
+    if (at < 0 || !TIMINGS_TAIL.test(json.slice(at))) return this.set(key, JSON.parse(json) as object, raw, members);
+    return this.#store(key, json.slice(0, at) + storedTail(members), raw);
   }
 
   stats(): CacheStats {

@@ -107,8 +107,27 @@ export const sharedResponse = {
   timings,
 } as const;
 
-/** `info` of every tool response (AXLE's newer API): the request's own id, for logs and shared links. */
+/**
+ * The provenance in `info` of every tool response (AXLE v1.3.0's `_executor_*` fields; what each
+ * holds here: src/envs/provenance.ts). A cache hit answers the same fields as the miss.
+ */
+export const executorInfo = {
+  _executor_commit_sha: z.string().nullable().describe("The daemon's git commit (null when unknown)."),
+  _executor_docker_image_id: z
+    .string()
+    .nullable()
+    .describe('The container image, when the deployment sets LEAN_TOOL_DOCKER_IMAGE_ID (else null).'),
+  _executor_artifact_sha256: z
+    .string()
+    .nullable()
+    .describe("AXLE's build artifact digest: the daemon has none (null)."),
+  _executor_lean_toolchain: z.string().describe("The environment's lean_toolchain (as GET /v1/environments)."),
+  _executor_revision: z.string().nullable().describe("The environment's revision (its Mathlib or project revision)."),
+} as const;
+
+/** `info` of every tool response (AXLE's newer API): the request's own id, for logs and shared links, and the provenance. */
 export const responseInfo = z.object({
+  ...executorInfo,
   request_id: z
     .uuid()
     .describe("This request's id (a fresh UUID each time, cache hits included); see POST /v1/shared-links."),

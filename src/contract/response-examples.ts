@@ -19,7 +19,14 @@ export const RESPONSE_EXAMPLES: Partial<Record<ToolName, Record<string, unknown>
     lean_messages: { errors: [], warnings: [], infos: [] },
     tool_messages: { errors: [], warnings: [], infos: [] },
     timings: TIMINGS_EXAMPLE,
-    info: { request_id: '4483ca44-68ae-41e4-9994-1dfe93d6b523' },
+    info: {
+      _executor_commit_sha: '063e15e68cc689ad310f3b5f904bc5693d4ccd5a',
+      _executor_docker_image_id: null,
+      _executor_artifact_sha256: null,
+      _executor_lean_toolchain: 'leanprover/lean4:v4.28.0',
+      _executor_revision: null,
+      request_id: '4483ca44-68ae-41e4-9994-1dfe93d6b523',
+    },
   },
 };
 

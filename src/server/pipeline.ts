@@ -21,6 +21,7 @@ import { toolExample } from '../contract/examples.ts';
 import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { EnvironmentRegistry } from '../envs/registry.ts';
+import { ProvenanceTable, type Provenance } from '../envs/provenance.ts';
 import { environmentCannotStart } from '../backend/errors.ts';
 import { clip, serviceError, type ServiceError } from '../errors.ts';
 import type { Log } from '../log.ts';
@@ -48,6 +49,10 @@ export interface PipelineDeps {
   inlineMaxChars?: number;
   /** Where admitted work runs: absent = in this process (the single-machine default); the front role injects a cluster one. */
   executor?: Executor;
+  /** The bound of a Lean session's cold start (`lean.startupTimeoutSeconds`), for timeoutFromSession (absent: 600 s). */
+  coldStartSeconds?: number;
+  /** The `info` provenance of each environment's results (absent: the process's own, src/envs/provenance.ts). */
+  provenance?: ProvenanceTable;
 }
 
 /** What an executor gets with a request besides the request itself. */
@@ -75,6 +80,8 @@ export interface Executor {
 
 export interface RunInfo {
   environment?: string;
+  /** The environment's provenance, which the result's `info` carries (stored with it in the cache). */
+  provenance?: Provenance;
   queueMs?: number;
   deadlineSeconds?: number;
   cache?: 'hit' | 'miss';
@@ -106,6 +113,11 @@ export interface RunOptions {
    * second controller joined to it by a listener (admission/request-timeout.ts).
    */
   controller?: OwnController | undefined;
+  /**
+   * The timeout counts from the Lean session being ready, not from admission (Kimina's routes:
+   * a REPL's cold start is not the snippet's time; admission/request-timeout.ts FromSession).
+   */
+  timeoutFromSession?: boolean;
 }
 
 /** Whether a tool result may be cached (shared with the cluster worker, which decides for the shared cache). */
@@ -203,7 +215,11 @@ export function toolsWithoutLean(tools: ToolTable): string[] {
 }
 
 export class Pipeline {
-  constructor(private readonly deps: PipelineDeps) {}
+  readonly #provenance: ProvenanceTable;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.#provenance = deps.provenance ?? new ProvenanceTable();
+  }
 
   /**
    * A byte-identical body seen before: its cached result, without validating again. The
@@ -292,6 +308,7 @@ export class Pipeline {
     }
     const impl = this.deps.tools[tool] as ToolImpl<T> | undefined;
     if (!impl) throw serviceError('not_implemented', 'tool', { tool });
+    info.provenance = this.#provenance.of(env);
     const key = deferred?.key ?? this.keyOf(tool, env.name, request as Record<string, unknown>);
     const hit = this.deps.cache.get(key);
     if (hit) {
@@ -349,11 +366,17 @@ export class Pipeline {
             throw e;
           }),
         opts.controller,
+        // A runner that reports its session ready, here: a cluster's worker starts the session on another
+        // node, which reports no readiness here; those keep the plain deadline.
+        opts.timeoutFromSession && this.deps.lean.reportsSessionReady === true && !this.deps.executor
+          ? { coldStartSeconds: this.deps.coldStartSeconds ?? 600 }
+          : undefined,
       );
       // A worker measured its own result before sending it back.
       if (!run.measured) checkResponseSize(result, run.maxResponseChars);
       if (run.lean.failed) opts.info.leanFailed = true;
-      if (isCacheable(p.impl, result, run.lean.failed)) opts.info.stored = this.store(p.key, result, rawKey);
+      if (isCacheable(p.impl, result, run.lean.failed))
+        opts.info.stored = this.store(p.key, result, rawKey, this.#provenance.of(p.env).members);
       return result;
     } finally {
       release();
@@ -361,11 +384,11 @@ export class Pipeline {
   }
 
   /** The result cached (a worker's answer to a large body comes as its text: stored as it is). */
-  private store(key: string, result: object, rawKey: RawKey | undefined): string | undefined {
+  private store(key: string, result: object, rawKey: RawKey | undefined, members: string): string | undefined {
     const cache = this.deps.cache;
     return result instanceof SerializedResult
-      ? cache.setSerialized(key, result.json, rawKey)
-      : cache.set(key, result, rawKey);
+      ? cache.setSerialized(key, result.json, rawKey, members)
+      : cache.set(key, result, rawKey, members);
   }
 
   /** A result another node computed (the executor's shared cache), stored in the local cache too. */
@@ -376,7 +399,7 @@ export class Pipeline {
     const shared = await this.deps.executor!.lookup!(p, opts.signal);
     if (!shared) return undefined;
     opts.info.cache = 'hit';
-    this.deps.cache.set(p.key, shared);
+    this.deps.cache.set(p.key, shared, undefined, this.#provenance.of(p.env).members);
     return shared as ToolResponse<T>;
   }
 

@@ -2,11 +2,13 @@
  * `info.request_id` (AXLE's newer API: every tool response's `info` carries one; its MCP server
  * passes it to `POST /v1/shared-links`). Each request gets its own UUID, cache hits included.
  *
- * The hit path sends the cached body as stored bytes; the id is spliced in before the body's
- * closing brace rather than parsing and re-serialising the object (a copy of the bytes, no
- * JSON work). A cached body never holds `info`: results are cached without it.
+ * The hit path sends the cached body as stored bytes, its own id written over the stored `info`'s
+ * placeholder (after the provenance members, src/envs/provenance.ts) rather than parsing and
+ * re-serialising the object (a copy of the bytes, no JSON work). A cached body never holds a
+ * request's id: results are cached with a placeholder.
  */
 import { randomFillSync } from 'node:crypto';
+import { STORED_ID, STORED_ID_END } from '../cache/result-cache.ts';
 
 export interface RequestInfo {
   request_id: string;
@@ -50,24 +52,49 @@ export function newRequestId(): string {
 const CLOSE = 0x7d; // '}'
 const MEMBER = Buffer.from(',"info":{"request_id":"', 'latin1');
 const FIRST_MEMBER = MEMBER.subarray(1);
+/** A stored body's last bytes (ResultCache, storedInfo): its id's member, the placeholder id, and the closing. */
+const ID_KEY = Buffer.from('"request_id":"', 'latin1');
+const ID_SLOT = STORED_ID.length + STORED_ID_END.length;
 const EMPTY = Buffer.alloc(0);
 
 /**
- * A serialised JSON object with `"info":{"request_id":…}` added as its last member. The hit
- * front writes the two parts (requestIdParts) without joining them.
+ * A serialised JSON object with this request's id as `info.request_id`: in place of a stored
+ * result's placeholder (ResultCache), else as a new last member. The hit front writes the two
+ * parts (requestIdParts) without joining them.
  */
 export function withRequestId(body: Buffer, id: string): Buffer {
   const [head, tail] = requestIdParts(body, id);
   return tail.length === 0 ? head : Buffer.concat([head, tail], head.length + tail.length);
 }
 
+/** Whether `body` ends as a stored result does: `"request_id":"<placeholder>"}}` (ResultCache storedInfo). */
+function endsInStoredId(body: Buffer): boolean {
+  const at = body.length - ID_SLOT - ID_KEY.length;
+  if (at < 0 || body[body.length - 1] !== CLOSE) return false;
+  // Byte by byte: a subarray and `equals` per hit cost more than these 14 comparisons.
+  for (let k = 0; k < ID_KEY.length; k++) if (body[at + k] !== ID_KEY[k]) return false;
+  return true;
+}
+
 /**
- * The same bytes in two parts, to be written one after the other: a view of `body` up to its
- * closing brace (no copy) and the member with the brace, filled in place (its fixed text, then
- * the id's characters: a UUID is ASCII and needs no escaping; no string of the tail to encode).
- * A body with no object is returned whole, with an empty tail.
+ * The same bytes in two parts, to be written one after the other: a view of `body` (no copy) and
+ * what follows it, filled in place (a UUID is ASCII and needs no escaping; no string of the tail
+ * to encode). A stored result (ResultCache) ends in its `info` with a placeholder id at a fixed
+ * distance from the end: the view stops before it and the tail is this id and the closing
+ * braces (the provenance before it kept as stored). Any other object gets `"info":{"request_id":…}`
+ * as its last member. A body with no object is returned whole, with an empty tail.
  */
 export function requestIdParts(body: Buffer, id: string): [Buffer, Buffer] {
+  if (endsInStoredId(body)) {
+    // The id, then STORED_ID_END (`"}}`).
+    const tail = Buffer.allocUnsafe(id.length + 3);
+    let o = 0;
+    for (; o < id.length; o++) tail[o] = id.charCodeAt(o);
+    tail[o++] = 0x22; // '"'
+    tail[o++] = CLOSE;
+    tail[o] = CLOSE;
+    return [body.subarray(0, body.length - ID_SLOT), tail];
+  }
   let end = body.length - 1;
   while (end >= 0 && body[end] !== CLOSE) end--;
   if (end < 0) return [body, EMPTY];
@@ -85,12 +112,15 @@ export function requestIdParts(body: Buffer, id: string): [Buffer, Buffer] {
   return [body.subarray(0, end), tail];
 }
 
-/** A result object with the request id in its `info` (other `info` members kept); the original is not changed. */
-export function attachRequestId<T extends object>(result: T, id: string): T & { info: RequestInfo } {
+/**
+ * A result object with the request id in its `info`, after the provenance `executor` gives
+ * (src/envs/provenance.ts) and the result's own `info` members; the original is not changed.
+ */
+export function attachRequestId<T extends object>(result: T, id: string, executor?: object): T & { info: RequestInfo } {
   const info = (result as { info?: unknown }).info;
   return {
     ...result,
-    info: { ...(info && typeof info === 'object' ? info : {}), request_id: id },
+    info: { ...executor, ...(info && typeof info === 'object' ? info : {}), request_id: id },
   };
 }
 

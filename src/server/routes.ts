@@ -108,7 +108,7 @@ async function runMiss(
   if (a.cacheStatus) reply.header('x-cache', request.svc.cache === 'hit' ? 'hit' : 'miss');
   if (deps.closing()) reply.header('connection', 'close');
   // One text, sent and remembered for sharing, made from the cache's when the run stored one.
-  const text = responseText(result, a.requestId, request.svc.stored);
+  const text = responseText(result, a.requestId, request.svc.stored, request.svc.provenance);
   a.links?.record(a.requestId, {
     tool: a.tool,
     caller: request.caller,

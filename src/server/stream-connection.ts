@@ -12,7 +12,8 @@ import { toServiceError } from './error-handler.ts';
 import { createSender, errorEvent, type StreamLimits } from './stream-send.ts';
 import type { StreamDrain } from './stream-drain.ts';
 import { nestDetails, readMessage, type StreamRequest } from './stream-message.ts';
-import type { Pipeline } from './pipeline.ts';
+import type { Pipeline, RunInfo } from './pipeline.ts';
+import type { Provenance } from '../envs/provenance.ts';
 import { attachRequestId, newRequestId } from './request-id.ts';
 import { responseText } from './response-text.ts';
 import type { SharedLinks } from './shared-links.ts';
@@ -136,16 +137,23 @@ export class StreamConnection {
   }
 
   /** A result with its info.request_id, remembered for sharing like an HTTP one (a deferred request by its text). */
-  #answer(msg: StreamRequest, rid: string, result: object, cache: 'hit' | 'miss', inputs?: string): void {
+  #answer(
+    msg: StreamRequest,
+    rid: string,
+    result: object,
+    cache: 'hit' | 'miss',
+    inputs?: string,
+    provenance?: Provenance,
+  ): void {
     const caller = this.request.caller;
     const shown = this.ctx.cacheStatus ? { cache } : {};
     if (result instanceof SerializedResult) {
       // A worker's answer to a large request, as its text: sent as it is, never rebuilt here.
-      const text = responseText(result, rid, undefined);
+      const text = responseText(result, rid, undefined, provenance);
       this.ctx.links?.record(rid, { tool: msg.tool, caller, inputs: inputs ?? msg.request, result: text });
       return this.#send({ id: msg.id, event: 'result', ...shown, result: {}, request_id: rid }, text);
     }
-    const out = attachRequestId(result, rid);
+    const out = attachRequestId(result, rid, provenance?.info);
     this.ctx.links?.record(rid, { tool: msg.tool, caller, inputs: inputs ?? msg.request, result: out });
     this.#send({ id: msg.id, event: 'result', ...shown, result: out, request_id: rid });
   }
@@ -215,7 +223,7 @@ export class StreamConnection {
     const { pipeline } = this.ctx;
     if (!isToolName(tool)) return this.#fail(id, unknownTool(tool));
     // Validation, environment and cache before `queued`: a refused request is never announced as queued.
-    const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
+    const info: RunInfo = {};
     let prepared;
     try {
       prepared = pipeline.prepare(tool, msg.request, info);
@@ -243,7 +251,7 @@ export class StreamConnection {
     const { id } = msg;
     const tool = msg.tool as ToolName;
     const { pipeline } = this.ctx;
-    const info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' } = {};
+    const info: RunInfo = {};
     const rid = newRequestId();
     const from = { caller: this.request.caller, clientAddress: this.request.ip };
     this.#track(id, async (signal) => {
@@ -268,7 +276,7 @@ export class StreamConnection {
     msg: StreamRequest,
     miss: Parameters<Pipeline['execute']>[0],
     rid: string,
-    info: { deadlineSeconds?: number; cache?: 'hit' | 'miss' },
+    info: RunInfo,
     inputChars: number,
     signal: AbortSignal,
     inputs?: string,
@@ -288,7 +296,7 @@ export class StreamConnection {
         progress: (p) =>
           this.#send({ id, event: 'progress', stage: p.stage, done: p.done, total: p.total, request_id: rid }),
       });
-      this.#answer(msg, rid, result, info.cache ?? 'miss', inputs);
+      this.#answer(msg, rid, result, info.cache ?? 'miss', inputs, info.provenance);
     } catch (err) {
       const cancelled = signal.aborted && !(err instanceof ServiceError && TIMEOUT_CODES.has(err.code));
       this.#fail(id, cancelled ? serviceError('cancelled', 'by_client') : err, rid);

@@ -47,3 +47,25 @@ export function markLeanRunning(signal: AbortSignal): () => void {
 export function leanRunning(signal: AbortSignal | undefined): boolean {
   return ((signal as Running | undefined)?.[LEAN_RUNNING] ?? 0) > 0;
 }
+
+const ON_READY = Symbol('lean-tool.onSessionReady');
+
+type Readying = AbortSignal & { [ON_READY]?: (() => void) | undefined };
+
+/**
+ * The request's deadline counts from its Lean session being ready (Kimina's rule: a REPL's cold
+ * start is not the snippet's time): `restart` re-arms it when the backend reports the session
+ * ready (sessionReady), once.
+ */
+export function onSessionReady(signal: AbortSignal, restart: () => void): void {
+  (signal as Readying)[ON_READY] = restart;
+}
+
+/** The backend holds a ready session for the request behind `signal` (its header imported). */
+export function sessionReady(signal: AbortSignal | undefined): void {
+  const s = signal as Readying | undefined;
+  const restart = s?.[ON_READY];
+  if (!restart) return;
+  s[ON_READY] = undefined;
+  restart();
+}

@@ -13,6 +13,8 @@ export type Normalization = (typeof NORMALIZATIONS)[number];
 
 /** The order passes run in, whatever order the request lists them in. */
 const ORDER: Normalization[] = [
+  // First: it reads the text as written (no edits of its own), before other passes remove its `open`s and namespaces.
+  'expand_scoped_notations',
   'normalize_module_comments',
   'normalize_doc_comments',
   'split_open_in_commands',
@@ -20,7 +22,6 @@ const ORDER: Normalization[] = [
   'expand_decl_names',
   // After expand_decl_names, which reads the opens to qualify names.
   'remove_opens',
-  'expand_scoped_notations',
   'remove_duplicates',
 ];
 
@@ -278,12 +279,22 @@ const passes: Record<
     return edits;
   },
 
-  // Needs Lean's delaborator with notations off (AXLE: "runs Lean's delaborator with notations
-  // disabled"): not done by this service; the text is left as written, with a warning.
-  expand_scoped_notations: (_file, _all, warnings) => {
-    warnings.push(
-      'expand_scoped_notations is not supported by this service: scoped notations are left as written (docs/tools.md)',
-    );
+  // AXLE "runs Lean's delaborator with notations disabled" on each use of a scoped notation: only
+  // Lean knows which syntax came from one (an imported namespace's notations included), so this
+  // service, which does not run that pass, expands none. Where no scoped notation can be in force
+  // the pass has nothing to do and its answer is exact: a scoped notation is active only after
+  // `open` (a command, an `… in` prefix, a term or tactic `open … in`) or inside `namespace` of its
+  // namespace [lean4 src/Lean/Elab/BuiltinCommand.lean `addScope`: `if isNewNamespace then
+  // activateScoped newNamespace`; src/Lean/Elab/Open.lean `elabOpenDecl` calls `activateScoped`].
+  // Otherwise the text is left as written and the warning names the first such command.
+  expand_scoped_notations: (file, _all, warnings) => {
+    const k = file.sig.text.findIndex((w) => w === 'open' || w === 'namespace');
+    if (k >= 0)
+      warnings.push(
+        `expand_scoped_notations: not done: \`${file.sig.text[k]}\` on line ${file.sig.line[k]! + 1} can bring scoped ` +
+          "notations into force, and only Lean's delaborator expands them (AXLE runs it with notations off), which " +
+          'this service does not run; notations are left as written (docs/tools.md)',
+      );
     return [];
   },
 

@@ -1,7 +1,7 @@
 /**
  * The public AXLE Python client against the daemon (no Lean here): a structural request
- * succeeds, and a Lean-backed one fails within seconds naming the cause instead of being
- * retried for the client's 1800 s window. Runs when /usr/bin/python3 (or $PYTHON) can import
+ * succeeds, and a Lean-backed one fails at once naming the cause (one request, no retry)
+ * instead of being retried for the client's 1800 s window. Runs when /usr/bin/python3 (or $PYTHON) can import
  * the client (AXLE_CLIENT_SRC names a checkout of AxiomMath/axiom-lean-engine, or `axle` is
  * installed) and its dependencies; otherwise skips, saying which is missing.
  */
@@ -25,18 +25,16 @@ const skip = probe.error
     : false;
 if (skip) t.comment(`SKIP AXLE Python client: ${skip}`);
 
-t.test('AXLE client: structural request works; no Lean fails within 10 s naming the cause', { skip }, async (t) => {
+t.test('AXLE client: structural request works; no Lean fails at once naming the cause', { skip }, async (t) => {
   const app = await makeApp();
   t.teardown(() => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const started = performance.now();
   const r = await execa(PYTHON, [path.join(PROJECT_ROOT, 'scripts', 'axle-client-check.py'), UNAVAILABLE_ENV], {
     env: { ...env, AXLE_API_URL: url },
     reject: false,
     timeout: 60_000,
   });
-  const seconds = (performance.now() - started) / 1000;
   t.equal(r.exitCode, 0, String(r.stderr));
   const out = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
   t.equal(out.status, 'healthy');
@@ -48,7 +46,13 @@ t.test('AXLE client: structural request works; no Lean fails within 10 s naming 
     '409: not retried (AxleIsUnavailable / AxleRateLimitedError would be)',
   );
   t.match(out.check.message, /cannot run Lean: no Lean toolchain found/);
-  t.ok(out.check.seconds < 10, `check failed after ${out.check.seconds} s (whole script ${seconds.toFixed(1)} s)`);
+  // At once: the daemon saw the check request once (the client did not retry it), counted, not timed.
+  const metrics = (await app.inject({ url: '/metrics' })).body;
+  const checks = metrics
+    .split('\n')
+    .filter((l) => l.startsWith('lean_tool_requests_total{') && l.includes('tool="check"'))
+    .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+  t.equal(checks, 1, `one check request reached the daemon (the client's own clock: ${out.check.seconds} s)`);
   t.notMatch(String(r.stderr), /Retrying|retry/i, 'the client logged no retries');
 });
 

@@ -144,7 +144,6 @@ if (bin) {
       });
     await doomed('w1').then(async (w1) => {
       await until(() => workersSeen(front) === 1, 10_000, 'the first worker');
-      const t0 = Date.now();
       const answer = front.inject({
         ...post('theorem poison : True := trivial\n'),
         payload: JSON.stringify({
@@ -166,7 +165,6 @@ if (bin) {
       const r = await answer;
       t.equal(r.statusCode, 500);
       t.match(r.json().error.message, /delivered 2 times and no worker finished it/);
-      t.ok(Date.now() - t0 < 30_000, 'long before the 60 s deadline');
       await until(
         async () =>
           (

@@ -43,9 +43,7 @@ if (bin) {
 
     // The last worker of the environment leaves.
     await w.close();
-    let t0 = Date.now();
     await until(isUnready(front), 5000, 'the front unready without workers');
-    t.ok(Date.now() - t0 <= 5000, `unready ${Date.now() - t0} ms after the last worker left`);
     t.match((await ready(front)).reasons.join('\n'), /no live worker/);
     w = await clusterApp(nats.url, 'w2', 'worker', { prefix, cluster, check: reportingCheck('w2', ran, 2500) });
     await until(isReady(front), 5000, 'the front ready again when a worker joins');
@@ -59,10 +57,8 @@ if (bin) {
       'the job to start',
     );
     await nats.kill();
-    t0 = Date.now();
     await until(isUnready(front), 5000, 'the front unready without NATS');
     await until(isUnready(w), 5000, 'the worker unready without NATS');
-    t.ok(Date.now() - t0 <= 5000, `both unready ${Date.now() - t0} ms after NATS died`);
     t.match((await ready(front)).reasons.join('\n'), /NATS is unreachable/);
     const status = (await front.inject({ method: 'GET', url: '/v1/status' })).json();
     t.match(status.cluster, { connected: false, readiness: { ready: false } }, '/v1/status no longer says connected');
@@ -71,11 +67,9 @@ if (bin) {
       200,
       'still live: a restart would not help',
     );
-    t0 = Date.now();
     const refused = await front.inject(post('theorem during : True := trivial\n'));
     t.equal(refused.statusCode, 503);
     t.match(refused.json().error.message, /NATS is unreachable from this front/);
-    t.ok(Date.now() - t0 < 2000, `failed within 2 s (${Date.now() - t0} ms)`);
 
     await nats.restart();
     await until(isReady(front), 15_000, 'the front ready again after NATS returned');

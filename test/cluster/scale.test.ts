@@ -85,7 +85,6 @@ if (bin) {
       10_000,
       'the front to see the warm headers',
     );
-    const t0 = Date.now();
     const r = await front.inject(
       postCheck('import H0\n\ntheorem first : True := trivial\n', TEST_ENV, {
         ignore_imports: false,
@@ -93,7 +92,6 @@ if (bin) {
       }),
     );
     t.equal(r.statusCode, 200);
-    t.ok(Date.now() - t0 < 2000, `the first header's job answered in ${Date.now() - t0} ms`);
     t.match(
       (await front.inject({ method: 'GET', url: '/metrics' })).body,
       /lean_tool_cluster_jobs_total\{route="warm"\} 1/,

@@ -136,6 +136,13 @@ t.test('a hit is answered before fastify, as fastify answers it', async (t) => {
   const theirs = viaFastify.json() as { info: { request_id: string } };
   t.not(ours.info.request_id, theirs.info.request_id, 'each its own request id');
   t.same({ ...ours, info: 0 }, { ...theirs, info: 0 }, 'same body otherwise');
+  // The provenance (AXLE's `_executor_*`) was stored with the entry: both hits answer the miss's.
+  const provenance = (a: { info: object }) => ({ ...a.info, request_id: 0 });
+  const first = JSON.parse(miss.body) as { info: { request_id: string; _executor_lean_toolchain?: string } };
+  t.equal(first.info._executor_lean_toolchain, 'leanprover/lean4:v4.28.0', 'the miss names the toolchain');
+  t.same(provenance(ours), provenance(first), "the front's hit: the miss's provenance");
+  t.same(provenance(theirs), provenance(first), "fastify's hit: the miss's provenance");
+  t.same(Object.keys(ours.info), Object.keys(first.info), 'in the same order, request_id last');
   // Every header fastify sends, in its order (the CORS headers first: its onRequest hook sets them;
   // inject has no connection of its own).
   const names = (h: Record<string, unknown>) =>

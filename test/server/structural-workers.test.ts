@@ -58,21 +58,20 @@ t.test(
       payload: { content: big, environment: TEST_ENV, reparse: false },
     });
     // Once the request has reached its worker (waited for, not guessed: a loaded machine may take longer than
-    // any fixed pause to parse the body), time a status request against it.
+    // any fixed pause to parse the body), a status request is answered while it runs there.
     let answered = false;
     void slow.then(() => (answered = true));
     while (!answered && (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers.running < 1)
       await new Promise((r) => setTimeout(r, 5));
-    const t0 = performance.now();
     const status = await app.inject({ method: 'GET', url: '/v1/status' });
-    const statusMs = performance.now() - t0;
+    const answeredFirst = !answered;
     t.equal(status.statusCode, 200);
     const res = await slow;
     t.equal(res.statusCode, 200);
     // Every command came back (reprinted one blank line apart, AXLE's layout) after the environment's header.
     const content: string = res.json().content;
     t.equal(content.split('namespace a\n').length - 1, 100_000, 'the rewrite came back whole');
-    t.ok(statusMs < 2_000, `status answered in ${Math.round(statusMs)} ms while the structural request ran`);
+    t.ok(answeredFirst, 'status was answered before the structural request (order, not time)');
     t.equal(status.json().workers.running, 1, 'the request was running on a worker meanwhile');
     const limited = await app.inject({
       method: 'POST',

@@ -91,9 +91,31 @@ t.test('remove_opens: nested chains go; an open behind another `… in` is kept 
   );
 });
 
-t.test('expand_scoped_notations is accepted and leaves the text as written, saying so', async (t) => {
-  const src = 'namespace MyNS\nscoped infix:65 " ⊹ " => HAdd.hAdd\nend MyNS\nopen MyNS\ndef x : Nat := (1 ⊹ 2) + 3\n';
-  const r = normalizeSource(src, ['expand_scoped_notations']);
-  t.equal(r.output, src);
-  t.match(r.warnings.join('\n'), /expand_scoped_notations is not supported by this service/);
-});
+t.test(
+  'expand_scoped_notations: exact where no scoped notation can be in force; else left as written, saying where',
+  async (t) => {
+    // AXLE's own example (docs/tools/normalize.md): the notation is declared and used after `namespace`/`open`.
+    const src = 'namespace MyNS\nscoped infix:65 " ⊹ " => HAdd.hAdd\nend MyNS\nopen MyNS\ndef x : Nat := (1 ⊹ 2) + 3\n';
+    const r = normalizeSource(src, ['expand_scoped_notations']);
+    t.equal(r.output, src);
+    t.match(
+      r.warnings.join('\n'),
+      /expand_scoped_notations: not done: `namespace` on line 1 can bring scoped notations/,
+    );
+    // No `open` and no `namespace` anywhere: no scoped notation is active, so there is nothing to expand.
+    const plain =
+      '-- open Real\nsection\ntheorem t : 1 + 1 = 2 := by\n  norm_num [show "open" = "open" from rfl]\nend\n';
+    const none = normalizeSource(plain, ['expand_scoped_notations']);
+    t.equal(none.output, plain, 'nothing to expand');
+    t.same(none.warnings, [], 'and nothing to warn about (`open` only in a comment and strings)');
+    t.same(none.stats, {});
+    // A term-level `open … in` activates scoped notations too; read before remove_opens drops the command.
+    const term = 'theorem u : True := by\n  open Real in\n  trivial\n';
+    t.match(normalizeSource(term, ['expand_scoped_notations']).warnings.join('\n'), /`open` on line 2/);
+    const both = normalizeSource('open Nat\ntheorem v : True := trivial\n', [
+      'remove_opens',
+      'expand_scoped_notations',
+    ]);
+    t.match(both.warnings.join('\n'), /`open` on line 1/, 'the removed `open` still counts');
+  },
+);

@@ -134,7 +134,9 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
         timeout_seconds: run.timeout,
         structured: true,
       },
-      { caller: run.caller, log: run.request.log, signal: run.signal, info },
+      // Kimina times the snippet's command, not the REPL's start (routers/check.py: get_repl untimed, then prep and
+      // send_timeout each with `timeout`): the deadline counts from the session being ready.
+      { caller: run.caller, log: run.request.log, signal: run.signal, info, timeoutFromSession: true },
     );
     // Kimina's `time` is the REPL's: time in the queue is not counted.
     return toReplResponse(

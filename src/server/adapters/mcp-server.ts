@@ -149,7 +149,7 @@ async function callTool(
     });
     logCall(session, tool, info, 200, started);
     // info.request_id as on HTTP, shareable by the same caller.
-    const answer = attachRequestId(result, newRequestId());
+    const answer = attachRequestId(result, newRequestId(), info.provenance?.info);
     if (deps.links?.enabled)
       deps.links.record(answer.info.request_id, { tool, caller: session.caller, inputs: args, result: answer });
     return toolResult(answer);

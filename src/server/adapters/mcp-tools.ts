@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLS, TOOL_NAMES, type ToolName } from '../../contract/tools.ts';
+import { executorInfo } from '../../contract/common.ts';
 import { axleErrorType, type ServiceError } from '../../errors.ts';
 
 /** The URI of the environment listing, as an MCP resource (the answer of GET /v1/environments). */
@@ -16,7 +17,10 @@ export const ENVIRONMENTS_TOOL = 'list_environments';
 
 type JsonObject = { [k: string]: unknown };
 
-const requestInfo = z.object({ request_id: z.string().describe('This call, for POST /v1/shared-links.') });
+const requestInfo = z.object({
+  ...executorInfo,
+  request_id: z.string().describe('This call, for POST /v1/shared-links.'),
+});
 
 /**
  * A zod schema as an MCP tool schema: JSON Schema 2020-12 (MCP's default dialect since

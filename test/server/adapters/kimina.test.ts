@@ -7,7 +7,8 @@
  * Kimina's `response` must be the REPL's answer as recorded (its `env` and `proofState` ids
  * aside, which name state inside one REPL process).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { LeanFailure, type LeanRunner } from '../../../src/backend/index.ts';
@@ -20,6 +21,7 @@ import { kiminaHeader } from '../../../src/server/adapters/kimina-header.ts';
 import { sharedPath, sharedSkip } from '../../shared-data.ts';
 import { scriptedRunner } from '../../tools/runner.ts';
 import { recordedLean, recordedSkip } from '../../recorded/recorded-launch.ts';
+import { fakeLaunch } from '../../backend/fake.ts';
 
 const TAG = 'v4.28.0';
 const skip = sharedSkip(`recorded/repl/${TAG}`);
@@ -336,3 +338,37 @@ t.test('a REPL over its memory cap is that snippet’s `error`, not a failed req
   const [r] = (res.json() as { results: ReplResponse[] }).results;
   t.match(r, { id: 'big', error: /memory limit/ });
 });
+
+t.test(
+  "a REPL's cold start is not the snippet's time (Kimina's rule); /api/v1's timeout counts it: by order of events",
+  async (t) => {
+    // The fake REPL's header import waits for a gate the test opens after /api/v1's deadline has fired.
+    const gate = path.join(mkdtempSync(path.join(os.tmpdir(), 'kimina-gate-')), 'open');
+    const app = await makeApp({
+      launch: () => fakeLaunch({ FAKE_REPL_IMPORT_GATE: gate }),
+      config: testConfig({ admission: { anonymousConcurrency: 4 } }),
+    });
+    t.teardown(() => app.close());
+    const events: string[] = [];
+    const code = 'import Mathlib\ntheorem t : True := trivial';
+    const kimina = app
+      .inject({ method: 'POST', url: '/api/check', payload: { snippets: [{ id: 'cold', code }], timeout: 1 } })
+      .then((r) => (events.push('kimina answered'), r));
+    const axle = await app.inject({
+      method: 'POST',
+      url: '/api/v1/check',
+      payload: { content: 'theorem t : True := trivial', environment: TEST_ENV, timeout_seconds: 1 },
+    });
+    events.push('/api/v1 timed out');
+    t.equal(axle.statusCode, 504, 'the same timeout on /api/v1 counts the cold start: the service deadline');
+    t.match(axle.json(), { error: { code: 'timeout' } });
+    writeFileSync(gate, '');
+    events.push('header imported');
+    const res = await kimina;
+    t.same(events, ['/api/v1 timed out', 'header imported', 'kimina answered']);
+    t.equal(res.statusCode, 200, res.body);
+    const [r] = (res.json() as { results: ReplResponse[] }).results;
+    t.equal(r!.error, undefined, 'the snippet ran: its timeout started when its session was ready');
+    t.ok(r!.response, "the REPL's answer");
+  },
+);
