@@ -104,19 +104,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('cluster', cluster);
   registerMetrics(app, metrics, (request) => authorize(request));
 
-  const pipeline = new Pipeline({
-    registry,
-    limiter,
-    tools: parts.tools,
-    lean: parts.lean,
-    cache: parts.cache,
-    maxTimeoutSeconds: config.admission.maxTimeoutSeconds,
-    limits: config.limits,
-    structural: parts.structural,
-    inlineMaxChars: config.workers.inlineMaxChars,
-    coldStartSeconds: config.lean.startupTimeoutSeconds,
-    ...(cluster?.front ? { executor: cluster.front } : {}),
-  });
+  const pipeline = pipelineOf(config, { registry, limiter, cluster, ...parts });
   const startedAt = Date.now();
   const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
@@ -146,6 +134,28 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const unready = () => state.closing || state.unready;
   await registerHttp(app, { ...w, ...parts, startedAt, closing: () => state.closing, unready });
   return app;
+}
+
+/** The request pipeline over the app's parts (a cluster's front, when there is one, executes). */
+function pipelineOf(
+  config: AppOptions['config'],
+  p: Pick<Parameters<typeof registerLifecycle>[3], 'registry' | 'cluster'> & {
+    limiter: ReturnType<typeof admission>['limiter'];
+  } & ReturnType<typeof backends>,
+): Pipeline {
+  return new Pipeline({
+    registry: p.registry,
+    limiter: p.limiter,
+    tools: p.tools,
+    lean: p.lean,
+    cache: p.cache,
+    maxTimeoutSeconds: config.admission.maxTimeoutSeconds,
+    limits: config.limits,
+    structural: p.structural,
+    inlineMaxChars: config.workers.inlineMaxChars,
+    coldStartSeconds: config.lean.startupTimeoutSeconds,
+    ...(p.cluster?.front ? { executor: p.cluster.front } : {}),
+  });
 }
 
 /** Everything the HTTP surface is wired to. */
