@@ -61,4 +61,31 @@ export const EQUIVALENT = {
     'a string in place of the empty list has no `severity`, so it is filtered out: the same empty result (and the branch runs only for an undefined probe)',
   'src/tools/disprove.ts|ArrayDeclaration|const axioms = (probe ?? [])|["Stryker was here"]':
     'a string in place of the empty list has no `severity`, so it is filtered out: the same empty result (and the branch runs only for an undefined probe)',
+  // Plausible's reader, disprove, negation, verify_proof (the survivors' tests: test/tools/{plausible,disprove-mutants,negation-mutants,verify-proof-mutants}.test.ts).
+  "src/tools/plausible.ts|MethodExpression|const lines = m.text.split('\\n').map((l) => l.trim());|l":
+    "the lines read are Plausible's own, written at column 0 with no trailing blank (Testable.lean v4.28.0: formatFailure's `Found a counter-example!` and `(<n> shrinks)`, the counter line `issue: <p> does not hold`); only a wrapped value's continuation lines are indented, and trimmed or not they are none of these",
+  "src/tools/plausible.ts|MethodExpression|const gaveUp = messages.find((m) => m.severity === 'warning' && GAVE_UP.test(m.text.trim()));|m.text":
+    'GAVE_UP is anchored at the start only, and Plausible logs the warning as `Gave up after …` with nothing before it (Testable.lean v4.28.0, `Testable.check`; the REPL passes the text as is): trimming can only drop a trailing newline, which the test ignores',
+  'src/tools/disprove.ts|Regex|const withVariables = d.fullName !== undefined && scopeCommands(file, d).some((c) => /^\\s*variable\\b/.test(c));|/^\\S*variable\\b/':
+    'a scope command in force is a `variable` or `universe` command as written from its first token (src/syntax/source.ts, `variable`): its first word is `variable` or `universe`, and `^\\S*variable\\b` matches exactly when it is `variable`, as `^\\s*variable\\b` does',
+  'src/tools/disprove.ts|ConditionalExpression|const withVariables = d.fullName !== undefined && scopeCommands(file, d).some((c) => /^\\s*variable\\b/.test(c));|true':
+    '(the `d.fullName !== undefined` operand; the others are killed) only a nameless `theorem` lacks a fullName, and Lean rejects one (`theorem` takes a declId), so the probe of such content is moot',
+  "src/tools/negation.ts|Regex|return /\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\w'.]*|\\()/.test(sig.replace(/\\b(?:Sort|Type)\\s+\\d+\\b/g, ''));|/\\b(?:Sort|Type)\\s\\d+\\b/g":
+    "the replace matters only where a `Sort`/`Type` is followed by whitespace and a removed `Sort <n>`/`Type <n>` (the test's `\\s*` must then meet `*`, `_`, a letter or `(`, never a digit): `Type Type 1`, which is no Lean term; on Lean text, whether `Type 1`, `Type  1` or `Type 12` is removed or kept gives the same answer",
+  "src/tools/negation.ts|Regex|return /\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\w'.]*|\\()/.test(sig.replace(/\\b(?:Sort|Type)\\s+\\d+\\b/g, ''));|/\\b(?:Sort|Type)\\S+\\d+\\b/g":
+    "the replace matters only where a `Sort`/`Type` is followed by whitespace and a removed `Sort <n>`/`Type <n>` (the test's `\\s*` must then meet `*`, `_`, a letter or `(`, never a digit): `Type Type 1`, which is no Lean term; on Lean text, whether `Type 1`, `Type  1` or `Type 12` is removed or kept gives the same answer",
+  "src/tools/negation.ts|Regex|return /\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\w'.]*|\\()/.test(sig.replace(/\\b(?:Sort|Type)\\s+\\d+\\b/g, ''));|/\\b(?:Sort|Type)\\s+\\d\\b/g":
+    "the replace matters only where a `Sort`/`Type` is followed by whitespace and a removed `Sort <n>`/`Type <n>` (the test's `\\s*` must then meet `*`, `_`, a letter or `(`, never a digit): `Type Type 1`, which is no Lean term; on Lean text, whether `Type 1`, `Type  1` or `Type 12` is removed or kept gives the same answer",
+  "src/tools/negation.ts|StringLiteral|return /\\b(?:Sort|Type)\\b\\s*(?:\\*|_|[A-Za-z_][\\w'.]*|\\()/.test(sig.replace(/\\b(?:Sort|Type)\\s+\\d+\\b/g, ''));|\"Stryker was here!\"":
+    "the replace matters only where a `Sort`/`Type` is followed by whitespace and a removed `Sort <n>`/`Type <n>` (the test's `\\s*` must then meet `*`, `_`, a letter or `(`, never a digit): `Type Type 1`, which is no Lean term; on Lean text, a removed `Type <n>` left as text starting with a letter gives the same answer",
+  "src/tools/negation.ts|ConditionalExpression|if (o.sig > 0 && f.sig.text[o.sig - 1] === '.' && f.sig.end[o.sig - 1] === o.start) continue;|true":
+    "`o.sig > 0` -> true: at o.sig 0 the next test reads f.sig.text[-1], undefined, never '.'; `f.sig.end[o.sig - 1] === o.start` -> true: a '.' token followed by whitespace and a name is no Lean syntax (`.f` and `x.f` take no space after the dot: lean4 src/Lean/Parser/Term.lean, `dotIdent` and `proj`, `checkNoWsBefore`; a bare `x.` is the `completion` parser, an error); the `f.sig.text[o.sig - 1] === '.'` operand is killed",
+  'src/tools/negation.ts|EqualityOperator|for (let k = k0; k < k1; k++) {|k <= k1':
+    "the loop stops at the signature's top-level `:` before k1 whenever the theorem has a statement; without one piType finds no type and negateTheorem returns undefined whatever binderNames says",
+  "src/tools/negation.ts|ConditionalExpression|} else if (depth === 1 && group && f.sig.kind[k] === 'ident') group.push(t);|true":
+    "(the `f.sig.kind[k] === 'ident'` operand; the others are killed) before a binder group's `:` Lean takes only names and holes (lean4 src/Lean/Parser/Term.lean, `binderIdent := ident <|> hole`): the extra `_` it adds never equals the first component of a name occurrence it is compared with",
+  "src/tools/negation.ts|ConditionalExpression|else if (depth === 0 && f.sig.kind[k] === 'ident') out.add(t);|true":
+    "(the `f.sig.kind[k] === 'ident'` operand; the others are killed) a theorem's unbracketed binders before its `:` are names or holes (lean4 src/Lean/Parser/Command.lean, `declSig`: `binderIdent <|> bracketedBinder`): the extra `_` it adds never equals the first component of a name occurrence",
+  'src/tools/verify-proof.ts|ConditionalExpression|if (read.text === submitted) return (offset) => read.lines.lineOf(offset) + 1;|false':
+    'when the texts are equal the shift is 0 and a line index of the same text gives the same lines: the branch only saves building a second index',
 };

@@ -27,6 +27,9 @@ function runStryker(extra) {
   if (r.status !== 0) throw new Error(`stryker exited with ${r.status}`);
 }
 
+/** A survivor's key in EQUIVALENT: `file|mutator|original line (trimmed)|replacement`. */
+const keyOf = (s) => `${s.file}|${s.mutator}|${s.original}|${s.replacement ?? ''}`;
+
 const COUNTED = ['Killed', 'Survived', 'Timeout', 'NoCoverage', 'RuntimeError', 'CompileError', 'Ignored'];
 
 /** Per file counts and the survivors (with the reason when argued equivalent) of Stryker's JSON report. */
@@ -40,7 +43,6 @@ function summarise(report) {
       if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
       const line = m.location.start.line;
       const original = f.source.split('\n')[line - 1]?.trim() ?? '';
-      const key = `${file}|${m.mutatorName}|${original}|${m.replacement ?? ''}`;
       survivors.push({
         file,
         line,
@@ -48,7 +50,7 @@ function summarise(report) {
         mutator: m.mutatorName,
         replacement: m.replacement,
         original,
-        equivalent: EQUIVALENT[key],
+        equivalent: EQUIVALENT[keyOf({ file, mutator: m.mutatorName, original, replacement: m.replacement })],
       });
     }
     files[file] = { ...c, score: score(c) };
@@ -108,5 +110,7 @@ if (!args.includes('--report')) {
   console.log(`recorded: ${path.relative(ROOT, record(summary, startedAt, load, source))}`);
 }
 const { name, result } = newestResult();
-writeFileSync(path.join(ROOT, 'docs', 'mutation.md'), renderPage(name, result));
+// The arguments as they are now (equivalent.mjs may have grown since the run): the page shows the current ones.
+const survivors = result.survivors.map((s) => ({ ...s, equivalent: EQUIVALENT[keyOf(s)] }));
+writeFileSync(path.join(ROOT, 'docs', 'mutation.md'), renderPage(name, { ...result, survivors }));
 console.log(`docs/mutation.md from ${name}: score ${result.total.score} %`);

@@ -24,3 +24,12 @@ t.test('recorded #check @name outputs give the bare type', (t) => {
   t.ok(n >= 3, `${n} recorded #check @ outputs`);
   t.end();
 });
+
+t.test('a name written with unneeded guillemets: the type after the name as Lean prints it', async (t) => {
+  // Lean escapes a name component only when it is no identifier [lean4 src/Init/Meta.lean, `Name.escapePart`]:
+  // `#check @«foo»` prints `foo : …` (or `@foo : …`), never `«foo» : …`.
+  const info = (text: string) => [{ severity: 'info' as const, pos: { line: 1, column: 0 }, endPos: undefined, text }];
+  t.equal(checkedType(info('foo : 1 = 1'), '«foo»'), '1 = 1');
+  t.equal(checkedType(info('@foo : {n : ℕ} → n = n'), '«foo»'), '{n : ℕ} → n = n');
+  t.equal(checkedType(info('foo : 1 = 1'), 'foo'), '1 = 1');
+});

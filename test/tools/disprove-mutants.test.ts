@@ -173,3 +173,66 @@ t.test('a Lean failure (a crash, not a resource cap): no results read, the failu
   t.same(res.negated, { wrong: '¬ (1 = 2)' });
   t.equal(res.tool_messages.errors.length, 1);
 });
+
+/** `lean` answering only the commands before the first probe: the probes were not run (Elaborated.probes: absent). */
+function unanswered(base: ReturnType<typeof lean>): ReturnType<typeof lean> {
+  return {
+    jobs: base.jobs,
+    async elaborate(env, job, o) {
+      const r = await base.elaborate(env, job, o);
+      const k = job.commands.findIndex((c) => c.text.includes('plausible (config'));
+      return { ...r, commands: r.commands.slice(0, k), sent: k };
+    },
+  };
+}
+
+t.test('probes that were not run: neither a proof nor a search outcome, said as such', async (t) => {
+  const res = await run(WRONG, ['decide'], unanswered(lean('found', { decide: clean })));
+  t.same(res.disproved_theorems, []);
+  t.equal(res.results['wrong'], 'Disprove: proof of the negation failed (decide: not run; plausible: not run)');
+});
+
+t.test('the axioms answer is an info: a warning with its text is not one', async (t) => {
+  const warned: Answer = (c, lemma) => [msg('warning', c.origin, `'${lemma}' does not depend on any axioms`)];
+  const res = await run(WRONG, ['decide'], lean('none', { decide: warned }));
+  t.same(res.disproved_theorems, []);
+});
+
+t.test('plausible gave up, or could not test: said in the failure', async (t) => {
+  const gaveUp = 'Gave up after failing to generate values that fulfill the preconditions 100 times.';
+  const answering = (messages: LeanMessage[]) =>
+    scriptedRunner((c) =>
+      c.text.includes('plausible (config')
+        ? { messages }
+        : { messages: /theorem axle_disprove/.test(c.text) ? [msg('error', c.origin, 'tactic failed')] : [] },
+    );
+  const o = { line: 1, column: 0 };
+  const up = await run(
+    WRONG,
+    ['omega'],
+    answering([msg('warning', o, gaveUp), msg('warning', o, 'declaration uses `sorry`')]),
+  );
+  t.equal(up.results['wrong'], `Disprove: proof of the negation failed (omega: tactic failed; plausible: ${gaveUp})`);
+  // [plausible v4.28.0: Plausible/Tactic.lean, the error when no `Testable` instance is found]; its first 3 lines.
+  const noInstance =
+    'Failed to create a `testable` instance for `1 = 2`.\nWhat to do:\n' +
+    '1. make sure that the types you are using have `Plausible.SampleableExt` instances\n' +
+    ' (you can use `#sample my_type` if you are unsure);';
+  const failed = await run(WRONG, ['omega'], answering([msg('error', o, noInstance)]));
+  t.equal(
+    failed.results['wrong'],
+    'Disprove: proof of the negation failed (omega: tactic failed; plausible could not test the statement: ' +
+      'Failed to create a `testable` instance for `1 = 2`.\nWhat to do:\n' +
+      '1. make sure that the types you are using have `Plausible.SampleableExt` instances)',
+  );
+});
+
+t.test('section variables: a `variable` command, not a universe command that mentions one', async (t) => {
+  const probeOf = async (content: string) => {
+    const r = lean('none', {});
+    await run(content, [], r);
+    return r.jobs[0]!.commands.find((c) => c.text.includes('plausible (config'))!.text;
+  };
+  t.match(await probeOf('universe u /- no variable here -/ v\ntheorem p : 1 = 2 := sorry\n'), /example : 1 = 2 := by/);
+  t.match(await probeOf('variable (n : Nat)\ntheorem p : n = 2 := sorry\n'), /example : type_of% @_root_\.p := by/);
+});

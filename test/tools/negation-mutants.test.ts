@@ -134,3 +134,15 @@ t.test('verify_negation with nothing negated is not okay, and negation_ms is a c
   t.equal(out.negation?.okay, false, 'but nothing was negated');
   t.ok((out.timings as Record<string, number>).negation_ms! < 1e6, 'a difference, not a sum of clock readings');
 });
+
+t.test('a theorem named with guillemets: its negated type is its statement, nothing in front', async (t) => {
+  t.same(negateStatement('theorem «t» (n : ℕ) : n = n := sorry\n').theorems, [
+    { name: '«t»', quantified: [], type: '¬ (∀ (n : ℕ), n = n)' },
+  ]);
+});
+
+t.test('a sorried def applied in an anonymous instance binder is the def, not a binder', async (t) => {
+  // `[Coe α (ℕ : Type)]` binds no name: the colon inside its parentheses is a type ascription.
+  const statement = 'def α : Type := sorry\ntheorem t [Coe α (ℕ : Type)] (a : α) : (a : ℕ) = (a : ℕ) := sorry\n';
+  t.same(quantified(statement), [['t', ['α']]]);
+});

@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { disprove } from '../../src/tools/disprove.ts';
-import { readSearch } from '../../src/tools/plausible.ts';
+import { readSearch, searchSummary, type SearchOutcome } from '../../src/tools/plausible.ts';
 import { guardMsgsItems } from '../recorded/guard-msgs-source.ts';
 import type { RecordedItem } from '../recorded/types.ts';
 import { sharedPath, sharedSkip } from '../shared-data.ts';
@@ -102,3 +102,116 @@ t.test(
     t.match(res.results.inj, /issue: 0 = 1 does not hold\n\(5 shrinks\)/, 'the issue text and the number of shrinks');
   },
 );
+
+/*
+ * Each branch of the reader on Plausible's own texts [plausible v4.28.0: Plausible/Testable.lean, `Testable.check`
+ * (the info `Unable to find a counter-example`, the gave-up warning, the counter-example thrown as an error) and
+ * `formatFailure` (`\n===================`, the message, the counter lines, `(<n> shrinks)`, `-------------------`);
+ * Plausible/Tactic.lean, the error `Failed to create a \`testable\` instance for …`]. A REPL passes a message's
+ * text as Lean's `data`; a trailing newline (as a front end may add) is read as without it.
+ */
+const M = (severity: 'error' | 'warning' | 'info', text: string) => msg(severity, origin, text);
+const GAVE_UP = 'Gave up after failing to generate values that fulfill the preconditions 100 times.';
+const SORRY = M('warning', 'declaration uses `sorry`');
+const UNKNOWN = 'plausible answered nothing it is known to answer';
+
+t.test('not run: no outcome', async (t) => {
+  t.equal(readSearch(undefined), undefined);
+  t.equal(searchSummary(undefined), 'plausible: not run');
+});
+
+t.test('a counter-example: its report, issues and the number of shrinks, any natural number', async (t) => {
+  // formatFailure prints `s!"({n} shrinks)"` for the count n : Nat; the counter lines as slim_check.lean records them.
+  const text =
+    '\n===================\nFound a counter-example!\nx := 104\nguard: ⋯\nissue: 104 < 100 does not hold\n' +
+    '(12 shrinks)\n-------------------';
+  t.same(readSearch([M('error', text), SORRY]), {
+    kind: 'counterexample',
+    report: text.trim(),
+    issues: ['104 < 100 does not hold'],
+    shrinks: 12,
+  });
+  // Quiet mode throws the message alone: no issue, no count.
+  t.same(readSearch([M('error', 'Found a counter-example!')]), {
+    kind: 'counterexample',
+    report: 'Found a counter-example!',
+    issues: [],
+    shrinks: undefined,
+  });
+});
+
+t.test("the count is read from formatFailure's own line, not from a value printed like it", async (t) => {
+  // A counter line is `<var> := <repr x>` (Testable.lean, addVarInfo): a value's Repr may print any text, and a
+  // long one wraps onto indented lines.
+  const text =
+    '\n===================\nFound a counter-example!\na := (3 shrinks)\nb := f\n  (4 shrinks) x\n' +
+    'issue: a = b does not hold\n(1 shrinks)\n-------------------';
+  const o = readSearch([M('error', text)]);
+  t.equal(o?.kind === 'counterexample' && o.shrinks, 1);
+});
+
+t.test('a counter-example only as Plausible throws it, an error', async (t) => {
+  t.same(readSearch([M('info', 'Found a counter-example!'), M('info', 'Unable to find a counter-example'), SORRY]), {
+    kind: 'none',
+  });
+});
+
+t.test("another error: plausible could not test the statement, Lean's first 3 lines", async (t) => {
+  const noInstance =
+    'Failed to create a `testable` instance for `∀ (f : ℕ → ℕ), f = f`.\nWhat to do:\n' +
+    '1. make sure that the types you are using have `Plausible.SampleableExt` instances\n' +
+    ' (you can use `#sample my_type` if you are unsure);\n2. make sure that the relations and predicates …';
+  const o = readSearch([M('error', noInstance)]);
+  t.same(o, {
+    kind: 'failed',
+    text:
+      'Failed to create a `testable` instance for `∀ (f : ℕ → ℕ), f = f`.\nWhat to do:\n' +
+      '1. make sure that the types you are using have `Plausible.SampleableExt` instances',
+  });
+  t.equal(
+    searchSummary(o),
+    'plausible could not test the statement: Failed to create a `testable` instance for `∀ (f : ℕ → ℕ), f = f`.\n' +
+      'What to do:\n1. make sure that the types you are using have `Plausible.SampleableExt` instances',
+  );
+  // The first error decides, after the warnings; its text without the trailing newline.
+  t.same(readSearch([SORRY, M('error', "unknown identifier 'foo'\n"), M('error', 'second')]), {
+    kind: 'failed',
+    text: "unknown identifier 'foo'",
+  });
+});
+
+t.test('gave up: the warning, its text', async (t) => {
+  const o = readSearch([M('warning', `${GAVE_UP}\n`), SORRY]);
+  t.same(o, { kind: 'gave-up', text: GAVE_UP });
+  t.equal(searchSummary(o), `plausible: ${GAVE_UP}`);
+  // Only a warning that starts with it: an info with the text, or a warning that quotes it, is not Plausible's answer.
+  t.same(readSearch([M('info', GAVE_UP)]), { kind: 'failed', text: UNKNOWN });
+  t.same(readSearch([M('warning', `note: ${GAVE_UP}`)]), { kind: 'failed', text: UNKNOWN });
+});
+
+t.test('none found: the info, exactly', async (t) => {
+  const o = readSearch([M('info', 'Unable to find a counter-example\n'), SORRY]);
+  t.same(o, { kind: 'none' });
+  t.equal(searchSummary(o), 'plausible: Unable to find a counter-example');
+  t.same(readSearch([M('warning', 'Unable to find a counter-example')]), { kind: 'failed', text: UNKNOWN });
+  t.same(readSearch([M('info', 'Unable to find a counter-example, yet')]), { kind: 'failed', text: UNKNOWN });
+});
+
+t.test('nothing known: quiet mode logs nothing on success, only the sorry warning remains', async (t) => {
+  // `if !cfg.quiet then Lean.logInfo …` (Testable.check): a quiet search that found nothing says nothing.
+  for (const messages of [[SORRY], []]) {
+    const o = readSearch(messages);
+    t.same(o, { kind: 'failed', text: UNKNOWN });
+    t.equal(searchSummary(o), `plausible could not test the statement: ${UNKNOWN}`);
+  }
+});
+
+t.test('the summary of each outcome', async (t) => {
+  const outcomes: [SearchOutcome, string][] = [
+    [{ kind: 'counterexample', report: 'r', issues: [], shrinks: 0 }, 'plausible: Found a counter-example!'],
+    [{ kind: 'none' }, 'plausible: Unable to find a counter-example'],
+    [{ kind: 'gave-up', text: 'g' }, 'plausible: g'],
+    [{ kind: 'failed', text: 'f' }, 'plausible could not test the statement: f'],
+  ];
+  for (const [o, want] of outcomes) t.equal(searchSummary(o), want, o.kind);
+});

@@ -9,6 +9,7 @@
 import t from 'tap';
 import { LeanFailure } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
+import { environmentConfig } from '../../src/envs/config.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { defeqCheck, verify_proof } from '../../src/tools/verify-proof.ts';
 import { msg, scriptedRunner, toolCtx } from './runner.ts';
@@ -309,4 +310,50 @@ t.test('mathlib_options reach the candidate’s elaboration only', async (t) => 
   const [off, on] = [await count(false), await count(true)];
   t.equal(on[0], off[0], 'the statement is elaborated without them');
   t.ok(on[1]! > off[1]!, `the candidate is elaborated with them (${off[1]} → ${on[1]} commands)`);
+});
+
+t.test('rule 2: every sorried def is irreducible in the defeq check, each a name of its own', async (t) => {
+  const stmt = 'def a : ℕ := sorry\ndef b : ℕ := sorry\ntheorem main : a = b := sorry\n';
+  const file = parseSource(stmt);
+  t.match(
+    defeqCheck(file, file.decls[2]!, 0, ['a', 'b']),
+    /\nattribute \[local irreducible\] _root_\.a _root_\.b in\n/,
+  );
+});
+
+t.test("rule 2: a candidate def without the statement's value is reported as having none", async (t) => {
+  // `opaque x : ℕ` is an opaque constant without a value (Lean takes an Inhabited instance's default).
+  const types = { x: 'ℕ', main: '1 + 1 = 2' };
+  const { r } = await run(
+    { formal_statement: `opaque x : ℕ := 5\n${statement}`, content: `opaque x : ℕ\n${proof}` },
+    { types: [types, types] },
+  );
+  t.equal(r.okay, false);
+  t.same(r.tool_messages.errors, ["Definition 'x' does not match expected signature: expected 5, got (no value)"]);
+});
+
+t.test("a Lean error outside every declaration fails the check, with no rule's error", async (t) => {
+  const { r } = await run(
+    { formal_statement: statement, content: `${proof}#check undefinedThing\n` },
+    { ...same, errorMarker: 'undefinedThing' },
+  );
+  t.same([r.okay, r.tool_messages.errors, r.lean_messages.errors.length], [false, [], 1]);
+});
+
+t.test('a refused notation is reported at its line in the candidate as submitted, under ignore_imports', async (t) => {
+  // The environment's header is one line; the candidate's own is five (the content read has the environment's).
+  const env = environmentConfig.parse({
+    name: 'x',
+    lean_toolchain: 'leanprover/lean4:v4.28.0',
+    imports: 'import Mathlib',
+    project_dir: '/tmp',
+  });
+  const content = `import Mathlib\n\n\n\n\nnotation "X" => 1\n${proof}`;
+  for (const ignore_imports of [true, false]) {
+    const r = await verify_proof.run(
+      parseToolRequest('verify_proof', { environment: 'x', formal_statement: statement, content, ignore_imports }),
+      toolCtx(runner(same), env),
+    );
+    t.match(r.tool_messages.errors[0], /\(notation at line 6\)/, `ignore_imports ${ignore_imports}`);
+  }
 });

@@ -124,6 +124,8 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
   if (run.timeout === 0) return timedOut;
   const info: RunInfo = {};
   const t0 = performance.now();
+  // Kimina's `time` is the REPL's, in seconds: the time the snippet waited in the admission queue is not counted.
+  const seconds = () => Math.max(0, performance.now() - t0 - (info.queueMs ?? 0)) / 1000;
   try {
     const r = await pipeline.run(
       'check',
@@ -138,20 +140,14 @@ async function runSnippet(pipeline: Pipeline, id: string, code: string, run: Run
       // send_timeout each with `timeout`): the deadline counts from the session being ready.
       { caller: run.caller, log: run.request.log, signal: run.signal, info, timeoutFromSession: true },
     );
-    // Kimina's `time` is the REPL's: time in the queue is not counted.
-    return toReplResponse(
-      id,
-      Math.max(0, performance.now() - t0 - (info.queueMs ?? 0)) / 1000,
-      r,
-      info.leanFailed === true,
-    );
+    return toReplResponse(id, seconds(), r, info.leanFailed === true);
   } catch (e) {
     const se = toServiceError(e);
     // The service's deadline or Lean's own timeout: Kimina answers both as its per-snippet timeout.
     if (TIMEOUT_CODES.has(se.code)) return timedOut;
     // A REPL over its memory or process cap is that snippet's failure, as any REPL failure is in Kimina
     // (routers/check.py reports an exception of one snippet as its `error`); the others still answer.
-    if (se.code === 'lean_resource_exceeded') return { id, time: (performance.now() - t0) / 1000, error: se.message };
+    if (se.code === 'lean_resource_exceeded') return { id, time: seconds(), error: se.message };
     throw se;
   }
 }
