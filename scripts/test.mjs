@@ -25,6 +25,7 @@ const OWN_PROCESS = new Set([
   'backend/warm-sessions.test.ts',
   'client/cli.test.ts',
   'cluster/affinity.test.ts',
+  'cluster/answer-path.test.ts',
   'cluster/cluster.test.ts',
   'cluster/operator.test.ts',
   'cluster/outage.test.ts',

@@ -4,6 +4,7 @@
  * creates long-lived state. It only wires: what each part reads (files, the
  * process environment) and reports (status) lives in that part's own module.
  */
+import { ProvenanceTable } from './envs/provenance.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { KeyRing, type Caller } from './admission/keys.ts';
@@ -104,7 +105,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('cluster', cluster);
   registerMetrics(app, metrics, (request) => authorize(request));
 
-  const pipeline = pipelineOf(config, { registry, limiter, cluster, ...parts });
+  const pipeline = pipelineOf(config, hostEnv, { registry, limiter, cluster, ...parts });
   const startedAt = Date.now();
   const links = new SharedLinks(config.sharedLinks, () => keys.open);
 
@@ -136,9 +137,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** The request pipeline over the app's parts (a cluster's front, when there is one, executes). */
+/** The request pipeline over the app's parts (a cluster's front, when there is one, executes); `info`'s provenance from the host's environment. */
 function pipelineOf(
   config: AppOptions['config'],
+  hostEnv: NodeJS.ProcessEnv,
   p: Pick<Parameters<typeof registerLifecycle>[3], 'registry' | 'cluster'> & {
     limiter: ReturnType<typeof admission>['limiter'];
   } & ReturnType<typeof backends>,
@@ -154,6 +156,7 @@ function pipelineOf(
     structural: p.structural,
     inlineMaxChars: config.workers.inlineMaxChars,
     coldStartSeconds: config.lean.startupTimeoutSeconds,
+    provenance: new ProvenanceTable(hostEnv),
     ...(p.cluster?.front ? { executor: p.cluster.front } : {}),
   });
 }

@@ -38,7 +38,7 @@ export interface Provenance {
 const HEX_COMMIT = /^[0-9a-f]{40}$/;
 
 /** The daemon's commit: LEAN_TOOL_COMMIT when set (a full 40-hex commit), else the checkout's HEAD, else null. */
-export function daemonCommit(env: NodeJS.ProcessEnv = process.env, root = PROJECT_ROOT): string | null {
+export function daemonCommit(env: NodeJS.ProcessEnv, root = PROJECT_ROOT): string | null {
   const given = env.LEAN_TOOL_COMMIT?.trim().toLowerCase();
   if (given) return HEX_COMMIT.test(given) ? given : null;
   try {
@@ -77,15 +77,22 @@ export interface DaemonFacts {
 
 let facts: DaemonFacts | undefined;
 
-/** The process's own facts, read on first use (one `git` run at most). */
-export function daemonFacts(): DaemonFacts {
-  return (facts ??= { commit: daemonCommit(), imageId: process.env.LEAN_TOOL_DOCKER_IMAGE_ID?.trim() || null });
+/**
+ * The process's own facts, read on first use (one `git` run at most), from the host environment
+ * the composition root passes (no module but it and the client reads process.env).
+ */
+export function daemonFacts(env: NodeJS.ProcessEnv): DaemonFacts {
+  return (facts ??= { commit: daemonCommit(env), imageId: env.LEAN_TOOL_DOCKER_IMAGE_ID?.trim() || null });
 }
 
 /** Provenance per environment name, made once each. */
 export class ProvenanceTable {
   readonly #byName = new Map<string, Provenance>();
-  constructor(readonly daemon: () => DaemonFacts = daemonFacts) {}
+  /** `daemon`: the process's facts (default: read from `hostEnv`, the composition root's environment). */
+  constructor(
+    hostEnv: NodeJS.ProcessEnv = {},
+    readonly daemon: () => DaemonFacts = () => daemonFacts(hostEnv),
+  ) {}
 
   of(env: Pick<EnvironmentConfig, 'name' | 'lean_toolchain' | 'revision'>): Provenance {
     let p = this.#byName.get(env.name);

@@ -7,8 +7,11 @@ import {
   INLINE_RAW_KEY_BYTES,
   primitiveJson,
   ResultCache,
+  STORED_ID,
 } from '../../src/cache/result-cache.ts';
 
+/** What a stored body ends with: the hit's timings, then `info` with the placeholder id each answer overwrites. */
+const STORED = { timings: { total_ms: 0 }, info: { request_id: STORED_ID } };
 t.test('keys ignore key order and timeout_seconds, not other fields', async (t) => {
   const c = new ResultCache(1 << 20);
   t.equal(
@@ -26,7 +29,7 @@ t.test('a hit is stored with the timings of a hit, ready to send', async (t) => 
   t.equal(c.get(k), undefined);
   c.set(k, { okay: true, timings: { total_ms: 12 } });
   const hit = c.get(k)!;
-  t.same(JSON.parse(hit.body.toString()), { okay: true, timings: { total_ms: 0 } });
+  t.same(JSON.parse(hit.body.toString()), { okay: true, ...STORED });
   t.same([c.stats().hits, c.stats().misses], [1, 1]);
 });
 
@@ -38,7 +41,7 @@ t.test('raw bodies alias a cached key only, per tool', async (t) => {
   t.equal(c.getRaw(raw('check', '{"a":1}')), undefined, 'no alias to a key that is not cached');
   c.set(k, { okay: true });
   c.alias(raw('check', '{"a":1}'), k);
-  t.same(JSON.parse(c.getRaw(raw('check', '{"a":1}'))!.body.toString()), { okay: true, timings: { total_ms: 0 } });
+  t.same(JSON.parse(c.getRaw(raw('check', '{"a":1}'))!.body.toString()), { okay: true, ...STORED });
   t.equal(c.getRaw(raw('merge', '{"a":1}')), undefined, 'another tool with the same body is another request');
   t.equal(c.getRaw(raw('check', '{"a": 1}')), undefined, 'only byte-identical bodies');
 });
@@ -60,7 +63,7 @@ t.test('one stored form per entry: an exactly sized Buffer of its own, not a sli
   const k = c.key('check', 'e', { a: 1 });
   c.set(k, { text: 'é'.repeat(10) });
   const { body } = c.get(k)!;
-  t.equal(body.byteLength, Buffer.byteLength(JSON.stringify({ text: 'é'.repeat(10), timings: { total_ms: 0 } })));
+  t.equal(body.byteLength, Buffer.byteLength(JSON.stringify({ text: 'é'.repeat(10), ...STORED })));
   t.equal(body.buffer.byteLength, body.byteLength, 'the backing store is the entry itself');
 });
 

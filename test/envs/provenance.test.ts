@@ -40,7 +40,7 @@ t.test("AXLE's three names, then the environment's facts; members are the object
 
 t.test('made once per environment, the process facts read once', async (t) => {
   let reads = 0;
-  const table = new ProvenanceTable(() => (reads++, { commit: SHA, imageId: 'sha256:abc' }));
+  const table = new ProvenanceTable({}, () => (reads++, { commit: SHA, imageId: 'sha256:abc' }));
   const env = { name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', revision: null };
   t.equal(table.of(env), table.of(env), 'the same object');
   table.of({ ...env, name: 'f' });
