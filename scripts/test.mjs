@@ -4,6 +4,7 @@
 // process per file, as `npx tap <file>` does; other arguments (`npm test -- -j 2`) go to tap
 // before the grouped list.
 import { spawnSync } from 'node:child_process';
+import { register } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,17 @@ const OWN_PROCESS = new Set([
   'workers/lean-port.test.ts',
 ]);
 
+// Alone only when the shared corpus is there (test/shared-data.ts finds it, as the tests do): over it they are
+// among the longest files; without it (a fresh clone) they skip in a moment, and a process of their own cost
+// more than their tests (~0.7 s of CPU each).
+const CORPUS_ONLY = new Set(['syntax/corpus.test.ts', 'tools/corpus.test.ts', 'tools/extract-structure.test.ts']);
+
+async function corpusHere() {
+  register('./ts/hooks.mjs', import.meta.url);
+  const { sharedPath } = await import('../test/shared-data.ts');
+  return sharedPath('corpus') !== undefined;
+}
+
 /** Every `*.test.ts` under `dir`, relative to test/, sorted (tap's own order). */
 function testFiles(dir, prefix = '') {
   return readdirSync(dir, { withFileTypes: true })
@@ -85,19 +97,21 @@ function writeGroups(files) {
 const namesFiles = (args) =>
   args.some((a) => !a.startsWith('-') && existsSync(path.resolve(a)) && /\.[cm]?[jt]s$|^[^.]*$/.test(a));
 
-function main(args) {
+async function main(args) {
   const tap = path.join(ROOT, 'node_modules', '.bin', 'tap');
   let tapArgs = args;
   if (!namesFiles(args)) {
     const all = testFiles(path.join(ROOT, 'test'));
     const gone = [...OWN_PROCESS].filter((f) => !all.includes(f));
     if (gone.length) console.warn(`scripts/test.mjs: OWN_PROCESS names missing files: ${gone.join(', ')}`);
-    const own = all.filter((f) => OWN_PROCESS.has(f)).map((f) => path.join('test', f));
-    tapArgs = [...args, ...own, ...writeGroups(all.filter((f) => !OWN_PROCESS.has(f)))];
+    const corpus = await corpusHere();
+    const alone = (f) => OWN_PROCESS.has(f) && (corpus || !CORPUS_ONLY.has(f));
+    const own = all.filter(alone).map((f) => path.join('test', f));
+    tapArgs = [...args, ...own, ...writeGroups(all.filter((f) => !alone(f)))];
   }
   const run = spawnSync(tap, tapArgs, { stdio: 'inherit', cwd: ROOT });
   if (run.error) throw run.error;
   process.exit(run.status ?? 1);
 }
 
-main(process.argv.slice(2));
+await main(process.argv.slice(2));
