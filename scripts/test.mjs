@@ -4,14 +4,19 @@
 // process per file, as `npx tap <file>` does; other arguments (`npm test -- -j 2`) go to tap
 // before the grouped list.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GROUP_DIR = path.join(ROOT, '.cache', 'test-groups');
-/** About this many files share a process (the files are dealt round-robin, so each group mixes folders and no group gathers all the slow ones). */
-const GROUP_SIZE = 15;
+/**
+ * About this many files share a process (the files are dealt round-robin, so each group mixes folders and no group
+ * gathers all the slow ones). Each group process costs ~0.7 s of CPU to start and ~1 s more for the modules its
+ * files share (the daemon's: fastify, zod, pino); 20 rather than 15 made 9 groups instead of 11.
+ */
+const GROUP_SIZE = 20;
 
 // Files that keep a process of their own: the long ones (many seconds of their own tests: the
 // start-up is a small share of them, and in a group they would lengthen the longest job), the
@@ -48,6 +53,23 @@ const OWN_PROCESS = new Set([
   'workers/lean-port.test.ts',
 ]);
 
+// Alone only when their shared data set is there (test/shared-data.ts finds it, as the tests do): over it they
+// are among the longest files; without it (a fresh clone) they skip in a moment, and a process of their own cost
+// more than their tests (0.7-1.6 s of CPU each).
+const DATA_ONLY = new Map([
+  ['syntax/corpus.test.ts', 'corpus'],
+  ['tools/corpus.test.ts', 'corpus'],
+  ['tools/extract-structure.test.ts', 'corpus'],
+  ['recorded/replay.test.ts', 'recorded'],
+]);
+
+/** The data sets of DATA_ONLY that are there. */
+async function dataHere() {
+  register('./ts/hooks.mjs', import.meta.url);
+  const { sharedPath } = await import('../test/shared-data.ts');
+  return new Set([...DATA_ONLY.values()].filter((sub) => sharedPath(sub) !== undefined));
+}
+
 /** Every `*.test.ts` under `dir`, relative to test/, sorted (tap's own order). */
 function testFiles(dir, prefix = '') {
   return readdirSync(dir, { withFileTypes: true })
@@ -60,14 +82,21 @@ function testFiles(dir, prefix = '') {
     .sort();
 }
 
+// The files that load the TypeScript compiler (9 MB of JavaScript: ~1.5 s of CPU to load in a process) share
+// the first group, which loads it once, instead of each loading it in a group of its own.
+const loadsCompiler = (f) => /from 'typescript'/.test(readFileSync(path.join(ROOT, 'test', f), 'utf8'));
+
 /** Writes the grouped files' entry files (round-robin over the sorted list); returns their paths. */
 function writeGroups(files) {
   rmSync(GROUP_DIR, { recursive: true, force: true });
   mkdirSync(GROUP_DIR, { recursive: true });
   const count = Math.max(1, Math.ceil(files.length / GROUP_SIZE));
   const runner = path.join(ROOT, 'test', 'helpers', 'run-group.ts');
+  const compiler = files.filter(loadsCompiler);
+  const rest = files.filter((f) => !compiler.includes(f));
   return Array.from({ length: count }, (_, g) => {
-    const members = files.filter((_, i) => i % count === g).map((f) => path.join(ROOT, 'test', f));
+    const dealt = rest.filter((_, i) => (i + compiler.length) % count === g);
+    const members = (g === 0 ? [...compiler, ...dealt].sort() : dealt).map((f) => path.join(ROOT, 'test', f));
     const name = path.join(GROUP_DIR, `group-${String(g + 1).padStart(2, '0')}.test.mjs`);
     const body = `// Written by scripts/test.mjs: these test files, one after another, in one process.\nimport { runGroup } from ${JSON.stringify(runner)};\nawait runGroup(${JSON.stringify(members, null, 1)});\n`;
     writeFileSync(name, body);
@@ -79,19 +108,21 @@ function writeGroups(files) {
 const namesFiles = (args) =>
   args.some((a) => !a.startsWith('-') && existsSync(path.resolve(a)) && /\.[cm]?[jt]s$|^[^.]*$/.test(a));
 
-function main(args) {
+async function main(args) {
   const tap = path.join(ROOT, 'node_modules', '.bin', 'tap');
   let tapArgs = args;
   if (!namesFiles(args)) {
     const all = testFiles(path.join(ROOT, 'test'));
     const gone = [...OWN_PROCESS].filter((f) => !all.includes(f));
     if (gone.length) console.warn(`scripts/test.mjs: OWN_PROCESS names missing files: ${gone.join(', ')}`);
-    const own = all.filter((f) => OWN_PROCESS.has(f)).map((f) => path.join('test', f));
-    tapArgs = [...args, ...own, ...writeGroups(all.filter((f) => !OWN_PROCESS.has(f)))];
+    const here = await dataHere();
+    const alone = (f) => OWN_PROCESS.has(f) && (!DATA_ONLY.has(f) || here.has(DATA_ONLY.get(f)));
+    const own = all.filter(alone).map((f) => path.join('test', f));
+    tapArgs = [...args, ...own, ...writeGroups(all.filter((f) => !alone(f)))];
   }
   const run = spawnSync(tap, tapArgs, { stdio: 'inherit', cwd: ROOT });
   if (run.error) throw run.error;
   process.exit(run.status ?? 1);
 }
 
-main(process.argv.slice(2));
+await main(process.argv.slice(2));

@@ -86,6 +86,8 @@ export interface AppOptions {
   startupChecks?: boolean;
   /** The process environment the host is discovered from (PATH, ELAN_HOME, LOG_LEVEL…); default: this process's. */
   hostEnv?: NodeJS.ProcessEnv;
+  /** Reserve worker threads (src/workers/fair-scheduler.ts; default 1). Tests: 0, one thread fewer to start per daemon. */
+  workerReserve?: number;
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -310,7 +312,11 @@ function backends(opts: AppOptions, hostEnv: NodeJS.ProcessEnv, logger: Logger, 
     limits: config.lean.limits,
     parentEnv: hostEnv,
   });
-  const structural = new StructuralPool({ threads: config.workers.threads, maxHeapMb: config.workers.maxHeapMb });
+  const structural = new StructuralPool({
+    threads: config.workers.threads,
+    maxHeapMb: config.workers.maxHeapMb,
+    reserveThreads: opts.workerReserve,
+  });
   const tools: ToolTable = { ...builtinTools({ comparator }), ...opts.tools };
   const lean: LeanRunner = opts.lean ?? backend;
   return { backend, cache, search, structural, tools, lean };

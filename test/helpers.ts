@@ -62,6 +62,9 @@ export async function makeApp(
     logger: false,
     probe: testProbe,
     launch: () => fakeLaunch(),
+    // No reserve thread: its ~0.5 s of CPU (loading the sources) per daemon bought nothing in tests with one
+    // caller. The tests of fair sharing between callers pass `workerReserve: 1` (the daemon's default).
+    workerReserve: 0,
     ...opts,
     config: opts.config ?? testConfig(),
   });

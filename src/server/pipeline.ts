@@ -466,10 +466,12 @@ export class Pipeline {
    */
   private workerFor<T extends ToolName>(p: Prepared<T>, inputChars: number): StructuralPool | undefined {
     const pool = this.deps.structural;
-    if (!pool?.serves(p.tool, p.impl) || !pool.up) return undefined;
+    if (!pool?.serves(p.tool, p.impl)) return undefined;
     // A deferred body was validated on a worker (parsesOffThread): it runs on one, whatever its size.
-    if (!p.impl.needsLean(p.request) || p.raw !== undefined) return pool;
-    return inputChars > (this.deps.inlineMaxChars ?? Infinity) ? pool : undefined;
+    const goes =
+      !p.impl.needsLean(p.request) || p.raw !== undefined || inputChars > (this.deps.inlineMaxChars ?? Infinity);
+    // Asked only then: `up` starts the threads, which a small Lean-backed request never uses.
+    return goes && pool.up ? pool : undefined;
   }
 
   /** prepare + execute, for transports that want the response object either way. */

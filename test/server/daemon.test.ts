@@ -39,8 +39,9 @@ t.test(
     const dir = mkdtempSync(path.join(tmpdir(), 'lean-tool-delay-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const overlay = path.join(dir, 'config.json');
-    // Long enough for a loaded machine's slow answers; a second signal cuts it short.
-    writeFileSync(overlay, JSON.stringify({ server: { shutdownDelayMs: 60_000 } }));
+    // Long enough for a loaded machine's slow answers; a second signal cuts it short. One worker thread, not one
+    // per core: the daemon starts them once it listens, each loading the sources (~0.5 s of CPU), and none is used here.
+    writeFileSync(overlay, JSON.stringify({ server: { shutdownDelayMs: 60_000 }, workers: { threads: 1 } }));
     const { child, port, output } = await startDaemonProcess(
       t,
       [...TS_LOADER, path.join(PROJECT_ROOT, 'src', 'main.ts')],

@@ -92,6 +92,8 @@ const twoKeysDaemon = () =>
       ],
       workers: { threads: 2 },
     }),
+    // The reserve thread is what lets B start at once (test/helpers.ts starts daemons without it).
+    workerReserve: 1,
   }).then((app) => {
     t.teardown(() => app.close());
     return app;

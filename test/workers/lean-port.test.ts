@@ -24,7 +24,8 @@ async function daemon(t: Test, inline: 'none' | 'all', launch = () => fakeLaunch
     launch,
   });
   t.teardown(() => app.close());
-  t.equal(await app.warmWorkers(), true, 'the worker thread starts');
+  // Inline: all never uses the thread (nor starts it: the next test); each costs ~0.5 s of CPU to start.
+  if (inline === 'none') t.equal(await app.warmWorkers(), true, 'the worker thread starts');
   return app;
 }
 
@@ -62,6 +63,25 @@ t.test('check on a worker answers what the main thread answers (messages on cont
   t.same(offBody, mainBody, 'the same answer, timings aside');
   t.same(offBody.lean_messages.errors, ['-:5:0-5:1: error: boom\n']);
 });
+
+t.test(
+  'a small Lean-backed request runs inline and starts no worker thread; a structural one starts them',
+  async (t) => {
+    const app = await makeApp();
+    t.teardown(() => app.close());
+    const threads = async () =>
+      (await app.inject({ method: 'GET', url: '/v1/status' })).json().workers.threads as number;
+    t.equal((await app.inject(check('def small := 1\n'))).statusCode, 200);
+    t.equal(await threads(), 0, 'the check ran here and left the pool unstarted');
+    const sorried = await app.inject({
+      method: 'POST',
+      url: '/api/v1/theorem2sorry',
+      payload: { content: 'theorem t : True := trivial\n', environment: TEST_ENV, reparse: false },
+    });
+    t.equal(sorried.statusCode, 200);
+    t.ok((await threads()) > 0, 'a structural request starts the pool');
+  },
+);
 
 t.test('a 438 KB check (the size that froze every caller for 17.5 s) runs on a worker', async (t) => {
   // The setting's default (32 KiB): a large request goes to the worker, a small one stays inline.
