@@ -14,7 +14,7 @@ export const EQUIVALENT = {
     'the comparison runs only when v[i] !== want[i], where >= and > agree',
   "src/tools/lean-texts.ts|MethodExpression|? m[2]|m[2].split(',').map(a => a.trim())":
     "Lean prints a non-empty `List Name` as `[a, b]` (lean4 src/Lean/Elab/Print.lean, printAxiomsOf; an empty list is the 'does not depend' text): no empty item to filter",
-  "src/tools/elaborate.ts|Regex|return squash(bare).replace(/^:\\s*/, '');|/^:\\s/":
+  "src/tools/decl-verdict.ts|Regex|return squash(bare).replace(/^:\\s*/, '');|/^:\\s/":
     'squash collapses whitespace to one space and Lean prints `#check` as `name : type` (a space after the colon), so `:\\s` and `:\\s*` remove the same text',
   'src/tools/verify-proof.ts|MethodExpression|const sig = file.text.slice(d.signatureSpan.start, d.signatureSpan.end).trim();|file.text.slice(d.signatureSpan.start, d.signatureSpan.end)':
     'signatureSpan runs from the start of its first token to the end of its last (syntax/declarations.ts, assemble): nothing to trim',

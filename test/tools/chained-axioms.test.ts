@@ -124,3 +124,48 @@ t.test('no questions chained where they would not parse as commands of their own
   t.same(cmds.map(questions), [0, 0], 'a `module` header: the refusal read from an input of its own');
   t.match(cmds[1]!.text, QUESTION);
 });
+
+t.test("a warning on a question's line is not counted: the answers stay clean, one elaboration", async (t) => {
+  // A linter may warn about the question's own `set_option` on its line; the answer beside it still counts.
+  const { r, lean } = await run('theorem a : True := trivial\n', (c) => {
+    const q = QUESTION.exec(c.text);
+    if (!q) return {};
+    return { messages: [msg('warning', c.origin, 'a linter says so'), ...(noAxioms(c).messages ?? [])] };
+  });
+  t.equal(lean.jobs.length, 1, 'not elaborated again');
+  t.same(r.failed_declarations, []);
+  t.equal(r.okay, true);
+});
+
+t.test('a message off the questions’ lines: the answers are not clean, the unit is elaborated again', async (t) => {
+  // Every question's line holds its one answer, but an error lies below them: not what Lean says of the questions.
+  const respond: Respond = (c, job) => {
+    const q = QUESTION.exec(c.text);
+    if (q && job === 0) {
+      const below = { line: c.origin.line + 3, column: 0 };
+      return { messages: [...(noAxioms(c).messages ?? []), msg('error', below, 'unexpected end of input')] };
+    }
+    return q ? noAxioms(c) : {};
+  };
+  const { r, lean } = await run('theorem a : True := trivial\n', respond);
+  t.equal(lean.jobs.length, 2, 'elaborated again, the question in an input of its own');
+  t.same(r.failed_declarations, [], 'the second, clean answer decides');
+});
+
+t.test('a runner that answers no chained questions: every question reads "no answer" (fail closed)', async (t) => {
+  const scripted = scriptedRunner(noAxioms);
+  // As a runner that does not know `tail` would answer: the command's own messages, no `tail`.
+  const lean: typeof scripted = {
+    ...scripted,
+    async elaborate(env, job, ctx) {
+      const res = await scripted.elaborate(env, job, ctx);
+      return { ...res, commands: res.commands.map(({ tail: _, ...rest }) => rest) };
+    },
+  };
+  const r = await check.run(
+    parseToolRequest('check', { content: 'theorem a : True := trivial\n', environment: 'x' }),
+    toolCtx(lean, testEnv),
+  );
+  t.same(r.failed_declarations, ['a'], 'no answer is never read as "no axioms"');
+  t.match(r.tool_messages.warnings, [/Declaration 'a': Lean did not say which axioms it uses \(no answer\)/]);
+});
