@@ -12,14 +12,13 @@ import type { FastifyInstance } from 'fastify';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { buildApp } from '../../src/app.ts';
-import { configSchema } from '../../src/config.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer } from '../../test/cluster/nats-server.ts';
 import { drive, round, stats } from '../lib.ts';
+import { benchClusterConfig } from './cluster-queue.ts';
 import { poster } from './http-client.ts';
 
 const KEY = 'bench-key-cluster-headers';
-const ENV = { name: 'bench', lean_toolchain: 'leanprover/lean4:v4.28.0', imports: '', project_dir: '/nonexistent' };
 const JOB_MS = 5;
 const REQUESTS = Number(process.env.BENCH_HEADER_REQUESTS ?? 1000);
 
@@ -39,14 +38,7 @@ const waitCheck: ToolImpl<'check'> = {
   },
 };
 
-const config = (cluster: object) =>
-  configSchema.parse({
-    keys: [{ key: KEY, concurrency: 64 }],
-    cache: { maxBytes: 0 },
-    lean: { minWarm: 0 },
-    environments: [ENV],
-    cluster: { heartbeatMs: 250, ...cluster },
-  });
+const config = (cluster: object) => benchClusterConfig({ heartbeatMs: 250, ...cluster }, KEY);
 
 export interface HeaderFigures {
   workers: number;

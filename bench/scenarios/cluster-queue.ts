@@ -24,14 +24,16 @@ const PER_WORKER = Number(process.env.BENCH_CLUSTER_QUEUE_JOBS ?? 100);
 /** Target: each worker count reaches this share of its ideal throughput. */
 export const QUEUE_EFFICIENCY = 0.9;
 
-const config = (cluster: object) =>
+/** A cluster bench daemon's configuration (no cache, no warm sessions; the cluster scenarios share it). */
+export const benchClusterConfig = (cluster: object, key = KEY) =>
   configSchema.parse({
-    keys: [{ key: KEY, concurrency: 64 }],
+    keys: [{ key, concurrency: 64 }],
     cache: { maxBytes: 0 },
     lean: { minWarm: 0 },
     environments: [ENV],
     cluster,
   });
+const config = (cluster: object) => benchClusterConfig(cluster);
 
 /** A stand-in tool: waits `ms` (no CPU), records how long the wait really took, returns the content. */
 function waitTool(ms: number, took: number[]): ToolImpl<'rename'> {

@@ -15,11 +15,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { configSchema } from '../../src/config.ts';
 import { natsServerPath, NO_NATS_REASON, startNatsServer } from '../../test/cluster/nats-server.ts';
 import { drive, round, stats, type ScenarioResult } from '../lib.ts';
 import { clusterHeadersPhase } from './cluster-headers.ts';
-import { clusterQueuePhase } from './cluster-queue.ts';
+import { benchClusterConfig, clusterQueuePhase } from './cluster-queue.ts';
 import { poster } from './http-client.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -60,15 +59,6 @@ async function listen(app: FastifyInstance) {
   return poster(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, KEY);
 }
 
-const baseConfig = (cluster: object) =>
-  configSchema.parse({
-    keys: [{ key: KEY, concurrency: 64 }],
-    cache: { maxBytes: 0 },
-    lean: { minWarm: 0 },
-    environments: [ENV],
-    cluster,
-  });
-
 function startWorker(url: string, id: string, overlay: string): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
@@ -96,7 +86,7 @@ export async function clusterScenario(): Promise<ScenarioResult> {
 
   // Single machine (no NATS): the reference for added latency.
   const single = await buildApp({
-    config: baseConfig({}),
+    config: benchClusterConfig({}),
     logger: false,
     probe: () => ({ available: false, reason: 'benchmark: no Lean' }),
   });
@@ -137,7 +127,7 @@ export async function clusterScenario(): Promise<ScenarioResult> {
     }),
   );
   const front = await buildApp({
-    config: baseConfig({ role: 'front', natsUrl: nats.url, nodeId: 'front', heartbeatMs: 250 }),
+    config: benchClusterConfig({ role: 'front', natsUrl: nats.url, nodeId: 'front', heartbeatMs: 250 }),
     logger: false,
   });
   const fp = await listen(front);
