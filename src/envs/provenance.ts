@@ -37,10 +37,19 @@ export interface Provenance {
 
 const HEX_COMMIT = /^[0-9a-f]{40}$/;
 
+/** The checkout's HEAD per project root: one `git` run per root for the process's life. */
+const heads = new Map<string, string | null>();
+
 /** The daemon's commit: LEAN_TOOL_COMMIT when set (a full 40-hex commit), else the checkout's HEAD, else null. */
 export function daemonCommit(env: NodeJS.ProcessEnv, root = PROJECT_ROOT): string | null {
   const given = env.LEAN_TOOL_COMMIT?.trim().toLowerCase();
   if (given) return HEX_COMMIT.test(given) ? given : null;
+  let head = heads.get(root);
+  if (head === undefined) heads.set(root, (head = checkoutHead(root)));
+  return head;
+}
+
+function checkoutHead(root: string): string | null {
   try {
     const out = execFileSync('git', ['rev-parse', 'HEAD'], {
       cwd: root,
@@ -75,14 +84,12 @@ export interface DaemonFacts {
   imageId: string | null;
 }
 
-let facts: DaemonFacts | undefined;
-
 /**
- * The process's own facts, read on first use (one `git` run at most), from the host environment
- * the composition root passes (no module but it and the client reads process.env).
+ * The process's own facts, from the host environment the composition root passes (no module but
+ * it and the client reads process.env); the checkout's HEAD is read once (daemonCommit).
  */
 export function daemonFacts(env: NodeJS.ProcessEnv): DaemonFacts {
-  return (facts ??= { commit: daemonCommit(env), imageId: env.LEAN_TOOL_DOCKER_IMAGE_ID?.trim() || null });
+  return { commit: daemonCommit(env), imageId: env.LEAN_TOOL_DOCKER_IMAGE_ID?.trim() || null };
 }
 
 /** Provenance per environment name, made once each. */

@@ -47,3 +47,13 @@ t.test('made once per environment, the process facts read once', async (t) => {
   t.equal(reads, 2, 'one read per environment, none per request');
   t.equal(table.of(env).info._executor_docker_image_id, 'sha256:abc');
 });
+
+t.test('each host environment gives its own facts (the first one read does not stand for the rest)', async (t) => {
+  const env = { name: 'e', lean_toolchain: 'leanprover/lean4:v4.28.0', revision: null };
+  const a = new ProvenanceTable({ LEAN_TOOL_COMMIT: SHA, LEAN_TOOL_DOCKER_IMAGE_ID: 'sha256:a' }).of(env).info;
+  const b = new ProvenanceTable({ LEAN_TOOL_COMMIT: 'f'.repeat(40), LEAN_TOOL_DOCKER_IMAGE_ID: 'sha256:b' }).of(
+    env,
+  ).info;
+  t.same([a._executor_commit_sha, a._executor_docker_image_id], [SHA, 'sha256:a']);
+  t.same([b._executor_commit_sha, b._executor_docker_image_id], ['f'.repeat(40), 'sha256:b']);
+});
