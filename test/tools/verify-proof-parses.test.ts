@@ -19,6 +19,23 @@ const env = environmentConfig.parse({
 const statement = 'import Mathlib\n\ntheorem main (n : Nat) : n = n := by\n  sorry\n';
 const candidate = 'import Mathlib\n\ntheorem main (n : Nat) : n = n := by\n  rfl\n';
 
+type VerifyProof = (typeof import('../../src/tools/verify-proof.ts'))['verify_proof'];
+
+/** verify_proof of `content` against the statement, Lean answering nothing (no Lean here). */
+const verify = (tool: VerifyProof, content: string, ignoreImports: boolean) =>
+  tool.run(
+    parseToolRequest('verify_proof', {
+      environment: 'x',
+      formal_statement: statement,
+      content,
+      ignore_imports: ignoreImports,
+    }),
+    toolCtx(
+      scriptedRunner(() => ({})),
+      env,
+    ),
+  );
+
 for (const ignoreImports of [true, false]) {
   t.test(`each source is parsed once (ignore_imports ${ignoreImports})`, async (t) => {
     const parsed: string[] = [];
@@ -34,19 +51,7 @@ for (const ignoreImports of [true, false]) {
         },
       },
     );
-    const req = parseToolRequest('verify_proof', {
-      environment: 'x',
-      formal_statement: statement,
-      content: candidate,
-      ignore_imports: ignoreImports,
-    });
-    const r = await verify_proof.run(
-      req,
-      toolCtx(
-        scriptedRunner(() => ({})),
-        env,
-      ),
-    );
+    const r = await verify(verify_proof, candidate, ignoreImports);
     t.equal(parsed.length, 2, 'two parses: the statement and the candidate');
     t.equal(parsed.filter((p) => p.includes('sorry')).length, 1, 'the statement once');
     t.equal(parsed.filter((p) => p.includes('rfl')).length, 1, 'the candidate once');
@@ -59,19 +64,7 @@ t.test('a refused notation is reported at its line in the candidate as submitted
   // The environment's header is one line; the candidate's own header is five.
   const cand = 'import Mathlib\n\n\n\n\nnotation "X" => 1\ntheorem main (n : Nat) : n = n := by\n  rfl\n';
   for (const ignoreImports of [true, false]) {
-    const req = parseToolRequest('verify_proof', {
-      environment: 'x',
-      formal_statement: statement,
-      content: cand,
-      ignore_imports: ignoreImports,
-    });
-    const r = await verify_proof.run(
-      req,
-      toolCtx(
-        scriptedRunner(() => ({})),
-        env,
-      ),
-    );
+    const r = await verify(verify_proof, cand, ignoreImports);
     t.match(r.tool_messages.errors[0], /\(notation at line 6\)/, `ignore_imports ${ignoreImports}`);
   }
 });
