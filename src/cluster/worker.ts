@@ -1,8 +1,12 @@
 /**
- * The worker: pulls one job whenever one of its slots is free (that is the backpressure:
- * nothing is fetched ahead), preferring the buckets of the headers it holds warm, then its
- * environments' queues, then work queued for a header whose holders are busy or gone; only
- * ever jobs of environments it can run (pull-plan.ts). A job runs under its travelling deadline; its outcome is published under the
+ * The worker: pulls one job whenever one of its slots is free (that is the backpressure),
+ * preferring the buckets of the headers it holds warm, then its environments' queues, then
+ * work queued for a header whose holders are busy or gone; only ever jobs of environments it
+ * can run (pull-plan.ts). While every slot is busy it fetches at most one job ahead per slot,
+ * and only when jobs are known to be queued (a kick, or the last job's pending count) and every
+ * other live worker is busy too (heartbeats): such a job would wait in the queue anyway, and
+ * held here it starts the moment a slot frees instead of a pull round trip later.
+ * A job runs under its travelling deadline; its outcome is published under the
  * request's cache key before the job is acknowledged, so a worker dying in between makes
  * JetStream redeliver a job whose answer the front already has (and ignores).
  */
@@ -41,6 +45,13 @@ export interface WorkerDeps {
   pools?: () => Record<string, { headers?: Record<string, { warm: number; busy: number; starting: number }> }>;
 }
 
+/** A job fetched ahead, waiting for a slot; its delivery is kept alive meanwhile. */
+interface Held {
+  msg: JsMsg;
+  consumer: string;
+  working: NodeJS.Timeout;
+}
+
 interface Running {
   ctrl: AbortController;
   consumer: string;
@@ -68,6 +79,12 @@ export class ClusterWorker {
   #ensuring = new Set<string>();
   /** A consumer that had jobs waiting when we last took one from it. */
   #behind: string | undefined;
+  /** Jobs fetched ahead while every slot was busy, oldest first (at most one per slot). */
+  #held: Held[] = [];
+  /** The fetch ahead under way, if any (one at a time). */
+  #ahead: Promise<void> | undefined;
+  /** Whether the last pull found nothing and a heartbeat said so. */
+  #idleSaid = false;
   #done = 0;
   #closed = false;
   /** Aborted by kill(): outcomes still waiting for NATS are abandoned. */
@@ -106,6 +123,7 @@ export class ClusterWorker {
         callback: (_e, msg) => {
           this.#hint = msg.string();
           this.#wake?.();
+          this.#fetchAhead();
         },
       }),
     );
@@ -143,6 +161,8 @@ export class ClusterWorker {
       running[r.consumer] = (running[r.consumer] ?? 0) + 1;
       oldest = Math.min(oldest, r.startedAt);
     }
+    // Held deliveries are unacknowledged too: counted, so no idle worker takes them for orphans.
+    for (const h of this.#held) running[h.consumer] = (running[h.consumer] ?? 0) + 1;
     const hb: Heartbeat = {
       node: this.nodeId,
       at: Date.now(),
@@ -241,27 +261,85 @@ export class ClusterWorker {
         continue;
       }
       if (!msg) {
+        // Gone idle: say so now, so busy workers stop fetching ahead what this one could run.
+        if (!this.#idleSaid) this.#heartbeat();
+        this.#idleSaid = true;
         await this.#idle(IDLE_POLL_MS);
         continue;
       }
-      if (this.#closed) {
-        // Pulled while we began to stop: hand it straight back for another worker.
-        msg.nak();
-        return;
-      }
-      this.#free--;
-      let held = true;
-      const free = () => {
-        if (!held) return;
-        held = false;
-        this.#free++;
-        this.#wake?.();
-      };
-      void this.#run(msg, free)
-        // #run answers every job itself; anything escaping it is a defect, logged, never the worker's end.
-        .catch((err: unknown) => this.deps.log.error({ err }, 'cluster job ended with an unexpected error'))
-        .finally(free);
+      this.#arrived(msg, this.c.names.consumerOf(msg.subject));
     }
+  }
+
+  /** A job pulled (or fetched ahead): started on a free slot, else held for the next slot to free. */
+  #arrived(msg: JsMsg, consumer: string): void {
+    this.#idleSaid = false;
+    if (this.#closed) {
+      // Pulled while we began to stop: hand it straight back for another worker (a kill answers nothing).
+      if (!this.#stop.signal.aborted) msg.nak();
+      return;
+    }
+    if (this.#free > 0) this.#start(msg);
+    else this.#held.push({ msg, consumer, working: setInterval(() => msg.working(), this.#workingMs) });
+  }
+
+  /** Runs a job on a free slot; the slot, once freed, takes the oldest held job at once. */
+  #start(msg: JsMsg): void {
+    this.#free--;
+    let held = true;
+    const free = () => {
+      if (!held) return;
+      held = false;
+      this.#free++;
+      const next = this.#closed ? undefined : this.#held.shift();
+      if (next) {
+        clearInterval(next.working);
+        this.#start(next.msg);
+      } else this.#wake?.();
+    };
+    void this.#run(msg, free)
+      // #run answers every job itself; anything escaping it is a defect, logged, never the worker's end.
+      .catch((err: unknown) => this.deps.log.error({ err }, 'cluster job ended with an unexpected error'))
+      .finally(free);
+    this.#fetchAhead();
+  }
+
+  /** How often a delivery held or running is extended: a third of ack_wait, so only a dead worker lets it go. */
+  get #workingMs(): number {
+    return Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3);
+  }
+
+  /** Whether to fetch a job ahead now: every slot busy, room to hold one more, every other live worker busy. */
+  #mayFetchAhead(): boolean {
+    const { slots } = this.deps;
+    if (this.#closed || this.#ahead || this.#free > 0 || this.#held.length >= slots) return false;
+    if (this.#running.size >= 2 * slots || !this.deps.health.connected()) return false;
+    // A worker with a free slot (as its latest heartbeat says) would take the job now: leave it in the queue.
+    return this.members.live().every((m) => m.node === this.nodeId || m.busy >= m.slots);
+  }
+
+  /**
+   * Fetches one job ahead from a consumer known to have jobs queued (the last job's pending
+   * count, or a kick) that this worker serves first; nothing when none is known (no request
+   * waits on the server for jobs that may never come). Failures are left to the pull loop.
+   */
+  #fetchAhead(): void {
+    if (!this.#mayFetchAhead()) return;
+    const ours = this.#ours();
+    const first = new Set([...ours.warm, ...ours.env]);
+    const hinted = this.#hint === undefined ? undefined : this.c.names.consumerOf(this.#hint);
+    const name = [this.#behind, hinted].find((n) => n !== undefined && first.has(n));
+    if (name === undefined) return;
+    if (name === this.#behind) this.#behind = undefined;
+    else this.#hint = undefined;
+    this.#ahead = this.#next(name)
+      .then((msg) => {
+        this.#ahead = undefined;
+        if (msg) this.#arrived(this.#took(name, msg, first), name);
+      })
+      .catch(() => {
+        this.#ahead = undefined;
+      });
   }
 
   /** The consumer to pull from now, in order of preference, and one message from it. */
@@ -394,7 +472,7 @@ export class ClusterWorker {
     const queuedAt = job.deadlineAt - job.deadlineSeconds * 1000;
     this.deps.observer?.waited(job.environment, Math.max(0, Date.now() - queuedAt) / 1000);
     // Tell JetStream we are alive while the job runs, so ack_wait only catches dead workers.
-    const working = setInterval(() => msg.working(), Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3));
+    const working = setInterval(() => msg.working(), this.#workingMs);
     const t0 = performance.now();
     let answered: boolean;
     try {
@@ -407,6 +485,8 @@ export class ClusterWorker {
     } finally {
       clearInterval(working);
       this.#running.delete(job.id);
+      // One fewer job in hand: room again to fetch ahead.
+      this.#fetchAhead();
     }
     if (!answered) return;
     this.#done++;
@@ -472,6 +552,12 @@ export class ClusterWorker {
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
     await this.#loop;
+    await this.#ahead;
+    // Jobs fetched ahead go straight back for another worker.
+    for (const h of this.#held.splice(0)) {
+      clearInterval(h.working);
+      h.msg.nak();
+    }
     while (this.#running.size) await new Promise((r) => setTimeout(r, 50));
     this.#courier.close();
   }
@@ -484,6 +570,8 @@ export class ClusterWorker {
     this.#wake?.();
     for (const s of this.#subs) s.unsubscribe();
     this.#courier.close();
+    // Like the running ones, held jobs are left to ack_wait (redelivered elsewhere).
+    for (const h of this.#held.splice(0)) clearInterval(h.working);
     for (const r of this.#running.values()) r.ctrl.abort(serviceError('cancelled', 'cluster_worker_stopped'));
   }
 }
