@@ -70,6 +70,11 @@ export const heartbeatSchema = z.object({
   environments: z.record(z.string(), z.boolean()),
   /** Jobs finished since start. */
   done: z.number(),
+  /**
+   * A slot free and nothing found to pull at the last look: the worker waits for a kick or its next poll, so a
+   * job queued now would wait for it (absent: a worker from before this field; then a free slot counts as idle).
+   */
+  idle: z.boolean().optional(),
   /** How long the oldest job running now has run, ms (absent: none running, or a worker from before this field). */
   oldestJobMs: z.number().nonnegative().optional(),
 });

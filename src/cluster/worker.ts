@@ -172,6 +172,7 @@ export class ClusterWorker {
       warm: [...this.#warmKeys().keys()],
       running,
       done: this.#done,
+      idle: this.#idleSaid && this.#free > 0,
       environments: this.#environments(),
       ...(oldest < Infinity ? { oldestJobMs: Math.round(performance.now() - oldest) } : {}),
     };
@@ -262,8 +263,10 @@ export class ClusterWorker {
       }
       if (!msg) {
         // Gone idle: say so now, so busy workers stop fetching ahead what this one could run.
-        if (!this.#idleSaid) this.#heartbeat();
-        this.#idleSaid = true;
+        if (!this.#idleSaid) {
+          this.#idleSaid = true;
+          this.#heartbeat();
+        }
         await this.#idle(IDLE_POLL_MS);
         continue;
       }
@@ -314,8 +317,9 @@ export class ClusterWorker {
     const { slots } = this.deps;
     if (this.#closed || this.#ahead || this.#free > 0 || this.#held.length >= slots) return false;
     if (this.#running.size >= 2 * slots || !this.deps.health.connected()) return false;
-    // A worker with a free slot (as its latest heartbeat says) would take the job now: leave it in the queue.
-    return this.members.live().every((m) => m.node === this.nodeId || m.busy >= m.slots);
+    // An idle worker (as its latest heartbeat says) would take the job at the kick: leave it in the queue.
+    // One with a free slot that is pulling has its request waiting at the server before ours: it is served first.
+    return this.members.live().every((m) => m.node === this.nodeId || !(m.idle ?? m.busy < m.slots));
   }
 
   /**

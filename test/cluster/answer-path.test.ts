@@ -3,10 +3,13 @@
  * one's outcome, shared-cache entry and claim are still travelling, and the outcome does not
  * wait for the cache entry. Each is shown by holding one of the worker's own JetStream calls
  * open (a gate) and looking at what happens meanwhile: an order, not a duration.
+ * A busy worker fetches the next queued job ahead (when no other worker is idle) and starts it
+ * as its slot frees; it hands it back when closing. Shown by jobs that run until let go.
  * Skips, saying why, when nats-server is not installed.
  */
 import t, { type Test } from 'tap';
 import type { ClusterConnection } from '../../src/cluster/connection.ts';
+import type { ToolImpl } from '../../src/tools/types.ts';
 import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
 import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 import type { FastifyInstance } from 'fastify';
@@ -28,6 +31,42 @@ function gate<O extends object>(obj: O, name: keyof O) {
     return original.apply(obj, a);
   };
   return state;
+}
+
+/** A `check` double that runs until let go (`jobs[i].go()`), recording which node started which content, in order. */
+function heldCheck(node: string, jobs: { node: string; content: string; go: () => void }[]): ToolImpl<'check'> {
+  return {
+    needsLean: () => false,
+    async run(req) {
+      await new Promise<void>((go) => jobs.push({ node, content: req.content, go }));
+      return {
+        okay: true,
+        content: req.content,
+        lean_messages: { errors: [], warnings: [], infos: [] },
+        tool_messages: { errors: [], warnings: [], infos: [node] },
+        failed_declarations: [],
+        timings: { total_ms: 0 },
+      } as never;
+    },
+  };
+}
+
+/** Deliveries of the work stream: queued (not yet delivered) and delivered but unacknowledged, over its consumers. */
+async function deliveries(c: ClusterConnection): Promise<{ queued: number; unacked: number }> {
+  let queued = 0,
+    unacked = 0;
+  for await (const i of c.jsm.consumers.list(c.names.stream)) {
+    queued += i.num_pending;
+    unacked += i.num_ack_pending;
+  }
+  return { queued, unacked };
+}
+
+/** Pull requests waiting at the server over the work stream's consumers. */
+async function waitingPulls(c: ClusterConnection): Promise<number> {
+  let n = 0;
+  for await (const i of c.jsm.consumers.list(c.names.stream)) n += i.num_waiting;
+  return n;
 }
 
 if (bin) {
@@ -95,5 +134,91 @@ if (bin) {
     await until(async () => (await unacked()) === 0, 10_000, 'the acknowledgement after the put');
     t.pass('acknowledged once the put returned');
     await answered;
+  });
+
+  /** Worker daemons running `heldCheck` (one slot each) and a front, all torn down with every held job let go. */
+  async function heldCluster(t: Test, prefix: string, workers: string[]) {
+    const jobs: { node: string; content: string; go: () => void }[] = [];
+    const opts = (id: string) => ({ prefix, check: heldCheck(id, jobs), cluster: { missedHeartbeats: 10 } });
+    const ws = new Map<string, FastifyInstance>();
+    for (const id of workers) ws.set(id, await clusterApp(nats.url, id, 'worker', opts(id)));
+    const front = await clusterApp(nats.url, `${prefix}f`, 'front', {
+      prefix,
+      probe: () => ({ available: false, reason: 'no Lean on the front (test)' }),
+      cluster: { missedHeartbeats: 10 },
+    });
+    t.teardown(async () => {
+      const letGo = setInterval(() => jobs.forEach((j) => j.go()), 20);
+      await front.close();
+      for (const w of ws.values()) await w.close();
+      clearInterval(letGo);
+    });
+    await until(() => workersSeen(front) === workers.length, 10_000, 'the workers in membership');
+    return { jobs, ws, front, c: connectionOf(front) };
+  }
+
+  t.test('a busy one-slot worker holds the next queued job and starts it the moment its slot frees', async (t) => {
+    const { jobs, front, c } = await heldCluster(t, 'ahead', ['aheadw']);
+    const first = front.inject(postCheck('theorem first : True := trivial\n'));
+    await until(() => jobs.length === 1, 10_000, 'the first job to start');
+    const second = front.inject(postCheck('theorem second : True := trivial\n'));
+    // Before, the second job stayed queued until the slot freed (1 queued, 1 unacknowledged).
+    await until(async () => (await deliveries(c)).unacked === 2, 10_000, 'the second job fetched ahead');
+    t.same(await deliveries(c), { queued: 0, unacked: 2 }, 'held by the worker, not queued');
+    t.equal(jobs.length, 1, 'but not started: the one slot is busy');
+    jobs[0]!.go();
+    await until(() => jobs.length === 2, 10_000, 'the held job to start once the slot is free');
+    jobs[1]!.go();
+    t.same([(await first).statusCode, (await second).statusCode], [200, 200]);
+    t.same(
+      jobs.map((j) => j.content),
+      ['theorem first : True := trivial\n', 'theorem second : True := trivial\n'],
+    );
+  });
+
+  t.test('no job is fetched ahead by a busy worker while another worker is idle', async (t) => {
+    const { jobs, ws, front, c } = await heldCluster(t, 'idleb', ['idlebw1', 'idlebw2']);
+    const first = front.inject(postCheck('theorem first : True := trivial\n'));
+    await until(() => jobs.length === 1, 10_000, 'the first job to start');
+    const busy = ws.get(jobs[0]!.node)!;
+    const idle = jobs[0]!.node === 'idlebw1' ? 'idlebw2' : 'idlebw1';
+    // The other worker has looked for work, found none and said so, and its pull for the first job has expired.
+    const seenIdle = () => busy.cluster!.members.live().find((m) => m.node === idle)?.idle === true;
+    await until(async () => seenIdle() && (await waitingPulls(c)) === 0, 10_000, 'the other worker idle, not pulling');
+    // The idle worker's pulls reach the server late: a busy worker fetching ahead would get the job first.
+    const nc = connectionOf(ws.get(idle)!).nc;
+    const publish = nc.publish.bind(nc);
+    nc.publish = (subject, ...rest) => {
+      if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT.')) setTimeout(() => publish(subject, ...rest), 300);
+      else publish(subject, ...rest);
+    };
+    const second = front.inject(postCheck('theorem second : True := trivial\n'));
+    // Held by the busy worker, it would not start before the first job is let go.
+    await until(() => jobs.length === 2, 10_000, 'the second job to start on the idle worker');
+    t.not(jobs[1]!.node, jobs[0]!.node, 'on the other worker');
+    jobs.forEach((j) => j.go());
+    t.same([(await first).statusCode, (await second).statusCode], [200, 200]);
+  });
+
+  t.test('a closing worker hands its held job back: another worker runs it', async (t) => {
+    const { jobs, ws, front, c } = await heldCluster(t, 'handback', ['handbackw1']);
+    const first = front.inject(postCheck('theorem first : True := trivial\n'));
+    await until(() => jobs.length === 1, 10_000, 'the first job to start');
+    const second = front.inject(postCheck('theorem second : True := trivial\n'));
+    await until(async () => (await deliveries(c)).unacked === 2, 10_000, 'the second job fetched ahead');
+    const other = await clusterApp(nats.url, 'handbackw2', 'worker', {
+      prefix: 'handback',
+      check: heldCheck('handbackw2', jobs),
+      cluster: { missedHeartbeats: 10 },
+    });
+    ws.set('handbackw2', other);
+    // Closing waits for the running job; the held one goes back to the queue at once.
+    const closed = ws.get('handbackw1')!.close();
+    await until(() => jobs.length === 2, 10_000, 'the handed-back job to start on the other worker');
+    t.equal(jobs[1]!.node, 'handbackw2');
+    jobs.forEach((j) => j.go());
+    await closed;
+    t.same([(await first).statusCode, (await second).statusCode], [200, 200]);
+    t.equal((await second).json().tool_messages.infos[0], 'handbackw2', 'answered by the worker that ran it');
   });
 }
