@@ -276,6 +276,7 @@ export class ClusterWorker {
 
   /** A job pulled (or fetched ahead): started on a free slot, else held for the next slot to free. */
   #arrived(msg: JsMsg, consumer: string): void {
+    const wasIdle = this.#idleSaid;
     this.#idleSaid = false;
     if (this.#closed) {
       // Pulled while we began to stop: hand it straight back for another worker (a kill answers nothing).
@@ -284,6 +285,8 @@ export class ClusterWorker {
     }
     if (this.#free > 0) this.#start(msg);
     else this.#held.push({ msg, consumer, working: setInterval(() => msg.working(), this.#workingMs) });
+    // No longer idle: say so now, so busy workers fetch ahead again.
+    if (wasIdle) this.#heartbeat();
   }
 
   /** Runs a job on a free slot; the slot, once freed, takes the oldest held job at once. */
