@@ -4,7 +4,8 @@
  * wait for the cache entry. Each is shown by holding one of the worker's own JetStream calls
  * open (a gate) and looking at what happens meanwhile: an order, not a duration.
  * A busy worker fetches the next queued job ahead (when no other worker is idle) and starts it
- * as its slot frees; it hands it back when closing. Shown by jobs that run until let go.
+ * as its slot frees; it hands it back when closing, and a crash leaves it to be redelivered.
+ * Shown by jobs that run until let go.
  * Skips, saying why, when nats-server is not installed.
  */
 import t, { type Test } from 'tap';
@@ -221,4 +222,35 @@ if (bin) {
     t.same([(await first).statusCode, (await second).statusCode], [200, 200]);
     t.equal((await second).json().tool_messages.infos[0], 'handbackw2', 'answered by the worker that ran it');
   });
+
+  t.test(
+    'a worker killed while it holds a job: the held job is redelivered to another worker and answered',
+    async (t) => {
+      const { jobs, ws, front, c } = await heldCluster(t, 'killheld', ['killheldw1']);
+      const first = front.inject(postCheck('theorem first : True := trivial\n'));
+      await until(() => jobs.length === 1, 10_000, 'the first job to start');
+      const second = front.inject(postCheck('theorem second : True := trivial\n'));
+      await until(async () => (await deliveries(c)).unacked === 2, 10_000, 'the second job fetched ahead');
+      const other = await clusterApp(nats.url, 'killheldw2', 'worker', {
+        prefix: 'killheld',
+        check: heldCheck('killheldw2', jobs),
+        cluster: { missedHeartbeats: 10 },
+      });
+      ws.set('killheldw2', other);
+      // Like a crash: nothing handed back; both deliveries come back after ack_wait, to the other worker.
+      await ws.get('killheldw1')!.cluster!.kill();
+      const onOther = () => jobs.filter((j) => j.node === 'killheldw2').length;
+      // One slot there: the first redelivered job runs, then the other.
+      await until(() => onOther() === 1, 20_000, 'a redelivered job to start on the other worker');
+      jobs.forEach((j) => j.go());
+      await until(() => onOther() === 2, 20_000, 'the other redelivered job to start there');
+      jobs.forEach((j) => j.go());
+      t.same([(await first).statusCode, (await second).statusCode], [200, 200]);
+      t.same(
+        [(await first).json().tool_messages.infos[0], (await second).json().tool_messages.infos[0]],
+        ['killheldw2', 'killheldw2'],
+        'answered by the surviving worker',
+      );
+    },
+  );
 }
