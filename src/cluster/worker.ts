@@ -3,9 +3,9 @@
  * preferring the buckets of the headers it holds warm, then its environments' queues, then
  * work queued for a header whose holders are busy or gone; only ever jobs of environments it
  * can run (pull-plan.ts). While every slot is busy it fetches at most one job ahead per slot,
- * and only when jobs are known to be queued (a kick, or the last job's pending count) and every
- * other live worker is busy too (heartbeats): such a job would wait in the queue anyway, and
- * held here it starts the moment a slot frees instead of a pull round trip later.
+ * and only when jobs are known to be queued (a kick, or the last job's pending count) and no
+ * other live worker says it is idle (heartbeats): such a job would wait in the queue anyway,
+ * and held here it starts the moment a slot frees instead of a pull round trip later.
  * A job runs under its travelling deadline; its outcome is published under the
  * request's cache key before the job is acknowledged, so a worker dying in between makes
  * JetStream redeliver a job whose answer the front already has (and ignores).
@@ -315,7 +315,7 @@ export class ClusterWorker {
     return Math.max(200, (this.c.config.ackWaitSeconds * 1000) / 3);
   }
 
-  /** Whether to fetch a job ahead now: every slot busy, room to hold one more, every other live worker busy. */
+  /** Whether to fetch a job ahead now: every slot busy, room to hold one more, no other live worker idle. */
   #mayFetchAhead(): boolean {
     const { slots } = this.deps;
     if (this.#closed || this.#ahead || this.#free > 0 || this.#held.length >= slots) return false;
