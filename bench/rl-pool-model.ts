@@ -31,7 +31,8 @@ const TIMEOUT_MS = WORKLOAD.timeoutS * SCALE * 1000;
 /** The bench's `killGraceSeconds` (bench/scenarios/rl-workload.ts). */
 const GRACE_MS = 5 * SCALE * 1000;
 const BASE_MS = MODEL.baseMsPerCommand * SCALE;
-const MAX_USES = 500;
+/** The daemon's `lean.maxUses` (MAX_USES to try another). */
+const MAX_USES = Number(process.env.MAX_USES ?? 500);
 
 /** Virtual time: callbacks in time order, each run once the promises of the one before have settled. */
 class Clock {
