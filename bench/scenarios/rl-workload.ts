@@ -9,9 +9,10 @@
  * per verified proof, and the fraction of the cost model's lower bound reached (every distinct check's
  * unavoidable REPL CPU ÷ cores, over the run's wall time).
  */
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { processTree } from '../../src/backend/process/rss.ts';
+import { processTree, treeRss } from '../../src/backend/process/rss.ts';
 import { SCALE } from '../cost-model.mjs';
 import { kiminaUnavailable, startKimina } from '../kimina.ts';
 import { pct, round, stats, type ScenarioResult } from '../lib.ts';
@@ -66,7 +67,22 @@ function treeSampler(pid: number) {
   };
 }
 
+/**
+ * The stand-in's own runtime memory (Node's, MiB), read from a fresh cost REPL before any command. A Lean
+ * REPL has no such runtime beside its import, and this one is not scaled with the rest: left out of the
+ * scaled memory cap, it would put a session near the soft threshold after its import and retire it every
+ * few dozen commands, a start the unscaled settings would not make.
+ */
+async function standinRuntimeMb(): Promise<number> {
+  const child = spawn(process.execPath, [COST_REPL], { stdio: ['pipe', 'ignore', 'ignore'] });
+  await new Promise((r) => setTimeout(r, 500));
+  const mb = treeRss(child.pid!) / 2 ** 20;
+  child.kill();
+  return Math.round(mb);
+}
+
 async function daemon(tag: string): Promise<Server> {
+  const runtimeMb = await standinRuntimeMb();
   const s = await startDaemon(
     {
       // Admission at the pool's size: requests wait in the key's queue, before their deadline starts, as Kimina's wait
@@ -82,7 +98,7 @@ async function daemon(tag: string): Promise<Server> {
         maxProcesses: POOL,
         heartbeatsPerSecond: Math.round(20_000 / SCALE),
         killGraceSeconds: 5 * SCALE,
-        maxRssMb: Math.round(12_288 * SCALE),
+        maxRssMb: Math.round(12_288 * SCALE) + runtimeMb,
         startupTimeoutSeconds: 600 * SCALE,
       },
     },

@@ -205,3 +205,74 @@ t.test(
     t.ok(after[0]!.req.served, 'then the own queue goes on');
   },
 );
+
+t.test(
+  "a second request of another header waits for that header's process: one start, one own session evicted",
+  async (t) => {
+    const { agent, pool, started, settle } = lab();
+    t.teardown(() => agent.destroy());
+    const own = pool('own', true);
+    await settle();
+    const header = 'import Extra';
+    const p = pool(header);
+    const before = started.length;
+    const a = ask(p, header);
+    const b = ask(p, header);
+    await settle();
+    // A second start would serve one request, then cost the own header an import to take its slot back.
+    t.same(started.slice(before), [header], 'one start for the two');
+    t.equal(own.size, 1, 'one own session kept');
+    const first = a.req.served ?? b.req.served;
+    t.ok(first && !(a.req.served && b.req.served), 'one served, the other waits for it');
+    p.release(first!);
+    await settle();
+    t.equal((a.req.served ?? first)!.id, (b.req.served ?? first)!.id, 'the second served by the same session');
+    t.same(started.slice(before), [header], 'still one start');
+  },
+);
+
+t.test("another header's idle process is evicted before an own one that idled longer", async (t) => {
+  const { agent, pool, started, settle } = lab();
+  t.teardown(() => agent.destroy());
+  const own = pool('own', true);
+  await settle();
+  const held = await own.acquire('own');
+  const x = pool('import X');
+  const first = ask(x, 'import X');
+  await settle();
+  t.equal(first.req.served?.header, 'import X', 'the first other header served in the idle own slot');
+  // The own session goes idle first: it is the least recently used.
+  own.release(held);
+  x.release(first.req.served!);
+  await settle();
+  const before = started.length;
+  const y = ask(pool('import Y'), 'import Y');
+  await settle();
+  t.equal(y.req.served?.header, 'import Y', 'the next header served');
+  t.same(started.slice(before), ['import Y'], 'by one start');
+  t.equal(x.size, 0, "the other header's idle process gave its slot");
+  t.equal(own.size, 1, 'the own session kept (no import to bring it back)');
+});
+
+t.test("a waiting request of a header that has a process does not make the own header's release yield", async (t) => {
+  const { agent, pool, started, settle } = lab();
+  t.teardown(() => agent.destroy());
+  const own = pool('own', true);
+  await settle();
+  const held = await own.acquire('own');
+  const x = pool('import X');
+  const x1 = ask(x, 'import X');
+  await settle();
+  t.ok(x1.req.served, 'the other header holds the second slot, busy');
+  const x2 = ask(x, 'import X');
+  const w = ask(own, 'own');
+  await settle();
+  const before = started.length;
+  own.release(held);
+  await settle();
+  t.equal(w.req.served?.id, held.id, 'the own request is served by the released own session');
+  t.same(started.slice(before), [], 'no second process started for the other header');
+  x.release(x1.req.served!);
+  await settle();
+  t.equal(x2.req.served?.id, x1.req.served?.id, 'its second request served by its own session');
+});

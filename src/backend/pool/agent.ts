@@ -7,8 +7,10 @@
  * Memory is the scarce resource, so processes are capped per environment and per daemon.
  * The agent is the pools' SlotGate: a pool may start a process while both caps leave room;
  * when they do not and the pool has requests waiting, the least recently used idle process
- * of another key (of the same environment when that cap binds) is retired to make room, and
- * the waiting pool is kicked once it has exited, or once a process anywhere goes idle.
+ * of another key (of the same environment when that cap binds; another header's before an
+ * environment's own) is retired to make room, and the waiting pool is kicked once it has
+ * exited, or once a process anywhere goes idle. A header other than the environment's own
+ * takes one slot so, and only while it has no process: its further requests wait for that one.
  *
  * Waiters first: warming (minWarm, replacements) never evicts, never takes a slot that
  * another pool's waiting requests need, and a warm start under way gives its slot up (it is
@@ -33,6 +35,17 @@ interface Keyed<R extends Poolable, Q> {
   /** Kept when empty (the default header's pool). */
   pinned: boolean;
 }
+
+/**
+ * The slots a pool's waiting requests may take from other pools (evict an idle process, cancel a start, make a
+ * release yield, outrank a warm start): all it needs for the environment's own header (it is kept warm, and every
+ * process of another header is taken back for it in the end); for another header one, and only while it has no
+ * process that serves or will serve. Its further requests wait for that one: a second process of a header few
+ * requests ask for would cost an import to serve one request, and another to bring back the process whose slot it
+ * took. Free room (a slot no claim needs) it may still use.
+ */
+const claim = (e: { pinned: boolean; pool: { needs: number; serving: number } }) =>
+  e.pinned ? e.pool.needs : Math.min(e.pool.needs, Math.max(0, 1 - e.pool.serving));
 
 const droppable = (e: { pinned: boolean; pool: { size: number; waiting: number } }) =>
   !e.pinned && e.pool.size === 0 && e.pool.waiting === 0;
@@ -85,7 +98,8 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     const allRoom = this.caps.total - this.processes();
     // A start for this pool's own waiters needs a free slot that no request of another pool, come before them,
     // needs (first come, first served across headers); a warm start leaves the slots other pools' waiters need.
-    const waits = pool.starved;
+    const claims = claim(me);
+    const waits = claims > 0;
     const first = pool.oldestNeed() ?? Infinity;
     const fits = waits
       ? envRoom > this.#olderNeeds(me, me.env, first) && allRoom > this.#olderNeeds(me, undefined, first)
@@ -94,7 +108,7 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     this.#starved.add(pool);
     // Only a request that waits reclaims a process from another key, and only once the exits under way fall short.
     const envFull = envRoom <= 0;
-    if (waits && pool.needs > this.#exiting(envFull ? me.env : undefined)) this.#reclaim(me, envFull);
+    if (waits && claims > this.#exiting(envFull ? me.env : undefined)) this.#reclaim(me, envFull);
     return false;
   }
 
@@ -144,7 +158,7 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
   /** Slots the waiting requests of pools other than `me` need, in `env` (or in the daemon). */
   #needs(me: Keyed<R, Q>, env: string | undefined): number {
     let n = 0;
-    for (const e of this.#pools.values()) if (e !== me && (env === undefined || e.env === env)) n += e.pool.needs;
+    for (const e of this.#pools.values()) if (e !== me && (env === undefined || e.env === env)) n += claim(e);
     return n;
   }
 
@@ -154,7 +168,7 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     for (const e of this.#pools.values()) {
       if (e === me || (env !== undefined && e.env !== env)) continue;
       const t = e.pool.oldestNeed();
-      if (t !== undefined && t < arrival) n += e.pool.needs;
+      if (t !== undefined && t < arrival) n += claim(e);
     }
     return n;
   }
@@ -168,7 +182,9 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
 
   /**
    * Retire the least recently used idle process of another key (same environment when its cap binds, any
-   * otherwise); with none idle, cancel another key's start that none of its requests waits for.
+   * otherwise), another header's before an environment's own (the own header's is the one requests come back
+   * to: evicting it while another header's process idles costs a second import, to take that one back for it);
+   * with none idle, cancel another key's start that none of its requests waits for.
    */
   #reclaim(me: Keyed<R, Q>, sameEnv: boolean): void {
     let victim: Keyed<R, Q> | undefined;
@@ -176,7 +192,8 @@ export class PoolAgent<R extends Poolable, Q> implements SlotGate {
     for (const e of this.#pools.values()) {
       if (e === me || (sameEnv && e.env !== me.env)) continue;
       const t = e.pool.oldestIdle();
-      if (t !== undefined && t < oldest) {
+      if (t === undefined) continue;
+      if (!victim || (e.pinned === victim.pinned ? t < oldest : !e.pinned)) {
         oldest = t;
         victim = e;
       }

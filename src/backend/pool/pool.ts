@@ -60,6 +60,8 @@ export interface GatedPool {
   /** Its waiting requests that no idle or starting resource will serve: each needs a slot. */
   readonly needs: number;
   readonly starved: boolean;
+  /** Its resources that serve or will serve: idle, busy, and starts under way that were not cancelled. */
+  readonly serving: number;
   /** Its resources retired and not yet exited: slots on their way back. */
   readonly exiting: number;
   /** When (in the order of arrival across pools) its oldest waiter that needs a slot came; undefined when none does. */
@@ -275,6 +277,10 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
 
   get exiting(): number {
     return this.#exiting + this.#cancelled.size;
+  }
+
+  get serving(): number {
+    return this.#idle.length + this.#busy.size + this.#coming;
   }
 
   /** Begin warming `minWarm` resources in the background. */
