@@ -51,7 +51,7 @@ export function cannotRun(envs: readonly string[]): Row[] {
 const log = pino({ level: 'silent' });
 
 /**
- * Issue 27, defects 1 and 14, on the production path: a request's own header gets a session of its own
+ * On the production path: a request's own header gets a session of its own
  * (`LeanSession.open(…, own = false)`, as the backend's pool for that header does); a misspelt import must
  * open with the failure at its header, and a bare `prelude` must open with none.
  */
@@ -88,7 +88,7 @@ export async function headerChecks(env: string, spawn: () => ReplProcess, signal
   ];
 }
 
-/** Issue 27, defects 2 and 3: a pair that must pass, through the comparator tool's runner (skipped when not built). */
+/** A comparator challenge/solution pair that must pass, through the comparator tool's runner (skipped when not built). */
 export async function comparatorPair(env: EnvironmentConfig, config: Config): Promise<Row> {
   const backend = new ComparatorBackend({
     root: PROJECT_ROOT,

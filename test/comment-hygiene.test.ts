@@ -4,11 +4,14 @@
  * repository or as `lean4 PR #N`, is a citation and stays), and no timing or throughput figure
  * (`~2 µs`, `~20% of throughput`, `3.2 → 1.4 ms`) without the bench/results file that measured it
  * on the same or an adjacent line. A duration the code sets (`every 500 ms`, `default 900 s`) is
- * a fact of the code, not a measurement, and is not a figure here.
+ * a fact of the code, not a measurement, and is not a figure here. The lean:doctor checks' `assumption`
+ * strings, printed to the user, name no internal issue either.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import ts from 'typescript';
+import { CHECKS } from '../src/doctor/checks.ts';
+import { TOOL_CHECKS } from '../src/doctor/tool-checks.ts';
 
 const SRC = new URL('../src/', import.meta.url);
 
@@ -148,4 +151,17 @@ t.test('no src/ comment names an internal issue number', async (t) => {
 t.test('no src/ comment gives a timing figure without the bench/results file behind it', async (t) => {
   const found = candidates.flatMap((f) => uncitedFigures(f, read(f)));
   t.same(found, [], `cite the result file beside the figure (${CITATION}<file>.json), or say the why without it`);
+});
+
+t.test("no lean:doctor check's assumption names an internal issue number", async (t) => {
+  // Printed on every failing row of `npm run lean:doctor`: a reader there has no tracker to look a number up in.
+  const checks = [...CHECKS, ...TOOL_CHECKS];
+  t.ok(checks.length > 20, `${checks.length} checks read`);
+  const found = checks.flatMap((c) => issueRefs([{ line: 1, text: c.assumption }]).map((r) => `${c.name}: ${r.ref}`));
+  t.same(found, [], 'say what is assumed and where it was read instead');
+  t.same(
+    issueRefs([{ line: 1, text: 'defects 4, 5, 9, 11, gap: verify_proof probes' }]).map((r) => r.ref),
+    ['defects 4'],
+    'the scan finds the form these strings used',
+  );
 });

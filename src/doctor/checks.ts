@@ -60,7 +60,10 @@ const both = (a: { ok: boolean; detail: string }, b: { ok: boolean; detail: stri
 
 export interface DoctorCheck {
   name: string;
-  /** Which assumption it checks, as the report names it: a reading of Lean's output it guards, or a message class the tools match. */
+  /**
+   * What the code assumes about Lean or the REPL here, in words, with where it was read (`[repo tag: file, name]`, as
+   * the code's comments cite it) or that no recording holds it; a failing row prints it.
+   */
   assumption: string;
   run: (run: Run, env: EnvironmentConfig) => Promise<{ ok: boolean; detail: string }>;
 }
@@ -69,7 +72,8 @@ export interface DoctorCheck {
 export const CHECKS: DoctorCheck[] = [
   {
     name: 'message text and position of an error',
-    assumption: 'class: error position',
+    assumption:
+      "an error comes back with Lean's message text at the line of the command that caused it [repl v4.28.0: REPL/JSON.lean, `Message.of`]",
     async run(run) {
       const [o] = await run(['theorem doctor_e : 1 + 1 = 3 := rfl']);
       const e = o?.messages.find((m) => m.severity === 'error');
@@ -81,7 +85,9 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: "sorry warning text and the REPL's sorries shape",
-    assumption: 'class: uses_sorry',
+    assumption:
+      "`sorry` draws the warning ``declaration uses `sorry` `` (`'sorry'` before v4.28.0) and a `sorries` entry with its position and goal " +
+      '[recorded REPL transcripts v4.21.0 … v4.33.0-rc2; repl v4.28.0: REPL/JSON.lean]',
     async run(run) {
       const [o] = await run(['theorem doctor_s : True := by\n  sorry']);
       const w = o?.messages.find((m) =>
@@ -102,7 +108,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: '#print axioms format (public and private declarations)',
-    assumption: 'class: print_axioms',
+    assumption:
+      "`#print axioms` answers `'<name>' depends on axioms: […]` or `… does not depend on any axioms`, a private " +
+      'declaration under `_private.<module>.0.<name>` [lean4 v4.28.0: src/Lean/Elab/Print.lean, `printAxiomsOf`; ' +
+      'src/Lean/Modifiers.lean, `mkPrivateName`]',
     async run(run) {
       // Asked as the tools ask (printAxiomsCommand: pp.fullNames, `_root_.`), a private declaration included.
       const outs = await run([
@@ -124,7 +133,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'goal printing (wrapped hypothesis, anonymous instance) re-elaborates',
-    assumption: 'class: goal printing',
+    assumption:
+      'with pp.proofs and pp.numericTypes on, a goal prints as `name : type` hypotheses (a wide type on the next lines, ' +
+      'indented) and `⊢ target`, which re-elaborate as a lemma [lean4 v4.28.0: src/Lean/Meta/PPGoal.lean, `ppGoal`; ' +
+      'src/Lean/PrettyPrinter/Delaborator/Options.lean]',
     async run(run) {
       const long = Array.from({ length: 12 }, () => 'xs.length').join(' + ');
       // The goal-printing options as sorry2lemma and have2lemma send them: one `set_option` command each, first.
@@ -153,7 +165,8 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'a let-bound hypothesis lifts to a lemma that elaborates, is proved by its value, and applies at the call site',
-    assumption: 'class: goal printing (let values)',
+    assumption:
+      'a let-bound hypothesis prints as `x : T := value` [lean4 v4.28.0: src/Lean/Meta/PPGoal.lean, `ppGoal`]',
     async run(run) {
       const options = Object.entries(GOAL_PRINTING_OPTIONS).map(([k, v]) => setOptionCommand(k, v));
       const outs = await run([
@@ -180,7 +193,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'unused-variable linter text for this version',
-    assumption: 'class: unused_variable',
+    assumption:
+      'the unused-variable linter warns ``unused variable `y` `` up to v4.30.0 and ``Variable name `y` is not explicitly ' +
+      'referenced.`` from v4.31.0-rc1 [lean4 v4.24.0 … v4.30.0: src/Lean/Linter/UnusedVariables.lean; repl ' +
+      'test/variables.expected.out, v4.24.0 … v4.33.0-rc2]',
     async run(run, env) {
       const [o] = await run(['theorem doctor_u (x y : Nat) : x = x := rfl']);
       const w = o?.messages.find((m) => m.severity === 'warning');
@@ -193,7 +209,9 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'mutual … end and attribute … in elaborate as one input',
-    assumption: 'elaboration units',
+    assumption:
+      "`mutual … end` and `<command> in <command>` are each one command to Lean's parser, so each is sent as one input " +
+      '[lean4 v4.28.0: src/Lean/Parser/Command.lean, `«mutual»`, the `in` trailing parser]',
     async run(run) {
       const outs = await run([
         'mutual\ntheorem doctor_m1 : True := trivial\ntheorem doctor_m2 : True := trivial\nend',
@@ -216,7 +234,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: '#lint reports findings as errors (Batteries/Mathlib environments)',
-    assumption: 'class: lint_output',
+    assumption:
+      'Batteries\' `#lint` reports findings as errors ("The `docBlame` linter reports:"), docBlame on by default [batteries ' +
+      'v4.28.0: Batteries/Tactic/Lint/Frontend.lean, `formatLinterResults`; batteries 05380dd: ' +
+      'Batteries/Tactic/Lint/Misc.lean, `docBlame`]',
     async run(run, env) {
       if (!/\bimport\s+(Mathlib|Batteries)\b/.test(env.imports))
         return { ok: true, detail: 'not applicable: no Batteries in the header' };
@@ -232,7 +253,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: "verify_proof's type check (statement scope replayed, sorried def opaque)",
-    assumption: 'defect 9 (scope replay)',
+    assumption:
+      "a statement re-stated in its own scope (section variables replayed) has the statement's type, `(@name : type_of% " +
+      '@expected)` fails when the types differ, and a sorried def made `[local irreducible]` is not unfolded [lean4 ' +
+      'v4.28.0: src/Lean/Elab/BuiltinNotation.lean, `elabTypeOf`; src/Lean/ReducibilityAttrs.lean, `validate`]',
     async run(run) {
       // The exact commands verify_proof sends: a statement under section variables must match itself,
       // and a candidate that changes a statement by unfolding its sorried answer must not.
@@ -266,7 +290,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: '#print axioms after `open Classical`, inside an unclosed namespace, asked as the tools ask',
-    assumption: 'defects 4, 5',
+    assumption:
+      '`set_option pp.fullNames true in #print axioms _root_.<name>` is answered about that declaration inside an unclosed ' +
+      'namespace and lists full axiom names after `open Classical` [lean4 src/Lean/Elab/Print.lean, `printAxiomsOf`; ' +
+      'src/Lean/Message.lean, `ofConstName`; src/Lean/ResolveName.lean, `resolveExact`]',
     async run(run) {
       const outs = await run([
         'namespace DoctorNs',
@@ -291,7 +318,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'the heartbeat budget wrap draws no Mathlib style warning (mathlib_options)',
-    assumption: 'defect 6',
+    assumption:
+      "Mathlib's `linter.style.maxHeartbeats` accepts `set_option maxHeartbeats N in` with a comment after `in`, so the " +
+      "service's budget wrap draws no warning [mathlib4 Mathlib/Tactic/Linter/Style.lean, " +
+      '`getSetOptionMaxHeartbeatsComment`]',
     async run(run, env) {
       if (!hasMathlib(env)) return NOT_APPLICABLE;
       const options = Object.entries(MATHLIB_OPTIONS).map(([k, v]) => setOptionCommand(k, v));
@@ -308,7 +338,10 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'a command stopped at its heartbeat budget is recognised as the budget stop',
-    assumption: 'defect 7, class: heartbeat_timeout / kernel_timeout',
+    assumption:
+      'a command out of its budget stops with `(deterministic) timeout … maximum number of heartbeats (N) has been ' +
+      "reached`, or the kernel's `(kernel) deterministic timeout` [lean4 v4.28.0: src/Lean/CoreM.lean, " +
+      '`throwMaxHeartbeat`; src/Lean/Message.lean, `Kernel.Exception.toMessageData`]',
     async run(run) {
       const [o] = await run([withBudget('theorem doctor_k : (List.range 5000).length = 5000 := by decide', 1)]);
       return judgeBudgetStop(msgs(o), 1);
@@ -316,7 +349,9 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'a heartbeat limit set inside a section ends with it',
-    assumption: 'defect 8',
+    assumption:
+      'a `set_option maxHeartbeats` inside a section ends at its `end`, as options live in the scope [lean4 v4.28.0: ' +
+      'src/Lean/Elab/BuiltinCommand.lean, `addScope`, `elabEnd`; src/Lean/Elab/Command.lean, `Scope.opts`]',
     async run(run) {
       const texts = [
         'section',
@@ -332,7 +367,9 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: 'lean/ExtractHelper.lean elaborates (extract_decls, extract_theorems)',
-    assumption: 'defect 17 (helper)',
+    assumption:
+      'lean/ExtractHelper.lean compiles against this Lean and `#lean_tool_info` prints its JSON answer; the core API ' +
+      'it uses is the one its header lists [lean4 v4.28.0: src/Lean/Expr.lean, src/Lean/Environment.lean, …]',
     async run(run, env) {
       if (!/\bimport\s+(Mathlib|Lean)\b/.test(env.imports)) return NOT_APPLICABLE;
       const outs = await run([helperSource(), 'theorem doctor_x : True := trivial', infoCommand('doctor_x')]);
@@ -349,7 +386,9 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: "a declaration's messages under #lean_tool_measure are its own (extract_decls, extract_theorems)",
-    assumption: 'gap: extract_decls / extract_theorems (their recorded tests answer the measure wrapper with a double)',
+    assumption:
+      'a declaration under `#lean_tool_measure` draws the messages it draws alone, one line down (lean/ExtractHelper.lean, ' +
+      "`elabMeasure`, after [mathlib v4.28.0: Mathlib/Util/CountHeartbeats.lean]); no recording holds the wrapper's output",
     async run(run, env) {
       if (!/\bimport\s+(Mathlib|Lean)\b/.test(env.imports)) return NOT_APPLICABLE;
       // Two names of one length: the same positions, once the wrapper's line is taken off.
@@ -380,7 +419,11 @@ export const CHECKS: DoctorCheck[] = [
   },
   {
     name: "repair_proofs' texts: unknown option, unknown identifier, no goals, unsolved goals",
-    assumption: 'defect 17 (repair_proofs), classes: unknown_option, unknown_identifier, no_goals, unsolved_goals',
+    assumption:
+      'the texts repair_proofs and sorry2lemma match: `unsolved goals` then the goals with `case` tags, `no goals` ' +
+      '[lean4 v4.28.0: src/Lean/Elab/Term.lean, `reportUnsolvedGoals`; src/Lean/Elab/Tactic/Basic.lean, ' +
+      '`throwNoGoalsToBeProved`], `unknown identifier` [recorded: repl <tag>/dup_msg.expected.out]; no recording ' +
+      'holds the unknown-option text',
     async run(run) {
       const outs = await run([
         'set_option doctor.no.such.option true',
@@ -398,6 +441,11 @@ export const CHECKS: DoctorCheck[] = [
     },
   },
 ];
+
+/** A check's verdict as a row of the table; a failing one also says what was assumed and where that was read. */
+export function resultRow(c: { name: string; assumption: string }, v: { ok: boolean; detail: string }): CheckResult {
+  return { name: c.name, ok: v.ok, detail: v.ok ? v.detail : `${v.detail}; assumed: ${c.assumption}` };
+}
 
 /** Run every check on an open session; each check gets its own chain of commands on the header. */
 export async function runChecks(
@@ -418,9 +466,9 @@ export async function runChecks(
       ).outcomes;
     };
     try {
-      out.push({ name: c.name, ...(await c.run(run, env)) });
+      out.push(resultRow(c, await c.run(run, env)));
     } catch (e) {
-      out.push({ name: c.name, ok: false, detail: `the REPL failed: ${(e as Error).message}` });
+      out.push(resultRow(c, { ok: false, detail: `the REPL failed: ${(e as Error).message}` }));
     }
   }
   return out;

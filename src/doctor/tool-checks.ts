@@ -17,6 +17,7 @@ import { parseToolRequest } from '../contract/validate.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import type { Log } from '../log.ts';
 import { builtinTools } from '../tools/index.ts';
+import { resultRow } from './checks.ts';
 import type { ToolContext } from '../tools/types.ts';
 
 /** A tool's JSON response, read field by field by the judges. */
@@ -30,7 +31,7 @@ export type RunTool = (tool: ToolName, body: Record<string, unknown>) => Promise
 
 export interface ToolCheck {
   name: string;
-  /** The issue-27 defect or the recorded gap it covers. */
+  /** What the tool assumes about Lean or the REPL, with where it was read or that no recording holds it (see DoctorCheck). */
   assumption: string;
   run: (runTool: RunTool) => Promise<{ ok: boolean; detail: string }>;
 }
@@ -64,7 +65,9 @@ async function elaboratesAgain(runTool: RunTool, content: string): Promise<{ ok:
 export const TOOL_CHECKS: ToolCheck[] = [
   {
     name: 'merge: `#check @name` under pp.fullNames (implicit arguments, different opens)',
-    assumption: 'defect 11, gap: merge and verify_proof probes',
+    assumption:
+      '`#check @name` under pp.fullNames prints `@name : type` with full names whatever is open, so equal statements ' +
+      "print equal types [recorded: batteries <tag> `#check @` outputs]; no recording holds merge's probes",
     async run(runTool) {
       // The same theorem twice, once after `open List` (in force where the probe runs): printed with full names
       // and read after `@name :`, the types are equal and the two versions merge. Two theorems of one name
@@ -96,7 +99,9 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: "disprove: the negation attempt in the theorem's namespace and `open`s, its axioms asked",
-    assumption: 'defect 13, gap: disprove attempts',
+    assumption:
+      "the negation attempt, stated in the theorem's namespace with its `open`s as written, elaborates and its " +
+      '`#print axioms` answers [lean4 v4.28.0: src/Lean/Elab/Print.lean, `printAxiomsOf`]; no recording holds an attempt',
     async run(runTool) {
       const r = await runTool('disprove', {
         content: 'namespace DoctorD\nopen Nat (succ)\ntheorem doctor_w : succ 1 = 3 := sorry\nend DoctorD\n',
@@ -112,7 +117,10 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: 'disprove: content that ends inside its namespace and a section; the search runs plausible on the theorem',
-    assumption: 'gap: disprove probes after scopes the content leaves open; plausible answers',
+    assumption:
+      'one `end` per name component closes the scopes the content leaves open before the probes [lean4 ' +
+      'src/Lean/Elab/BuiltinCommand.lean, `addScopes`, `elabEnd`; repl: REPL/Frontend.lean, `processInput` keeps ' +
+      "them between commands]; plausible's answer is shown, not judged; no recording holds these probes",
     async run(runTool) {
       // The content's open scopes are left before the probes (tools/elaborate.ts, `leaveOpenScopes`): the lemma must be
       // DoctorE.axle_disprove_0, the name whose axioms it asks. The search's answer (a counter-example with a
@@ -131,7 +139,10 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: 'sorry2lemma: goals printed with the goal-printing options re-elaborate as lemmas',
-    assumption: 'gap: pp.proofs goal printing (sorry2lemma)',
+    assumption:
+      'goals printed with pp.proofs and pp.numericTypes re-elaborate as lemma statements [lean4 v4.28.0: ' +
+      'src/Lean/Meta/PPGoal.lean, `ppGoal`; src/Lean/PrettyPrinter/Delaborator/Options.lean]; no recording prints ' +
+      "a sorry's goal under these options",
     run: (runTool) =>
       liftsAndElaboratesAgain(
         runTool,
@@ -142,7 +153,10 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: "have2lemma: a `have`'s goal, printed with the goal-printing options, re-elaborates as a lemma",
-    assumption: 'gap: pp.proofs goal printing (have2lemma)',
+    assumption:
+      'goals printed with pp.proofs and pp.numericTypes re-elaborate as lemma statements [lean4 v4.28.0: ' +
+      'src/Lean/Meta/PPGoal.lean, `ppGoal`; src/Lean/PrettyPrinter/Delaborator/Options.lean]; no recording prints ' +
+      "a `have`'s goal under these options",
     run: (runTool) =>
       liftsAndElaboratesAgain(
         runTool,
@@ -153,7 +167,9 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: 'extract_decls: the helper compiles and answers for each declaration',
-    assumption: 'defect 17 (helper), gap: extract_decls / extract_theorems',
+    assumption:
+      'lean/ExtractHelper.lean compiles and `#lean_tool_info` answers each declaration with a type and a type hash ' +
+      "(`Expr.hash` [lean4 v4.28.0: src/Lean/Expr.lean]); no recording holds the helper's answers",
     async run(runTool) {
       const r = await runTool('extract_decls', {
         content: 'theorem doctor_x : True := trivial\n\ndef doctor_y : Nat := 1\n',
@@ -174,7 +190,9 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: 'extract_proof_states: the info tree of original tactic nodes gives the proof state after each tactic line',
-    assumption: 'gap: `infotree: "original"` (recorded for one one-line proof only, cut from its "full" tree)',
+    assumption:
+      '`"infotree": "original"` gives each tactic\'s range and its goals before and after [repl v4.28.0: REPL/Main.lean, ' +
+      '`jsonTrees`; REPL/Lean/InfoTree/ToJson.lean]; recorded for one one-line proof only, cut from its "full" tree',
     async run(runTool) {
       const r = await runTool('extract_proof_states', {
         content:
@@ -194,7 +212,10 @@ export const TOOL_CHECKS: ToolCheck[] = [
   },
   {
     name: 'verify_proof: a proof passes and a changed statement fails (#check @, #print axioms, defeq probe)',
-    assumption: 'defects 4, 5, 9, 11, gap: verify_proof probes',
+    assumption:
+      '`#check @`, `set_option pp.fullNames true in #print axioms _root_.<name>` and the `type_of%` probe together ' +
+      'accept a proof and refuse a changed statement [lean4 v4.28.0: src/Lean/Elab/Print.lean, `printAxiomsOf`; ' +
+      "src/Lean/Elab/BuiltinNotation.lean, `elabTypeOf`]; no recording holds verify_proof's probes",
     async run(runTool) {
       const formal_statement = 'theorem doctor_v (n : Nat) : n + 0 = n := sorry\n';
       const good = await runTool('verify_proof', {
@@ -233,9 +254,9 @@ export async function runToolChecks(
   const out: { name: string; ok: boolean; detail: string }[] = [];
   for (const c of TOOL_CHECKS) {
     try {
-      out.push({ name: c.name, ...(await c.run(runTool)) });
+      out.push(resultRow(c, await c.run(runTool)));
     } catch (e) {
-      out.push({ name: c.name, ok: false, detail: `the tool failed: ${(e as Error).message}` });
+      out.push(resultRow(c, { ok: false, detail: `the tool failed: ${(e as Error).message}` }));
     }
   }
   return out;

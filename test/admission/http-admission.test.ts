@@ -2,15 +2,20 @@ import t from 'tap';
 import type { ToolTable } from '../../src/tools/types.ts';
 import { checkResult, contentResult, makeApp, sleep, testConfig, validRequest } from '../helpers.ts';
 
-/** A stand-in for the check tool that sleeps `content` ms; it honours its abort signal. */
-function sleepyTools(log: { started: number; aborted: number }): ToolTable {
+/**
+ * A stand-in for the check tool that sleeps `content` ms, or with content `hold` runs until `held` resolves (a test
+ * that needs requests still running when it asserts holds them, rather than guessing how long they take); it
+ * honours its abort signal.
+ */
+function sleepyTools(log: { started: number; aborted: number }, held?: Promise<void>): ToolTable {
   return {
     check: {
       needsLean: () => false,
       run: async (req, ctx) => {
         log.started++;
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, Number(req.content));
+          const timer = setTimeout(resolve, req.content === 'hold' ? 2 ** 31 - 1 : Number(req.content));
+          if (req.content === 'hold') void held?.then(() => (clearTimeout(timer), resolve()));
           ctx.signal.addEventListener('abort', () => {
             clearTimeout(timer);
             log.aborted++;
@@ -23,6 +28,18 @@ function sleepyTools(log: { started: number; aborted: number }): ToolTable {
   };
 }
 
+/** A promise the test resolves: what `hold` requests wait for. */
+function held(): { held: Promise<void>; release: () => void } {
+  let release = () => {};
+  const p = new Promise<void>((r) => (release = r));
+  return { held: p, release };
+}
+
+/** Polls `cond` until it holds (no bound of its own: one that never holds fails at tap's timeout). */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await sleep(5);
+}
+
 const check = (content: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => ({
   method: 'POST' as const,
   url: '/api/v1/check',
@@ -32,21 +49,30 @@ const check = (content: string, extra: Record<string, unknown> = {}, headers: Re
 
 t.test('anonymous callers share one active request; the next waits, then a full queue gets 429', async (t) => {
   const log = { started: 0, aborted: 0 };
+  const gate = held();
   const app = await makeApp({
-    tools: sleepyTools(log),
+    tools: sleepyTools(log, gate.held),
     config: testConfig({ admission: { anonymousQueueLimit: 1, retryAfterSeconds: 3 } }),
   });
   t.teardown(() => app.close());
-  const first = app.inject(check('300'));
-  await sleep(50);
+  // The first holds the slot until released (a 300 ms run ended before the checks below on a loaded machine).
+  const first = app.inject(check('hold'));
+  await until(() => log.started === 1);
   const second = app.inject(check('10'));
-  await sleep(50);
-  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
-  t.same(status.admission.callers.anonymous, { active: 1, queued: 1 }, 'the second waits in the queue');
+  const anonymous = async () =>
+    (await app.inject({ method: 'GET', url: '/v1/status' })).json().admission.callers.anonymous;
+  // Once the second has arrived: queued, or (wrongly) started.
+  let seen = await anonymous();
+  while (seen.queued + seen.active < 2 && log.started < 2) {
+    await sleep(5);
+    seen = await anonymous();
+  }
+  t.same(seen, { active: 1, queued: 1 }, 'the second waits in the queue');
   const third = await app.inject(check('10'));
   t.equal(third.statusCode, 429);
   t.equal(third.headers['retry-after'], '3');
   t.equal(third.json().error.code, 'queue_full');
+  gate.release();
   const [r1, r2] = await Promise.all([first, second]);
   t.equal(r1.statusCode, 200);
   t.equal(r2.statusCode, 200);
@@ -56,18 +82,21 @@ t.test('anonymous callers share one active request; the next waits, then a full 
 
 t.test('keyed callers get their configured concurrency', async (t) => {
   const log = { started: 0, aborted: 0 };
+  const gate = held();
   const app = await makeApp({
-    tools: sleepyTools(log),
+    tools: sleepyTools(log, gate.held),
     config: testConfig({ keys: [{ key: 'user-key-123', concurrency: 3 }], admission: { keyQueueLimit: 0 } }),
   });
   t.teardown(() => app.close());
   const auth = { authorization: 'Bearer user-key-123' };
-  const running = [1, 2, 3].map(() => app.inject(check('200', {}, auth)));
-  await sleep(50);
+  // Three held until released: 200 ms runs could end before the fourth arrived on a loaded machine (it then ran).
+  const running = [1, 2, 3].map(() => app.inject(check('hold', {}, auth)));
+  await until(() => log.started === 3);
   const over = await app.inject(check('10', {}, auth));
   t.equal(over.statusCode, 429, 'a fourth concurrent request exceeds concurrency 3 with no queue');
   const anon = await app.inject(check('10'));
   t.equal(anon.statusCode, 200, 'anonymous callers have their own slot');
+  gate.release();
   for (const r of await Promise.all(running)) t.equal(r.statusCode, 200);
 });
 

@@ -1,4 +1,5 @@
 /** The generic pool over a plain Poolable double: waiters, policy, soft retirement, lifecycle, idle eviction, backoff. */
+import { mock } from 'node:test';
 import t from 'tap';
 import { PoolAgent } from '../../src/backend/pool/agent.ts';
 import { Pool, type Poolable, type PoolPolicy, type Usage } from '../../src/backend/pool/pool.ts';
@@ -204,16 +205,22 @@ t.test('destroyAll fails queued work and kills busy resources; idempotent', asyn
 });
 
 t.test('idle resources above minWarm are evicted after idleMs', async (t) => {
+  // The pool's idle sweep (setInterval) and its idle clock (Date.now) run on a mocked clock, moved by hand: a real
+  // 30 ms pause could end past idleMs on a loaded machine, and the check before idleMs then saw an eviction.
+  // setTimeout stays real (the double's starts and closes, waitFor).
+  mock.timers.enable({ apis: ['setInterval', 'Date'], now: 0 });
+  t.teardown(() => mock.timers.reset());
   const { pool, spawned } = makePool({ minWarm: 1, maxSize: 3, idleMs: 80 });
   t.teardown(() => pool.destroyAll());
   const held = await Promise.all([pool.acquire(-1), pool.acquire(-1), pool.acquire(-1)]);
   for (const r of held) pool.release(r);
   t.equal(pool.stats().warm, 3);
-  await new Promise((r) => setTimeout(r, 30));
+  mock.timers.tick(79);
   t.equal(pool.stats().warm, 3, 'not before idleMs');
+  mock.timers.tick(1);
   t.ok(await waitFor(() => pool.stats().warm === 1 && pool.size === 1), 'down to minWarm');
   t.same(spawned.filter((r) => r.closedBy === 'idle').length, 2);
-  await new Promise((r) => setTimeout(r, 200));
+  mock.timers.tick(10 * 80);
   t.equal(pool.stats().warm, 1, 'minWarm stays');
 });
 

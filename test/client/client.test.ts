@@ -8,7 +8,8 @@ import { ServiceError } from '../../src/errors.ts';
 import { checkResult, makeApp, sleep, testConfig, TEST_ENV, UNAVAILABLE_ENV } from '../helpers.ts';
 
 /** A check that sleeps `content` ms and records how many run at once. */
-function slowCheck(stats: { running: number; peak: number; calls: number }): ToolTable {
+/** A check that takes the ms its content starts with, or with content `hold …` runs until `held` resolves. */
+function slowCheck(stats: { running: number; peak: number; calls: number }, held?: Promise<void>): ToolTable {
   return {
     check: {
       needsLean: () => true,
@@ -16,7 +17,8 @@ function slowCheck(stats: { running: number; peak: number; calls: number }): Too
         stats.calls++;
         stats.running++;
         stats.peak = Math.max(stats.peak, stats.running);
-        await sleep(Number(req.content.split(' ')[0]));
+        const [ms] = req.content.split(' ');
+        await (ms === 'hold' ? held : sleep(Number(ms)));
         stats.running--;
         return checkResult(req.content);
       },
@@ -33,17 +35,22 @@ const fast = { initialMs: 50, maxMs: 200 };
 
 t.test('429 is retried (honouring Retry-After) until it succeeds', async (t) => {
   const stats = { running: 0, peak: 0, calls: 0 };
+  // The first holds the only slot until the second has been refused once: a 1.5 s run could end before the second
+  // arrived on a loaded machine (then nothing was retried).
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
   const app = await makeApp({
-    tools: slowCheck(stats),
+    tools: slowCheck(stats, held),
     config: testConfig({ admission: { anonymousQueueLimit: 0, retryAfterSeconds: 1 } }),
   });
   t.teardown(() => app.close());
   const url = await listen(app);
   const retries: number[] = [];
-  const client = new LeanToolClient({ url, env: {}, backoff: fast, onRetry: (r) => retries.push(r.error.status) });
-  const first = client.check({ content: '1500 a', environment: TEST_ENV });
+  const onRetry = (r: { error: { status: number } }) => (retries.push(r.error.status), release());
+  const client = new LeanToolClient({ url, env: {}, backoff: fast, onRetry });
+  const first = client.check({ content: 'hold a', environment: TEST_ENV });
   // Once the first holds the only slot (waited for, not a fixed pause a loaded machine could outlast): the second gets 429.
-  for (let i = 0; i < 1000 && stats.running === 0; i++) await sleep(5);
+  while (stats.running === 0) await sleep(5);
   const second = await client.check({ content: '10 b', environment: TEST_ENV });
   t.equal(second.content, '10 b');
   t.ok(retries.length >= 1 && retries.every((s) => s === 429), `retried on 429 (${retries.length}×)`);

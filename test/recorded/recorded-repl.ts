@@ -21,7 +21,8 @@
  * Typed process faults, for what no recording can show (a kill at a deadline, a crash), never an
  * answer: RECORDED_REPL_HANG=<tactic> never answers that tactic, RECORDED_REPL_CRASH=<tactic> exits
  * on it (code 70). With RECORDED_REPL_ONCE_FILE naming a file that does not exist yet, only the
- * process that creates it misbehaves (the replacement a recovery starts answers as recorded).
+ * process that creates it misbehaves (the replacement a recovery starts answers as recorded); that process
+ * appends a line `hanging` to it once it holds the tactic it never answers.
  */
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { RecordedAnswers } from './repl-answers.ts';
@@ -42,6 +43,8 @@ const WRAPPER = /^set_option maxHeartbeats \d+ in(?: --[^\n]*)?\n/;
 const once = process.env.RECORDED_REPL_ONCE_FILE;
 const misbehave = (process.env.RECORDED_REPL_HANG || process.env.RECORDED_REPL_CRASH) && (!once || !existsSync(once));
 if (once && misbehave) writeFileSync(once, String(process.pid));
+/** Appended to the once file when the misbehaving process receives the tactic it never answers. */
+const HANGING = '\nhanging';
 
 let buf = '';
 process.stdin.setEncoding('utf8');
@@ -64,7 +67,8 @@ function handle(block: string): void {
     return refuse(`not JSON: ${block.slice(0, 200)}`);
   }
   if (misbehave && typeof request.tactic === 'string') {
-    if (request.tactic === process.env.RECORDED_REPL_HANG) return; // never answers
+    // Never answers; says so in the once file, so a test can act while the tactic runs rather than after a guess.
+    if (request.tactic === process.env.RECORDED_REPL_HANG) return void (once && appendFileSync(once, HANGING));
     if (request.tactic === process.env.RECORDED_REPL_CRASH) process.exit(70);
   }
   const chained = helpers && typeof request.cmd === 'string' ? helperTail(request.cmd, helpers) : undefined;

@@ -5,7 +5,7 @@
  * finishes as recorded. Plus the lifecycle: states die with the connection, the process goes.
  * Through the TypeScript client (ProofSearch) as well as raw messages.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -65,7 +65,9 @@ t.test('a crash between messages is found at the next message and repaired there
   if (!b.ok) throw new Error('a state expected');
   const pid = (await search.stat()).processes[0]!.pid;
   process.kill(-pid, 'SIGKILL');
-  await new Promise((r) => setTimeout(r, 200));
+  // Between messages: once the daemon has seen the exit (its stat lists the process no more). Sent before that,
+  // the message reaches the dead process and is answered as a crash of its own; a fixed pause raced this.
+  while ((await search.stat()).processes.some((p) => p.pid === pid)) await new Promise((r) => setTimeout(r, 20));
   const fin = await search.tactic(b.state, 'exact t');
   t.same([...fin.rebuilt].sort(), [root.state, b.state].sort(), 'told which states were rebuilt');
   t.ok(fin.results[0]!.ok, 'and the step ran on the rebuilt state');
@@ -107,12 +109,8 @@ t.test('states idle past the TTL expire', { skip }, async (t) => {
 });
 
 t.test('cancelling a running tactic kills its process; the next message rebuilds the states', { skip }, async (t) => {
-  const { url } = await searchDaemon(
-    t,
-    TAG,
-    {},
-    { RECORDED_REPL_HANG: 'exact t', RECORDED_REPL_ONCE_FILE: onceFile() },
-  );
+  const once = onceFile();
+  const { url } = await searchDaemon(t, TAG, {}, { RECORDED_REPL_HANG: 'exact t', RECORDED_REPL_ONCE_FILE: once });
   const ws = new WebSocket(`${url}/v1/stream`);
   await new Promise((r) => ws.once('open', r));
   const events: { id: string; event: string; result?: Json; error?: Json }[] = [];
@@ -131,7 +129,9 @@ t.test('cancelling a running tactic kills its process; the next message rebuilds
   send('h', 'goal.tactic', { state: root, tactics: ['have t : Nat := 42'] });
   const h = (await answer('h')).result.results[0].state;
   send('x', 'goal.tactic', { state: h, tactics: ['exact t'] });
-  await new Promise((r) => setTimeout(r, 200));
+  // Cancelled while the REPL runs it (the double says when it holds the tactic): cancelled before it got there, it
+  // kills nothing, and a fixed pause raced that on a loaded machine.
+  while (!readFileSync(once, 'utf8').includes('hanging')) await new Promise((r) => setTimeout(r, 20));
   ws.send(JSON.stringify({ id: 'x', cancel: true }));
   t.equal((await answer('x')).error.code, 'cancelled');
   send('y', 'goal.tactic', { state: h, tactics: ['exact t'] });

@@ -10,12 +10,13 @@ import { makeApp, TEST_ENV, testConfig } from '../helpers.ts';
 import { listenLoopback, openStreamSocket } from '../helpers/loopback.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
 
-/** A structural tool that takes `ms` (its result names it), standing in for real work. */
-const slow = (ms: number): ToolImpl<'theorem2sorry'> => ({
+/** A structural tool that takes `ms`, or until `held` resolves (its result names it), standing in for real work. */
+const slow = (ms: number, held?: Promise<void>): ToolImpl<'theorem2sorry'> => ({
   needsLean: () => false,
   run: async (req, ctx) => {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(resolve, ms);
+      void held?.then(() => (clearTimeout(timer), resolve(undefined)));
       ctx.signal.addEventListener('abort', () => {
         clearTimeout(timer);
         reject(ctx.signal.reason as Error);
@@ -38,9 +39,13 @@ interface Event {
 }
 
 t.test('close drains in-flight stream work, refuses new requests, then closes with 1001', async (t) => {
+  // The in-flight request runs until the test has seen the refusal: a 600 ms run could end first on a loaded
+  // machine (its result and the close then came before the second request was read).
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
   const app = await makeApp({
-    tools: { theorem2sorry: slow(600) },
-    config: testConfig({ server: { drainTimeoutMs: 10_000 } }),
+    tools: { theorem2sorry: slow(60_000, held) },
+    config: testConfig({ server: { drainTimeoutMs: 60_000 } }),
   });
   await listenLoopback(app);
   const { ws, events: seen, closed } = await openStreamSocket<Event | { close: number }>(app);
@@ -53,6 +58,9 @@ t.test('close drains in-flight stream work, refuses new requests, then closes wi
   // The drain began: a new request on the open socket is refused, not dropped.
   await new Promise((r) => setTimeout(r, 50));
   ask('b');
+  // Refused (error), or wrongly taken (started): either way the in-flight one may end now.
+  await waitFor(() => seen.some((e) => 'id' in e && e.id === 'b' && e.event !== 'queued'));
+  release();
   const code = await closed;
   await closing;
   t.equal(code, 1001, 'the socket closed with 1001 (going away)');

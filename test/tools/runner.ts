@@ -55,6 +55,16 @@ export function scriptedRunner(respond: Respond): LeanRunner & { jobs: ElabJob[]
 }
 
 /**
+ * The questions the tools send, as a double recognises them (each capture is the declaration's name). Built in
+ * src/tools: `#check @name` after the printing options' `set_option … in` lines (decl-verdict.ts, printedCheck);
+ * the axioms question (lean-texts.ts, printAxiomsCommand); verify_proof's definitional-equality probe
+ * (verify-proof.ts, defeqCheck), whose capture is the candidate's constant.
+ */
+export const CHECK_QUESTION = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/;
+export const AXIOMS_QUESTION = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/;
+export const DEFEQ_PROBE = /#check \(@_root_\.(\S+) : type_of%/;
+
+/**
  * The tools ask every declaration's axioms in one input, a `#print axioms` a line (elaboration-plan.ts,
  * planQuestions). The REPL answers each command of an input at its own line; so does this double:
  * each line is `respond`ed to as a command of its own, at its line.

@@ -12,7 +12,7 @@ import { parseToolRequest } from '../../src/contract/validate.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { parseSource } from '../../src/syntax/source.ts';
 import { defeqCheck, verify_proof } from '../../src/tools/verify-proof.ts';
-import { msg, scriptedRunner, toolCtx } from './runner.ts';
+import { AXIOMS_QUESTION, CHECK_QUESTION, DEFEQ_PROBE, msg, scriptedRunner, toolCtx } from './runner.ts';
 
 interface Script {
   /** `#check @name` answers per job (0: the statement, 1: the candidate); a name not listed gets no answer. */
@@ -27,9 +27,9 @@ interface Script {
 
 function runner(s: Script) {
   return scriptedRunner((c, n) => {
-    const check = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/.exec(c.text);
-    const axioms = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
-    const defeq = /#check \(@_root_\.(\S+) : type_of%/.exec(c.text);
+    const check = CHECK_QUESTION.exec(c.text);
+    const axioms = AXIOMS_QUESTION.exec(c.text);
+    const defeq = DEFEQ_PROBE.exec(c.text);
     if (check) {
       const type = s.types[n]?.[check[1]!];
       return { messages: type === undefined ? [] : [msg('info', c.origin, `${check[1]} : ${type}`)] };

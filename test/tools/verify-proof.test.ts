@@ -8,7 +8,7 @@ import type { LeanRunner } from '../../src/backend/index.ts';
 import { parseToolRequest } from '../../src/contract/validate.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
 import { parseSource } from '../../src/syntax/source.ts';
-import { msg, scriptedRunner, toolCtx } from './runner.ts';
+import { AXIOMS_QUESTION, CHECK_QUESTION, DEFEQ_PROBE, msg, scriptedRunner, toolCtx } from './runner.ts';
 import { piType } from '../../src/syntax/statements.ts';
 import { defeqCheck, permits, verify_proof } from '../../src/tools/verify-proof.ts';
 
@@ -31,9 +31,9 @@ interface Script {
 
 function runner(s: Script) {
   return scriptedRunner((c, n) => {
-    const check = /^(?:set_option [^\n]* in\n)*#check @(\S+)$/.exec(c.text);
-    const axioms = /^set_option pp\.fullNames true in #print axioms _root_\.(.+)$/.exec(c.text);
-    const example = /#check \(@_root_\.(\S+) : type_of%/.exec(c.text);
+    const check = CHECK_QUESTION.exec(c.text);
+    const axioms = AXIOMS_QUESTION.exec(c.text);
+    const example = DEFEQ_PROBE.exec(c.text);
     if (check) return { messages: [msg('info', c.origin, `${check[1]} : ${s.types[n]?.[check[1]!] ?? '?'}`)] };
     if (axioms) {
       const ax = s.axioms?.[axioms[1]!] ?? ['propext'];
@@ -73,49 +73,46 @@ t.test('signatures become Pi types, replayed in the statement’s namespace and 
   );
 });
 
-t.test(
-  'defect 6: the statement is re-stated in its own scope (universes, section variables), sorried defs opaque',
-  async (t) => {
-    // Section variables a statement mentions become its binders [lean4: variable inclusion], so the
-    // comparison must see them; the old check rebuilt `∀ binders, type` from the declaration alone.
-    const f = parseSource(
-      'universe u\nsection S\nvariable {α : Type u} (xs : List α)\ntheorem len : xs.length = xs.length := sorry\nend S\nsection T\nvariable (junk : Nat)\nend T\n',
-    );
-    t.equal(
-      defeqCheck(f, f.decls[0]!, 0, ['answer']),
-      [
-        'section',
-        'universe u',
-        'variable {α : Type u} (xs : List α)',
-        'set_option autoImplicit true in',
-        'set_option relaxedAutoImplicit true in',
-        'theorem axle_expected_0 : xs.length = xs.length := sorry',
-        'set_option allowUnsafeReducibility true in',
-        'attribute [local irreducible] _root_.answer in',
-        '#check (@_root_.len : type_of% @axle_expected_0)',
-        'end',
-      ].join('\n'),
-    );
-    const r = runner({ types: [types, types] });
-    await verify_proof.run(
-      parseToolRequest('verify_proof', {
-        environment: 'x',
-        formal_statement: statement,
-        content: good,
-        mathlib_options: true,
-      }),
-      ctx(r),
-    );
-    const checks = r.jobs.map((j) => j.commands.find((c) => c.text.endsWith('#check @main'))!.text);
-    t.equal(checks[0], checks[1], 'both sides print the type under the same options');
-    t.match(checks[0], /set_option pp\.fullNames true in/);
-    t.match(
-      r.jobs[1]!.commands.find((c) => c.text.includes('type_of%'))!.text,
-      /attribute \[local irreducible\] _root_\.answer in/,
-      'the sorried answer is not unfolded',
-    );
-  },
-);
+t.test('the statement is re-stated in its own scope (universes, section variables), sorried defs opaque', async (t) => {
+  // Section variables a statement mentions become its binders [lean4: variable inclusion], so the
+  // comparison must see them; the old check rebuilt `∀ binders, type` from the declaration alone.
+  const f = parseSource(
+    'universe u\nsection S\nvariable {α : Type u} (xs : List α)\ntheorem len : xs.length = xs.length := sorry\nend S\nsection T\nvariable (junk : Nat)\nend T\n',
+  );
+  t.equal(
+    defeqCheck(f, f.decls[0]!, 0, ['answer']),
+    [
+      'section',
+      'universe u',
+      'variable {α : Type u} (xs : List α)',
+      'set_option autoImplicit true in',
+      'set_option relaxedAutoImplicit true in',
+      'theorem axle_expected_0 : xs.length = xs.length := sorry',
+      'set_option allowUnsafeReducibility true in',
+      'attribute [local irreducible] _root_.answer in',
+      '#check (@_root_.len : type_of% @axle_expected_0)',
+      'end',
+    ].join('\n'),
+  );
+  const r = runner({ types: [types, types] });
+  await verify_proof.run(
+    parseToolRequest('verify_proof', {
+      environment: 'x',
+      formal_statement: statement,
+      content: good,
+      mathlib_options: true,
+    }),
+    ctx(r),
+  );
+  const checks = r.jobs.map((j) => j.commands.find((c) => c.text.endsWith('#check @main'))!.text);
+  t.equal(checks[0], checks[1], 'both sides print the type under the same options');
+  t.match(checks[0], /set_option pp\.fullNames true in/);
+  t.match(
+    r.jobs[1]!.commands.find((c) => c.text.includes('type_of%'))!.text,
+    /attribute \[local irreducible\] _root_\.answer in/,
+    'the sorried answer is not unfolded',
+  );
+});
 
 t.test('a valid candidate: okay, with the sorried answer left unchecked (rule 2)', async (t) => {
   const r = await run({ formal_statement: statement, content: good }, { types: [types, types] });
@@ -246,9 +243,9 @@ t.test('syntax the statement does not declare is refused (it could change what t
   t.match(inst.tool_messages.errors[0], /Candidate declares an instance the statement does not \(instance at line 1\)/);
 });
 
-// Issue 27, defect 9: an `axiom` drops section variables its type does not use (`usedOnly := true` in
+// An `axiom` drops section variables its type does not use (`usedOnly := true` in
 // lean4 src/Lean/Elab/Declaration.lean, `elabAxiom`), a theorem keeps instance-implicit ones: re-state as a theorem.
-t.test('defect 9: a theorem is re-stated as a theorem, keeping unused instance-implicit variables', async (t) => {
+t.test('a theorem is re-stated as a theorem, keeping unused instance-implicit variables', async (t) => {
   const f = parseSource('section\nvariable {α : Type} [Inhabited α]\ntheorem t (x : α) : x = x := rfl\nend\n');
   const text = defeqCheck(f, f.decls[0]!, 0)!;
   t.match(text, /\nvariable \{α : Type\} \[Inhabited α\]\n/);
