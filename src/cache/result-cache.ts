@@ -72,13 +72,24 @@ export function storedTail(members: string): string {
 }
 const HIT_TIMINGS_JSON = JSON.stringify(HIT_TIMINGS);
 let lastTail = { members: '', tail: `,"timings":${HIT_TIMINGS_JSON},${storedInfo('')}` };
-/** A result's JSON tail when a flat `timings` object is its last member (no brace inside: numbers only). */
-const TIMINGS_TAIL = /^,"timings":\{[^{}]*\}\}$/;
+/** How a flat `timings` member ending an object's JSON text begins (its value then holds no brace: numbers only). */
+const TIMINGS_OPEN = ',"timings":{';
 
-/** Where a flat `timings` member ending the JSON text of an object begins (`,"timings":{`), or -1. */
-function timingsTailAt(json: string): number {
-  const at = json.lastIndexOf(',"timings":{');
-  return at >= 0 && TIMINGS_TAIL.test(json.slice(at)) ? at : -1;
+/**
+ * Where a flat `timings` member ending the JSON text of an object begins (the text ends
+ * `,"timings":{…}}` with no brace inside the value), or -1. Read back from the end to the value's
+ * opening brace: `lastIndexOf` over the whole text was a runtime call of ~1 µs a miss in perf.
+ */
+export function timingsTailAt(json: string): number {
+  let i = json.length - 3;
+  if (i < 0 || json.charCodeAt(i + 2) !== 125 || json.charCodeAt(i + 1) !== 125) return -1;
+  for (; i >= 0; i--) {
+    const c = json.charCodeAt(i);
+    if (c === 123) break;
+    if (c === 125) return -1;
+  }
+  const at = i + 1 - TIMINGS_OPEN.length;
+  return at >= 0 && json.startsWith(TIMINGS_OPEN, at) ? at : -1;
 }
 
 /**

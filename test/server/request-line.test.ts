@@ -10,7 +10,7 @@ import t from 'tap';
 import { PLAIN_LAYOUT } from '../../src/log.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { infoTextWriter, jsonChars } from '../../src/server/request-line.ts';
-import { requestFields, requestLine } from '../../src/server/request-log.ts';
+import { num, requestFields, requestLine } from '../../src/server/request-log.ts';
 
 /** A pino logger with the daemon's layout, writing into `lines`. */
 function capture(lines: string[]) {
@@ -83,6 +83,11 @@ t.test('jsonChars: the string itself unless JSON.stringify escapes something', a
   const cases = ['a"b', 'a\\b', '\u0000', '\u001f', '\ud800', '\udc00x', '\u{1F600}', 'é\u2028'];
   // Named by index: a lone surrogate in a test's name does not survive TAP's output.
   cases.forEach((s, i) => t.equal(`"${jsonChars(s)}"`, JSON.stringify(s), `case ${i}`));
+});
+
+t.test("num: a number's JSON text, the small integers' made once", async (t) => {
+  for (const n of [0, -0, 1, 200, 1023, 1024, 1.5, 0.1, -1, -0.5, 1e21, 2 ** 53, NaN, Infinity, -Infinity])
+    t.equal(num(n), JSON.stringify(n), String(n));
 });
 
 t.test('LineBuffer: every line, in order, written at exit without a flush', async (t) => {
