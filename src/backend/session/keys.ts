@@ -107,7 +107,7 @@ export const INLINE_CHAIN_KEY_CHARS = 256;
  * read from the start, a key's text gives back its root and commands (a digest, 64 hex digits with
  * no NUL, names the longer chain it was made from), so two chains share a key only if they are one
  * chain. The digest of a short chain (one SHA-256 per command, OpenSSL run cold between the
- * client's and the REPL's turns) was ~3 % of a miss's CPU in the daemon's perf profile.
+ * client's and the REPL's turns) was a visible share of a miss's CPU in the daemon's perf profile.
  */
 export function chainKey(prev: string, text: string): string {
   const form = `${prev}\u0000${text.length}\u0000${text}`;
