@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { PLAIN_LAYOUT } from '../../src/log.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { infoTextWriter, jsonChars } from '../../src/server/request-line.ts';
+import { epochText, infoTextWriter, jsonChars } from '../../src/server/request-line.ts';
 import { num, requestFields, requestLine } from '../../src/server/request-log.ts';
 
 /** A pino logger with the daemon's layout, writing into `lines`. */
@@ -71,6 +71,13 @@ t.test("the template line's time is the clock's, as pino's epochTime writes it",
   (other as unknown as Record<symbol, unknown>)[PLAIN_LAYOUT] = true;
   infoTextWriter(other)!(',"msg":"x"}');
   t.match(lines.at(-1), /"time":"custom"/, "a logger's own timestamp function is kept");
+});
+
+t.test("epochText: an epoch's text, its second's digits and its millisecond's", async (t) => {
+  const now = Date.now();
+  const second = now - (now % 1000);
+  for (const ms of [1000, 1001, 1999, 2000, 2010, 2100, now, second, second + 1, second + 999, second + 1000, 8.64e15])
+    t.equal(epochText(ms), `,"time":${ms}`, String(ms));
 });
 
 t.test('a logger of another layout gets no template writer', async (t) => {
