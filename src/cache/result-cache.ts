@@ -64,10 +64,33 @@ export const storedInfo = (members: string): string =>
  * How a stored result's JSON ends when `timings` was its last member, as the tools write their
  * results (one that does not ends otherwise: src/server/response-text.ts then serialises it again).
  */
-export const storedTail = (members: string): string =>
-  `,"timings":${JSON.stringify(HIT_TIMINGS)},${storedInfo(members)}`;
-/** A result's JSON tail when a flat `timings` object is its last member (no brace inside: numbers only). */
-const TIMINGS_TAIL = /^,"timings":\{[^{}]*\}\}$/;
+export function storedTail(members: string): string {
+  // Asked for on every miss (store and response) with the environment's one members text: the last one kept.
+  if (members !== lastTail.members)
+    lastTail = { members, tail: `,"timings":${HIT_TIMINGS_JSON},${storedInfo(members)}` };
+  return lastTail.tail;
+}
+const HIT_TIMINGS_JSON = JSON.stringify(HIT_TIMINGS);
+let lastTail = { members: '', tail: `,"timings":${HIT_TIMINGS_JSON},${storedInfo('')}` };
+/** How a flat `timings` member ending an object's JSON text begins (its value then holds no brace: numbers only). */
+const TIMINGS_OPEN = ',"timings":{';
+
+/**
+ * Where a flat `timings` member ending the JSON text of an object begins (the text ends
+ * `,"timings":{…}}` with no brace inside the value), or -1. Read back from the end to the value's
+ * opening brace: `lastIndexOf` over the whole text was a runtime call on every miss (the daemon's perf profile).
+ */
+export function timingsTailAt(json: string): number {
+  let i = json.length - 3;
+  if (i < 0 || json.charCodeAt(i + 2) !== 125 || json.charCodeAt(i + 1) !== 125) return -1;
+  for (; i >= 0; i--) {
+    const c = json.charCodeAt(i);
+    if (c === 123) break;
+    if (c === 125) return -1;
+  }
+  const at = i + 1 - TIMINGS_OPEN.length;
+  return at >= 0 && json.startsWith(TIMINGS_OPEN, at) ? at : -1;
+}
 
 /**
  * A key's characters are counted at two bytes each: a local key (the canonical form, `localKey`)
@@ -192,9 +215,9 @@ export function localCacheKey(tool: string, environment: string, request: Record
   return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? `c:${form.text}` : form.digest();
 }
 
-/** A Buffer of exactly the string's UTF-8 bytes, with its own backing store. */
-function ownBuffer(s: string): Buffer {
-  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
+/** A Buffer of exactly the string's UTF-8 bytes (`bytes`, their count), with its own backing store. */
+function ownBuffer(s: string, bytes: number): Buffer {
+  const b = Buffer.allocUnsafeSlow(bytes);
   b.write(s);
   return b;
 }
@@ -290,6 +313,14 @@ export class ResultCache {
    */
   set(key: string, response: object, raw?: RawKey, members = ''): string | undefined {
     if (!this.#lru) return undefined;
+    // As the tools write a result (no `info`, a flat `timings` last, a plain object): its own text with a
+    // hit's timings put in place of its own, the same bytes as the copy below without the copy (whose
+    // added members took V8's slow define path on every miss).
+    if (!('info' in response) && !('toJSON' in response)) {
+      const own = JSON.stringify(response);
+      const at = timingsTailAt(own);
+      if (at >= 0) return this.#store(key, own.slice(0, at) + storedTail(members), raw);
+    }
     // A result's own `info` (tools write none) is left out: the stored one is last (storedInfo).
     const json = JSON.stringify({ ...response, timings: HIT_TIMINGS, info: undefined });
     return this.#store(key, `${json.slice(0, -1)},${storedInfo(members)}`, raw);
@@ -297,11 +328,12 @@ export class ResultCache {
 
   #store(key: string, json: string, raw: RawKey | undefined): string | undefined {
     if (!this.#lru) return undefined;
+    const bytes = Buffer.byteLength(json);
     // Too large for the whole cache: not stored (lru-cache would refuse it anyway).
-    if (entryBytes(Buffer.byteLength(json), key) > this.maxBytes) return undefined;
+    if (entryBytes(bytes, key) > this.maxBytes) return undefined;
     // Counted here, uncounted in dispose (which also runs for a value this set replaces).
     this.#entries++;
-    this.#lru.set(key, ownBuffer(json));
+    this.#lru.set(key, ownBuffer(json, bytes));
     if (raw !== undefined) this.#lru.set(raw, key);
     return json;
   }
@@ -313,8 +345,8 @@ export class ResultCache {
    */
   setSerialized(key: string, json: string, raw?: RawKey, members = ''): string | undefined {
     if (!this.#lru) return undefined;
-    const at = json.lastIndexOf(',"timings":{');
-    if (at < 0 || !TIMINGS_TAIL.test(json.slice(at))) return this.set(key, JSON.parse(json) as object, raw, members);
+    const at = timingsTailAt(json);
+    if (at < 0) return this.set(key, JSON.parse(json) as object, raw, members);
     return this.#store(key, json.slice(0, at) + storedTail(members), raw);
   }
 

@@ -31,18 +31,32 @@ export function jsonChars(s: string): string {
 
 let stampMs = -1;
 let stamp = '';
+let stampSecond = -1;
+let secondText = '';
+/** The three digits of each millisecond of a second. */
+const MILLIS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 /**
- * pino's `epochTime` (`,"time":<Date.now()>`), its text made once per millisecond: an epoch in
+ * `,"time":<ms>` for an epoch in milliseconds (at least 1,000), as pino's `epochTime` writes it:
+ * the second's digits, made once a second, then the millisecond's three from a table. An epoch in
  * milliseconds is no small integer, and V8 writes such a number through a runtime call when its
- * number-to-string cache misses (every new millisecond), visible in the daemon's perf
- * profile of a miss.
+ * number-to-string cache misses: every new millisecond, visible in the daemon's perf profile of a miss.
  */
+export function epochText(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    secondText = `,"time":${second}`;
+  }
+  return secondText + MILLIS[ms - second * 1000]!;
+}
+
+/** pino's `epochTime` (`,"time":<Date.now()>`), its text made once per millisecond. */
 function epochStamp(): string {
   const now = Date.now();
   if (now !== stampMs) {
     stampMs = now;
-    stamp = `,"time":${now}`;
+    stamp = epochText(now);
   }
   return stamp;
 }

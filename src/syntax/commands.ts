@@ -513,7 +513,8 @@ function gluePrefixes(sig: SigTokens, cmds: Command[]): Command[] {
     }
     cmds[kept++] = c;
   }
-  cmds.length = kept;
+  // Set only when some were glued: a store to an array's length is a runtime call even when it changes nothing.
+  if (kept !== cmds.length) cmds.length = kept;
   // Dangling prefixes at end of file stay as their own commands.
   for (const p of pending ?? NONE)
     cmds.push({

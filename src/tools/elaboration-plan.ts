@@ -162,8 +162,20 @@ function planQuestions(
 
 const hasFullName = (d: SourceDecl): d is SourceDecl & { fullName: string } => d.fullName !== undefined;
 
-/** A `module` header: Lean refuses `#print axioms` there, and the refusal is read from an input of its own. */
-const isModule = (header: string) => canonicalHeader(header).split('\n').includes('module');
+/**
+ * A `module` header: Lean refuses `#print axioms` there, and the refusal is read from an input of its own.
+ * A line of the canonical header (one statement a line) is `module`, found without splitting it
+ * into a list on every request (`split` went through V8's runtime).
+ */
+export function isModule(header: string): boolean {
+  const text = canonicalHeader(header);
+  for (let at = text.indexOf('module'); at >= 0; at = text.indexOf('module', at + 1)) {
+    const end = at + 'module'.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 10) && (end === text.length || text.charCodeAt(end) === 10))
+      return true;
+  }
+  return false;
+}
 
 /**
  * The content, one REPL input per elaboration unit, appended to `commands` with its role. Returns the index of the

@@ -8,6 +8,7 @@ import {
   primitiveJson,
   ResultCache,
   STORED_ID,
+  timingsTailAt,
 } from '../../src/cache/result-cache.ts';
 
 /** What a stored body ends with: the hit's timings, then `info` with the placeholder id each answer overwrites. */
@@ -266,3 +267,38 @@ t.test(
     t.equal(c.stats().bytes - one - one, 2 * (long.length - short.length));
   },
 );
+
+t.test('where a flat timings member ends a text: what the regular expression it replaces finds', async (t) => {
+  // The earlier reading: the last `,"timings":{`, then the rest matched whole.
+  const byRegex = (json: string): number => {
+    const at = json.lastIndexOf(',"timings":{');
+    return at >= 0 && /^,"timings":\{[^{}]*\}\}$/.test(json.slice(at)) ? at : -1;
+  };
+  const texts = [
+    '{"okay":true,"timings":{"total_ms":5}}',
+    '{"okay":true,"timings":{}}',
+    '{"timings":{"total_ms":5}}',
+    '{"okay":true,"timings":{"a":{"b":1}}}',
+    '{"okay":true,"x":{"y":1,"timings":{"total_ms":5}}}',
+    '{"okay":true,"timings":{"total_ms":5},"z":1}',
+    '{"okay":true,"s":",\\"timings\\":{}}","timings":{"t":1}}',
+    '{"okay":true,"timings":{"total_ms":5}}}',
+    ',"timings":{}}',
+    '"timings":{}}',
+    '{}}',
+    '}}',
+    '}',
+    '',
+    '{"timings":{"total_ms":5},"timings":{"t":1}}',
+  ];
+  for (const text of texts) t.equal(timingsTailAt(text), byRegex(text), JSON.stringify(text));
+  // Every cut of a real result's text, and each with a brace put in at each place.
+  const real = JSON.stringify({ okay: true, messages: ['a}'], timings: { parse_ms: 1, total_ms: 2 } });
+  for (let i = 0; i <= real.length; i++) {
+    t.equal(timingsTailAt(real.slice(0, i)), byRegex(real.slice(0, i)));
+    for (const b of ['{', '}']) {
+      const v = real.slice(0, i) + b + real.slice(i);
+      if (timingsTailAt(v) !== byRegex(v)) t.fail(JSON.stringify(v));
+    }
+  }
+});

@@ -9,8 +9,8 @@ import { pino } from 'pino';
 import t from 'tap';
 import { PLAIN_LAYOUT } from '../../src/log.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { infoTextWriter, jsonChars } from '../../src/server/request-line.ts';
-import { requestFields, requestLine } from '../../src/server/request-log.ts';
+import { epochText, infoTextWriter, jsonChars } from '../../src/server/request-line.ts';
+import { num, requestFields, requestLine } from '../../src/server/request-log.ts';
 
 /** A pino logger with the daemon's layout, writing into `lines`. */
 function capture(lines: string[]) {
@@ -73,6 +73,13 @@ t.test("the template line's time is the clock's, as pino's epochTime writes it",
   t.match(lines.at(-1), /"time":"custom"/, "a logger's own timestamp function is kept");
 });
 
+t.test("epochText: an epoch's text, its second's digits and its millisecond's", async (t) => {
+  const now = Date.now();
+  const second = now - (now % 1000);
+  for (const ms of [1000, 1001, 1999, 2000, 2010, 2100, now, second, second + 1, second + 999, second + 1000, 8.64e15])
+    t.equal(epochText(ms), `,"time":${ms}`, String(ms));
+});
+
 t.test('a logger of another layout gets no template writer', async (t) => {
   t.equal(infoTextWriter(pino({ level: 'info' })), undefined);
 });
@@ -83,6 +90,11 @@ t.test('jsonChars: the string itself unless JSON.stringify escapes something', a
   const cases = ['a"b', 'a\\b', '\u0000', '\u001f', '\ud800', '\udc00x', '\u{1F600}', 'é\u2028'];
   // Named by index: a lone surrogate in a test's name does not survive TAP's output.
   cases.forEach((s, i) => t.equal(`"${jsonChars(s)}"`, JSON.stringify(s), `case ${i}`));
+});
+
+t.test("num: a number's JSON text, the small integers' made once", async (t) => {
+  for (const n of [0, -0, 1, 200, 1023, 1024, 1.5, 0.1, -1, -0.5, 1e21, 2 ** 53, NaN, Infinity, -Infinity])
+    t.equal(num(n), JSON.stringify(n), String(n));
 });
 
 t.test('LineBuffer: every line, in order, written at exit without a flush', async (t) => {

@@ -5,7 +5,7 @@
  * its own, and look-alikes of the stored tail inside a string or a nested object.
  */
 import t from 'tap';
-import { ResultCache, STORED_ID, storedTail } from '../../src/cache/result-cache.ts';
+import { ResultCache, STORED_ID, storedInfo, storedTail } from '../../src/cache/result-cache.ts';
 import { provenanceOf, type Provenance } from '../../src/envs/provenance.ts';
 import { attachRequestId, newRequestId, withRequestId } from '../../src/server/request-id.ts';
 import { responseText } from '../../src/server/response-text.ts';
@@ -27,6 +27,10 @@ const results: Record<string, object> = {
   'the tail inside a string': { okay: true, timings: { total_ms: 3 }, content: ',"timings":{"total_ms":0}}' },
   'the tail inside a nested object': { okay: true, timings: { total_ms: 3 }, extra: { timings: { total_ms: 0 } } },
   'integer-like keys': { 2: 'b', 1: 'a', okay: true, timings: { total_ms: 4 } },
+  'timings last, nested': { okay: true, timings: { total_ms: 4, parts: { parse_ms: 1 } } },
+  'timings last, then a member JSON leaves out': { okay: true, timings: { total_ms: 4 }, later: undefined },
+  'empty timings last': { okay: true, timings: {} },
+  'a toJSON of its own': { okay: true, timings: { total_ms: 4 }, toJSON: () => ({ replaced: true }) },
 };
 
 const provenances: Record<string, Provenance | undefined> = {
@@ -48,6 +52,16 @@ t.test('the response is the result with its id serialised, whatever its shape', 
       const expected = JSON.stringify(attachRequestId(result, id, p?.info));
       t.equal(responseText(result, id, stored, p), expected, `${name}, provenance: ${pname}`);
       t.equal(responseText(result, id, undefined, p), expected, `${name}, provenance: ${pname}, nothing stored`);
+    }
+});
+
+t.test('the stored text is the result copied with a hit timings and the stored info, serialised', async (t) => {
+  // What ResultCache.set wrote before it serialised the result itself: the copy, whatever its shape.
+  for (const p of Object.values(provenances))
+    for (const [name, result] of Object.entries(results)) {
+      const copy = JSON.stringify({ ...result, timings: { total_ms: 0 }, info: undefined });
+      const stored = new ResultCache(1 << 20).set('k', result, undefined, p?.members);
+      t.equal(stored, `${copy.slice(0, -1)},${storedInfo(p?.members ?? '')}`, name);
     }
 });
 

@@ -1,7 +1,11 @@
-/** The commands that reach Lean as one input (src/tools/elaborate.ts `unitEnd`, `elaborationUnits`). */
+/**
+ * The commands that reach Lean as one input (src/tools/elaborate.ts `unitEnd`, `elaborationUnits`), and
+ * which headers are a module's (`isModule`).
+ */
 import t from 'tap';
+import { canonicalHeader } from '../../src/backend/index.ts';
 import { parseSource } from '../../src/syntax/source.ts';
-import { elaborationUnits, unitEnd } from '../../src/tools/elaboration-plan.ts';
+import { elaborationUnits, isModule, unitEnd } from '../../src/tools/elaboration-plan.ts';
 
 const keywords = (text: string) => elaborationUnits(parseSource(text)).map((u) => u.map((c) => c.keyword));
 
@@ -23,4 +27,22 @@ t.test('unitEnd: where the unit starting at a command ends', async (t) => {
     [1, 4, 3, 4, 5],
     'from inside a mutual block a unit ends at its first command (as the block was left at its start)',
   );
+});
+
+t.test('isModule: a line of the canonical header is `module`', async (t) => {
+  const headers = [
+    'module',
+    'module\nimport Mathlib',
+    '-- module\nmodule\n\nimport Mathlib',
+    'prelude\nimport Init',
+    'import Mathlib',
+    'import modules',
+    'import Foo.module',
+    'import module',
+    '/- module -/ import Mathlib',
+    '',
+  ];
+  for (const h of headers) t.equal(isModule(h), canonicalHeader(h).split('\n').includes('module'), JSON.stringify(h));
+  t.ok(isModule('module\nimport Mathlib'));
+  t.notOk(isModule('import Foo.module'));
 });

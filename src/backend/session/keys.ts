@@ -94,8 +94,25 @@ export const canonicalHeader = (header: string): string => canonicalHeaderOf(hea
 
 export const rootKey: (header: string) => string = memoized((header) => sha(`root\u0000${canonicalHeader(header)}`));
 
-/** The key of "the chain `prev`, then the command `text`". */
-export const chainKey = (prev: string, text: string): string => sha(`${prev}\u0000${text}`);
+/**
+ * Chain keys up to this many characters are their own text (`chainKey`): a session remembers up
+ * to `prefixEntries` outcomes under them, so this bounds what a key holds beyond a digest's 64.
+ */
+export const INLINE_CHAIN_KEY_CHARS = 256;
+
+/**
+ * The key of "the chain `prev`, then the command `text`": `prev`, then the text's length and the
+ * text, as one string while that is at most INLINE_CHAIN_KEY_CHARS long, else its SHA-256. A
+ * chain starts from a root key (64 hex digits), and each step appends its text behind its length:
+ * read from the start, a key's text gives back its root and commands (a digest, 64 hex digits with
+ * no NUL, names the longer chain it was made from), so two chains share a key only if they are one
+ * chain. The digest of a short chain (one SHA-256 per command, OpenSSL run cold between the
+ * client's and the REPL's turns) was a visible share of a miss's CPU in the daemon's perf profile.
+ */
+export function chainKey(prev: string, text: string): string {
+  const form = `${prev}\u0000${text.length}\u0000${text}`;
+  return form.length <= INLINE_CHAIN_KEY_CHARS ? form : sha(form);
+}
 
 export function chainKeys(root: string, texts: readonly string[]): string[] {
   const out: string[] = [];

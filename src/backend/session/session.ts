@@ -3,7 +3,6 @@
  * bounded memory of `key → outcome` for commands it already elaborated, so a request that
  * shares a prefix with an earlier one only sends the commands that differ.
  */
-import { LRUCache } from 'lru-cache';
 import type { Log } from '../../log.ts';
 import type { ReplMessage, ReplResponse, ReplSorry } from '../protocol/schema.ts';
 import { commandRequest, proofStepRequest } from '../protocol/requests.ts';
@@ -12,6 +11,7 @@ import { ReplError, type ReplProcess } from '../process/repl-process.ts';
 import { probedHeader, readHeaderProbe } from './header-probe.ts';
 import { rootKey } from './keys.ts';
 import { noop } from '../../util/arrays.ts';
+import { RecentMap } from '../../util/recent-map.ts';
 
 /** The request stopped between commands (its deadline passed): the session is intact. */
 export class StoppedError extends Error {
@@ -140,15 +140,15 @@ export class LeanSession {
   uses = 0;
   #proc: ReplProcess;
   #roots = new Map<string, RootOutcome>();
-  /** Outcomes as sent (`cached: false`); a reuse answers a copy marked `cached`. */
-  #outcomes: LRUCache<string, CommandOutcome>;
+  /** Outcomes as sent (`cached: false`); a reuse answers a copy marked `cached`. Asked on every request: a RecentMap. */
+  #outcomes: RecentMap<string, CommandOutcome>;
   #poisoned = false;
   #log: Log;
 
   private constructor(proc: ReplProcess, opts: SessionOptions) {
     this.#proc = proc;
     this.#log = opts.log;
-    this.#outcomes = new LRUCache({ max: Math.max(1, opts.prefixEntries) });
+    this.#outcomes = new RecentMap(Math.max(1, opts.prefixEntries));
   }
 
   /**
