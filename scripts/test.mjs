@@ -18,24 +18,16 @@ const GROUP_DIR = path.join(ROOT, '.cache', 'test-groups');
  */
 const GROUP_SIZE = 20;
 
-// Files that keep a process of their own: the long ones (many seconds of their own tests: the
-// start-up is a small share of them, and in a group they would lengthen the longest job), the
-// ones that time the process itself (event-loop lag, CPU caps, worker threads) and the one that
-// sets process-wide environment variables. The cluster files (nats-server) share groups: their
-// server starts in a test of its own and stops in a root `t.teardown`
-// (test/cluster/nats-for-tests.ts), both of which test/helpers/run-group.ts scopes to the file.
-// Paths relative to test/.
+// Files that keep a process of their own: the longest (many seconds of their own tests, more than
+// a group's share: in a group they would lengthen the longest job) and the ones that time the
+// process itself (event-loop lag, CPU caps, worker threads). Every other file shares a group,
+// among them the cluster files (their nats-server starts in a test of its own and stops in a
+// root `t.teardown`, test/cluster/nats-for-tests.ts, which test/helpers/run-group.ts scopes to
+// the file) and the ones that start children or a daemon (backend/sandbox, client/cli,
+// lean/setup): a process of their own cost each ~1.2 s of CPU more. Paths relative to test/.
 const OWN_PROCESS = new Set([
-  'backend/process.test.ts',
-  'backend/sandbox.test.ts',
   'backend/warm-sessions.test.ts',
-  'client/cli.test.ts',
-  'lean/setup.test.ts',
   'recorded/replay.test.ts',
-  'search/cluster.test.ts',
-  'search/stream.test.ts',
-  'server/hostile-clients.test.ts',
-  'server/response-bound.test.ts',
   'server/structural-workers.test.ts',
   'syntax/corpus.test.ts',
   'syntax/hostile-input.test.ts',
@@ -46,14 +38,15 @@ const OWN_PROCESS = new Set([
   'workers/lean-port.test.ts',
 ]);
 
-// Alone only when their shared data set is there (test/shared-data.ts finds it, as the tests do): over it they
-// are among the longest files; without it (a fresh clone) they skip in a moment, and a process of their own cost
-// more than their tests (0.7-1.6 s of CPU each).
+// The files whose length is their shared data set's (test/shared-data.ts finds it, as the tests do). Without it
+// (a fresh clone) they skip in a moment: they then count SMALL and join the groups, where a process of their own
+// cost more than their tests (0.7-1.6 s of CPU each).
 const DATA_ONLY = new Map([
   ['syntax/corpus.test.ts', 'corpus'],
   ['tools/corpus.test.ts', 'corpus'],
   ['tools/extract-structure.test.ts', 'corpus'],
   ['recorded/replay.test.ts', 'recorded'],
+  ['recorded/tools.test.ts', 'recorded'],
   ['search/cluster.test.ts', 'recorded'],
   ['search/stream.test.ts', 'recorded'],
 ]);
@@ -93,21 +86,21 @@ const SLOW = new Map(
     'tools/corpus.test.ts': 31,
     'tools/extract-structure.test.ts': 28,
     'recorded/replay.test.ts': 26,
-    'client/cli.test.ts': 24,
-    'search/cluster.test.ts': 23,
     'syntax/corpus.test.ts': 21,
-    'search/stream.test.ts': 20,
     'syntax/linear-scans.test.ts': 19,
-    'backend/sandbox.test.ts': 19,
     'server/structural-workers.test.ts': 19,
     'workers/lean-port.test.ts': 18,
-    'lean/setup.test.ts': 18,
     'syntax/hostile-input.test.ts': 16,
     'workers/fair-scheduler.test.ts': 15,
+    // Grouped.
+    'client/cli.test.ts': 24,
+    'search/cluster.test.ts': 23,
+    'search/stream.test.ts': 20,
+    'backend/sandbox.test.ts': 19,
+    'lean/setup.test.ts': 18,
     'server/hostile-clients.test.ts': 14,
     'backend/process.test.ts': 10,
     'server/response-bound.test.ts': 9,
-    // Grouped.
     'server/build.test.ts': 56,
     'cluster/cluster.test.ts': 25,
     'server/adapters/mcp.test.ts': 26,
@@ -141,7 +134,8 @@ const SLOW = new Map(
   }),
 );
 const SMALL = 3;
-const weight = (f) => SLOW.get(f) ?? SMALL;
+/** A file's weight when the data sets `here` are there. */
+const weigher = (here) => (f) => (DATA_ONLY.has(f) && !here.has(DATA_ONLY.get(f)) ? SMALL : (SLOW.get(f) ?? SMALL));
 
 const RUNNER = path.join(ROOT, 'test', 'helpers', 'run-group.ts');
 const HEAD = '// Written by scripts/test.mjs';
@@ -163,7 +157,7 @@ const aloneEntry = (f) =>
  * first, to the group with the least weight so far (ties: the fewest files), so the groups end at about the
  * same time. Each group's files run in test/'s order.
  */
-function dealGroups(files) {
+function dealGroups(files, weight) {
   const groups = Array.from({ length: Math.max(1, Math.ceil(files.length / GROUP_SIZE)) }, () => ({ files: [], w: 0 }));
   const add = (g, f) => {
     g.files.push(f);
@@ -184,11 +178,11 @@ function dealGroups(files) {
  * that tap (which starts files in name order, `jobs` at a time) starts the longest first and the short ones
  * fill the end, instead of test/'s alphabetical order ending on the corpus suites.
  */
-function writeEntries(grouped, alone) {
+function writeEntries(grouped, alone, weight) {
   rmSync(GROUP_DIR, { recursive: true, force: true });
   mkdirSync(GROUP_DIR, { recursive: true });
   const entries = [
-    ...dealGroups(grouped).map((g) => ({ name: 'group', w: g.w, body: groupEntry(g.files) })),
+    ...dealGroups(grouped, weight).map((g) => ({ name: 'group', w: g.w, body: groupEntry(g.files) })),
     ...alone.map((f) => ({
       name: f.replace(/\.test\.ts$/, '').replaceAll('/', '.'),
       w: weight(f),
@@ -220,6 +214,7 @@ async function main(args) {
       ...writeEntries(
         all.filter((f) => !alone(f)),
         all.filter(alone),
+        weigher(here),
       ),
     ];
   }
