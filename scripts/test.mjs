@@ -7,42 +7,27 @@ import { spawnSync } from 'node:child_process';
 import { register } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GROUP_DIR = path.join(ROOT, '.cache', 'test-groups');
 /**
- * About this many files share a process (the files are dealt round-robin, so each group mixes folders and no group
- * gathers all the slow ones). Each group process costs ~0.7 s of CPU to start and ~1 s more for the modules its
- * files share (the daemon's: fastify, zod, pino); 20 rather than 15 made 9 groups instead of 11.
+ * About this many files share a process (dealt by their weight, dealGroups, so no group gathers the slow ones).
+ * Each group process costs ~0.7 s of CPU to start and ~1 s more for the modules its files share (the daemon's:
+ * fastify, zod, pino); 20 rather than 15 made 9 groups instead of 11.
  */
 const GROUP_SIZE = 20;
 
-// Files that keep a process of their own: the long ones (many seconds of their own tests: the
-// start-up is a small share of them, and in a group they would lengthen the longest job), the
-// ones that time the process itself (event-loop lag, CPU caps, worker threads) and the one that
-// sets process-wide environment variables; and the files that use the root test's own
-// lifecycle (the cluster files' nats-server: `t.before`, or `t.plan(0)` as a skip), which
-// test/helpers/run-group.ts cannot scope to one file. Paths relative to test/.
+// Files that keep a process of their own: the longest (many seconds of their own tests, more than
+// a group's share: in a group they would lengthen the longest job) and the ones that time the
+// process itself (event-loop lag, CPU caps, worker threads). Every other file shares a group,
+// among them the cluster files (their nats-server starts in a test of its own and stops in a
+// root `t.teardown`, test/cluster/nats-for-tests.ts, which test/helpers/run-group.ts scopes to
+// the file) and the ones that start children or a daemon (backend/sandbox, client/cli,
+// lean/setup): a process of their own cost each ~1.2 s of CPU more. Paths relative to test/.
 const OWN_PROCESS = new Set([
-  'backend/process.test.ts',
-  'backend/sandbox.test.ts',
   'backend/warm-sessions.test.ts',
-  'client/cli.test.ts',
-  'cluster/affinity.test.ts',
-  'cluster/answer-path.test.ts',
-  'cluster/cluster.test.ts',
-  'cluster/operator.test.ts',
-  'cluster/outage.test.ts',
-  'cluster/readiness.test.ts',
-  'cluster/scale.test.ts',
-  'cluster/stream.test.ts',
-  'lean/setup.test.ts',
   'recorded/replay.test.ts',
-  'search/cluster.test.ts',
-  'search/stream.test.ts',
-  'server/hostile-clients.test.ts',
-  'server/response-bound.test.ts',
   'server/structural-workers.test.ts',
   'syntax/corpus.test.ts',
   'syntax/hostile-input.test.ts',
@@ -53,14 +38,18 @@ const OWN_PROCESS = new Set([
   'workers/lean-port.test.ts',
 ]);
 
-// Alone only when their shared data set is there (test/shared-data.ts finds it, as the tests do): over it they
-// are among the longest files; without it (a fresh clone) they skip in a moment, and a process of their own cost
-// more than their tests (0.7-1.6 s of CPU each).
+// The files whose length is their shared data set's (test/shared-data.ts finds it, as the tests do). Without it
+// (a fresh clone) they skip in a moment: they then count SMALL and join the groups, where a process of their own
+// cost more than their tests (0.7-1.6 s of CPU each).
 const DATA_ONLY = new Map([
   ['syntax/corpus.test.ts', 'corpus'],
   ['tools/corpus.test.ts', 'corpus'],
   ['tools/extract-structure.test.ts', 'corpus'],
   ['recorded/replay.test.ts', 'recorded'],
+  ['recorded/tools.test.ts', 'recorded'],
+  ['tools/comparator-recorded.test.ts', 'recorded'],
+  ['search/cluster.test.ts', 'recorded'],
+  ['search/stream.test.ts', 'recorded'],
 ]);
 
 /** The data sets of DATA_ONLY that are there. */
@@ -86,21 +75,132 @@ function testFiles(dir, prefix = '') {
 // the first group, which loads it once, instead of each loading it in a group of its own.
 const loadsCompiler = (f) => /from 'typescript'/.test(readFileSync(path.join(ROOT, 'test', f), 'utf8'));
 
-/** Writes the grouped files' entry files (round-robin over the sorted list); returns their paths. */
-function writeGroups(files) {
+/**
+ * Seconds of wall time of the files that take 2.5 s or more, the weights that order and balance the processes
+ * (bench/results/test-suite-2026-11-27T16-00Z.json: a whole-suite run of a fresh clone at load 5-9, and the data
+ * sets' files from a run with ../shared); every other file counts SMALL (their mean). Only their ratios matter.
+ */
+const SLOW = new Map(
+  Object.entries({
+    // Alone (OWN_PROCESS).
+    'tools/corpus.test.ts': 35,
+    'recorded/replay.test.ts': 31,
+    'tools/extract-structure.test.ts': 30,
+    'backend/warm-sessions.test.ts': 27,
+    'syntax/corpus.test.ts': 20,
+    'workers/lean-port.test.ts': 19,
+    'server/structural-workers.test.ts': 14,
+    'syntax/hostile-input.test.ts': 13,
+    'syntax/linear-scans.test.ts': 12,
+    'workers/fair-scheduler.test.ts': 12,
+    // Grouped.
+    'search/cluster.test.ts': 19,
+    'cluster/cluster.test.ts': 18,
+    'cluster/outage.test.ts': 15,
+    'search/stream.test.ts': 15,
+    'lean/setup.test.ts': 12,
+    'recorded/tools.test.ts': 12,
+    'server/build.test.ts': 11,
+    'client/cli.test.ts': 10,
+    'client/client.test.ts': 10,
+    'backend/sandbox.test.ts': 9,
+    'fast-paths.test.ts': 9,
+    'search/fair-share.test.ts': 9,
+    'server/adapters/mcp.test.ts': 9,
+    'cluster/readiness.test.ts': 8,
+    'bench/cost-model.test.ts': 7,
+    'cluster/operator.test.ts': 7,
+    'cluster/scale.test.ts': 7,
+    'server/hostile-clients.test.ts': 7,
+    'admission/http-admission.test.ts': 6,
+    'server/daemon.test.ts': 6,
+    'config.test.ts': 5,
+    'lean/doctor.test.ts': 5,
+    'server/adapters/kimina.test.ts': 5,
+    'server/request-line.test.ts': 5,
+    'server/source-limits.test.ts': 5,
+    'tools/comparator-recorded.test.ts': 5,
+    'admission/open-mode.test.ts': 4,
+    'backend/pool.test.ts': 4,
+    'backend/process.test.ts': 4,
+    'client/mcp-stdio.test.ts': 4,
+    'cluster/affinity.test.ts': 4,
+    'lean/catalogue.test.ts': 4,
+    'server/deferred-body.test.ts': 4,
+    'server/response-bound.test.ts': 4,
+    'admission/limiter.test.ts': 3,
+    'client/first-ten-minutes.test.ts': 3,
+    'comment-hygiene.test.ts': 3,
+    'examples.test.ts': 3,
+    'lint-rules.test.ts': 3,
+    'metrics/metrics.test.ts': 3,
+    'server/bounded-errors.test.ts': 3,
+    'server/hit-front.test.ts': 3,
+    'server/lean-path.test.ts': 3,
+    'tools/verify-proof-parses.test.ts': 3,
+  }),
+);
+const SMALL = 0.4;
+
+/** A file's weight when the data sets `here` are there. */
+const weigher = (here) => (f) => (DATA_ONLY.has(f) && !here.has(DATA_ONLY.get(f)) ? SMALL : (SLOW.get(f) ?? SMALL));
+
+const RUNNER = path.join(ROOT, 'test', 'helpers', 'run-group.ts');
+const HEAD = '// Written by scripts/test.mjs';
+
+/** A group's entry file: its test files, one after another, in one process (test/helpers/run-group.ts). */
+const groupEntry = (files) =>
+  `${HEAD}: these test files, one after another, in one process.\nimport { runGroup } from ${JSON.stringify(RUNNER)};\nawait runGroup(${JSON.stringify(
+    files.map((f) => path.join(ROOT, 'test', f)),
+    null,
+    1,
+  )});\n`;
+
+/** An OWN_PROCESS file's entry file: the file, imported as tap would run it, in a process of its own. */
+const aloneEntry = (f) =>
+  `${HEAD}: ${f} in a process of its own.\nimport t from 'tap';\nt.comment(${JSON.stringify(`file: test/${f}`)});\nawait import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'test', f)).href)});\n`;
+
+/**
+ * Deals `files` into groups of about GROUP_SIZE: the compiler's files to the first, then each file, slowest
+ * first, to the group with the least weight so far (ties: the fewest files), so the groups end at about the
+ * same time. Each group's files run in test/'s order.
+ */
+function dealGroups(files, weight) {
+  const groups = Array.from({ length: Math.max(1, Math.ceil(files.length / GROUP_SIZE)) }, () => ({ files: [], w: 0 }));
+  const add = (g, f) => {
+    g.files.push(f);
+    g.w += weight(f);
+  };
+  for (const f of files.filter(loadsCompiler)) add(groups[0], f);
+  const rest = files.filter((f) => !loadsCompiler(f)).sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+  for (const f of rest)
+    add(
+      groups.reduce((m, g) => (g.w < m.w || (g.w === m.w && g.files.length < m.files.length) ? g : m)),
+      f,
+    );
+  return groups.map((g) => ({ files: files.filter((f) => g.files.includes(f)), w: g.w }));
+}
+
+/**
+ * Writes an entry file for each group of `grouped` and for each file of `alone`; returns their paths, named so
+ * that tap (which starts files in name order, `jobs` at a time) starts the longest first and the short ones
+ * fill the end, instead of test/'s alphabetical order ending on the corpus suites.
+ */
+function writeEntries(grouped, alone, weight) {
   rmSync(GROUP_DIR, { recursive: true, force: true });
   mkdirSync(GROUP_DIR, { recursive: true });
-  const count = Math.max(1, Math.ceil(files.length / GROUP_SIZE));
-  const runner = path.join(ROOT, 'test', 'helpers', 'run-group.ts');
-  const compiler = files.filter(loadsCompiler);
-  const rest = files.filter((f) => !compiler.includes(f));
-  return Array.from({ length: count }, (_, g) => {
-    const dealt = rest.filter((_, i) => (i + compiler.length) % count === g);
-    const members = (g === 0 ? [...compiler, ...dealt].sort() : dealt).map((f) => path.join(ROOT, 'test', f));
-    const name = path.join(GROUP_DIR, `group-${String(g + 1).padStart(2, '0')}.test.mjs`);
-    const body = `// Written by scripts/test.mjs: these test files, one after another, in one process.\nimport { runGroup } from ${JSON.stringify(runner)};\nawait runGroup(${JSON.stringify(members, null, 1)});\n`;
-    writeFileSync(name, body);
-    return path.relative(ROOT, name);
+  const entries = [
+    ...dealGroups(grouped, weight).map((g) => ({ name: 'group', w: g.w, body: groupEntry(g.files) })),
+    ...alone.map((f) => ({
+      name: f.replace(/\.test\.ts$/, '').replaceAll('/', '.'),
+      w: weight(f),
+      body: aloneEntry(f),
+    })),
+  ].sort((a, b) => b.w - a.w);
+  return entries.map((e, i) => {
+    const file = path.join(GROUP_DIR, `${String(i + 1).padStart(2, '0')}-${e.name}.test.mjs`);
+    writeFileSync(file, e.body);
+    return path.relative(ROOT, file);
   });
 }
 
@@ -117,8 +217,14 @@ async function main(args) {
     if (gone.length) console.warn(`scripts/test.mjs: OWN_PROCESS names missing files: ${gone.join(', ')}`);
     const here = await dataHere();
     const alone = (f) => OWN_PROCESS.has(f) && (!DATA_ONLY.has(f) || here.has(DATA_ONLY.get(f)));
-    const own = all.filter(alone).map((f) => path.join('test', f));
-    tapArgs = [...args, ...own, ...writeGroups(all.filter((f) => !alone(f)))];
+    tapArgs = [
+      ...args,
+      ...writeEntries(
+        all.filter((f) => !alone(f)),
+        all.filter(alone),
+        weigher(here),
+      ),
+    ];
   }
   const run = spawnSync(tap, tapArgs, { stdio: 'inherit', cwd: ROOT });
   if (run.error) throw run.error;
