@@ -206,7 +206,12 @@ function writeEntries(grouped, alone, weight) {
 
 /** Whether the arguments name files or folders to run (then tap gets them as they are). */
 const namesFiles = (args) =>
-  args.some((a) => !a.startsWith('-') && existsSync(path.resolve(a)) && /\.[cm]?[jt]s$|^[^.]*$/.test(a));
+  args.some(
+    (a) =>
+      !a.startsWith('-') &&
+      // A quoted glob ('test/cluster/*.test.ts') names files too: tap expands it; without this the whole suite ran beside it.
+      (/[*?[{]/.test(a) || (existsSync(path.resolve(a)) && /\.[cm]?[jt]s$|^[^.]*$/.test(a))),
+  );
 
 async function main(args) {
   const tap = path.join(ROOT, 'node_modules', '.bin', 'tap');
