@@ -1,6 +1,6 @@
 /** TreeUsageReader: a process tree's memory, CPU and members from /proc, one kept descriptor per member. */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import t from 'tap';
 import { mayExceed, processTree, RSS_GROWTH_BYTES_PER_MS, TreeUsageReader } from '../../src/backend/process/rss.ts';
 import { waitFor } from './fake.ts';
@@ -9,7 +9,18 @@ const vmRssBytes = (pid: number) =>
   Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 /** What status says for the whole tree (this process may have children: the TypeScript loader's). */
 const treeVmRss = (pid: number) => processTree(pid).reduce((a, p) => a + vmRssBytes(p), 0);
-const openFds = () => readdirSync('/proc/self/fd').length;
+/**
+ * This process's descriptors open on /proc stat files (what the reader keeps): other descriptors come and go with
+ * whatever else runs in this process (a grouped test file's sockets and pipes closing late).
+ */
+const openFds = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return /^\/proc\/\d+\/(?:task\/\d+\/)?stat/.test(readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
 
 t.test('the memory read from statm is status VmRSS; the CPU time is read at each scan', async (t) => {
   const reader = new TreeUsageReader(process.pid, 60_000);
