@@ -276,3 +276,22 @@ t.test("a waiting request of a header that has a process does not make the own h
   await settle();
   t.equal(x2.req.served?.id, x1.req.served?.id, 'its second request served by its own session');
 });
+
+t.test("a stream of another header's requests grows past one process, as the own header's would", async (t) => {
+  const { agent, pool, started, settle } = lab();
+  t.teardown(() => agent.destroy());
+  const own = pool('own', true);
+  await settle();
+  const header = 'import Dataset';
+  const p = pool(header);
+  const before = started.length;
+  // A burst waits for its header's one process; more than two requests waiting per process are a stream.
+  const asked = [ask(p, header), ask(p, header)];
+  await settle();
+  t.same(started.slice(before), [header], 'a burst of two: one start');
+  asked.push(ask(p, header), ask(p, header));
+  await settle();
+  t.same(started.slice(before), [header, header], 'four waiting on one process: a second start');
+  t.equal(own.size, 0, "the own header's idle sessions gave their slots (the cap is 2)");
+  t.equal(asked.filter((a) => a.req.served).length, 2, 'two served at once, by the two processes');
+});

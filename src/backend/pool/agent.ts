@@ -10,7 +10,7 @@
  * of another key (of the same environment when that cap binds; another header's before an
  * environment's own) is retired to make room, and the waiting pool is kicked once it has
  * exited, or once a process anywhere goes idle. A header other than the environment's own
- * takes one slot so, and only while it has no process: its further requests wait for that one.
+ * takes one slot so while it has no process, and more only for a stream of its requests (`claim`).
  *
  * Waiters first: warming (minWarm, replacements) never evicts, never takes a slot that
  * another pool's waiting requests need, and a warm start under way gives its slot up (it is
@@ -39,13 +39,20 @@ interface Keyed<R extends Poolable, Q> {
 /**
  * The slots a pool's waiting requests may take from other pools (evict an idle process, cancel a start, make a
  * release yield, outrank a warm start): all it needs for the environment's own header (it is kept warm, and every
- * process of another header is taken back for it in the end); for another header one, and only while it has no
- * process that serves or will serve. Its further requests wait for that one: a second process of a header few
- * requests ask for would cost an import to serve one request, and another to bring back the process whose slot it
- * took. Free room (a slot no claim needs) it may still use.
+ * process of another header is taken back for it in the end); for another header one while it has no process
+ * that serves or will serve, and all it needs once more than STREAM_DEPTH requests wait per process it has. A
+ * burst of a header few requests ask for waits for its one process: a second would cost an import to serve a
+ * request or two, and another to bring back the process whose slot it took (an import of Mathlib costs as much as
+ * many proofs: docs/rl-workload.md gives the published figures). A stream of them (a dataset under its own header)
+ * grows as the environment's own would. Free room (a slot no claim needs) it may always use.
  */
-const claim = (e: { pinned: boolean; pool: { needs: number; serving: number } }) =>
-  e.pinned ? e.pool.needs : Math.min(e.pool.needs, Math.max(0, 1 - e.pool.serving));
+const claim = (e: { pinned: boolean; pool: { needs: number; serving: number; waiting: number } }) => {
+  const { needs, serving, waiting } = e.pool;
+  if (e.pinned || (serving > 0 && waiting > STREAM_DEPTH * serving)) return needs;
+  return Math.min(needs, Math.max(0, 1 - serving));
+};
+/** Requests waiting per process past which another header's requests are a stream, not a burst. */
+const STREAM_DEPTH = 2;
 
 const droppable = (e: { pinned: boolean; pool: { size: number; waiting: number } }) =>
   !e.pinned && e.pool.size === 0 && e.pool.waiting === 0;
