@@ -5,7 +5,7 @@
  * asserted to be served once the starts and exits it may need have happened, with no other
  * request releasing a session for it.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { PoolAgent } from '../../src/backend/pool/agent.ts';
 import { Pool, type Poolable, type PoolPolicy, type Usage } from '../../src/backend/pool/pool.ts';
 import { silent } from './fake.ts';
@@ -32,8 +32,9 @@ class Res implements Poolable {
 const lastIdle: PoolPolicy<Res, string> = { choose: (idle) => idle.length - 1, retire: () => undefined };
 
 /** An agent whose pools' starts wait for the test (`starts`), and a way to run every pending event to its end. */
-function lab() {
+function lab(t: Test) {
   const agent = new PoolAgent<Res, string>({ perEnv: 2, total: 4 });
+  t.teardown(() => agent.destroy());
   const starts: { header: string; ready: () => void }[] = [];
   /** The header of every start, and of every cancelled one, in order. */
   const started: string[] = [];
@@ -78,7 +79,8 @@ function lab() {
       for (const s of starts.splice(0)) s.ready();
     }
   };
-  return { agent, pool, starts, started, cancelled, flush, settle };
+  const own = pool('own', true);
+  return { agent, pool, own, starts, started, cancelled, flush, settle };
 }
 
 /** `acquire` with whether it was served yet. */
@@ -94,9 +96,7 @@ function ask(pool: Pool<Res, string>, header: string) {
 t.test(
   'a new header at a full environment is served by evicting an idle session, never waiting for the warm refill',
   async (t) => {
-    const { agent, pool, started, settle } = lab();
-    t.teardown(() => agent.destroy());
-    const own = pool('own', true);
+    const { agent, pool, started, settle, own } = lab(t);
     await settle();
     t.equal(own.stats().warm, 2, 'the own header warm');
     // The environment's sessions serve other work first.
@@ -119,9 +119,7 @@ t.test(
 );
 
 t.test('a new header while the own header is still warming: a warm start gives its slot up', async (t) => {
-  const { agent, pool, starts, started, cancelled, flush } = lab();
-  t.teardown(() => agent.destroy());
-  const own = pool('own', true);
+  const { pool, starts, started, cancelled, flush, own } = lab(t);
   t.equal(starts.length, 2, 'the own header warming to the cap');
   const header = 'import Extra';
   const { req } = ask(pool(header), header);
@@ -150,9 +148,7 @@ t.test('a new header while the own header is still warming: a warm start gives i
 });
 
 t.test('rotation with concurrent requests, one own-header request held busy throughout', async (t) => {
-  const { agent, pool, settle } = lab();
-  t.teardown(() => agent.destroy());
-  const own = pool('own', true);
+  const { agent, pool, settle, own } = lab(t);
   await settle();
   const busy = await own.acquire('own');
   for (let round = 0; round < 4; round++) {
@@ -178,9 +174,7 @@ t.test('rotation with concurrent requests, one own-header request held busy thro
 t.test(
   "another header's request is not starved by the own header's steady queue: first come, first served",
   async (t) => {
-    const { agent, pool, started, settle } = lab();
-    t.teardown(() => agent.destroy());
-    const own = pool('own', true);
+    const { agent, pool, started, settle, own } = lab(t);
     await settle();
     const [a, b] = [await own.acquire('own'), await own.acquire('own')];
     // Both sessions busy; the own header's queue is never empty: one request before the other header's, two after.
@@ -209,9 +203,7 @@ t.test(
 t.test(
   "a second request of another header waits for that header's process: one start, one own session evicted",
   async (t) => {
-    const { agent, pool, started, settle } = lab();
-    t.teardown(() => agent.destroy());
-    const own = pool('own', true);
+    const { pool, started, settle, own } = lab(t);
     await settle();
     const header = 'import Extra';
     const p = pool(header);
@@ -232,9 +224,7 @@ t.test(
 );
 
 t.test("another header's idle process is evicted before an own one that idled longer", async (t) => {
-  const { agent, pool, started, settle } = lab();
-  t.teardown(() => agent.destroy());
-  const own = pool('own', true);
+  const { pool, started, settle, own } = lab(t);
   await settle();
   const held = await own.acquire('own');
   const x = pool('import X');
@@ -255,9 +245,7 @@ t.test("another header's idle process is evicted before an own one that idled lo
 });
 
 t.test("a waiting request of a header that has a process does not make the own header's release yield", async (t) => {
-  const { agent, pool, started, settle } = lab();
-  t.teardown(() => agent.destroy());
-  const own = pool('own', true);
+  const { pool, started, settle, own } = lab(t);
   await settle();
   const held = await own.acquire('own');
   const x = pool('import X');
@@ -278,9 +266,7 @@ t.test("a waiting request of a header that has a process does not make the own h
 });
 
 t.test("a stream of another header's requests grows past one process, as the own header's would", async (t) => {
-  const { agent, pool, started, settle } = lab();
-  t.teardown(() => agent.destroy());
-  const own = pool('own', true);
+  const { pool, started, settle, own } = lab(t);
   await settle();
   const header = 'import Dataset';
   const p = pool(header);
