@@ -171,8 +171,9 @@ function dealGroups(files, weight) {
     g.files.push(f);
     g.w += weight(f);
   };
-  for (const f of files.filter(loadsCompiler)) add(groups[0], f);
-  const rest = files.filter((f) => !loadsCompiler(f)).sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+  const compiler = new Set(files.filter(loadsCompiler));
+  for (const f of compiler) add(groups[0], f);
+  const rest = files.filter((f) => !compiler.has(f)).sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
   for (const f of rest)
     add(
       groups.reduce((m, g) => (g.w < m.w || (g.w === m.w && g.files.length < m.files.length) ? g : m)),
