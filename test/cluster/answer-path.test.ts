@@ -11,7 +11,7 @@
 import t, { type Test } from 'tap';
 import type { ClusterConnection } from '../../src/cluster/connection.ts';
 import type { ToolImpl } from '../../src/tools/types.ts';
-import { clusterApp, newRan, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
+import { clusterApp, newRan, nodeAnswer, postCheck, reportingCheck, until, workersSeen } from './fixtures.ts';
 import { natsServerForFile, natsServerOrSkip } from './nats-for-tests.ts';
 import type { FastifyInstance } from 'fastify';
 
@@ -40,14 +40,7 @@ function heldCheck(node: string, jobs: { node: string; content: string; go: () =
     needsLean: () => false,
     async run(req) {
       await new Promise<void>((go) => jobs.push({ node, content: req.content, go }));
-      return {
-        okay: true,
-        content: req.content,
-        lean_messages: { errors: [], warnings: [], infos: [] },
-        tool_messages: { errors: [], warnings: [], infos: [node] },
-        failed_declarations: [],
-        timings: { total_ms: 0 },
-      } as never;
+      return nodeAnswer(node, req.content);
     },
   };
 }

@@ -24,6 +24,17 @@ export const postCheck = (content: string, environment = TEST_ENV, extra: object
   headers: { 'content-type': 'application/json' },
 });
 
+/** A `check` answer naming the node that ran it (its one tool info). */
+export const nodeAnswer = (node: string, content: string, ms = 0) =>
+  ({
+    okay: true,
+    content,
+    lean_messages: { errors: [], warnings: [], infos: [] },
+    tool_messages: { errors: [], warnings: [], infos: [node] },
+    failed_declarations: [],
+    timings: { total_ms: ms },
+  }) as never;
+
 /** A `check` double: waits `ms` (or until aborted), then answers naming its node (`lean`: whether it claims to need Lean, for routing). */
 export function reportingCheck(node: string, ran: Ran, ms = 0, onStart?: () => void, lean = false): ToolImpl<'check'> {
   return {
@@ -45,14 +56,7 @@ export function reportingCheck(node: string, ran: Ran, ms = 0, onStart?: () => v
       }
       ran.count++;
       ran.contents.push(req.content);
-      return {
-        okay: true,
-        content: req.content,
-        lean_messages: { errors: [], warnings: [], infos: [] },
-        tool_messages: { errors: [], warnings: [], infos: [node] },
-        failed_declarations: [],
-        timings: { total_ms: ms },
-      } as never;
+      return nodeAnswer(node, req.content, ms);
     },
   };
 }
