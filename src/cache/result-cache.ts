@@ -12,6 +12,7 @@
  */
 import { createHash, hash, type Hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { flatString } from '../util/flat-string.ts';
 
 export interface CacheStats {
   entries: number;
@@ -212,7 +213,8 @@ class CanonicalForm {
  */
 export function localCacheKey(tool: string, environment: string, request: Record<string, unknown>): string {
   const form = canonicalForm(tool, environment, request);
-  return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? `c:${form.text}` : form.digest();
+  // Kept as a key for as long as its entry: flat, not the rope of pieces it was built from.
+  return form.hash === undefined && form.text.length <= INLINE_KEY_CHARS ? flatString(`c:${form.text}`) : form.digest();
 }
 
 /** A Buffer of exactly the string's UTF-8 bytes (`bytes`, their count), with its own backing store. */

@@ -8,6 +8,7 @@ import { hash } from 'node:crypto';
 import { HEADER_STATEMENTS, IMPORT_KEYWORDS } from '../../syntax/keywords.ts';
 import { isTrivia, lex, type TokenKind } from '../../syntax/lexer.ts';
 import { LineIndex } from '../../syntax/positions.ts';
+import { flatString } from '../../util/flat-string.ts';
 import type { Origin } from '../protocol/messages.ts';
 
 const sha = (s: string) => hash('sha256', s);
@@ -111,7 +112,8 @@ export const INLINE_CHAIN_KEY_CHARS = 256;
  */
 export function chainKey(prev: string, text: string): string {
   const form = `${prev}\u0000${text.length}\u0000${text}`;
-  return form.length <= INLINE_CHAIN_KEY_CHARS ? form : sha(form);
+  // Kept as a key for as long as its outcome is remembered: flat, not the rope it was built as.
+  return form.length <= INLINE_CHAIN_KEY_CHARS ? flatString(form) : sha(form);
 }
 
 export function chainKeys(root: string, texts: readonly string[]): string[] {
