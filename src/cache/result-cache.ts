@@ -10,6 +10,7 @@
  * LRU and counted the same way, so the hot path answers a repeat without parsing or
  * validating it again, and the alias table cannot grow outside the bound.
  */
+import { isAscii } from 'node:buffer';
 import { createHash, hash, type Hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { flatString } from '../util/flat-string.ts';
@@ -224,6 +225,16 @@ function ownBuffer(s: string, bytes: number): Buffer {
   return b;
 }
 
+/**
+ * The text of an ASCII body from the raw key just made of its `bytes` (ResultCache.rawKey): the
+ * key's own characters after its prefix (a view of the key, not a second decoding of the body
+ * kept beside it), or undefined when the key is a digest or the bytes are not ASCII (their
+ * Latin-1 text is then not their UTF-8 text).
+ */
+export function inlineBodyText(raw: RawKey, tool: string, bytes: Buffer): string | undefined {
+  return raw.startsWith('b:') && isAscii(bytes) ? raw.slice(tool.length + 3) : undefined;
+}
+
 export class ResultCache {
   #lru: LRUCache<string, Slot> | undefined;
   #entries = 0;
@@ -273,9 +284,10 @@ export class ResultCache {
    */
   rawKey(tool: string, rawBody: string | Buffer): RawKey {
     if (rawBody.length <= INLINE_RAW_KEY_BYTES) {
-      // ASCII text is its own UTF-8 bytes; other text is encoded first.
-      if (typeof rawBody !== 'string') return `b:${tool}:${rawBody.toString('latin1')}` as RawKey;
-      if (ASCII.test(rawBody)) return `b:${tool}:${rawBody}` as RawKey;
+      // ASCII text is its own UTF-8 bytes; other text is encoded first. Flat: the key is hashed
+      // and compared on each lookup and kept as an alias (src/util/flat-string.ts).
+      if (typeof rawBody !== 'string') return flatString(`b:${tool}:${rawBody.toString('latin1')}`) as RawKey;
+      if (ASCII.test(rawBody)) return flatString(`b:${tool}:${rawBody}`) as RawKey;
       return this.rawKey(tool, Buffer.from(rawBody));
     }
     return `r:${tool}:${hash('sha256', rawBody, 'base64url')}` as RawKey;

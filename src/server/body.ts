@@ -88,7 +88,7 @@ export function registerBodyParsers(app: FastifyInstance, opts: BodyParserOption
     }
     req.rawLookup = pre.lookup;
     if (pre.error) return done(asClientError(pre.error));
-    const text = bodyText(pre.chunks, byteLength(pre.chunks), contentLength, limit);
+    const text = bodyText(pre.chunks, byteLength(pre.chunks), contentLength, limit, pre.text);
     if (typeof text === 'string') keepRaw(req, text, done);
     else done(text);
   };
@@ -148,10 +148,20 @@ function byteLength(chunks: Buffer[]): number {
   return n;
 }
 
-/** The body's text, or fastify's error when its `length` bytes break the limit or the Content-Length. */
-function bodyText(chunks: Buffer[], length: number, contentLength: number, limit: number): string | Error {
+/**
+ * The body's text (`decoded` when the hit front has it already), or fastify's error when its
+ * `length` bytes break the limit or the Content-Length.
+ */
+function bodyText(
+  chunks: Buffer[],
+  length: number,
+  contentLength: number,
+  limit: number,
+  decoded?: string,
+): string | Error {
   if (length > limit) return new FST_ERR_CTP_BODY_TOO_LARGE();
   if (!Number.isNaN(contentLength) && length !== contentLength) return new FST_ERR_CTP_INVALID_CONTENT_LENGTH();
+  if (decoded !== undefined) return decoded;
   // Decoded whole: a multi-byte character split across chunks stays intact.
   return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, length).toString('utf8');
 }

@@ -22,7 +22,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Caller } from '../admission/keys.ts';
 import { KnownBodies } from '../cache/known-bodies.ts';
-import type { CachedResult, ResultCache } from '../cache/result-cache.ts';
+import { inlineBodyText, type CachedResult, type ResultCache } from '../cache/result-cache.ts';
 import type { RawLookup } from './hit-path.ts';
 import { newRequestId, requestIdParts } from './request-id.ts';
 import type { HitLine } from './request-log.ts';
@@ -67,6 +67,8 @@ export interface HitFrontDeps {
 /** A body the front read before handing the request to fastify. */
 export interface PreRead {
   chunks: Buffer[];
+  /** The body's text when the front has it already (an ASCII body's inline raw key: inlineBodyText). */
+  text?: string | undefined;
   error: Error | undefined;
   lookup: RawLookup | undefined;
 }
@@ -172,6 +174,7 @@ export class HitFront {
       chunks: [],
       error: undefined,
       lookup: undefined,
+      text: undefined,
       done: false,
     };
     req.on('data', onData).on('end', onEnd).on('error', onError);
@@ -231,7 +234,11 @@ function answer(req: IncomingMessage, r: ReadState): void {
   const hit = deps.cache.getRaw(rawKey);
   r.lookup = { hit, rawKey };
   const caller = hit && callerOf(deps, req);
-  if (!hit || !caller) return handOff(req, r);
+  if (!hit || !caller) {
+    // The body parser's text for a miss: the key's own characters where they are the body's.
+    if (!known) r.text = inlineBodyText(rawKey, r.tool, bytes);
+    return handOff(req, r);
+  }
   const reqId = deps.reqId();
   const requestId = newRequestId();
   // The same CORS headers as fastify's hook (src/server/cors.ts) sets on the route's answer.

@@ -5,6 +5,7 @@ import {
   ENTRY_OVERHEAD_BYTES,
   INLINE_KEY_CHARS,
   INLINE_RAW_KEY_BYTES,
+  inlineBodyText,
   primitiveJson,
   ResultCache,
   STORED_ID,
@@ -196,6 +197,9 @@ t.test(
       const key = c.rawKey('check', bytes);
       t.equal(key.startsWith('b:'), bytes.length <= n, `${name} (${bytes.length} bytes): ${key.slice(0, 2)}`);
       t.not(c.rawKey('merge', bytes), key, `${name}: another tool, another key`);
+      // The body's text read back from its key only where the key holds it and it is its UTF-8 text.
+      const ascii = bytes.length <= n && [...text].every((ch) => ch.charCodeAt(0) < 0x80);
+      t.equal(inlineBodyText(key, 'check', bytes), ascii ? text : undefined, `${name}: text from the key`);
     }
     // A short body that looks like a digest is not a hashed body's key: the two forms differ by prefix.
     const digestLike = c.rawKey('check', 'x'.repeat(n + 5)).slice('r:check:'.length);

@@ -98,14 +98,17 @@ async function daemon(t: { teardown(fn: () => unknown): void }) {
     config: testConfig({ keys: [{ key: KEY }] }),
   });
   const handled: string[] = [];
+  /** The raw body text each request fastify handled kept (src/server/body.ts). */
+  const raws: string[] = [];
   app.addHook('preHandler', async (request) => {
     handled.push(request.url);
+    raws.push((request as unknown as { rawBody: string }).rawBody);
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.teardown(() => app.close());
   const port = (app.server.address() as net.AddressInfo).port;
   const requestLines = () => lines.filter((l) => l.msg === 'request');
-  return { app, port, handled, requestLines };
+  return { app, port, handled, raws, requestLines };
 }
 
 t.test('a hit is answered before fastify, as fastify answers it', async (t) => {
@@ -375,6 +378,20 @@ t.test('a miss whose body came in pieces reaches the tool whole (a character spl
   t.equal(answer.headers['x-cache'], 'miss');
   t.equal(handled.length, 1, 'fastify ran it');
   t.match((JSON.parse(answer.body) as { content: string }).content, '«∀-split»', 'the content as sent');
+});
+
+t.test('an ASCII miss is parsed from the text its raw key holds: the body as sent, then a hit', async (t) => {
+  const { port, handled, raws } = await daemon(t);
+  const content = 'theorem ascii_only : 2 + 2 = 4 := by\n  norm_num\n';
+  const body = JSON.stringify({ ...validRequest('theorem2sorry'), content, reparse: false });
+  const miss = await request(port, { body });
+  t.equal(miss.status, 200, miss.body);
+  t.equal(miss.headers['x-cache'], 'miss');
+  t.same(raws, [body], 'the raw body kept is the body sent');
+  t.match((JSON.parse(miss.body) as { content: string }).content, 'theorem ascii_only', 'the content as sent');
+  const hit = await request(port, { body });
+  t.equal(hit.headers['x-cache'], 'hit');
+  t.equal(handled.length, 1, 'only the miss went through fastify');
 });
 
 t.test("a tool path's tool is read as the path pattern reads it", async (t) => {
