@@ -22,7 +22,8 @@ const RANK: Record<string, number> = {
   sync: 0,
   host: 0,
   syntax: 0,
-  cache: 0,
+  // The result cache keeps its keys flat (util/flat-string.ts).
+  cache: 1,
   version: 1,
   contract: 1,
   envs: 2,
