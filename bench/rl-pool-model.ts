@@ -11,8 +11,14 @@
  * admission (the key's concurrency, ADMIT, default 2) and clients (8); an exact-text result cache with no coalescing
  * in flight; timeouts are not cached. HTTP and the daemon's own CPU are not modelled.
  *
+ * The pool's clocks (Date.now, performance.now, setTimeout) are the virtual one's. Besides starts, retirements and
+ * REPL CPU it reports each candidate's wait for a session (admission to acquire: it counts against the deadline) as
+ * p50 / p99 / max for the shared header and the others, and how many would have outlived their timeout with it
+ * (`late`: the daemon would have timed them out; the model lets them finish).
+ *
  * `node --import tsx bench/rl-pool-model.ts [dir]`: `dir` holds the pool's sources to load (default this checkout's
- * src/backend/pool; e.g. a `git worktree` of another commit's, to compare).
+ * src/backend/pool; e.g. a `git worktree` of another commit's, to compare). TRACE=1 prints the starts, retirements
+ * and another header's requests in virtual time.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,15 +65,32 @@ class Clock {
 }
 
 const clock = new Clock();
+// The pool's own clocks (idle times, start durations, the agent's hold timer) run on the virtual one.
+Date.now = () => clock.now;
+performance.now = () => clock.now;
+type VirtualTimer = { cleared: boolean; unref(): VirtualTimer };
+globalThis.setTimeout = ((fn: () => void, ms = 0) => {
+  const timer: VirtualTimer = { cleared: false, unref: () => timer };
+  clock.at(ms, () => timer.cleared || fn());
+  return timer;
+}) as unknown as typeof setTimeout;
+globalThis.clearTimeout = ((timer?: VirtualTimer) => timer && (timer.cleared = true)) as typeof clearTimeout;
 const counts: Record<string, number> = {};
 const bump = (k: string, n = 1) => (counts[k] = (counts[k] ?? 0) + n);
 let cpuMs = 0;
 const side = (o: { pool?: string }) => (o.pool === SHARED_IMPORTS ? 'shared' : 'other');
+/** A pool's side, and for another header its extra import (for the trace). */
+const tag = (o: { pool?: string }) => (o.pool === SHARED_IMPORTS ? 'shared' : `other ${o.pool?.split('\n')[2]}`);
 /** The pool's log lines counted: starts ready, starts cancelled, retirements by reason. */
 const log = {
-  info: (o: { pool?: string }, m: string) => bump(`${m} [${side(o)}]`),
+  info: (o: { pool?: string }, m: string) => {
+    trace(`${m} [${tag(o)}]`);
+    bump(`${m} [${side(o)}]`);
+  },
   debug: (o: { pool?: string; reason?: string }, m: string) => {
-    if (m === 'session retired') bump(`retired [${side(o)}]: ${(o.reason ?? '').split('(')[0]!.trim()}`);
+    if (m !== 'session retired') return;
+    trace(`retired [${tag(o)}]: ${o.reason}`);
+    bump(`retired [${side(o)}]: ${(o.reason ?? '').split('(')[0]!.trim()}`);
   },
   error: (_o: unknown, m: string) => bump(m),
   warn: () => {},
@@ -149,16 +172,31 @@ const leave = () => {
 };
 
 const cache = new Set<string>();
+/** Each candidate's wait for a session (admission to acquire, ms: it counts against the deadline), by header side. */
+const waits = { shared: [] as number[], other: [] as number[] };
+/** Candidates whose wait and check together outlast the timeout: the daemon would time them out (the model does not). */
+let late = 0;
+const TRACE = process.env.TRACE === '1';
+const trace = (...a: unknown[]) => TRACE && console.log((clock.now / 1000).toFixed(3), ...a);
+
 /** One candidate: a cache hit, or a session of its header for its price (to the timeout and grace, then a kill). */
 async function verify(c: Candidate): Promise<void> {
   await admit();
   try {
     if (cache.has(c.code)) return void bump('cache hits');
     const p = pool(headerOf(c));
+    const asked = clock.now;
+    const s = side({ pool: headerOf(c) });
+    if (s === 'other') trace(`#${c.id} asks [${tag({ pool: headerOf(c) })}]`);
     const r = await p.acquire(headerOf(c));
+    const waited = clock.now - asked;
+    waits[s].push(waited);
+    // Another header's requests, and the own header's that waited longer than a start.
+    if (s === 'other' || waited > IMPORT_MS) trace(`#${c.id} served after ${waited.toFixed(0)} ms [${s}]`);
     r.uses++;
     const cost = price(c.proof);
     const ms = Math.min(cost.ms * SCALE, limitMs(400_000, cost.ms));
+    if (waited + ms > TIMEOUT_MS && ms <= TIMEOUT_MS) late++;
     if (ms > TIMEOUT_MS) {
       await clock.sleep(TIMEOUT_MS + GRACE_MS);
       cpuMs += TIMEOUT_MS + GRACE_MS;
@@ -172,6 +210,13 @@ async function verify(c: Candidate): Promise<void> {
   } finally {
     leave();
   }
+}
+
+/** p50, p99 and max of `xs` (nearest rank), rounded to the ms, and how many. */
+function spread(xs: number[]): { n: number; p50: number; p99: number; max: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => Math.round(s[Math.max(0, Math.ceil(q * s.length) - 1)] ?? 0);
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
 async function main(): Promise<void> {
@@ -194,7 +239,8 @@ async function main(): Promise<void> {
     .reduce((a, [, n]) => a + n, 0);
   const wallS = (clock.now - t0) / 1000;
   const out = { pool: dir, admit: ADMIT, wallS, replCpuS: cpuMs / 1000, starts, proofsPerS: cands.length / wallS };
-  console.log(JSON.stringify({ ...out, counts }, null, 1));
+  const waitMs = { shared: spread(waits.shared), other: spread(waits.other), late };
+  console.log(JSON.stringify({ ...out, waitMs, counts }, null, 1));
   await agent.destroy();
 }
 
