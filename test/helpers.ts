@@ -6,8 +6,6 @@ import { emptyMessages } from '../src/contract/common.ts';
 import type { ToolName, ToolResponse } from '../src/contract/tools.ts';
 import type { Probe } from '../src/envs/registry.ts';
 import { fakeLaunch } from './backend/fake.ts';
-// Worker threads of the daemons built here skip tap's loader hooks (~0.5 s of CPU per thread otherwise).
-import './helpers/worker-exec-argv.ts';
 
 export const TEST_ENV = 'lean-test';
 export const UNAVAILABLE_ENV = 'lean-missing';

@@ -20,3 +20,6 @@ if (process.env.NODE_OPTIONS?.includes('@tapjs/processinfo'))
     /"?--import=\S*@tapjs\/processinfo\S*?"?(\s|$)/g,
     '',
   ).trim();
+// Under tap, the worker threads a test starts (the daemon's pools) drop tap's own `--import` hooks too
+// (test/helpers/worker-exec-argv.ts says what they cost).
+if (process.execArgv.some((a) => a.includes('@tapjs/'))) await import('../../test/helpers/worker-exec-argv.ts');

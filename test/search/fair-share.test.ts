@@ -54,10 +54,10 @@ t.test("two anonymous searches do not make key B's goal.start fail, nor its chec
 });
 
 t.test('anonymous search messages take the anonymous admission slot, as HTTP requests do', async (t) => {
-  // Each tactic of the stand-in takes STANDIN_STEP_MS of its CPU: A's 64 tactics hold its slot while B arrives.
+  // Each tactic of the stand-in lasts STANDIN_WAIT_MS (a timer, not its CPU): A's 64 tactics hold its slot while B arrives.
   const { app, url } = await searchDaemonWith(
     'standin-repl.mjs',
-    { STANDIN_STEP_MS: '50' },
+    { STANDIN_WAIT_MS: '50' },
     { admission: { anonymousConcurrency: 1, anonymousQueueLimit: 0 } },
   );
   t.teardown(() => app.close());
@@ -81,10 +81,10 @@ t.test('anonymous search messages take the anonymous admission slot, as HTTP req
 });
 
 t.test("a message of many tactics gives its process back between them to key B's waiting check", async (t) => {
-  // One process; each tactic of the stand-in takes STANDIN_STEP_MS of its CPU: A's 64 tactics run long after B arrives.
+  // One process; each tactic of the stand-in lasts STANDIN_WAIT_MS (a timer): A's 64 tactics run long after B arrives.
   const { app, url } = await searchDaemonWith(
     'standin-repl.mjs',
-    { STANDIN_STEP_MS: '50' },
+    { STANDIN_WAIT_MS: '50' },
     { lean: { maxSessions: 1 } },
   );
   t.teardown(() => app.close());

@@ -11,6 +11,7 @@ import { PLAIN_LAYOUT } from '../../src/log.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { epochText, infoTextWriter, jsonChars } from '../../src/server/request-line.ts';
 import { num, requestFields, requestLine } from '../../src/server/request-log.ts';
+import { TS_LOADER } from '../ts-loader.ts';
 
 /** A pino logger with the daemon's layout, writing into `lines`. */
 function capture(lines: string[]) {
@@ -103,7 +104,7 @@ t.test('LineBuffer: every line, in order, written at exit without a flush', asyn
     const log = createLogger('info');
     for (let i = 0; i < 5000; i++) log.info({ i }, 'line');
   `;
-  const r = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, [...TS_LOADER, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
   });
@@ -126,7 +127,7 @@ t.test('LineBuffer: chunks of many-byte characters and a line longer than a chun
       if (i === 1500) log.info({ i: -1, s: '∀'.repeat(300000) }, 'long');
     }
   `;
-  const r = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, [...TS_LOADER, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
