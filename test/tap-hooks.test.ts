@@ -20,9 +20,10 @@ t.test('no default plugin is left out: tap would build its Test class again on a
 });
 
 t.test('this test process loaded no ts-node', async (t) => {
-  // The package's own files (`@typescript-eslint`'s `ts-nodes.js`, loaded by a file sharing the process, is not it).
+  // The package's files (tap's typescript plugin loads @isaacs/ts-node-temp-fork-for-pr-2009); typescript-eslint's
+  // `ts-nodes.js`, loaded by a file sharing the process, is not it.
   const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) =>
-    /[\\/]node_modules[\\/]ts-node[\\/]/.test(k),
+    /[\\/]node_modules[\\/](?:@isaacs[\\/])?ts-node[^\\/]*[\\/]/.test(k),
   );
   t.same(loaded, []);
 });
