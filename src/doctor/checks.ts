@@ -6,6 +6,7 @@
  * never decides a result for Lean: it reports what Lean printed when the expectation fails.
  */
 import { chainKeys, rootKey } from '../backend/session/keys.ts';
+import { moduleProbe, readModuleProbe } from '../backend/session/module-probe.ts';
 import type { CommandOutcome, LeanSession } from '../backend/session/session.ts';
 import type { EnvironmentConfig } from '../envs/config.ts';
 import { isSorryWarning } from '../tools/decl-verdict.ts';
@@ -363,6 +364,19 @@ export const CHECKS: DoctorCheck[] = [
       const v = both(judgeNoStop(msgs(outs[3])), judgeAxiomsAnswer(msgs(outs[4]), 'doctor_sc', []));
       const tracked = scopeLimits(texts)[3];
       return { ok: v.ok && tracked !== 1, detail: `${v.detail}; the backend's tracking says ${String(tracked)}` };
+    },
+  },
+  {
+    name: 'whether a module is loaded, asked with getModuleIdx? under #eval',
+    assumption:
+      '`#eval` of `(← Lean.getEnv).getModuleIdx? `M |>.isSome` as a `CoreM Bool` answers one info, `true` for a ' +
+      'loaded module and `false` otherwise [lean4 src/Lean/Environment.lean, `Environment.getModuleIdx?`; v4.28.0: ' +
+      'src/Lean/Elab/BuiltinEvalCommand.lean, `elabEvalCoreUnsafe`]; no recording holds an `#eval` answer',
+    async run(run) {
+      const [loaded, missing] = await run([moduleProbe('Init.Prelude')!, moduleProbe('DoctorNoSuchModule')!]);
+      const a = readModuleProbe(msgs(loaded));
+      const b = readModuleProbe(msgs(missing));
+      return { ok: a === true && b === false, detail: `Init.Prelude: ${String(a)}, DoctorNoSuchModule: ${String(b)}` };
     },
   },
   {

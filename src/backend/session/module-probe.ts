@@ -1,0 +1,55 @@
+/**
+ * Whether a module is loaded in an environment, asked of Lean. The first step toward serving a
+ * header that only adds imports the environment's own header already loads (`import Mathlib`
+ * then `import Qq`) on the warm processes of that header instead of a new import: the same
+ * environment for proof checking, read in Lean's source (docs/rl-workload.md, "The one lever
+ * past that ceiling"), and each added module must be asked of the warm process itself, never
+ * taken from a list. The routing is not built; `lean:doctor` checks this probe on every toolchain.
+ *
+ * The question: `Lean.Environment.getModuleIdx?` [lean4 src/Lean/Environment.lean,
+ * `Environment.getModuleIdx?`: the module's index among the loaded modules, in every version
+ * read, before and after the module system] under `#eval` of a `CoreM Bool`. Lean logs an
+ * `#eval` result as an info at the `#eval` token [lean4 v4.28.0:
+ * src/Lean/Elab/BuiltinEvalCommand.lean, `elabEvalCoreUnsafe`, `withRef tk`], its text the value's
+ * `repr`: `true` or `false`. No recording holds an `#eval` answer (the nearest recorded info,
+ * `#check` at line 1, is ../shared/recorded/repl/v4.28.0/def_eval.expected.out): any other
+ * answer reads as unknown, which a caller must take as "not loaded".
+ */
+import { isIdFirst, isIdRest } from '../../syntax/chars.ts';
+
+/**
+ * Whether `name` is a module name as an import writes it: dotted parts, each an identifier (the source model's
+ * characters, src/syntax/chars.ts) or `«quoted»`, so that it can stand in a name literal as it is. One pass.
+ */
+function isModuleName(name: string): boolean {
+  let i = 0;
+  for (;;) {
+    if (name.charCodeAt(i) === 0xab) {
+      const close = name.indexOf('»', i + 1);
+      if (close < 0 || name.slice(i + 1, close).includes('\n')) return false;
+      i = close + 1;
+    } else {
+      const c = name.codePointAt(i);
+      if (c === undefined || !isIdFirst(c)) return false;
+      i += c > 0xffff ? 2 : 1;
+      for (let d = name.codePointAt(i); d !== undefined && isIdRest(d); d = name.codePointAt(i))
+        i += d > 0xffff ? 2 : 1;
+    }
+    if (i === name.length) return true;
+    if (name[i] !== '.') return false;
+    i++;
+  }
+}
+
+/** The command asking whether `module` is loaded in the environment it is sent to; undefined for a name it cannot spell. */
+export function moduleProbe(module: string): string | undefined {
+  if (!isModuleName(module)) return undefined;
+  return `#eval show Lean.CoreM Bool from do return ((← Lean.getEnv).getModuleIdx? \`${module}).isSome`;
+}
+
+/** The probe's answer: exactly one info message, `true` or `false`; anything else is unknown (undefined). */
+export function readModuleProbe(messages: readonly { severity: string; data: string }[]): boolean | undefined {
+  if (messages.length !== 1 || messages[0]!.severity !== 'info') return undefined;
+  const data = messages[0]!.data.trim();
+  return data === 'true' ? true : data === 'false' ? false : undefined;
+}
