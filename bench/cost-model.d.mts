@@ -20,3 +20,5 @@ export declare function isDeclaration(text: string): boolean;
 export declare function scopeLimit(text: string): number | undefined;
 export declare function price(declText: string): { ms: number; error: boolean };
 export declare function limitMs(limit: number, ms: number): number;
+export declare function loadedModules(header: string): Set<string>;
+export declare function probedModule(text: string): string | undefined;

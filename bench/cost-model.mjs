@@ -37,7 +37,29 @@ export const MODEL = Object.freeze({
   heartbeatsPerSecond: 20_000,
   /** Lean's default maxHeartbeats (lean4 v4.28.0 src/Lean/CoreM.lean, `maxHeartbeats`). */
   defaultMaxHeartbeats: 200_000,
+  /** CPU of a module probe's `#eval` (src/backend/session/module-probe.ts): charged as a median declaration (assumption). */
+  probeMs: 1_120,
 });
+
+/**
+ * The modules a header's process has loaded, as far as the model knows them: its own imports, `Init.Prelude`
+ * (every header without `prelude` imports `Init`), and for `import Mathlib` the roots Mathlib imports that the
+ * workload's other headers name: `Aesop`, `Qq` and `Plausible` (leanprover-community/mathlib4
+ * Mathlib/Tactic/Common.lean imports all three). Whether Mathlib loads the `Batteries` root was not
+ * established (it imports `Batteries.*` submodules): the model says it does not.
+ */
+export function loadedModules(header) {
+  const own = [...header.matchAll(/^import\s+(\S+)/gm)].map((m) => m[1]);
+  const loaded = new Set(['Init.Prelude', ...own]);
+  if (own.includes('Mathlib')) for (const m of ['Aesop', 'Qq', 'Plausible']) loaded.add(m);
+  return loaded;
+}
+
+/** The module a probe asks about (src/backend/session/module-probe.ts `moduleProbe`), or undefined. */
+export const probedModule = (text) =>
+  /^#eval show Lean\.CoreM Bool from do return \(\(← Lean\.getEnv\)\.getModuleIdx\? `(.+)\)\.isSome$/.exec(
+    text.trim(),
+  )?.[1];
 
 /** Words that begin a command at column 0 (enough for the workload's texts). */
 const HEAD =

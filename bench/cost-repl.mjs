@@ -7,15 +7,30 @@
 //   proof costs the same whichever server sends it and however it is split or wrapped;
 //   a declaration that never finishes spins until the heartbeat limit in force stops it (with the
 //   shape of Lean's heartbeat error, as the test double gives it) or, with no limit, until killed;
-// - every command: a fixed CPU cost and memory kept for good (the REPL keeps each state).
+// - every command: a fixed CPU cost and memory kept for good (the REPL keeps each state);
+// - a module probe (`#eval` of `getModuleIdx?`): a median declaration's CPU, answered from the modules
+//   the process's header loaded as the model knows them (cost-model.mjs `loadedModules`).
 // CPU is spent busy-looping on this process's own CPU time, so /proc shows it as REPL CPU.
-import { isDeclaration, limitMs, MODEL, price, SCALE, scopeLimit, units, unwrap } from './cost-model.mjs';
+import {
+  isDeclaration,
+  limitMs,
+  loadedModules,
+  MODEL,
+  price,
+  probedModule,
+  SCALE,
+  scopeLimit,
+  units,
+  unwrap,
+} from './cost-model.mjs';
 
 const hoard = [];
 /** env id → the maxHeartbeats limit in force after it. */
 const envs = new Map();
 let nextEnv = 0;
 let buf = '';
+/** The modules this process's header loaded (a module probe's answer). */
+let loaded = new Set();
 
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -64,10 +79,18 @@ function handle(req) {
   if (req.env === undefined) {
     hold(MODEL.importMb * SCALE);
     burn(MODEL.importCpuMs * SCALE, start);
+    loaded = loadedModules(req.cmd);
   }
   const messages = [];
   for (const unit of req.env === undefined ? [] : units(req.cmd)) {
     limit = scopeLimit(unit.text) ?? limit;
+    const probed = probedModule(unwrap(unit.text).text);
+    if (probed !== undefined) {
+      // Lean's answer to the module probe: one info at the `#eval`, `true` or `false` (module-probe.ts).
+      burn(MODEL.probeMs * SCALE);
+      messages.push({ severity: 'info', pos: { line: unit.line, column: 0 }, data: String(loaded.has(probed)) });
+      continue;
+    }
     if (!isDeclaration(unwrap(unit.text).text)) continue;
     const m = runDeclaration(unit, limit);
     if (m) messages.push(m);

@@ -5,7 +5,7 @@
  * are generated from a fixed seed, so every run and every server gets the same candidates in the same
  * order; what each costs is bench/cost-model.mjs's price of its text.
  */
-import { MODEL, SCALE, limitMs, normalize, price } from './cost-model.mjs';
+import { MODEL, SCALE, limitMs, loadedModules, normalize, price } from './cost-model.mjs';
 
 export const WORKLOAD = Object.freeze({
   /** Statements per run and candidates sampled per statement (pass@32: DeepSeek-Prover-V1.5's headline budget). */
@@ -143,6 +143,12 @@ export function checkCostMs(proof: string, timeoutMs: number): { ms: number; tim
   return { ms: want + base, timedOut: false };
 }
 
+/** Whether every import `header` has beyond the shared ones is among `loaded`. */
+function addedLoaded(header: string, loaded: Set<string>): boolean {
+  const added = [...header.slice(SHARED_IMPORTS.length).matchAll(/^import\s+(\S+)/gm)].map((m) => m[1]!);
+  return added.every((m) => loaded.has(m));
+}
+
 export function lowerBound(cands: Candidate[], cores: number, w = WORKLOAD): LowerBound {
   const timeoutMs = w.timeoutS * SCALE * 1000;
   const seen = new Map<string, number>();
@@ -156,9 +162,13 @@ export function lowerBound(cands: Candidate[], cores: number, w = WORKLOAD): Low
     seen.set(key, cost.ms);
     if (cost.timedOut) timeouts++;
   }
-  const headers = new Set(cands.map((c) => c.header)).size;
-  // The shared header is imported before the run (both servers keep warm processes); every other one once.
-  const unavoidable = [...seen.values()].reduce((a, b) => a + b, 0) + (headers - 1) * MODEL.importCpuMs * SCALE;
+  const all = new Set(cands.map((c) => c.header));
+  const headers = all.size;
+  // The shared header is imported before the run (both servers keep warm processes); every other one once,
+  // unless it only adds modules the shared header loaded (src/backend/loaded-imports.ts): that one needs none.
+  const shared = loadedModules(SHARED_IMPORTS);
+  const importing = [...all].filter((h) => !h.startsWith(SHARED_IMPORTS) || !addedLoaded(h, shared)).length - 1;
+  const unavoidable = [...seen.values()].reduce((a, b) => a + b, 0) + importing * MODEL.importCpuMs * SCALE;
   return {
     distinct: seen.size,
     headers,

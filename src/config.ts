@@ -149,6 +149,8 @@ export const configSchema = z.strictObject({
       limits: processLimits.prefault({}),
       /** Command outcomes a session remembers for prefix reuse. */
       prefixEntries: z.number().int().positive().default(20_000),
+      /** A header that only adds imports the environment's own loaded runs on the own header's processes (docs/environments.md). */
+      reuseLoadedImports: z.boolean().default(true),
       startupTimeoutSeconds: z.number().positive().default(600),
       rssPollMs: z.number().int().positive().default(1000),
     })

@@ -15,6 +15,7 @@ import { ReplError, ReplProcess } from './process/repl-process.ts';
 import { shiftPos, toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
 import type { TacticStep } from './protocol/infotree.ts';
 import type { ReplMessage, ReplSorry } from './protocol/schema.ts';
+import { LoadedImports } from './loaded-imports.ts';
 import { PoolAgent } from './pool/agent.ts';
 import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
 import { Pool, type PoolStats, type SlotGate } from './pool/pool.ts';
@@ -56,6 +57,8 @@ export interface BackendLimits {
   heartbeatsPerSecond?: number;
   /** After the deadline, how long Lean may take to stop a command before its process is killed (default 5 s). */
   killGraceSeconds?: number;
+  /** A header that only adds imports the environment's own header loaded runs on that header's processes (default true). */
+  reuseLoadedImports?: boolean;
   sandbox: SandboxKind;
   limits: ProcessLimits;
   prefixEntries: number;
@@ -174,11 +177,13 @@ const DEFAULTS = {
   idleSeconds: 900,
   heartbeatsPerSecond: 20_000,
   killGraceSeconds: 5,
+  reuseLoadedImports: true,
 };
 
 export class LeanBackend implements LeanRunner {
   readonly reportsSessionReady = true;
   #agent: PoolAgent<WarmSession, Affinity>;
+  readonly #loaded = new LoadedImports();
   #opts: BackendOptions;
   #l: Required<BackendLimits>;
   #deadlines = new Map<string, DeadlineCounts>();
@@ -254,8 +259,34 @@ export class LeanBackend implements LeanRunner {
   }
 
   async elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
-    const header = canonicalHeaderOf(job.header);
-    const pool = this.pool(env, job.header);
+    const served =
+      this.#l.reuseLoadedImports && job.header !== env.imports
+        ? await this.#loaded.served(
+            env.name,
+            env.imports,
+            job.header,
+            (texts, signal) => this.#ask(env, texts, signal),
+            ctx.signal,
+          )
+        : job.header;
+    return this.#elaborateOn(env, job, served, ctx);
+  }
+
+  /** Each text as one command on a process of the environment's own header, in that header's environment: their messages. */
+  async #ask(
+    env: EnvironmentConfig,
+    texts: string[],
+    signal: AbortSignal,
+  ): Promise<{ severity: string; data: string }[][]> {
+    const job = { header: env.imports, commands: texts.map((text) => ({ text, origin: { line: 1, column: 0 } })) };
+    const r = await this.#elaborateOn(env, job, env.imports, { signal });
+    return r.commands.map((c) => c.messages.map((m) => ({ severity: m.severity, data: m.text })));
+  }
+
+  /** `job` on the processes of header `served` (the job's own, or the environment's own: LoadedImports), its header's messages placed in the job's. */
+  async #elaborateOn(env: EnvironmentConfig, job: ElabJob, served: string, ctx: ElabContext): Promise<ElabResult> {
+    const header = canonicalHeaderOf(served);
+    const pool = this.pool(env, served);
     const root = rootKey(header.text);
     const keys = commandKeys(root, job.commands);
     const ws = await pool.acquire((s) => s.session.prefixLength(root, keys), ctx.signal);
@@ -268,7 +299,7 @@ export class LeanBackend implements LeanRunner {
       const { root: r, outcomes } = await this.#run(env.name, pool, run, header.text, sessionCommands(job, keys));
       const stops = run.budgets?.stops ?? 0;
       if (stops > 0) throw this.#stoppedAtBudget(env.name, ws, stops);
-      return elabResult(r, outcomes, job, header, ws.id);
+      return elabResult(r, outcomes, job, served === job.header ? header : canonicalHeaderOf(job.header), ws.id);
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (e instanceof ServiceError) throw e;

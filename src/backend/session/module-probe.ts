@@ -53,3 +53,27 @@ export function readModuleProbe(messages: readonly { severity: string; data: str
   const data = messages[0]!.data.trim();
   return data === 'true' ? true : data === 'false' ? false : undefined;
 }
+
+/**
+ * The modules a request's header adds to the environment's own (both canonical: one statement a line,
+ * src/backend/session/keys.ts), when it is exactly the own header's statements in order followed by
+ * plain `import X` lines; else undefined. Only then is the environment the same for proof checking once
+ * every X is loaded (docs/rl-workload.md): a module statement or `prelude` changes what is loaded, a
+ * modifier (`public`, `meta`, `all`) is refused without `module` [lean4 src/Lean/Elab/Import.lean,
+ * `processHeaderCore`], and a module placed before the own header's imports changes the modules' order.
+ */
+export function addedImports(own: string, asked: string): string[] | undefined {
+  const ownLines = own === '' ? [] : own.split('\n');
+  const askedLines = asked.split('\n');
+  if (askedLines.length <= ownLines.length || askedLines.some((l) => l === 'module' || l === 'prelude'))
+    return undefined;
+  for (let i = 0; i < ownLines.length; i++) if (askedLines[i] !== ownLines[i]) return undefined;
+  const added: string[] = [];
+  for (let i = ownLines.length; i < askedLines.length; i++) {
+    const line = askedLines[i]!;
+    const name = line.startsWith('import ') ? line.slice('import '.length) : '';
+    if (moduleProbe(name) === undefined) return undefined;
+    added.push(name);
+  }
+  return added;
+}
