@@ -64,6 +64,9 @@ const LIMITS: BackendLimits = {
   startupTimeoutSeconds: 60,
   rssPollMs: 1000,
   heartbeatsPerSecond: 0,
+  // No recording answers the module probe (src/backend/session/module-probe.ts): a header that adds imports to the
+  // environment's is elaborated under its own header, as the recordings were made.
+  reuseLoadedImports: false,
 };
 
 /**
