@@ -1,10 +1,10 @@
 /**
- * Whether a module is loaded in an environment, asked of Lean. The first step toward serving a
- * header that only adds imports the environment's own header already loads (`import Mathlib`
- * then `import Qq`) on the warm processes of that header instead of a new import: the same
- * environment for proof checking, read in Lean's source (docs/rl-workload.md, "The one lever
- * past that ceiling"), and each added module must be asked of the warm process itself, never
- * taken from a list. The routing is not built; `lean:doctor` checks this probe on every toolchain.
+ * Whether a module is loaded in an environment, asked of Lean: what serving a header that only adds
+ * imports the environment's own header already loads (`import Mathlib` then `import Qq`) on the
+ * processes of that header rests on (src/backend/loaded-imports.ts; the same environment for proof
+ * checking, read in Lean's source: docs/rl-workload.md, "The one lever past that ceiling"). Each
+ * added module is asked of a warm process itself, never taken from a list; the daemon trusts the
+ * answers in an environment only after two known ones, and `lean:doctor` checks it on every toolchain.
  *
  * The question: `Lean.Environment.getModuleIdx?` [lean4 src/Lean/Environment.lean,
  * `Environment.getModuleIdx?`: the module's index among the loaded modules, in every version
