@@ -75,6 +75,20 @@ t.test('answers Lean does not give as expected are never trusted', async (t) => 
   const silentLean = new LoadedImports();
   const none: AskOwnHeader = async (texts) => texts.map(() => []);
   t.equal(await silentLean.served('e', OWN, qq, none, never), qq, 'no answer: its own header');
+  // The known questions answered as expected, the module's not: unknown is "not loaded".
+  const garbled: AskOwnHeader = async (texts) =>
+    texts.map((text, i) =>
+      i === 0
+        ? [{ severity: 'info', data: 'true' }]
+        : i === 1
+          ? [{ severity: 'info', data: 'false' }]
+          : [{ severity: 'info', data: `maybe ${text.length}` }],
+    );
+  t.equal(
+    await new LoadedImports().served('e', OWN, qq, garbled, never),
+    qq,
+    'a module answered otherwise: its own header',
+  );
 });
 
 t.test('one question at a time; a failed one leaves the request on its header; a deadline stays one', async (t) => {
