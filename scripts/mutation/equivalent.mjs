@@ -88,4 +88,18 @@ export const EQUIVALENT = {
     "(the `f.sig.kind[k] === 'ident'` operand; the others are killed) a theorem's unbracketed binders before its `:` are names or holes (lean4 src/Lean/Parser/Command.lean, `declSig`: `binderIdent <|> bracketedBinder`): the extra `_` it adds never equals the first component of a name occurrence",
   'src/tools/verify-proof.ts|ConditionalExpression|if (read.text === submitted) return (offset) => read.lines.lineOf(offset) + 1;|false':
     'when the texts are equal the shift is 0 and a line index of the same text gives the same lines: the branch only saves building a second index',
+  'src/backend/loaded-imports.ts|ArrayDeclaration|const trusted = readModuleProbe(answers[0] ?? []) === true && readModuleProbe(answers[1] ?? []) === false;|["Stryker was here"]':
+    'a missing answer read as `[]` or as a list holding a string: readModuleProbe finds no info message in either and answers undefined, so the probe is not trusted either way',
+  'src/backend/loaded-imports.ts|ArrayDeclaration|unknown.forEach((m, i) => this.#known.set(base + m, readModuleProbe(answers[from + i] ?? []) === true));|["Stryker was here"]':
+    'a missing answer read as `[]` or as a list holding a string: readModuleProbe answers undefined for both, so the module is remembered as not loaded either way',
+  'src/backend/loaded-imports.ts|StringLiteral|const TRUSTED = \'\\u0000trusted\';|""':
+    "the trust entry's key is the base alone: no module key equals it, since a module name is never empty (moduleProbe refuses it)",
+  'src/backend/loaded-imports.ts|UpdateOperator|for (let round = 0; ; round++) {|round--':
+    "the cap on rounds bounds how often a request waits for other requests' questions, not what it is served with: every exit still serves the own header only on a verdict of true",
+  'src/backend/loaded-imports.ts|ConditionalExpression|if (round === 2) return header;|false':
+    "the cap on rounds bounds how often a request waits for other requests' questions, not what it is served with: every exit still serves the own header only on a verdict of true",
+  "src/backend/session/module-probe.ts|StringLiteral|const name = line.startsWith('import ') ? line.slice('import '.length) : '';|\"\"":
+    "a canonical header line is `module`, `prelude` or `[public] [meta] import [all] Name` (session/keys.ts): cut after 7 characters, any but a plain import leaves text with a space or nothing, which moduleProbe refuses as it refuses ''",
+  "src/backend/session/module-probe.ts|StringLiteral|const name = line.startsWith('import ') ? line.slice('import '.length) : '';|\"Stryker was here!\"":
+    "a name with spaces and `!` after a space is refused by moduleProbe, as '' is",
 };

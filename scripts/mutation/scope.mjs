@@ -43,6 +43,11 @@ export const VERDICT_FILES = [
   declaration('src/tools/decl-verdict.ts', 'export function checkedType('),
   // repair_proofs' `okay`.
   declaration('src/tools/repair-proofs.ts', 'export const repair_proofs'),
+  // Which environment a request is elaborated in: a header served on the own header's processes only when
+  // Lean says its added modules are loaded (and answers the known questions as expected).
+  'src/backend/loaded-imports.ts',
+  declaration('src/backend/session/module-probe.ts', 'export function readModuleProbe('),
+  declaration('src/backend/session/module-probe.ts', 'export function addedImports('),
 ];
 
 /** The test files that exercise those files (the tap runner reruns only those covering a mutant). */
@@ -74,4 +79,6 @@ export const VERDICT_TESTS = [
   'test/tools/negation-mutants.test.ts',
   'test/tools/disprove-mutants.test.ts',
   'test/tools/comparator-mutants.test.ts',
+  'test/backend/loaded-imports.test.ts',
+  'test/backend/module-probe.test.ts',
 ];

@@ -39,9 +39,11 @@ export class LoadedImports {
     const added = addedImports(ownText, canonicalHeaderOf(header).text);
     if (!added) return header;
     const base = `${envName}\u0000${ownText}\u0000`;
-    for (let round = 0; round < 2; round++) {
+    // Another request's question may be in flight (for other modules): wait for it, then ask once more at most.
+    for (let round = 0; ; round++) {
       const verdict = this.#verdict(base, added);
       if (verdict !== undefined) return verdict ? own : header;
+      if (round === 2) return header;
       const asking = this.#asking.get(base) ?? this.#ask(base, added, ask, signal);
       try {
         await asking;
@@ -50,7 +52,6 @@ export class LoadedImports {
         return header;
       }
     }
-    return this.#verdict(base, added) === true ? own : header;
   }
 
   /** True when every module is known loaded (and the probe trusted), false when one is known not to be, else undefined. */

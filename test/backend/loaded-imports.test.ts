@@ -25,6 +25,7 @@ t.test('a header qualifies only as the own statements in order, then plain impor
   t.equal(addedImports(OWN, `${OWN}\npublic import Qq`), undefined, 'a modifier');
   t.equal(addedImports(OWN, `${OWN}\nimport all Qq`), undefined, '`all`');
   t.equal(addedImports(OWN, `module\n${OWN}\nimport Qq`), undefined, 'a module');
+  t.equal(addedImports(`module\n${OWN}`, `module\n${OWN}\nimport Qq`), undefined, 'a module environment');
   t.equal(addedImports('prelude', 'prelude\nimport Qq'), undefined, 'prelude');
 });
 
@@ -59,10 +60,21 @@ t.test('asked once: loaded modules serve on the own header, others keep theirs',
   t.same(asked[1], [asked[0]![2]!.replace('Qq', 'Batteries')], 'only the new module asked');
   t.equal(await l.served('e', OWN, bat, ask, never), bat);
   t.equal(asked.length, 2, 'a "no" is remembered too');
+  t.equal(await l.served('e', OWN, qq, ask, never), OWN, 'the probe still trusted after a later question');
+  const both = `${OWN}\nimport Plausible\nimport Qq`;
+  t.equal(await l.served('e', OWN, both, ask, never), both, 'Plausible is not loaded here');
+  t.same(asked[2], [asked[0]![2]!.replace('Qq', 'Plausible')], 'only the module not known yet');
   t.equal(await l.served('other-env', OWN, qq, ask, never), OWN);
-  t.equal(asked.length, 3, 'per environment');
+  t.equal(asked.length, 4, 'per environment');
   t.equal(await l.served('e', OWN, 'import Qq', ask, never), 'import Qq', 'not a superset: never asked');
-  t.equal(asked.length, 3);
+  t.equal(asked.length, 4);
+  // Two modules asked together, answered each at its own place: Batteries no, Qq yes.
+  const m = new LoadedImports();
+  const two = asker(['Qq']);
+  const bq = `${OWN}\nimport Batteries\nimport Qq`;
+  t.equal(await m.served('e', OWN, bq, two.ask, never), bq);
+  t.equal(await m.served('e', OWN, qq, two.ask, never), OWN, 'Qq read from its own answer');
+  t.equal(two.asked.length, 1);
 });
 
 t.test('answers Lean does not give as expected are never trusted', async (t) => {
@@ -89,6 +101,10 @@ t.test('answers Lean does not give as expected are never trusted', async (t) => 
     qq,
     'a module answered otherwise: its own header',
   );
+  // Init.Prelude said not loaded: the probe is not what the daemon takes it for.
+  const noInit: AskOwnHeader = async (texts) =>
+    texts.map((_, i) => [{ severity: 'info', data: i < 2 ? 'false' : 'true' }]);
+  t.equal(await new LoadedImports().served('e', OWN, qq, noInit, never), qq, 'Init.Prelude "not loaded": untrusted');
 });
 
 t.test('one question at a time; a failed one leaves the request on its header; a deadline stays one', async (t) => {
@@ -98,6 +114,24 @@ t.test('one question at a time; a failed one leaves the request on its header; a
   const both = await Promise.all([l.served('e', OWN, qq, ask, never), l.served('e', OWN, qq, ask, never)]);
   t.same(both, [OWN, OWN]);
   t.equal(asked.length, 1, 'the second waited for the first question');
+  // A question for other modules in flight: waited for, then this request's own asked.
+  let open: () => void = () => {};
+  const gate = new Promise<void>((r) => (open = r));
+  const slow = asker(['Qq', 'Plausible']);
+  const gated: AskOwnHeader = async (texts, sig) => {
+    await gate;
+    return slow.ask(texts, sig);
+  };
+  const g = new LoadedImports();
+  const first = g.served('e', OWN, qq, gated, never);
+  const second = g.served('e', OWN, `${OWN}\nimport Plausible`, gated, never);
+  open();
+  t.same(await Promise.all([first, second]), [OWN, OWN]);
+  t.same(
+    slow.asked.map((a) => a.length),
+    [3, 1],
+    'the second asked only its own module, after the first',
+  );
   const failing = asker([], { fail: new Error('Lean crashed') });
   t.equal(await new LoadedImports().served('e', OWN, qq, failing.ask, never), qq);
   const ac = new AbortController();
