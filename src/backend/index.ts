@@ -258,18 +258,13 @@ export class LeanBackend implements LeanRunner {
     });
   }
 
-  async elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
-    const served =
-      this.#l.reuseLoadedImports && job.header !== env.imports
-        ? await this.#loaded.served(
-            env.name,
-            env.imports,
-            job.header,
-            (texts, signal) => this.#ask(env, texts, signal),
-            ctx.signal,
-          )
-        : job.header;
-    return this.#elaborateOn(env, job, served, ctx);
+  elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
+    // The environment's own header (every miss of the bench) goes straight on: no promise of its own.
+    if (!this.#l.reuseLoadedImports || job.header === env.imports) return this.#elaborateOn(env, job, job.header, ctx);
+    const ask = (texts: string[], signal: AbortSignal) => this.#ask(env, texts, signal);
+    return this.#loaded
+      .served(env.name, env.imports, job.header, ask, ctx.signal)
+      .then((served) => this.#elaborateOn(env, job, served, ctx));
   }
 
   /** Each text as one command on a process of the environment's own header, in that header's environment: their messages. */
