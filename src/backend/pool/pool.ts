@@ -59,7 +59,6 @@ export interface GatedPool {
   readonly size: number;
   /** Its waiting requests that no idle or starting resource will serve: each needs a slot. */
   readonly needs: number;
-  readonly starved: boolean;
   /** Its resources that serve or will serve: idle, busy, and starts under way that were not cancelled. */
   readonly serving: number;
   /** Its resources retired and not yet exited: slots on their way back. */
@@ -415,11 +414,6 @@ export class Pool<R extends Poolable, Q> implements GatedPool {
   get needs(): number {
     if (this.#state === 'destroyed' || this.#idle.length > 0) return 0;
     return Math.max(0, this.#waiters.length - this.#coming);
-  }
-
-  /** Whether this pool waits for a slot. */
-  get starved(): boolean {
-    return this.needs > 0;
   }
 
   stats(): PoolStats {
