@@ -125,7 +125,7 @@ export function printedName(name: string): string {
 }
 
 /** Whether a component needs no escape: an identifier's first character, then identifier characters (`Name.escapePart`). */
-function isIdentifier(s: string): boolean {
+export function isIdentifier(s: string): boolean {
   let first = true;
   for (const ch of s) {
     const c = ch.codePointAt(0)!;

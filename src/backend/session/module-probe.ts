@@ -15,30 +15,20 @@
  * `#check` at line 1, is ../shared/recorded/repl/v4.28.0/def_eval.expected.out): any other
  * answer reads as unknown, which a caller must take as "not loaded".
  */
-import { isIdFirst, isIdRest } from '../../syntax/chars.ts';
+import { isIdentifier, splitName } from '../../syntax/source.ts';
 
 /**
- * Whether `name` is a module name as an import writes it: dotted parts, each an identifier (the source model's
- * characters, src/syntax/chars.ts) or `«quoted»`, so that it can stand in a name literal as it is. One pass.
+ * Whether `name` is a module name as an import writes it, so that it can stand in a name literal as it is: dotted
+ * components (the source model's `splitName`), each an identifier or `«quoted»` on one line.
  */
 function isModuleName(name: string): boolean {
-  let i = 0;
-  for (;;) {
-    if (name.charCodeAt(i) === 0xab) {
-      const close = name.indexOf('»', i + 1);
-      if (close < 0 || name.slice(i + 1, close).includes('\n')) return false;
-      i = close + 1;
-    } else {
-      const c = name.codePointAt(i);
-      if (c === undefined || !isIdFirst(c)) return false;
-      i += c > 0xffff ? 2 : 1;
-      for (let d = name.codePointAt(i); d !== undefined && isIdRest(d); d = name.codePointAt(i))
-        i += d > 0xffff ? 2 : 1;
-    }
-    if (i === name.length) return true;
-    if (name[i] !== '.') return false;
-    i++;
-  }
+  const parts = splitName(name);
+  return (
+    parts.length > 0 &&
+    parts.every((p) =>
+      p.length >= 2 && p.startsWith('«') && p.endsWith('»') ? !/[»\n]/.test(p.slice(1, -1)) : isIdentifier(p),
+    )
+  );
 }
 
 /** The command asking whether `module` is loaded in the environment it is sent to; undefined for a name it cannot spell. */
