@@ -3,11 +3,27 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import type { BackendLimits } from '../../src/backend/index.ts';
 import { buildLaunch, NO_LIMITS, type LaunchSpec } from '../../src/backend/process/launch.ts';
 import type { SandboxKind } from '../../src/backend/process/sandbox.ts';
 
 export const FAKE_REPL = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/fake-repl.mjs');
 export const silent = pino({ level: 'silent' });
+
+/** A backend's limits for tests over the fake REPL: one session, no jail, no process limits; `over` changes any. */
+export const fakeBackendLimits = (over: Partial<BackendLimits> = {}): BackendLimits => ({
+  minWarm: 0,
+  maxSessions: 1,
+  maxProcesses: 4,
+  maxUses: 1000,
+  maxRssMb: 4096,
+  sandbox: 'none',
+  limits: NO_LIMITS,
+  prefixEntries: 1000,
+  startupTimeoutSeconds: 30,
+  rssPollMs: 100,
+  ...over,
+});
 
 /** The fake REPL through the product's launch path; no jail unless a test asks (it is the slow part). */
 export function fakeLaunch(

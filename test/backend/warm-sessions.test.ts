@@ -14,11 +14,10 @@ import {
   stoppedByBudget,
   wrappable,
 } from '../../src/backend/heartbeats/max-heartbeats.ts';
-import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { liveProcessGroups } from '../../src/backend/process/repl-process.ts';
 import { canonicalHeaderOf } from '../../src/backend/session/keys.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
-import { fakeLaunch, silent, waitFor } from './fake.ts';
+import { fakeBackendLimits, fakeLaunch, silent, waitFor } from './fake.ts';
 
 const env = environmentConfig.parse({
   name: 'lean-test',
@@ -26,20 +25,7 @@ const env = environmentConfig.parse({
   imports: 'import Mathlib',
   project_dir: '/tmp',
 });
-const base: BackendLimits = {
-  minWarm: 0,
-  maxSessions: 1,
-  maxProcesses: 4,
-  maxUses: 1000,
-  maxRssMb: 4096,
-  sandbox: 'none',
-  limits: NO_LIMITS,
-  prefixEntries: 1000,
-  startupTimeoutSeconds: 30,
-  rssPollMs: 100,
-  killGraceSeconds: 0.5,
-  heartbeatsPerSecond: 1000,
-};
+const base = fakeBackendLimits({ killGraceSeconds: 0.5, heartbeatsPerSecond: 1000 });
 const o = { line: 1, column: 0 };
 const job = (texts: string[], header = 'import Mathlib'): ElabJob => ({
   header,
