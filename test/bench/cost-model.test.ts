@@ -7,11 +7,19 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { MODEL, normalize, price, units, unwrap } from '../../bench/cost-model.mjs';
+import { loadedModules, MODEL, normalize, price, probedModule, units, unwrap } from '../../bench/cost-model.mjs';
+import { moduleProbe } from '../../src/backend/session/module-probe.ts';
 import { candidates, lowerBound, WORKLOAD } from '../../bench/rl-workload.ts';
 
 const REPL = fileURLToPath(new URL('../../bench/cost-repl.mjs', import.meta.url));
 const proof = 'theorem t (x : ℕ) : x + 0 = x := by\n  simp -- by simp\n';
+
+t.test("the cost REPL reads the daemon's module probe as the daemon writes it", async (t) => {
+  for (const m of ['Qq', 'Plausible.Functions', '«my mod».X']) t.equal(probedModule(moduleProbe(m)!), m, m);
+  t.equal(probedModule('theorem t : True := trivial'), undefined);
+  t.ok(loadedModules('import Mathlib\nimport Aesop').has('Qq'), 'Mathlib loads Qq');
+  t.notOk(loadedModules('import Mathlib\nimport Aesop').has('Batteries'), 'the Batteries root is not established');
+});
 
 t.test('the price ignores comments and blank space, not the proof', async (t) => {
   const variant = 'theorem t (x : ℕ) : x + 0 = x := by\n  /- a block\n  comment -/\n  simp   -- other words\n';
