@@ -25,6 +25,11 @@ export type AskOwnHeader = (texts: string[], signal: AbortSignal) => Promise<{ s
 const KNOWN = [moduleProbe('Init.Prelude')!, moduleProbe('LeanToolNoSuchModule')!];
 /** Answers remembered (environment, header, module), the least recently used going first. */
 const ENTRIES = 4096;
+/**
+ * Added imports past this many are not asked about (the request keeps its own header): a question is a command per
+ * module, and one request must not make Lean answer thousands.
+ */
+export const MAX_ADDED = 16;
 /** The key of an environment and header's own answers to KNOWN. */
 const TRUSTED = '\u0000trusted';
 
@@ -37,7 +42,7 @@ export class LoadedImports {
   async served(envName: string, own: string, header: string, ask: AskOwnHeader, signal: AbortSignal): Promise<string> {
     const ownText = canonicalHeaderOf(own).text;
     const added = addedImports(ownText, canonicalHeaderOf(header).text);
-    if (!added) return header;
+    if (!added || added.length > MAX_ADDED) return header;
     const base = `${envName}\u0000${ownText}\u0000`;
     // Another request's question may be in flight (for other modules): wait for it, then ask once more at most.
     for (let round = 0; ; round++) {

@@ -6,11 +6,10 @@
  */
 import t, { type Test } from 'tap';
 import { LeanBackend, type BackendLimits, type ElabJob } from '../../src/backend/index.ts';
-import { LoadedImports, type AskOwnHeader } from '../../src/backend/loaded-imports.ts';
-import { NO_LIMITS } from '../../src/backend/process/launch.ts';
+import { LoadedImports, MAX_ADDED, type AskOwnHeader } from '../../src/backend/loaded-imports.ts';
 import { addedImports } from '../../src/backend/session/module-probe.ts';
 import { environmentConfig } from '../../src/envs/config.ts';
-import { fakeLaunch, silent } from './fake.ts';
+import { fakeBackendLimits, fakeLaunch, silent } from './fake.ts';
 
 const OWN = 'import Mathlib\nimport Aesop';
 
@@ -67,6 +66,12 @@ t.test('asked once: loaded modules serve on the own header, others keep theirs',
   t.equal(await l.served('other-env', OWN, qq, ask, never), OWN);
   t.equal(asked.length, 4, 'per environment');
   t.equal(await l.served('e', OWN, 'import Qq', ask, never), 'import Qq', 'not a superset: never asked');
+  const many = (n: number) => [OWN, ...Array.from({ length: n }, (_, i) => `import M${i}`)].join('\n');
+  t.equal(
+    await l.served('e', OWN, many(MAX_ADDED + 1), ask, never),
+    many(MAX_ADDED + 1),
+    'too many added: never asked',
+  );
   t.equal(asked.length, 4);
   // Two modules asked together, answered each at its own place: Batteries no, Qq yes.
   const m = new LoadedImports();
@@ -146,18 +151,7 @@ const env = environmentConfig.parse({
   imports: 'import Mathlib',
   project_dir: '/tmp',
 });
-const limits: BackendLimits = {
-  minWarm: 1,
-  maxSessions: 2,
-  maxProcesses: 4,
-  maxUses: 1000,
-  maxRssMb: 4096,
-  sandbox: 'none',
-  limits: NO_LIMITS,
-  prefixEntries: 1000,
-  startupTimeoutSeconds: 30,
-  rssPollMs: 100,
-};
+const limits = fakeBackendLimits({ minWarm: 1, maxSessions: 2 });
 const job = (header: string): ElabJob => ({
   header,
   commands: [{ text: 'MSG info done', origin: { line: 3, column: 0 } }],
