@@ -151,6 +151,8 @@ export const configSchema = z.strictObject({
       prefixEntries: z.number().int().positive().default(20_000),
       /** A header that only adds imports the environment's own loaded runs on the own header's processes (docs/environments.md). */
       reuseLoadedImports: z.boolean().default(true),
+      /** Answers kept for Lean jobs that differ only in comments, answered again without Lean (docs/lean-backend.md); 0: none. */
+      commentMemoEntries: z.number().int().nonnegative().default(4096),
       startupTimeoutSeconds: z.number().positive().default(600),
       rssPollMs: z.number().int().positive().default(1000),
     })

@@ -15,6 +15,7 @@ import { ReplError, ReplProcess } from './process/repl-process.ts';
 import { shiftPos, toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
 import type { TacticStep } from './protocol/infotree.ts';
 import type { ReplMessage, ReplSorry } from './protocol/schema.ts';
+import { CommentMemo } from './comment-memo.ts';
 import { LoadedImports } from './loaded-imports.ts';
 import { PoolAgent } from './pool/agent.ts';
 import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
@@ -59,6 +60,8 @@ export interface BackendLimits {
   killGraceSeconds?: number;
   /** A header that only adds imports the environment's own header loaded runs on that header's processes (default true). */
   reuseLoadedImports?: boolean;
+  /** Answers kept for jobs that differ only in comments (comment-memo.ts; default 4096; 0: none kept). */
+  commentMemoEntries?: number;
   sandbox: SandboxKind;
   limits: ProcessLimits;
   prefixEntries: number;
@@ -178,12 +181,14 @@ const DEFAULTS = {
   heartbeatsPerSecond: 20_000,
   killGraceSeconds: 5,
   reuseLoadedImports: true,
+  commentMemoEntries: 4096,
 };
 
 export class LeanBackend implements LeanRunner {
   readonly reportsSessionReady = true;
   #agent: PoolAgent<WarmSession, Affinity>;
   readonly #loaded = new LoadedImports();
+  readonly #memo: CommentMemo | undefined;
   #opts: BackendOptions;
   #l: Required<BackendLimits>;
   #deadlines = new Map<string, DeadlineCounts>();
@@ -193,6 +198,7 @@ export class LeanBackend implements LeanRunner {
     const given = Object.fromEntries(Object.entries(opts.limits).filter(([, v]) => v !== undefined));
     this.#l = { ...DEFAULTS, ...given } as Required<BackendLimits>;
     this.#agent = new PoolAgent({ perEnv: this.#l.maxSessions, total: this.#l.maxProcesses });
+    this.#memo = this.#l.commentMemoEntries > 0 ? new CommentMemo(this.#l.commentMemoEntries) : undefined;
   }
 
   /** The pool of an environment and header (default: the environment's own), created (and warmed) on first use. */
@@ -259,6 +265,23 @@ export class LeanBackend implements LeanRunner {
   }
 
   elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
+    const plan = this.#memo?.plan(env.name, job);
+    if (!plan) return this.#elaborate(env, job, ctx);
+    const memo = this.#memo!;
+    const known = memo.answer(plan, job);
+    if (known) {
+      ctx.progress?.(job.commands.length, job.commands.length);
+      return Promise.resolve(known);
+    }
+    return this.#elaborate(env, job, ctx).then((r) => (memo.remember(plan, job, r), r));
+  }
+
+  /** Answers remembered for jobs that differ only in comments (comment-memo.ts), given so far. */
+  get commentMemoHits(): number {
+    return this.#memo?.hits ?? 0;
+  }
+
+  #elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
     // The environment's own header (every miss of the bench) goes straight on: no promise of its own.
     if (!this.#l.reuseLoadedImports || job.header === env.imports) return this.#elaborateOn(env, job, job.header, ctx);
     const ask = (texts: string[], signal: AbortSignal) => this.#ask(env, texts, signal);

@@ -224,3 +224,33 @@ export const OPENERS: Record<string, string> = {
 };
 export const CLOSERS = new Set(Object.values(OPENERS));
 export const OPENER_SET = new Set(Object.keys(OPENERS));
+
+/**
+ * Words that define or run code at elaboration time (elaborators, macros, syntax, initializers, code run by a
+ * command or tactic), or mark code the compiler runs unchecked. Such code may read the source itself, comments
+ * included (Core.Context's `fileMap`, a syntax's SourceInfo trivia): a text holding one is never taken as the same
+ * as another that differs from it in comments (comment-free.ts).
+ */
+export const CODE_RUNNING_WORDS = new Set([
+  'elab',
+  'elab_rules',
+  'macro',
+  'macro_rules',
+  'syntax',
+  'declare_syntax_cat',
+  'initialize',
+  'builtin_initialize',
+  'run_cmd',
+  'run_tac',
+  'run_elab',
+  'run_meta',
+  'by_elab',
+  'simproc',
+  'dsimproc',
+  'simproc_decl',
+  'dsimproc_decl',
+  'unsafe',
+  'implemented_by',
+  'extern',
+  'attribute',
+]);

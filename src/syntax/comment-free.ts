@@ -1,0 +1,174 @@
+/**
+ * A command's text without what Lean skips as blank space between lines: the comments that end a line, the lines
+ * that hold nothing else, blank lines and the blank space ending a line. Two texts with the same comment-free form
+ * hold the same tokens at the same columns, each line keeping its own tokens, so Lean parses them alike: its parser
+ * reads comments as whitespace [lean4 v4.28.0: src/Lean/Parser/Basic.lean, `whitespace`, `finishCommentBlock`], and
+ * its layout checks compare columns and whether a line break comes between two tokens (`checkColGe`,
+ * `checkLinebreakBefore`), never how many. What differs is the lines a token sits on: `lineOf` and `from` map them.
+ *
+ * Conservative by construction (backend/comment-memo.ts answers a text from another's outcome only through this):
+ * - a comment followed by a token on its own last line is kept (removing it would move that token's column), as is
+ *   everything after the last token (where Lean's end-of-input position lies), and doc comments (`/--`, `/-!`:
+ *   syntax, not blank space);
+ * - a text with a tab, a carriage return (Lean refuses both outside comments: `whitespace`) or another control
+ *   character of blank space (not blank space to Lean: `Char.isWhitespace`), an unterminated token,
+ *   a `#` command, an attribute outside SOURCE_BLIND_ATTRIBUTES, an option outside SOURCE_BLIND_OPTIONS or a
+ *   CODE_RUNNING_WORDS word has no comment-free form: code run at elaboration may read the source itself.
+ */
+import { CODE_RUNNING_WORDS } from './keywords.ts';
+import { scan, type Scanned } from './lexer.ts';
+
+export interface CommentFree {
+  readonly text: string;
+  /** Whether `text` differs from the original. */
+  readonly changed: boolean;
+  /** Per line of the original (index: line − 1): its line in `text`, or 0 when the form drops it. */
+  readonly lineOf: Int32Array;
+  /** Per line of the original: how many of its code points `text` keeps (a prefix of it). */
+  readonly keep: Int32Array;
+  /** Per line of `text` (index: line − 1): the original's line. */
+  readonly from: Int32Array;
+  /** The text of each comment the form drops. */
+  readonly removed: readonly string[];
+}
+
+/**
+ * Options a comment-free text may set: limits and implicit-variable rules, none of which prints a position or reads
+ * the source. Linters (some read the source text) and traces (some print positions) are not among them.
+ */
+const SOURCE_BLIND_OPTIONS = new Set([
+  'maxHeartbeats',
+  'maxRecDepth',
+  'synthInstance.maxHeartbeats',
+  'synthInstance.maxSize',
+  'autoImplicit',
+  'relaxedAutoImplicit',
+]);
+
+/** Attributes a comment-free text may carry: they tag a declaration for existing procedures and run none of its own. */
+const SOURCE_BLIND_ATTRIBUTES = new Set(['simp', 'reducible', 'irreducible', 'instance', 'local', 'scoped', 'inline']);
+
+/** Lean refuses a tab or a lone carriage return as blank space, and takes no other control character for it. */
+const REFUSED_BLANKS = /[\t\r\f\v]/;
+
+/** The comment-free form of `src`, or undefined when it has none (see above). Linear in the text. */
+export function commentFree(src: string): CommentFree | undefined {
+  if (REFUSED_BLANKS.test(src)) return undefined;
+  const scanned = scan(src, true);
+  if (!sourceBlind(src, scanned)) return undefined;
+  const cuts = removals(src, scanned);
+  return layout(src, cuts, removedComments(scanned, cuts));
+}
+
+/** Whether nothing in the text runs code of its own at elaboration or turns on what reads the source (see above). */
+function sourceBlind(src: string, { kinds, starts, ends }: Scanned): boolean {
+  const word = (i: number) => src.slice(starts[i], ends[i]);
+  let attribute = false;
+  let option = false;
+  for (let i = 0; i < kinds.length; i++) {
+    const k = kinds[i]!;
+    if (k === 'error') return false;
+    if (k === 'ws' || k === 'line-comment' || k === 'block-comment' || k === 'doc-comment' || k === 'mod-doc') continue;
+    if (k === 'symbol') {
+      const s = word(i);
+      if (s === '#') return false;
+      if (s === '@[') attribute = true;
+      else if (s === ']') attribute = false;
+      else if (attribute && s !== ',') return false;
+    } else if (k === 'ident') {
+      const w = word(i);
+      if (CODE_RUNNING_WORDS.has(w)) return false;
+      if (attribute && !SOURCE_BLIND_ATTRIBUTES.has(w)) return false;
+      if (option && !SOURCE_BLIND_OPTIONS.has(w)) return false;
+      option = w === 'set_option';
+    } else if (attribute && k !== 'number') return false;
+    if (k !== 'ident') option = false;
+  }
+  return !attribute && !option;
+}
+
+const isTrivia = (k: string) => k === 'ws' || k === 'line-comment' || k === 'block-comment';
+
+/**
+ * The spans removed, in order: for each run of blank space and comments that a line break ends before the next
+ * token, from the token before it (or the text's start) to the run's last line break (through it, at the start),
+ * when only spaces follow that break. Such a run keeps one line break and the next token's indentation.
+ */
+function removals(src: string, { kinds, starts, ends }: Scanned): number[] {
+  const cuts: number[] = [];
+  let prevEnd = -1;
+  for (let i = 0; i < kinds.length;) {
+    if (!isTrivia(kinds[i]!)) {
+      prevEnd = ends[i]!;
+      i++;
+      continue;
+    }
+    const runStart = starts[i]!;
+    while (i < kinds.length && isTrivia(kinds[i]!)) i++;
+    if (i === kinds.length) break; // after the last token: kept as it is
+    const next = starts[i]!;
+    const nl = src.lastIndexOf('\n', next - 1);
+    if (nl < runStart || !onlySpaces(src, nl + 1, next)) continue;
+    if (prevEnd < 0) cuts.push(0, nl + 1);
+    else if (nl > prevEnd) cuts.push(prevEnd, nl);
+  }
+  return cuts;
+}
+
+function onlySpaces(src: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (src.charCodeAt(i) !== 32) return false;
+  return true;
+}
+
+/** The comments inside the removed spans (`cuts`: start, end pairs in order), as offsets [start, end). */
+function removedComments({ kinds, starts, ends }: Scanned, cuts: readonly number[]): [number, number][] {
+  const out: [number, number][] = [];
+  let c = 0;
+  for (let i = 0; i < kinds.length && c < cuts.length; i++) {
+    while (c < cuts.length && cuts[c + 1]! <= starts[i]!) c += 2;
+    if (c >= cuts.length) break;
+    const k = kinds[i]!;
+    if ((k === 'line-comment' || k === 'block-comment') && starts[i]! >= cuts[c]!) out.push([starts[i]!, ends[i]!]);
+  }
+  return out;
+}
+
+/** Code points in src[from, to). */
+function codePoints(src: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = src.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
+  return n;
+}
+
+/**
+ * The form's text and its line maps. A cut from the text's start drops the lines it covers whole; any other (from a
+ * token's end to a line break) ends the token's line there and drops the lines after it up to that break.
+ */
+function layout(src: string, cuts: readonly number[], comments: [number, number][]): CommentFree {
+  const starts = [0];
+  for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) starts.push(i + 1);
+  const lineOf = new Int32Array(starts.length);
+  const keep = new Int32Array(starts.length);
+  const from: number[] = [];
+  const pieces: string[] = [];
+  let c = 0;
+  for (let l = 0; l < starts.length; l++) {
+    const s = starts[l]!;
+    const e = l + 1 < starts.length ? starts[l + 1]! - 1 : src.length;
+    // Cuts that end before this line (a leading cut's end is the next kept line's start).
+    while (c < cuts.length && (cuts[c] === 0 ? cuts[c + 1]! <= s : cuts[c + 1]! < s)) c += 2;
+    const a = c < cuts.length ? cuts[c]! : Infinity;
+    const b = c < cuts.length ? cuts[c + 1]! : Infinity;
+    if (a === 0 ? s < b : a < s && s <= b) continue;
+    const end = a === 0 ? e : Math.min(e, a);
+    from.push(l + 1);
+    lineOf[l] = from.length;
+    keep[l] = codePoints(src, s, end);
+    pieces.push(src.slice(s, end));
+  }
+  const removed = comments.map(([x, y]) => src.slice(x, y));
+  return { text: pieces.join('\n'), changed: cuts.length > 0, lineOf, keep, from: Int32Array.from(from), removed };
+}

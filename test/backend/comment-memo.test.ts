@@ -1,0 +1,244 @@
+/**
+ * Answers given again to a job that differs only in comments (src/backend/comment-memo.ts): over what Lean printed
+ * (the REPL's recorded transcripts, every tag), a command's answer, remembered and given to the same command with
+ * comment lines and ending comments added, points at the same tokens; what is never remembered or given; and the
+ * backend answering such a job without a session (the fake REPL, for the process side only).
+ */
+import t from 'tap';
+import { CommentMemo } from '../../src/backend/comment-memo.ts';
+import { LeanBackend, type ElabJob, type ElabResult, type LeanMessage } from '../../src/backend/index.ts';
+import { toLeanMessage } from '../../src/backend/protocol/messages.ts';
+import type { ReplMessage, ReplSorry } from '../../src/backend/protocol/schema.ts';
+import { environmentConfig } from '../../src/envs/config.ts';
+import { lex } from '../../src/syntax/lexer.ts';
+import { LineIndex } from '../../src/syntax/positions.ts';
+import { readExchanges, transcriptFiles } from '../recorded/repl-source.ts';
+import { sharedPath, sharedSkip } from '../shared-data.ts';
+import { fakeBackendLimits, fakeLaunch, silent } from './fake.ts';
+
+const ORIGIN = { line: 1, column: 0 };
+const job = (text: string, origin = ORIGIN): ElabJob => ({ header: '', commands: [{ text, origin }] });
+
+/** A backend's answer for one command, as elabResult builds it from the REPL's. */
+function answerOf(messages: readonly ReplMessage[], sorries: readonly ReplSorry[] = [], origin = ORIGIN): ElabResult {
+  return {
+    headerMessages: [],
+    commands: [
+      {
+        messages: messages.map((m) => toLeanMessage(m, origin)),
+        sorries: sorries.map((s) => ({ ...s, origin })),
+        cached: false,
+        ms: 3,
+      },
+    ],
+    session: 1,
+    reused: 0,
+    sent: 1,
+  };
+}
+
+/**
+ * `text` with a comment line after every line break between two tokens and an ending comment on every other line
+ * that ends in a token (never after the last token: what follows it is kept as it is).
+ */
+function withComments(text: string): string {
+  const toks = lex(text);
+  let last = toks.length - 1;
+  while (last >= 0 && /ws|comment/.test(toks[last]!.kind)) last--;
+  let out = '';
+  let k = 0;
+  for (let i = 0; i < toks.length; i++) {
+    const tk = toks[i]!;
+    const s = text.slice(tk.start, tk.end);
+    if (tk.kind !== 'ws' || i > last || !s.includes('\n')) {
+      out += s;
+      continue;
+    }
+    const ending = i > 0 && !/ws|comment/.test(toks[i - 1]!.kind) && k++ % 2 === 0 ? ' -- why (sample 3)' : '';
+    out += ending + s.replace('\n', '\n  -- a step (sample 9)\n');
+  }
+  return out;
+}
+
+/** The text at a position: the rest of its line, as far as `upTo` code points. */
+function at(text: string, p: { line: number; column: number }, upTo = 12): string {
+  const idx = new LineIndex(text);
+  const from = idx.fromLean(p);
+  const line = text.slice(from, text.indexOf('\n', from) < 0 ? text.length : text.indexOf('\n', from));
+  return [...line]
+    .slice(0, upTo)
+    .join('')
+    .replace(/\s*--.*$/, '');
+}
+
+const REPL = sharedPath('recorded/repl');
+t.test(
+  'over recorded answers, a comment variant gets each message at the same token',
+  { skip: sharedSkip('recorded/repl') },
+  async (t) => {
+    let remembered = 0;
+    let given = 0;
+    let moved = 0;
+    for (const file of transcriptFiles(REPL!)) {
+      for (const { request, response } of readExchanges(file)) {
+        const cmd = request.cmd;
+        const messages = response.messages as ReplMessage[] | undefined;
+        if (typeof cmd !== 'string' || !messages?.length || response.tactics || request.allTactics) continue;
+        const memo = new CommentMemo(16);
+        const plan = memo.plan('env', job(cmd));
+        if (!plan) continue;
+        memo.remember(plan, job(cmd), answerOf(messages, (response.sorries as ReplSorry[] | undefined) ?? []));
+        const same = memo.answer(plan, job(cmd));
+        if (!same) continue;
+        remembered++;
+        t.same(
+          same.commands[0]!.messages,
+          answerOf(messages).commands[0]!.messages,
+          `${file}: the text itself: as recorded`,
+        );
+        const variant = withComments(cmd);
+        const vplan = memo.plan('env', job(variant))!;
+        t.equal(vplan.key, plan.key, `${file}: one key for both`);
+        const v = memo.answer(vplan, job(variant));
+        if (!v) continue;
+        given++;
+        if (variant.split('\n').length > cmd.split('\n').length) moved++;
+        const got = v.commands[0]!.messages;
+        const want = same.commands[0]!.messages;
+        for (let i = 0; i < got.length; i++) {
+          t.equal(got[i]!.text, want[i]!.text);
+          t.equal(at(variant, got[i]!.pos), at(cmd, want[i]!.pos), `${file}: ${want[i]!.text.slice(0, 40)}`);
+          if (want[i]!.endPos) t.equal(at(variant, got[i]!.endPos!, 0), at(cmd, want[i]!.endPos!, 0));
+        }
+      }
+    }
+    t.comment(`${remembered} recorded answers remembered, ${given} given to a variant (${moved} with lines added)`);
+    t.ok(moved >= 100, `many variants have lines added (${moved})`);
+    t.ok(remembered >= 100, `most recorded answers are remembered (${remembered})`);
+    t.ok(given >= remembered * 0.9, `and given to their variants (${given})`);
+  },
+);
+
+const msg = (line: number, column: number, data: string, endLine = line, endColumn = column + 1): ReplMessage => ({
+  severity: 'error',
+  pos: { line, column },
+  endPos: { line: endLine, column: endColumn },
+  data,
+});
+
+t.test('positions move with the lines and origin of the job asking', async (t) => {
+  const memo = new CommentMemo(16);
+  const a = 'theorem x : 1 = 2 := by\n  simp -- tried\n  omega\n';
+  const b = 'theorem x : 1 = 2 := by\n  -- first\n  -- second\n  simp\n  omega\n';
+  memo.remember(memo.plan('e', job(a))!, job(a), answerOf([msg(3, 2, 'omega could not prove the goal', 3, 7)]));
+  const r = memo.answer(memo.plan('e', job(b, { line: 10, column: 4 }))!, job(b, { line: 10, column: 4 }))!;
+  t.same(r.commands[0]!.messages[0], {
+    severity: 'error',
+    pos: { line: 14, column: 2 },
+    endPos: { line: 14, column: 7 },
+    text: 'omega could not prove the goal',
+  });
+  t.same([r.sent, r.reused, r.commands[0]!.cached], [0, 1, true], 'counted as answered without Lean');
+  t.equal(memo.hits, 1);
+  t.equal(memo.plan('f', job(b))!.key === memo.plan('e', job(b))!.key, false, 'keys are per environment');
+  t.not(
+    memo.plan('e', { header: 'import Foo', commands: [{ text: b, origin: ORIGIN }] })!.key,
+    memo.plan('e', job(b))!.key,
+  );
+});
+
+t.test('sorries come back on the asking text, without their proof state', async (t) => {
+  const memo = new CommentMemo(16);
+  const a = 'theorem x : 1 = 1 := by\n  sorry\n';
+  const b = 'theorem x : 1 = 1 := by\n  -- later\n  sorry\n';
+  const sorry = { goal: '⊢ 1 = 1', proofState: 4, pos: { line: 2, column: 2 }, endPos: { line: 2, column: 7 } };
+  memo.remember(memo.plan('e', job(a))!, job(a), answerOf([msg(1, 8, "declaration uses 'sorry'")], [sorry]));
+  const r = memo.answer(memo.plan('e', job(b))!, job(b))!;
+  t.same(r.commands[0]!.sorries, [
+    { goal: '⊢ 1 = 1', pos: { line: 3, column: 2 }, endPos: { line: 3, column: 7 }, origin: ORIGIN },
+  ]);
+});
+
+t.test(
+  'never remembered: a position the form drops, a message quoting a removed comment, a hint about changed text',
+  async (t) => {
+    const noisy = 'theorem x : 1 = 2 := by\n  -- note\n  omega\n';
+    const cases: [string, ReplMessage][] = [
+      ['on a dropped line', msg(2, 2, 'error')],
+      ['past the part of a line kept', msg(1, 30, 'error')],
+      ['quoting a removed comment', msg(3, 2, 'unexpected -- note here')],
+      ['a hint about a changed text', msg(3, 2, 'This simp argument is unused\n\nHint: Omit it')],
+    ];
+    for (const [why, m] of cases) {
+      const memo = new CommentMemo(16);
+      const plan = memo.plan('e', job(noisy))!;
+      memo.remember(plan, job(noisy), answerOf([m]));
+      t.equal(memo.answer(plan, job(noisy)), undefined, why);
+    }
+    const memo = new CommentMemo(16);
+    const plain = 'theorem x : 1 = 2 := by\n  omega\n';
+    const hint = msg(2, 2, 'x\n\nHint: Omit it');
+    memo.remember(memo.plan('e', job(plain))!, job(plain), answerOf([hint]));
+    t.ok(memo.answer(memo.plan('e', job(plain))!, job(plain)), 'a hint about an unchanged text is remembered');
+    t.equal(memo.answer(memo.plan('e', job(noisy))!, job(noisy)), undefined, 'and not given to a changed one');
+  },
+);
+
+t.test('no plan for a command asking its info tree or without a form', async (t) => {
+  const memo = new CommentMemo(16);
+  t.equal(
+    memo.plan('e', { header: '', commands: [{ text: 'theorem x : 1 = 1 := rfl', origin: ORIGIN, infotree: true }] }),
+    undefined,
+  );
+  t.equal(memo.plan('e', job('#eval 1')), undefined);
+  t.ok(memo.plan('e', job('theorem x : 1 = 1 := rfl')));
+});
+
+t.test('a tail keeps its own positions, from its own origin', async (t) => {
+  const memo = new CommentMemo(16);
+  const text = (c: string) => `theorem x : 1 = 1 := by${c}\n  rfl`;
+  const mk = (c: string, tailLine: number): ElabJob => ({
+    header: '',
+    commands: [
+      { text: text(c), origin: ORIGIN, tail: { text: '#print axioms x', origin: { line: tailLine, column: 0 } } },
+    ],
+  });
+  const r0 = answerOf([]);
+  r0.commands[0]!.tail = [
+    { severity: 'info', pos: { line: 3, column: 0 }, endPos: undefined, text: "'x' depends on axioms: []" },
+  ];
+  memo.remember(memo.plan('e', mk('', 3))!, mk('', 3), r0);
+  const r = memo.answer(memo.plan('e', mk('\n  -- c', 4))!, mk('\n  -- c', 4))!;
+  t.same(r.commands[0]!.tail, [
+    { severity: 'info', pos: { line: 4, column: 0 }, endPos: undefined, text: "'x' depends on axioms: []" },
+  ]);
+  t.not(
+    memo.plan('e', mk('', 3))!.key,
+    memo.plan('e', { ...mk('', 3), commands: [{ text: text(''), origin: ORIGIN }] })!.key,
+  );
+});
+
+t.test('the backend answers a comment variant without a session, and remembers no failure', async (t) => {
+  const env = environmentConfig.parse({ name: 'e', lean_toolchain: 'x', imports: '', project_dir: '/tmp' });
+  const backend = new LeanBackend({ limits: fakeBackendLimits(), log: silent, launch: () => fakeLaunch() });
+  t.teardown(() => backend.destroy());
+  const ctx = { signal: new AbortController().signal };
+  const first = await backend.elaborate(env, job('MSG warning careful'), ctx);
+  t.equal(first.sent, 1);
+  const again = await backend.elaborate(env, job('-- why\nMSG warning careful'), ctx);
+  t.same([again.sent, backend.commentMemoHits], [0, 1]);
+  t.same(
+    again.commands[0]!.messages.map((m: LeanMessage) => [m.pos.line, m.text]),
+    [[2, 'careful']],
+  );
+  await t.rejects(backend.elaborate(env, job('CRASH\n  now'), ctx));
+  await t.rejects(backend.elaborate(env, job('CRASH\n  -- again\n  now'), ctx), 'a failure is asked of Lean again');
+  const off = new LeanBackend({
+    limits: fakeBackendLimits({ commentMemoEntries: 0 }),
+    log: silent,
+    launch: () => fakeLaunch(),
+  });
+  t.teardown(() => off.destroy());
+  await off.elaborate(env, job('MSG warning careful'), ctx);
+  t.equal((await off.elaborate(env, job('-- why\nMSG warning careful'), ctx)).sent, 1, 'off: sent to Lean');
+});

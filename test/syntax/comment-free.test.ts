@@ -1,0 +1,109 @@
+/**
+ * A text's comment-free form (src/syntax/comment-free.ts): what it drops, what it keeps, its line maps, and the
+ * texts that have none.
+ */
+import t from 'tap';
+import { commentFree, type CommentFree } from '../../src/syntax/comment-free.ts';
+
+const form = (s: string): CommentFree => {
+  const f = commentFree(s);
+  if (!f) throw new Error(`no form for ${JSON.stringify(s)}`);
+  return f;
+};
+
+t.test('comment lines, ending comments, blank lines and ending blanks go; tokens keep their columns', async (t) => {
+  const plain = 'theorem a : b := by\n  simp\n  ring\n';
+  const noisy = 'theorem a : b := by  \n  -- first (sample 7)\n\n  simp -- why\n  /- more\n  lines -/\n  ring\n';
+  t.equal(form(noisy).text, plain);
+  t.equal(form(plain).text, plain);
+  t.notOk(form(plain).changed, 'a text without any of those is its own form');
+  t.ok(form(noisy).changed);
+  t.same([...form(noisy).lineOf], [1, 0, 0, 2, 0, 0, 3, 4], 'each line of the text: its line in the form, 0 dropped');
+  t.same([...form(noisy).from], [1, 4, 7, 8], 'each line of the form: its line in the text');
+  t.same([...form(noisy).keep], [19, 0, 0, 6, 0, 0, 6, 0], 'the code points of each line the form keeps');
+  t.same(form(noisy).removed, ['-- first (sample 7)', '-- why', '/- more\n  lines -/']);
+});
+
+t.test('leading comment lines go; whatever follows the last token stays', async (t) => {
+  const f = form('-- lead\n/- b -/\n  theorem x : 1 = 1 := rfl -- end\n-- after\n');
+  t.equal(f.text, '  theorem x : 1 = 1 := rfl -- end\n-- after\n');
+  t.same([...f.lineOf], [0, 0, 1, 2, 3]);
+});
+
+t.test('a comment with a token after it on its last line stays, and so does its line', async (t) => {
+  t.equal(form('a /- x\n -/ b\n  c').text, 'a /- x\n -/ b\n  c');
+  t.equal(form('a\n  /- x -/ b').text, 'a\n  /- x -/ b', 'removing it would move `b`');
+  t.equal(form('a /- x -/ b').text, 'a /- x -/ b', 'on one line');
+});
+
+t.test('strings, characters and doc comments are tokens: kept whole, comment markers in them too', async (t) => {
+  const s = 'def s := "x\n\n  -- y\n" -- z\n\n  /-- doc\n\n -/\n  theorem t : 1 = 1 := by\n    exact (rfl) -- w\n';
+  t.equal(
+    form(s).text,
+    'def s := "x\n\n  -- y\n"\n  /-- doc\n\n -/\n  theorem t : 1 = 1 := by\n    exact (rfl) -- w\n',
+  );
+  t.equal(form('def c := \'-\'\n-- x\n  def r := r#"a -- b"#').text, 'def c := \'-\'\n  def r := r#"a -- b"#');
+  t.equal(form('/-! mod -/\n-- c\nx').text, '/-! mod -/\nx');
+});
+
+t.test('columns count code points; lines keep their prefix', async (t) => {
+  const f = form('theorem 𝔸x : 1 = 1 := by -- 𝔸\n  rfl');
+  t.equal(f.text, 'theorem 𝔸x : 1 = 1 := by\n  rfl');
+  t.equal(f.keep[0], 24, 'one code point for 𝔸 (two UTF-16 units)');
+});
+
+t.test(
+  'no form for a text whose elaboration may read its own source, or that Lean reads apart from blank space',
+  async (t) => {
+    const none = [
+      '#eval 1',
+      'example : True := by\n  #check Nat\n  trivial',
+      'elab "x" : tactic => pure ()',
+      'macro "x" : tactic => `(tactic| rfl)',
+      'syntax "x" : term',
+      'run_cmd pure ()',
+      'example : True := by run_tac pure ()',
+      'initialize pure ()',
+      'unsafe def f := 1',
+      'attribute [simp] foo',
+      '@[tactic foo] def f := 1',
+      '@[simp, aesop safe] theorem x : 1 = 1 := rfl',
+      '@[simp ←] theorem x : 1 = 1 := rfl',
+      'set_option linter.unusedVariables true in\ntheorem x : 1 = 1 := rfl',
+      'set_option trace.Meta.synthInstance true in\ntheorem x : 1 = 1 := rfl',
+      'set_option pp.sorrySource true',
+      'theorem x : 1 = 1 := by\n\trfl',
+      'theorem x : 1 = 1 := by\r\n  rfl',
+      'theorem x : 1 = 1 := by\f  rfl',
+      'theorem x : 1 = 1 := by /- open',
+      'def s := "open',
+    ];
+    for (const s of none) t.equal(commentFree(s), undefined, JSON.stringify(s));
+    const some = [
+      'set_option maxHeartbeats 400000 in\ntheorem x : 1 = 1 := rfl',
+      'set_option synthInstance.maxHeartbeats 1000 in\ntheorem x : 1 = 1 := rfl',
+      '@[simp] theorem x : 1 = 1 := rfl',
+      '@[local simp 100, reducible] def x := 1',
+      'def a := #[1, 2]',
+      'theorem macros_free : 1 = 1 := rfl',
+    ];
+    for (const s of some) t.ok(commentFree(s), JSON.stringify(s));
+  },
+);
+
+t.test('two texts differing only in dropped comments and blanks share a form', async (t) => {
+  const a = 'theorem rl_1 (x : ℝ) : x = x := by\n  nlinarith [sq_nonneg x] -- AM-GM\n  linarith\n';
+  const b =
+    'theorem rl_1 (x : ℝ) : x = x := by\n  -- close with nlinarith (sample 5)\n  nlinarith [sq_nonneg x]\n  linarith\n';
+  t.equal(form(a).text, form(b).text);
+  t.not(
+    form(a).text,
+    form('theorem rl_1 (x : ℝ) : x = x := by\n  nlinarith [sq_nonneg x]\n linarith\n').text,
+    'indentation is kept',
+  );
+  t.not(
+    form(a).text,
+    form('theorem rl_1 (x : ℝ) : x = x := by\n  nlinarith [sq_nonneg x] linarith\n').text,
+    'line breaks are kept',
+  );
+});
