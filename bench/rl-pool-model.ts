@@ -8,8 +8,8 @@
  * (bench/cost-model.mjs) and a cancelled one what it spent until cancelled; a candidate costs its declaration's price
  * and a command's fixed cost; one priced past the request's timeout runs to the timeout and the kill grace, then its
  * process is killed (the daemon's heartbeat budget does not stop it in time: bench/cost-repl.mjs). The bench's
- * admission (the key's concurrency, ADMIT, default 2) and clients (8); an exact-text result cache with no coalescing
- * in flight; timeouts are not cached. HTTP and the daemon's own CPU are not modelled.
+ * admission (the key's concurrency, ADMIT, default 2) and clients (8); an exact-text result cache and the comment memo
+ * (a candidate whose comment-free form was answered), with no coalescing in flight; timeouts are not cached. HTTP and the daemon's own CPU are not modelled.
  *
  * The pool's clocks (Date.now, performance.now, setTimeout) are the virtual one's. Besides starts, retirements and
  * REPL CPU it reports each candidate's wait for a session (admission to acquire: it counts against the deadline) as
@@ -25,7 +25,9 @@ import { pathToFileURL } from 'node:url';
 import type { Log } from '../src/log.ts';
 import type { PoolAgent as Agent } from '../src/backend/pool/agent.ts';
 import type { Pool as PoolClass, Poolable, SlotGate, Usage } from '../src/backend/pool/pool.ts';
-import { limitMs, MODEL, price, SCALE } from './cost-model.mjs';
+import { commentFree } from '../src/syntax/comment-free.ts';
+import { addedImports } from '../src/backend/session/module-probe.ts';
+import { limitMs, loadedModules, MODEL, price, SCALE } from './cost-model.mjs';
 import { candidates, SHARED_IMPORTS, WORKLOAD, type Candidate } from './rl-workload.ts';
 
 const dir = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..', 'src', 'backend', 'pool'));
@@ -158,8 +160,14 @@ function pool(header: string): PoolClass<Repl, string> {
   return agent.pool('bench', header, make, own);
 }
 
-const headerOf = (c: Candidate) =>
+const importsOf = (c: Candidate) =>
   c.header.startsWith(`${SHARED_IMPORTS}\n\n`) ? SHARED_IMPORTS : c.header.split('\n\nset_option')[0]!;
+/** The header whose processes serve `c`: the shared one when `c`'s only adds modules it loaded (src/backend/loaded-imports.ts). */
+const headerOf = (c: Candidate) => {
+  const own = importsOf(c);
+  const added = addedImports(SHARED_IMPORTS, own);
+  return added?.every((m) => SHARED_LOADED.has(m)) ? SHARED_IMPORTS : own;
+};
 
 /** The key's admission: ADMIT requests in the pools at once, the others queued in order. */
 const admission = { inside: 0, queue: [] as (() => void)[] };
@@ -171,7 +179,10 @@ const leave = () => {
   else admission.inside--;
 };
 
+const SHARED_LOADED = loadedModules(SHARED_IMPORTS);
 const cache = new Set<string>();
+/** The candidate's comment-free form (the daemon's comment memo, src/backend/comment-memo.ts, keys its commands' forms). */
+const formOf = (c: Candidate) => `\u0000${commentFree(c.code)?.text ?? c.code}`;
 /** Each candidate's wait for a session (admission to acquire, ms: it counts against the deadline), by header side. */
 const waits = { shared: [] as number[], other: [] as number[] };
 /** Candidates whose wait and check together outlast the timeout: the daemon would time them out (the model does not). */
@@ -184,6 +195,7 @@ async function verify(c: Candidate): Promise<void> {
   await admit();
   try {
     if (cache.has(c.code)) return void bump('cache hits');
+    if (cache.has(formOf(c))) return void bump('comment memo hits');
     const p = pool(headerOf(c));
     const asked = clock.now;
     const s = side({ pool: headerOf(c) });
@@ -206,6 +218,7 @@ async function verify(c: Candidate): Promise<void> {
     await clock.sleep(ms + BASE_MS);
     cpuMs += ms + BASE_MS;
     cache.add(c.code);
+    cache.add(formOf(c));
     p.release(r);
   } finally {
     leave();
