@@ -48,6 +48,9 @@ export const VERDICT_FILES = [
   'src/backend/loaded-imports.ts',
   declaration('src/backend/session/module-probe.ts', 'export function readModuleProbe('),
   declaration('src/backend/session/module-probe.ts', 'export function addedImports('),
+  // Which texts get an answer Lean gave another (one differing only in comments), and where its positions go.
+  'src/syntax/comment-free.ts',
+  'src/backend/comment-memo.ts',
 ];
 
 /** The test files that exercise those files (the tap runner reruns only those covering a mutant). */
@@ -81,4 +84,6 @@ export const VERDICT_TESTS = [
   'test/tools/comparator-mutants.test.ts',
   'test/backend/loaded-imports.test.ts',
   'test/backend/module-probe.test.ts',
+  'test/syntax/comment-free.test.ts',
+  'test/backend/comment-memo.test.ts',
 ];
