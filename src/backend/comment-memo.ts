@@ -35,9 +35,9 @@ export interface MemoPlan {
 }
 
 /** Answers remembered up to this many characters of message and goal text each (a bound on the memo's memory). */
-const MAX_TEXT_CHARS = 64 * 1024;
+export const MAX_TEXT_CHARS = 64 * 1024;
 /** Commands with more removed comments than this are not planned: each message is checked against each of them. */
-const MAX_REMOVED = 64;
+export const MAX_REMOVED = 64;
 
 export class CommentMemo {
   readonly #entries: RecentMap<string, Remembered>;
@@ -49,15 +49,16 @@ export class CommentMemo {
 
   /** The job's key and forms, or undefined when a command has no comment-free form or asks for its info tree. */
   plan(env: string, job: ElabJob): MemoPlan | undefined {
-    const forms = new Array<CommentFree>(job.commands.length);
-    let key = chainKey(chainKey('', env), job.header);
+    const forms: CommentFree[] = [];
+    let key = chainKey(env, job.header);
     for (let i = 0; i < job.commands.length; i++) {
       const c = job.commands[i]!;
       if (c.infotree) return undefined;
       const form = commentFree(c.text);
       if (!form || form.removed.length > MAX_REMOVED) return undefined;
-      forms[i] = form;
-      key = chainKey(chainKey(key, form.text), c.tail ? `\u0001${c.tail.text}` : '');
+      forms.push(form);
+      // One step per command (chainKey prefixes each with its length), and inside it the form and its tail apart.
+      key = chainKey(key, c.tail ? `t${form.text.length}\u0000${form.text}${c.tail.text}` : `c${form.text}`);
     }
     return { key, forms };
   }
@@ -85,7 +86,8 @@ export class CommentMemo {
       if (!c) return;
       commands.push(c);
     }
-    if (!spend(budget, result.headerMessages)) return;
+    spend(budget, result.headerMessages);
+    if (budget.chars < 0) return;
     this.#entries.set(plan.key, { headerMessages: result.headerMessages, commands });
   }
 }
@@ -99,7 +101,8 @@ function canonical(
   c: Command,
   budget: { chars: number },
 ): Remembered['commands'][number] | undefined {
-  if (r.tactics || !spend(budget, r.messages) || !spend(budget, r.tail ?? [])) return undefined;
+  spend(budget, r.messages);
+  spend(budget, r.tail ?? []);
   const messages: LeanMessage[] = [];
   for (const m of r.messages) {
     if (quotesChanged(m, form) || form.removed.some((x) => m.text.includes(x))) return undefined;
@@ -113,10 +116,11 @@ function canonical(
     budget.chars -= s.goal.length;
     const pos = s.pos && toForm(s.pos, form);
     const endPos = s.endPos && toForm(s.endPos, form);
-    if (budget.chars < 0 || (s.pos && !pos) || (s.endPos && !endPos)) return undefined;
+    if ((s.pos && !pos) || (s.endPos && !endPos)) return undefined;
     sorries.push({ goal: s.goal, pos, endPos });
   }
-  const tail = c.tail && r.tail?.map((m) => onTail(m, (p) => relative(p, c.tail!.origin)));
+  // A command sent with a tail has its answer (ElabCommandResult.tail), and the key holds whether it has one.
+  const tail = r.tail?.map((m) => onTail(m, (p) => relative(p, c.tail!.origin)));
   return { messages, sorries, tail };
 }
 
@@ -137,13 +141,13 @@ function restored(r: Remembered['commands'][number], form: CommentFree, c: Comma
     origin,
   }));
   const out: ElabCommandResult = { messages, sorries, cached: true, ms: 0 };
-  if (r.tail && c.tail) out.tail = r.tail.map((m) => onTail(m, (p) => shiftPos(p, c.tail!.origin)));
+  if (r.tail) out.tail = r.tail.map((m) => onTail(m, (p) => shiftPos(p, c.tail!.origin)));
   return out;
 }
 
-function spend(budget: { chars: number }, messages: readonly LeanMessage[]): boolean {
+/** Counts the messages' text against the answer's bound (checked once the whole answer is counted). */
+function spend(budget: { chars: number }, messages: readonly LeanMessage[]): void {
   for (const m of messages) budget.chars -= m.text.length;
-  return budget.chars >= 0;
 }
 
 const onTail = (m: LeanMessage, at: (p: ReplPos) => ReplPos): LeanMessage => ({
@@ -162,8 +166,8 @@ function relative(p: ReplPos, origin: Origin): ReplPos {
 /** A position of the text → the form's, or undefined on a dropped line or past the part of its line kept. */
 function toForm(p: ReplPos, form: CommentFree): ReplPos | undefined {
   const i = p.line - 1;
-  if (i < 0 || i >= form.lineOf.length) return undefined;
-  const line = form.lineOf[i]!;
+  // Outside the text's lines: undefined, read as 0 (dropped).
+  const line = form.lineOf[i] ?? 0;
   return line > 0 && p.column >= 0 && p.column <= form.keep[i]! ? { line, column: p.column } : undefined;
 }
 

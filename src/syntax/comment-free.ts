@@ -56,8 +56,7 @@ export function commentFree(src: string): CommentFree | undefined {
   if (REFUSED_BLANKS.test(src)) return undefined;
   const scanned = scan(src, true);
   if (!sourceBlind(src, scanned)) return undefined;
-  const cuts = removals(src, scanned);
-  return layout(src, cuts, removedComments(scanned, cuts));
+  return layout(src, removals(src, scanned));
 }
 
 /** Whether nothing in the text runs code of its own at elaboration or turns on what reads the source (see above). */
@@ -89,13 +88,19 @@ function sourceBlind(src: string, { kinds, starts, ends }: Scanned): boolean {
 
 const isTrivia = (k: string) => k === 'ws' || k === 'line-comment' || k === 'block-comment';
 
+/** What the form removes: spans [start, end) in order, and the comments inside them. */
+interface Cuts {
+  spans: number[];
+  comments: string[];
+}
+
 /**
- * The spans removed, in order: for each run of blank space and comments that a line break ends before the next
- * token, from the token before it (or the text's start) to the run's last line break (through it, at the start),
- * when only spaces follow that break. Such a run keeps one line break and the next token's indentation.
+ * For each run of blank space and comments that a line break ends before the next token, when only spaces follow
+ * that break: the span from the token before it (−1, before the text, for the first) to the run's last line break.
+ * Such a run keeps one line break and the next token's indentation.
  */
-function removals(src: string, { kinds, starts, ends }: Scanned): number[] {
-  const cuts: number[] = [];
+function removals(src: string, { kinds, starts, ends }: Scanned): Cuts {
+  const cuts: Cuts = { spans: [], comments: [] };
   let prevEnd = -1;
   for (let i = 0; i < kinds.length;) {
     if (!isTrivia(kinds[i]!)) {
@@ -103,14 +108,14 @@ function removals(src: string, { kinds, starts, ends }: Scanned): number[] {
       i++;
       continue;
     }
-    const runStart = starts[i]!;
+    const first = i;
     while (i < kinds.length && isTrivia(kinds[i]!)) i++;
     if (i === kinds.length) break; // after the last token: kept as it is
     const next = starts[i]!;
     const nl = src.lastIndexOf('\n', next - 1);
-    if (nl < runStart || !onlySpaces(src, nl + 1, next)) continue;
-    if (prevEnd < 0) cuts.push(0, nl + 1);
-    else if (nl > prevEnd) cuts.push(prevEnd, nl);
+    if (nl < starts[first]! || !onlySpaces(src, nl + 1, next) || nl === prevEnd) continue;
+    cuts.spans.push(prevEnd, nl);
+    for (let j = first; j < i; j++) if (kinds[j] !== 'ws') cuts.comments.push(src.slice(starts[j], ends[j]));
   }
   return cuts;
 }
@@ -118,19 +123,6 @@ function removals(src: string, { kinds, starts, ends }: Scanned): number[] {
 function onlySpaces(src: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (src.charCodeAt(i) !== 32) return false;
   return true;
-}
-
-/** The comments inside the removed spans (`cuts`: start, end pairs in order), as offsets [start, end). */
-function removedComments({ kinds, starts, ends }: Scanned, cuts: readonly number[]): [number, number][] {
-  const out: [number, number][] = [];
-  let c = 0;
-  for (let i = 0; i < kinds.length && c < cuts.length; i++) {
-    while (c < cuts.length && cuts[c + 1]! <= starts[i]!) c += 2;
-    if (c >= cuts.length) break;
-    const k = kinds[i]!;
-    if ((k === 'line-comment' || k === 'block-comment') && starts[i]! >= cuts[c]!) out.push([starts[i]!, ends[i]!]);
-  }
-  return out;
 }
 
 /** Code points in src[from, to). */
@@ -144,10 +136,11 @@ function codePoints(src: string, from: number, to: number): number {
 }
 
 /**
- * The form's text and its line maps. A cut from the text's start drops the lines it covers whole; any other (from a
- * token's end to a line break) ends the token's line there and drops the lines after it up to that break.
+ * The form's text and its line maps. A span [a, b) ends the line holding a there (when a is on a line: −1 is before
+ * the text) and drops the lines starting in (a, b]; the line after b, the next token's, is kept whole.
  */
-function layout(src: string, cuts: readonly number[], comments: [number, number][]): CommentFree {
+function layout(src: string, cuts: Cuts): CommentFree {
+  const spans = cuts.spans;
   const starts = [0];
   for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) starts.push(i + 1);
   const lineOf = new Int32Array(starts.length);
@@ -158,17 +151,15 @@ function layout(src: string, cuts: readonly number[], comments: [number, number]
   for (let l = 0; l < starts.length; l++) {
     const s = starts[l]!;
     const e = l + 1 < starts.length ? starts[l + 1]! - 1 : src.length;
-    // Cuts that end before this line (a leading cut's end is the next kept line's start).
-    while (c < cuts.length && (cuts[c] === 0 ? cuts[c + 1]! <= s : cuts[c + 1]! < s)) c += 2;
-    const a = c < cuts.length ? cuts[c]! : Infinity;
-    const b = c < cuts.length ? cuts[c + 1]! : Infinity;
-    if (a === 0 ? s < b : a < s && s <= b) continue;
-    const end = a === 0 ? e : Math.min(e, a);
+    while (spans[c + 1]! < s) c += 2;
+    const a = spans[c] ?? Infinity;
+    if (a < s && s <= spans[c + 1]!) continue;
+    const end = Math.min(e, a);
     from.push(l + 1);
     lineOf[l] = from.length;
     keep[l] = codePoints(src, s, end);
     pieces.push(src.slice(s, end));
   }
-  const removed = comments.map(([x, y]) => src.slice(x, y));
-  return { text: pieces.join('\n'), changed: cuts.length > 0, lineOf, keep, from: Int32Array.from(from), removed };
+  const text = pieces.join('\n');
+  return { text, changed: spans.length > 0, lineOf, keep, from: Int32Array.from(from), removed: cuts.comments };
 }

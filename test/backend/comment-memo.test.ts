@@ -5,7 +5,7 @@
  * backend answering such a job without a session (the fake REPL, for the process side only).
  */
 import t from 'tap';
-import { CommentMemo } from '../../src/backend/comment-memo.ts';
+import { CommentMemo, MAX_REMOVED, MAX_TEXT_CHARS } from '../../src/backend/comment-memo.ts';
 import { LeanBackend, type ElabJob, type ElabResult, type LeanMessage } from '../../src/backend/index.ts';
 import { toLeanMessage } from '../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../src/backend/protocol/schema.ts';
@@ -165,6 +165,7 @@ t.test(
     const noisy = 'theorem x : 1 = 2 := by\n  -- note\n  omega\n';
     const cases: [string, ReplMessage][] = [
       ['on a dropped line', msg(2, 2, 'error')],
+      ['at the start of a dropped line', msg(2, 0, 'error')],
       ['past the part of a line kept', msg(1, 30, 'error')],
       ['quoting a removed comment', msg(3, 2, 'unexpected -- note here')],
       ['a hint about a changed text', msg(3, 2, 'This simp argument is unused\n\nHint: Omit it')],
@@ -241,4 +242,131 @@ t.test('the backend answers a comment variant without a session, and remembers n
   t.teardown(() => off.destroy());
   await off.elaborate(env, job('MSG warning careful'), ctx);
   t.equal((await off.elaborate(env, job('-- why\nMSG warning careful'), ctx)).sent, 1, 'off: sent to Lean');
+});
+
+t.test('on the origin line, columns count from the origin', async (t) => {
+  const memo = new CommentMemo(16);
+  const o = { line: 5, column: 4 };
+  const a = 'theorem x : 1 = 2 := by\n  -- c\n  omega';
+  const b = 'theorem x : 1 = 2 := by\n  omega';
+  const first = toLeanMessage(msg(1, 8, 'x is unused', 1, 9), o);
+  const r0 = answerOf([], [], o);
+  r0.commands[0]!.messages = [first];
+  memo.remember(memo.plan('e', job(a, o))!, job(a, o), r0);
+  const o2 = { line: 2, column: 7 };
+  const r = memo.answer(memo.plan('e', job(b, o2))!, job(b, o2))!;
+  t.same(
+    r.commands[0]!.messages[0]!.pos,
+    { line: 2, column: 15 },
+    'column 8 of the text, on a line starting at column 7',
+  );
+  t.same(r.commands[0]!.messages[0]!.endPos, { line: 2, column: 16 });
+});
+
+t.test(
+  'never remembered: positions outside the text, an end with no place, sorries with no place, past the bounds',
+  async (t) => {
+    const noisy = 'theorem x : 1 = 2 := by\n  -- note\n  omega\n';
+    const o = { line: 3, column: 2 };
+    const remembers = (r: ElabResult, origin = ORIGIN) => {
+      const memo = new CommentMemo(16);
+      const plan = memo.plan('e', job(noisy, origin))!;
+      memo.remember(plan, job(noisy, origin), r);
+      return memo.answer(plan, job(noisy, origin)) !== undefined;
+    };
+    t.ok(remembers(answerOf([msg(3, 2, 'fine', 3, 7)])), 'a message on a kept line: remembered');
+    t.notOk(remembers(answerOf([msg(3, 2, 'its end is past the line', 3, 30)])), 'an end past the part kept');
+    t.notOk(remembers(answerOf([msg(3, 2, 'its end is on a dropped line', 2, 4)])), 'an end on a dropped line');
+    t.notOk(remembers(answerOf([msg(9, 0, 'past the last line')])), 'a line past the text');
+    const before = answerOf([], [], o);
+    before.commands[0]!.messages = [
+      { severity: 'error', pos: { line: 2, column: 0 }, endPos: undefined, text: 'before' },
+    ];
+    t.notOk(remembers(before, o), 'a line before the origin');
+    const left = answerOf([], [], o);
+    left.commands[0]!.messages = [{ severity: 'error', pos: { line: 3, column: 0 }, endPos: undefined, text: 'left' }];
+    t.notOk(remembers(left, o), 'left of the origin on its line');
+    const sorry = (
+      pos?: { line: number; column: number },
+      endPos?: { line: number; column: number },
+      goal = '⊢ 1 = 2',
+    ) => answerOf([], [{ goal, pos, endPos }]);
+    t.ok(remembers(sorry({ line: 3, column: 2 }, { line: 3, column: 7 })), 'a sorry on a kept line: remembered');
+    t.ok(remembers(sorry(undefined, undefined)), 'a sorry without positions: remembered');
+    t.notOk(remembers(sorry({ line: 2, column: 2 }, { line: 3, column: 7 })), 'a sorry on a dropped line');
+    t.notOk(remembers(sorry({ line: 3, column: 2 }, { line: 2, column: 7 })), 'a sorry ending on a dropped line');
+    t.notOk(
+      remembers(sorry({ line: 3, column: 2 }, { line: 3, column: 7 }, 'x'.repeat(MAX_TEXT_CHARS + 1))),
+      'a goal past the bound',
+    );
+    t.ok(remembers(answerOf([msg(3, 2, 'x'.repeat(MAX_TEXT_CHARS), 3, 7)])), 'messages up to the bound: remembered');
+    t.notOk(remembers(answerOf([msg(3, 2, 'x'.repeat(MAX_TEXT_CHARS + 1), 3, 7)])), 'messages past it');
+    const header = answerOf([]);
+    header.headerMessages = [
+      { severity: 'warning', pos: { line: 1, column: 0 }, endPos: undefined, text: 'x'.repeat(MAX_TEXT_CHARS + 1) },
+    ];
+    t.notOk(remembers(header), 'header messages past the bound');
+    const tail = answerOf([]);
+    tail.commands[0]!.tail = [
+      { severity: 'info', pos: { line: 4, column: 0 }, endPos: undefined, text: 'x'.repeat(MAX_TEXT_CHARS + 1) },
+    ];
+    const tailJob: ElabJob = {
+      header: '',
+      commands: [{ text: noisy, origin: ORIGIN, tail: { text: '#print axioms x', origin: { line: 4, column: 0 } } }],
+    };
+    const memo = new CommentMemo(16);
+    memo.remember(memo.plan('e', tailJob)!, tailJob, tail);
+    t.equal(memo.answer(memo.plan('e', tailJob)!, tailJob), undefined, 'a tail past the bound');
+  },
+);
+
+t.test('sorries of a text with comments move to the form and back', async (t) => {
+  const memo = new CommentMemo(16);
+  const a = 'theorem x : 1 = 1 := by\n  -- first\n  -- second\n  sorry\n';
+  const b = 'theorem x : 1 = 1 := by -- why\n  sorry\n';
+  const sorry = { goal: '⊢ 1 = 1', pos: { line: 4, column: 2 }, endPos: { line: 4, column: 7 } };
+  memo.remember(memo.plan('e', job(a))!, job(a), answerOf([], [sorry]));
+  const r = memo.answer(memo.plan('e', job(b))!, job(b))!;
+  t.same(r.commands[0]!.sorries[0], {
+    goal: '⊢ 1 = 1',
+    pos: { line: 2, column: 2 },
+    endPos: { line: 2, column: 7 },
+    origin: ORIGIN,
+  });
+});
+
+t.test('header messages come back as they were; a command with too many comments is not planned', async (t) => {
+  const memo = new CommentMemo(16);
+  const r0 = answerOf([]);
+  const h: LeanMessage = {
+    severity: 'warning',
+    pos: { line: 1, column: 0 },
+    endPos: undefined,
+    text: 'deprecated module',
+  };
+  r0.headerMessages = [h];
+  memo.remember(memo.plan('e', job('theorem x : 1 = 1 := rfl'))!, job('theorem x : 1 = 1 := rfl'), r0);
+  t.same(
+    memo.answer(memo.plan('e', job('theorem x : 1 = 1 := rfl'))!, job('theorem x : 1 = 1 := rfl'))!.headerMessages,
+    [h],
+  );
+  const many = (n: number) => `theorem x : 1 = 1 := by\n${'  -- c\n'.repeat(n)}  rfl`;
+  t.ok(memo.plan('e', job(many(MAX_REMOVED))), `${MAX_REMOVED} comments`);
+  t.equal(memo.plan('e', job(many(MAX_REMOVED + 1))), undefined, `${MAX_REMOVED + 1} comments`);
+});
+
+t.test('a command with a tail and one without are never the same key, nor one command and two', async (t) => {
+  const memo = new CommentMemo(16);
+  const one: ElabJob = { header: '', commands: [{ text: 'x', origin: ORIGIN, tail: { text: 'y', origin: ORIGIN } }] };
+  const two: ElabJob = {
+    header: '',
+    commands: [
+      { text: 'x', origin: ORIGIN },
+      { text: 'y', origin: ORIGIN },
+    ],
+  };
+  const joined: ElabJob = { header: '', commands: [{ text: 'xy', origin: ORIGIN }] };
+  const other: ElabJob = { header: '', commands: [{ text: 'z', origin: ORIGIN, tail: { text: 'y', origin: ORIGIN } }] };
+  const keys = [one, two, joined, other].map((j) => memo.plan('e', j)!.key);
+  t.equal(new Set(keys).size, 4);
 });

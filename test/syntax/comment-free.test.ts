@@ -107,3 +107,60 @@ t.test('two texts differing only in dropped comments and blanks share a form', a
     'line breaks are kept',
   );
 });
+
+t.test(
+  'each allowed option and attribute has a form; whatever stands between set_option and its name is read',
+  async (t) => {
+    for (const o of [
+      'maxHeartbeats',
+      'maxRecDepth',
+      'synthInstance.maxHeartbeats',
+      'synthInstance.maxSize',
+      'autoImplicit',
+      'relaxedAutoImplicit',
+    ])
+      t.ok(commentFree(`set_option ${o} 1 in\ntheorem x : 1 = 1 := rfl`), o);
+    for (const a of ['simp', 'reducible', 'irreducible', 'instance', 'local simp', 'scoped simp', 'inline'])
+      t.ok(commentFree(`@[${a}] def x := 1`), a);
+    const none = [
+      'set_option\n  linter.all true in\ntheorem x : 1 = 1 := rfl',
+      'set_option -- c\n  linter.all true in\ntheorem x : 1 = 1 := rfl',
+      'set_option /- c -/ linter.all true in\ntheorem x : 1 = 1 := rfl',
+      'set_option /-- c -/ linter.all true in\ntheorem x : 1 = 1 := rfl',
+      'set_option /-! c -/ linter.all true in\ntheorem x : 1 = 1 := rfl',
+      'theorem x : 1 = 1 := rfl\nset_option',
+      '@[simp',
+      '@[simp "x"] theorem x : 1 = 1 := rfl',
+      'theorem x : 1 = 1 := by\v  rfl',
+    ];
+    for (const s of none) t.equal(commentFree(s), undefined, JSON.stringify(s));
+    t.ok(
+      commentFree('def f (set_option : Nat) := set_option + foo'),
+      'a token after `set_option` that is no name ends it',
+    );
+  },
+);
+
+t.test('the removed comments are those inside the cuts, from the first character', async (t) => {
+  t.same(form('-- lead\nx -- end').removed, ['-- lead'], 'after the last token: kept, not removed');
+  t.same(
+    form('x-- c\n  y /- k -/ z\n  -- d\n  w').removed,
+    ['-- c', '-- d'],
+    'a comment with a token after it is kept',
+  );
+  t.equal(form('x-- c\n  y').text, 'x\n  y');
+});
+
+t.test('blank lines at the start go; a text of one line is its own form', async (t) => {
+  t.equal(form('\n  x').text, '  x');
+  t.same([...form('\n\n  x').lineOf], [0, 0, 1]);
+  t.equal(form('\n\n  x').text, '  x');
+  t.notOk(form('   b').changed);
+  t.notOk(form('a /- c -/ b').changed);
+});
+
+t.test('columns count a surrogate pair once, at either end of the low surrogates', async (t) => {
+  t.equal(form('𐀀 x -- c\n  y').keep[0], 3, 'U+10000 (low surrogate DC00)');
+  t.equal(form('𐏿 x -- c\n  y').keep[0], 3, 'U+103FF (low surrogate DFFF)');
+  t.equal(form('！ x -- c\n  y').keep[0], 3, 'U+FF01, past the surrogates');
+});
