@@ -2,6 +2,12 @@
 // argument. Keyed `file|mutator|original line (trimmed)|replacement`, as the report lists them, so
 // a change to the line makes the argument lapse and the mutant show again.
 export const EQUIVALENT = {
+  'src/syntax/comment-free.ts|EqualityOperator|for (let i = 0; i < kinds.length;) {|i <= kinds.length':
+    'one more turn reads kinds[length], undefined: not trivia, so it sets prevEnd to undefined and ends the loop with no span pushed',
+  'src/syntax/comment-free.ts|ConditionalExpression|while (i < kinds.length && isTrivia(kinds[i]!)) i++;|true':
+    'past the last token kinds[i] is undefined, which isTrivia rejects: the loop stops at the same index',
+  'src/syntax/comment-free.ts|EqualityOperator|while (i < kinds.length && isTrivia(kinds[i]!)) i++;|i <= kinds.length':
+    'past the last token kinds[i] is undefined, which isTrivia rejects: the loop stops at the same index',
   "src/tools/lean-texts.ts|Regex|const m = /^v(\\d+)\\.(\\d+)\\.(\\d+)(?:-rc(\\d+))?$/.exec(toolchainTag(toolchain) ?? '');|/v(\\d+)\\.(\\d+)\\.(\\d+)(?:-rc(\\d+))?$/":
     "toolchainTag returns `v` plus its own anchored match or undefined (then ''), so the text always starts with `v`",
   "src/tools/lean-texts.ts|Regex|const m = /^v(\\d+)\\.(\\d+)\\.(\\d+)(?:-rc(\\d+))?$/.exec(toolchainTag(toolchain) ?? '');|/^v(\\d+)\\.(\\d+)\\.(\\d+)(?:-rc(\\d+))?/":

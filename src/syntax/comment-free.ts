@@ -151,9 +151,10 @@ function layout(src: string, cuts: Cuts): CommentFree {
   for (let l = 0; l < starts.length; l++) {
     const s = starts[l]!;
     const e = l + 1 < starts.length ? starts[l + 1]! - 1 : src.length;
+    // The first span not ending before this line: one starting before the line's start drops it.
     while (spans[c + 1]! < s) c += 2;
     const a = spans[c] ?? Infinity;
-    if (a < s && s <= spans[c + 1]!) continue;
+    if (a < s) continue;
     const end = Math.min(e, a);
     from.push(l + 1);
     lineOf[l] = from.length;

@@ -165,7 +165,7 @@ t.test(
     const noisy = 'theorem x : 1 = 2 := by\n  -- note\n  omega\n';
     const cases: [string, ReplMessage][] = [
       ['on a dropped line', msg(2, 2, 'error')],
-      ['at the start of a dropped line', msg(2, 0, 'error')],
+      ['at the start of a dropped line', { ...msg(2, 0, 'error'), endPos: null }],
       ['past the part of a line kept', msg(1, 30, 'error')],
       ['quoting a removed comment', msg(3, 2, 'unexpected -- note here')],
       ['a hint about a changed text', msg(3, 2, 'This simp argument is unused\n\nHint: Omit it')],

@@ -157,6 +157,7 @@ t.test('blank lines at the start go; a text of one line is its own form', async 
   t.equal(form('\n\n  x').text, '  x');
   t.notOk(form('   b').changed);
   t.notOk(form('a /- c -/ b').changed);
+  t.notOk(form('a\n  b').changed, 'a line break alone is nothing to cut');
 });
 
 t.test('columns count a surrogate pair once, at either end of the low surrogates', async (t) => {
