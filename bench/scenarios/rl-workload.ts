@@ -205,7 +205,11 @@ async function runRounds(cands: Candidate[], lb: LowerBound, withKimina: boolean
     const order: Server['kind'][] = withKimina ? (r % 2 ? ['kimina', 'daemon'] : ['daemon', 'kimina']) : ['daemon'];
     for (const kind of order) {
       const s = kind === 'daemon' ? await daemon(`rl${r}`) : await kimina(`rl${r}`);
-      const f = await measure(s, r, cands, lb);
+      // A run that fails (a server that never settles) still stops its server: none is left running.
+      const f = await measure(s, r, cands, lb).catch(async (e: unknown) => {
+        await s.stop();
+        throw e;
+      });
       console.error(`  ${kind} r${r}: ${JSON.stringify(f)}`);
       runs.push(f);
     }
