@@ -63,10 +63,13 @@ const blowUp = (n: number) =>
   });
 
 let nonce = 0;
-/** One tactic block of n lines (438 KB at 64× the base): a fresh comment each time, so it misses the cache. */
+/**
+ * One tactic block of n lines (438 KB at 64× the base): a fresh name each time, so it misses the cache (a fresh comment
+ * would not: the comment memo answers a text that differs only in comments, src/backend/comment-memo.ts).
+ */
 const bigCheck = (n: number) =>
   JSON.stringify({
-    content: `-- ${nonce++}\ntheorem t : True := by\n${'  trivial\n'.repeat(n)}`,
+    content: `theorem t${nonce++} : True := by\n${'  trivial\n'.repeat(n)}`,
     environment: ENV,
     timeout_seconds: 300,
   });
@@ -258,7 +261,8 @@ const GLOB_REQUESTS = 20;
 const globBody = (i: number) =>
   JSON.stringify({
     formal_statement: 'theorem t : True := sorry\n',
-    content: `-- ${i}\ntheorem t : True := trivial\ntheorem ${'a'.repeat(40)} : True := sorry\n`,
+    // The fresh comment last: what follows the last token is kept in a comment-free form, so each is a miss for the memo too.
+    content: `theorem t : True := trivial\ntheorem ${'a'.repeat(40)} : True := sorry\n-- ${i}\n`,
     environment: ENV,
     // Ten stars against the 40-character name: a regex `^a.*a.*…b$` tries every placement of its
     // stars, C(40, 10) of them, before it fails (thirty stars against 200 characters, the unit
