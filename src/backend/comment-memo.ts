@@ -5,7 +5,9 @@
  *
  * The answer is Lean's for the other text. It is this text's too where Lean's answer depends only on the tokens, their
  * columns and their lines' order, which the comment-free form keeps; the form refuses texts that run code of their
- * own at elaboration (which may read the source). Lean quotes the source in a hint's suggestion: the text of the span
+ * own at elaboration (which may read the source); a text with nothing a form changes is its own form without being
+ * read (the miss path's common case), and answered only from itself or from a text read whole with the same tokens.
+ * Lean quotes the source in a hint's suggestion: the text of the span
  * it would replace [lean4 v4.28.0: src/Lean/Meta/Hint.lean, `mkSuggestionsMessage`, `map.source.extract`], which may
  * hold blank space and comments the form drops. So an answer with a hint is remembered, and given, only for a text
  * the form leaves as it is, and no answer whose messages hold a removed comment's text is remembered. A position on a
@@ -18,7 +20,7 @@
 import type { ReplPos, ReplSorry } from './protocol/schema.ts';
 import { shiftPos, type LeanMessage, type Origin } from './protocol/messages.ts';
 import { chainKey } from './session/keys.ts';
-import { commentFree, type CommentFree } from '../syntax/comment-free.ts';
+import { commentFreeForm, type CommentFree } from '../syntax/comment-free.ts';
 import { RecentMap } from '../util/recent-map.ts';
 import type { ElabCommandResult, ElabJob, ElabResult } from './index.ts';
 
@@ -54,7 +56,7 @@ export class CommentMemo {
     for (let i = 0; i < job.commands.length; i++) {
       const c = job.commands[i]!;
       if (c.infotree) return undefined;
-      const form = commentFree(c.text);
+      const form = commentFreeForm(c.text);
       if (!form || form.removed.length > MAX_REMOVED) return undefined;
       forms.push(form);
       // One step per command (chainKey prefixes each with its length), and inside it the form and its tail apart.

@@ -51,6 +51,34 @@ const SOURCE_BLIND_ATTRIBUTES = new Set(['simp', 'reducible', 'irreducible', 'in
 /** Lean refuses a tab or a lone carriage return as blank space, and takes no other control character for it. */
 const REFUSED_BLANKS = /[\t\r\f\v]/;
 
+/**
+ * What a form can change, or refuse: a comment, blank space ending a line, a blank line, a line break first, a blank
+ * Lean refuses. A text with none of these is its own form (no span can be cut from it).
+ */
+const MAY_CHANGE = /--|\/-| \n|\n\n|^\n|[\t\r\f\v]/;
+
+/**
+ * `src` as its own form when it holds nothing a form changes (MAY_CHANGE), without reading its tokens: whether it
+ * runs code of its own is not asked (a caller answers such a text only from a text with the same form, which was
+ * either this very text or one read whole by `commentFree`, with the same tokens); else `commentFree(src)`.
+ */
+export function commentFreeForm(src: string): CommentFree | undefined {
+  return MAY_CHANGE.test(src) ? commentFree(src) : ownForm(src);
+}
+
+/** A text as its own form: every line kept whole. */
+function ownForm(src: string): CommentFree {
+  const keep: number[] = [];
+  let s = 0;
+  for (let e = src.indexOf('\n'); ; e = src.indexOf('\n', s)) {
+    keep.push(codePoints(src, s, e < 0 ? src.length : e));
+    if (e < 0) break;
+    s = e + 1;
+  }
+  const lines = Int32Array.from(keep, (_, i) => i + 1);
+  return { text: src, changed: false, lineOf: lines, keep: Int32Array.from(keep), from: lines, removed: [] };
+}
+
 /** The comment-free form of `src`, or undefined when it has none (see above). Linear in the text. */
 export function commentFree(src: string): CommentFree | undefined {
   if (REFUSED_BLANKS.test(src)) return undefined;

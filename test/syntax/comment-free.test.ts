@@ -3,7 +3,7 @@
  * texts that have none.
  */
 import t from 'tap';
-import { commentFree, type CommentFree } from '../../src/syntax/comment-free.ts';
+import { commentFree, commentFreeForm, type CommentFree } from '../../src/syntax/comment-free.ts';
 
 const form = (s: string): CommentFree => {
   const f = commentFree(s);
@@ -164,4 +164,27 @@ t.test('columns count a surrogate pair once, at either end of the low surrogates
   t.equal(form('𐀀 x -- c\n  y').keep[0], 3, 'U+10000 (low surrogate DC00)');
   t.equal(form('𐏿 x -- c\n  y').keep[0], 3, 'U+103FF (low surrogate DFFF)');
   t.equal(form('！ x -- c\n  y').keep[0], 3, 'U+FF01, past the surrogates');
+});
+
+t.test('a text with nothing a form changes is its own form without being read; any other is read whole', async (t) => {
+  const own = ['theorem x : 1 = 1 := by\n  rfl', '#eval 1\n  + 1', 'a - b / c', '𝔸 x\n  y'];
+  for (const s of own) {
+    const f = commentFreeForm(s)!;
+    t.same([f.text, f.changed, f.removed], [s, false, []], JSON.stringify(s));
+    t.same([...f.keep], [...form(s.replace('#eval', 'evals')).keep], 'the same line lengths as a read form');
+    t.same([...f.lineOf], [...f.from]);
+  }
+  const read = [
+    'a -- c\n  b',
+    'a /- c -/\n  b',
+    'a  \n  b',
+    'a\n\n  b',
+    '\n  b',
+    'a\t b',
+    'a\r\n b',
+    'a\f b',
+    'a\v b',
+    '#eval 1 -- c\n  + 1',
+  ];
+  for (const s of read) t.same(commentFreeForm(s), commentFree(s), JSON.stringify(s));
 });
