@@ -49,6 +49,11 @@ export class CommentMemo {
     this.#entries = new RecentMap(entries);
   }
 
+  /** What `GET /v1/status` shows of it: answers held, and jobs answered from them. */
+  stats(): { entries: number; hits: number } {
+    return { entries: this.#entries.size, hits: this.hits };
+  }
+
   /** The job's key and forms, or undefined when a command has no comment-free form or asks for its info tree. */
   plan(env: string, job: ElabJob): MemoPlan | undefined {
     const forms: CommentFree[] = [];

@@ -276,9 +276,9 @@ export class LeanBackend implements LeanRunner {
     return this.#elaborate(env, job, ctx).then((r) => (memo.remember(plan, job, r), r));
   }
 
-  /** Answers remembered for jobs that differ only in comments (comment-memo.ts), given so far. */
-  get commentMemoHits(): number {
-    return this.#memo?.hits ?? 0;
+  /** The comment memo's answers held and given (comment-memo.ts); zeros when it is off. */
+  commentMemoStats(): { entries: number; hits: number } {
+    return this.#memo?.stats() ?? { entries: 0, hits: 0 };
   }
 
   #elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {

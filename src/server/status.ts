@@ -25,6 +25,7 @@ export function statusReport(s: StatusSources): Record<string, unknown> {
     environments: s.registry.list().map((e) => ({ name: e.name, available: e.available })),
     admission: s.limiter.stats(),
     pools: s.backend.stats(),
+    comment_memo: s.backend.commentMemoStats(),
     cache: s.cache.stats(),
     keys_configured: s.keys.size,
   };
