@@ -141,7 +141,9 @@ function removals(src: string, { kinds, starts, ends }: Scanned): Cuts {
     if (i === kinds.length) break; // after the last token: kept as it is
     const next = starts[i]!;
     const nl = src.lastIndexOf('\n', next - 1);
-    if (nl < starts[first]! || !onlySpaces(src, nl + 1, next) || nl === prevEnd) continue;
+    // No line break in the run: the token before it stands between that break and the next token (or, first in the
+    // text, nl and prevEnd are both −1).
+    if (!onlySpaces(src, nl + 1, next) || nl === prevEnd) continue;
     cuts.spans.push(prevEnd, nl);
     for (let j = first; j < i; j++) if (kinds[j] !== 'ws') cuts.comments.push(src.slice(starts[j], ends[j]));
   }
