@@ -7,12 +7,11 @@
  * columns and their lines' order, which the comment-free form keeps; the form refuses texts that run code of their
  * own at elaboration (which may read the source); a text with nothing a form changes is its own form without being
  * read (the miss path's common case), and answered only from itself or from a text read whole with the same tokens.
- * Lean quotes the source in a hint's suggestion: the text of the span
- * it would replace [lean4 v4.28.0: src/Lean/Meta/Hint.lean, `mkSuggestionsMessage`, `map.source.extract`], which may
+ * Lean quotes the source in a hint's suggestion, the text of the span it would replace [lean4 src/Lean/Meta/Hint.lean,
+ * `mkSuggestionsMessage`: `map.source.extract` over the span; read in the versions the code index stores], which may
  * hold blank space and comments the form drops. So an answer with a hint is remembered, and given, only for a text
  * the form leaves as it is, and no answer whose messages hold a removed comment's text is remembered. A position on a
- * line, or part of a line, the form drops (the end of input after trailing comments lies there) keeps an answer from
- * being remembered: it has no place in another text.
+ * line, or part of a line, the form drops keeps an answer from being remembered: it has no place in another text.
  *
  * Commands asked with their info tree, and answers Lean did not finish (a deadline, a fault: the backend throws), are
  * never remembered. Sorries come back without their proof state: it names a state of the process that answered.

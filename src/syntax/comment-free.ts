@@ -2,7 +2,8 @@
  * A command's text without what Lean skips as blank space between lines: the comments that end a line, the lines
  * that hold nothing else, blank lines and the blank space ending a line. Two texts with the same comment-free form
  * hold the same tokens at the same columns, each line keeping its own tokens, so Lean parses them alike: its parser
- * reads comments as whitespace [lean4 v4.28.0: src/Lean/Parser/Basic.lean, `whitespace`, `finishCommentBlock`], and
+ * reads comments as whitespace [lean4 src/Lean/Parser/Basic.lean, `whitespace`, `finishCommentBlock`; read in the
+ * versions the code index stores, which refuse a tab in blank space, and the newer ones a lone carriage return], and
  * its layout checks compare columns and whether a line break comes between two tokens (`checkColGe`,
  * `checkLinebreakBefore`), never how many. What differs is the lines a token sits on: `lineOf` and `from` map them.
  *
@@ -10,7 +11,7 @@
  * - a comment followed by a token on its own last line is kept (removing it would move that token's column), as is
  *   everything after the last token (where Lean's end-of-input position lies), and doc comments (`/--`, `/-!`:
  *   syntax, not blank space);
- * - a text with a tab, a carriage return (Lean refuses both outside comments: `whitespace`) or another control
+ * - a text with a tab, a carriage return (Lean refuses them outside comments: `whitespace`) or another control
  *   character of blank space (not blank space to Lean: `Char.isWhitespace`), an unterminated token,
  *   a `#` command, an attribute outside SOURCE_BLIND_ATTRIBUTES, an option outside SOURCE_BLIND_OPTIONS or a
  *   CODE_RUNNING_WORDS word has no comment-free form: code run at elaboration may read the source itself.
