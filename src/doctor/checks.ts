@@ -21,6 +21,7 @@ import { helperSource, infoCommand, parseInfo, parseMeasure, wrapCommand } from 
 import { printAxiomsCommand } from '../tools/lean-texts.ts';
 import {
   judgeAxiomsAnswer,
+  judgeCommentVariant,
   judgeBudgetStop,
   judgeNoErrors,
   judgeNoGoals,
@@ -377,6 +378,19 @@ export const CHECKS: DoctorCheck[] = [
       const a = readModuleProbe(msgs(loaded));
       const b = readModuleProbe(msgs(missing));
       return { ok: a === true && b === false, detail: `Init.Prelude: ${String(a)}, DoctorNoSuchModule: ${String(b)}` };
+    },
+  },
+  {
+    name: 'a proof that differs only in comments gets the same messages on its own lines (the comment memo)',
+    assumption:
+      'Lean reads comments and blank lines as whitespace [lean4 src/Lean/Parser/Basic.lean, `whitespace`] and places ' +
+      "messages by tokens, so a comment variant's messages are the plain text's, on the lines the comment-free form " +
+      'maps (src/backend/comment-memo.ts answers such a variant from memory); no recording holds both texts',
+    async run(run) {
+      const plain = 'example : (2 : Nat) + 2 = 5 := by\n  decide';
+      const noisy = '-- first\nexample : (2 : Nat) + 2 = 5 := by -- why\n  -- a step\n\n  decide';
+      const [a, b] = await run([plain, noisy]);
+      return judgeCommentVariant(a?.messages ?? [], b?.messages ?? [], plain, noisy);
     },
   },
   {

@@ -5,6 +5,7 @@
  * (test/doctor/judges.test.ts), so a judge that would pass a wrong text fails there first.
  */
 import { isKernelTimeout, stoppedByBudget } from '../backend/heartbeats/max-heartbeats.ts';
+import { commentFreeForm } from '../syntax/comment-free.ts';
 import { parseGoals } from '../tools/goals.ts';
 import {
   NO_GOALS_RE,
@@ -128,4 +129,43 @@ export function judgeReplSource(f: ReplSourceFacts): Verdict {
   return failures.length
     ? { ok: false, detail: `${where}: ${failures.join('; ')}` }
     : { ok: true, detail: `${where}: runs Lean ${f.version}, \`#eval 1 + 1\` = 2` };
+}
+
+/** A message with the positions the REPL gives it. */
+export interface PositionedMessage extends DoctorMessage {
+  pos: { line: number; column: number };
+  endPos?: { line: number; column: number } | null;
+}
+
+/**
+ * The comment memo's assumption (src/backend/comment-memo.ts): `noisy`, which differs from `plain` only in comments
+ * and blank lines, gets the same messages, each on the line the comment-free form maps its `plain` line to.
+ */
+export function judgeCommentVariant(
+  plain: readonly PositionedMessage[],
+  noisy: readonly PositionedMessage[],
+  plainText: string,
+  noisyText: string,
+): Verdict {
+  const p = commentFreeForm(plainText);
+  const n = commentFreeForm(noisyText);
+  if (!p || !n || p.text !== n.text) return { ok: false, detail: 'the two texts do not share a comment-free form' };
+  if (plain.length === 0) return { ok: false, detail: 'Lean gave the plain text no message to compare' };
+  if (plain.length !== noisy.length) return { ok: false, detail: `${plain.length} messages against ${noisy.length}` };
+  const moved = (q: { line: number; column: number }) => ({
+    line: n.from[p.lineOf[q.line - 1]! - 1]!,
+    column: q.column,
+  });
+  const same = (a: { line: number; column: number } | null | undefined, b: typeof a) =>
+    !a ? !b : !!b && moved(a).line === b.line && a.column === b.column;
+  for (let i = 0; i < plain.length; i++) {
+    const a = plain[i]!;
+    const b = noisy[i]!;
+    if (a.severity !== b.severity || a.data !== b.data || !same(a.pos, b.pos) || !same(a.endPos, b.endPos))
+      return {
+        ok: false,
+        detail: `message ${i + 1} differs: ${first(a)} at ${a.pos.line}:${a.pos.column}, ${first(b)} at ${b.pos.line}:${b.pos.column}`,
+      };
+  }
+  return { ok: true, detail: `${plain.length} message(s), the same on the moved lines: ${first(plain[0])}` };
 }

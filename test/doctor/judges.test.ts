@@ -15,7 +15,10 @@ import {
   judgeUnsolvedGoals,
   type DoctorMessage,
 } from '../../src/doctor/judges.ts';
-import { judgeReplSource } from '../../src/doctor/judges.ts';
+import { judgeCommentVariant, judgeReplSource, type PositionedMessage } from '../../src/doctor/judges.ts';
+import { commentFree } from '../../src/syntax/comment-free.ts';
+import { readExchanges, transcriptFiles } from '../recorded/repl-source.ts';
+import { sharedPath, sharedSkip } from '../shared-data.ts';
 import { recordedIndex, RECORDED_SKIP, type RecordedItem } from '../recorded/index.ts';
 
 const items = recordedIndex();
@@ -96,5 +99,66 @@ t.test(
       ok: true,
       detail: /^REPL v4\.32\.2: /,
     });
+  },
+);
+
+t.test(
+  'the comment-variant judge: Lean’s recorded messages, moved by the form, pass; anything else does not',
+  { skip: sharedSkip('recorded/repl') },
+  async (t) => {
+    const found = transcriptFiles(sharedPath('recorded/repl')!)
+      .flatMap((f) => readExchanges(f))
+      .find(({ request, response }) => {
+        const cmd = request.cmd;
+        const ms = response.messages as PositionedMessage[] | undefined;
+        return (
+          typeof cmd === 'string' &&
+          cmd.includes('\n') &&
+          !!commentFree(cmd) &&
+          (ms?.length ?? 0) > 0 &&
+          ms!.every((m) => m.pos.line >= 2)
+        );
+      });
+    if (!found) return t.fail('no recorded multi-line answer with messages past its first line');
+    const plain = found.request.cmd as string;
+    const plainMs = found.response.messages as PositionedMessage[];
+    const cut = plain.indexOf('\n') + 1;
+    const noisy = `${plain.slice(0, cut)}  -- a step\n\n${plain.slice(cut)}`;
+    const down = (m: PositionedMessage, by = 2): PositionedMessage => ({
+      ...m,
+      pos: { line: m.pos.line + by, column: m.pos.column },
+      endPos: m.endPos && { line: m.endPos.line + by, column: m.endPos.column },
+    });
+    t.ok(
+      judgeCommentVariant(
+        plainMs,
+        plainMs.map((m) => down(m)),
+        plain,
+        noisy,
+      ).ok,
+      'moved by the two lines added',
+    );
+    t.notOk(judgeCommentVariant(plainMs, plainMs, plain, noisy).ok, 'not moved');
+    t.notOk(
+      judgeCommentVariant(
+        plainMs,
+        plainMs.map((m) => down(m, 1)),
+        plain,
+        noisy,
+      ).ok,
+      'moved by one line',
+    );
+    t.notOk(
+      judgeCommentVariant(
+        plainMs,
+        plainMs.map((m) => ({ ...down(m), data: `${m.data}!` })),
+        plain,
+        noisy,
+      ).ok,
+      'another text',
+    );
+    t.notOk(judgeCommentVariant(plainMs, plainMs.map((m) => down(m)).slice(1), plain, noisy).ok, 'a message missing');
+    t.notOk(judgeCommentVariant([], [], plain, noisy).ok, 'no message at all is no evidence');
+    t.notOk(judgeCommentVariant(plainMs, plainMs, plain, `${plain} x`).ok, 'texts without one form');
   },
 );
