@@ -98,6 +98,7 @@ export class StructuralPool {
   }
 
   private isReady = false;
+  private closed = false;
 
   /** Start the threads now (the daemon does at startup); resolves once they serve. */
   warm(): Promise<boolean> {
@@ -117,6 +118,9 @@ export class StructuralPool {
    * the main thread, as linear as on a worker but not isolated from other callers.
    */
   ready(): Promise<boolean> {
+    // Destroyed (the daemon draining): no threads start. A warm-up timer firing during the drain started them, and the
+    // daemon's exit while they started aborted the process (SIGABRT instead of exit 0).
+    if (this.closed) return Promise.resolve(false);
     this.started ??= this.piscina.run({ tool: '' as ToolName, request: null, env: null as never }).then(
       () => (this.isReady = true),
       () => false,
@@ -202,6 +206,7 @@ export class StructuralPool {
   }
 
   async destroy(): Promise<void> {
+    this.closed = true;
     const p = this.pool;
     this.pool = undefined;
     await p?.destroy();
