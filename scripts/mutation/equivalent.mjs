@@ -2,10 +2,6 @@
 // argument. Keyed `file|mutator|original line (trimmed)|replacement`, as the report lists them, so
 // a change to the line makes the argument lapse and the mutant show again.
 export const EQUIVALENT = {
-  'src/syntax/comment-free.ts|EqualityOperator|keep.push(codePoints(src, s, e < 0 ? src.length : e));|e <= 0':
-    'ownForm is called only on a text MAY_CHANGE does not match, which excludes a line break first: no line break is at 0',
-  'src/syntax/comment-free.ts|EqualityOperator|if (e < 0) break;|e <= 0':
-    'ownForm is called only on a text MAY_CHANGE does not match, which excludes a line break first: no line break is at 0',
   'src/syntax/comment-free.ts|EqualityOperator|if (a < s) continue;|a <= s':
     "a span starts at a token's end (or at −1): no token but blank space ends in a line break, so no span starts where a line does",
   'src/syntax/comment-free.ts|EqualityOperator|for (let i = 0; i < kinds.length;) {|i <= kinds.length':

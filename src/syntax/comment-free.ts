@@ -18,6 +18,7 @@
  */
 import { CODE_RUNNING_WORDS } from './keywords.ts';
 import { scan, type Scanned } from './lexer.ts';
+import { codePointCount, LineIndex } from './positions.ts';
 
 export interface CommentFree {
   readonly text: string;
@@ -69,15 +70,10 @@ export function commentFreeForm(src: string): CommentFree | undefined {
 
 /** A text as its own form: every line kept whole. */
 function ownForm(src: string): CommentFree {
-  const keep: number[] = [];
-  let s = 0;
-  for (let e = src.indexOf('\n'); ; e = src.indexOf('\n', s)) {
-    keep.push(codePoints(src, s, e < 0 ? src.length : e));
-    if (e < 0) break;
-    s = e + 1;
-  }
+  const idx = new LineIndex(src);
+  const keep = Int32Array.from(idx.lineStarts, (start, l) => codePointCount(src, start, idx.lineEnd(l)));
   const lines = Int32Array.from(keep, (_, i) => i + 1);
-  return { text: src, changed: false, lineOf: lines, keep: Int32Array.from(keep), from: lines, removed: [] };
+  return { text: src, changed: false, lineOf: lines, keep, from: lines, removed: [] };
 }
 
 /** The comment-free form of `src`, or undefined when it has none (see above). Linear in the text. */
@@ -156,24 +152,14 @@ function onlySpaces(src: string, from: number, to: number): boolean {
   return true;
 }
 
-/** Code points in src[from, to). */
-function codePoints(src: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = src.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff) n++;
-  }
-  return n;
-}
-
 /**
  * The form's text and its line maps. A span [a, b) ends the line holding a there (when a is on a line: −1 is before
  * the text) and drops the lines starting in (a, b]; the line after b, the next token's, is kept whole.
  */
 function layout(src: string, cuts: Cuts): CommentFree {
   const spans = cuts.spans;
-  const starts = [0];
-  for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) starts.push(i + 1);
+  const idx = new LineIndex(src);
+  const starts = idx.lineStarts;
   const lineOf = new Int32Array(starts.length);
   const keep = new Int32Array(starts.length);
   const from: number[] = [];
@@ -181,7 +167,7 @@ function layout(src: string, cuts: Cuts): CommentFree {
   let c = 0;
   for (let l = 0; l < starts.length; l++) {
     const s = starts[l]!;
-    const e = l + 1 < starts.length ? starts[l + 1]! - 1 : src.length;
+    const e = idx.lineEnd(l);
     // The first span not ending before this line: one starting before the line's start drops it.
     while (spans[c + 1]! < s) c += 2;
     const a = spans[c] ?? Infinity;
@@ -189,7 +175,7 @@ function layout(src: string, cuts: Cuts): CommentFree {
     const end = Math.min(e, a);
     from.push(l + 1);
     lineOf[l] = from.length;
-    keep[l] = codePoints(src, s, end);
+    keep[l] = codePointCount(src, s, end);
     pieces.push(src.slice(s, end));
   }
   const text = pieces.join('\n');

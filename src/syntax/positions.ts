@@ -35,15 +35,14 @@ export class LineIndex {
     return lo;
   }
 
+  /** JS offset just past the last unit of 0-based line `i` (its line break's, or the text's end). */
+  lineEnd(i: number): number {
+    return i + 1 < this.lineStarts.length ? this.lineStarts[i + 1]! - 1 : this.text.length;
+  }
+
   /** Code points between the line start and the offset. */
   columnOf(offset: number): number {
-    const start = this.lineStarts[this.lineOf(offset)]!;
-    let col = 0;
-    for (let i = start; i < offset; i++) {
-      const c = this.text.charCodeAt(i);
-      if (c < 0xdc00 || c > 0xdfff) col++; // count a surrogate pair once
-    }
-    return col;
+    return codePointCount(this.text, this.lineStarts[this.lineOf(offset)]!, offset);
   }
 
   toLean(offset: number): LeanPosition {
@@ -54,7 +53,7 @@ export class LineIndex {
   fromLean(pos: LeanPosition): number {
     const lineIdx = Math.min(Math.max(pos.line - 1, 0), this.lineStarts.length - 1);
     const start = this.lineStarts[lineIdx]!;
-    const end = lineIdx + 1 < this.lineStarts.length ? this.lineStarts[lineIdx + 1]! - 1 : this.text.length;
+    const end = this.lineEnd(lineIdx);
     let i = start;
     for (let col = 0; col < pos.column && i < end; col++) {
       const c = this.text.charCodeAt(i);
@@ -62,6 +61,16 @@ export class LineIndex {
     }
     return Math.min(i, end);
   }
+}
+
+/** Code points in text[from, to): a surrogate pair counts once, as Lean's columns do. */
+export function codePointCount(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
+  return n;
 }
 
 /** UTF-8 byte length of a JS string slice, without allocating. */
