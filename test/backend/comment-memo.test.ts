@@ -9,13 +9,12 @@ import { CommentMemo, MAX_REMOVED, MAX_TEXT_CHARS } from '../../src/backend/comm
 import { LeanBackend, type ElabJob, type ElabResult, type LeanMessage } from '../../src/backend/index.ts';
 import { toLeanMessage } from '../../src/backend/protocol/messages.ts';
 import type { ReplMessage, ReplSorry } from '../../src/backend/protocol/schema.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
 import { commentFree } from '../../src/syntax/comment-free.ts';
 import { lex } from '../../src/syntax/lexer.ts';
 import { LineIndex } from '../../src/syntax/positions.ts';
 import { readExchanges, transcriptFiles } from '../recorded/repl-source.ts';
 import { sharedPath, sharedSkip } from '../shared-data.ts';
-import { fakeBackendLimits, fakeLaunch, silent } from './fake.ts';
+import { fakeEnvironment, fakeBackendLimits, fakeLaunch, silent } from './fake.ts';
 
 const ORIGIN = { line: 1, column: 0 };
 const job = (text: string, origin = ORIGIN): ElabJob => ({ header: '', commands: [{ text, origin }] });
@@ -236,7 +235,7 @@ t.test('a tail keeps its own positions, from its own origin', async (t) => {
 });
 
 t.test('the backend answers a comment variant without a session, and remembers no failure', async (t) => {
-  const env = environmentConfig.parse({ name: 'e', lean_toolchain: 'x', imports: '', project_dir: '/tmp' });
+  const env = fakeEnvironment('', 'e');
   const backend = new LeanBackend({ limits: fakeBackendLimits(), log: silent, launch: () => fakeLaunch() });
   t.teardown(() => backend.destroy());
   const ctx = { signal: new AbortController().signal };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { BackendLimits } from '../../src/backend/index.ts';
+import { environmentConfig } from '../../src/envs/config.ts';
 import { buildLaunch, NO_LIMITS, type LaunchSpec } from '../../src/backend/process/launch.ts';
 import type { SandboxKind } from '../../src/backend/process/sandbox.ts';
 
@@ -24,6 +25,10 @@ export const fakeBackendLimits = (over: Partial<BackendLimits> = {}): BackendLim
   rssPollMs: 100,
   ...over,
 });
+
+/** An environment for backend tests over the fake REPL: their launch ignores its toolchain and project. */
+export const fakeEnvironment = (imports = 'import Mathlib', name = 'lean-test') =>
+  environmentConfig.parse({ name, lean_toolchain: 'x', imports, project_dir: '/tmp' });
 
 /** The fake REPL through the product's launch path; no jail unless a test asks (it is the slow part). */
 export function fakeLaunch(

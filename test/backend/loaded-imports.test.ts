@@ -8,8 +8,7 @@ import t, { type Test } from 'tap';
 import { LeanBackend, type BackendLimits, type ElabJob } from '../../src/backend/index.ts';
 import { LoadedImports, MAX_ADDED, type AskOwnHeader } from '../../src/backend/loaded-imports.ts';
 import { addedImports } from '../../src/backend/session/module-probe.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
-import { fakeBackendLimits, fakeLaunch, silent } from './fake.ts';
+import { fakeEnvironment, fakeBackendLimits, fakeLaunch, silent } from './fake.ts';
 
 const OWN = 'import Mathlib\nimport Aesop';
 
@@ -145,12 +144,7 @@ t.test('one question at a time; a failed one leaves the request on its header; a
   await t.rejects(new LoadedImports().served('e', OWN, qq, late.ask, ac.signal), /deadline/);
 });
 
-const env = environmentConfig.parse({
-  name: 'lean-test',
-  lean_toolchain: 'x',
-  imports: 'import Mathlib',
-  project_dir: '/tmp',
-});
+const env = fakeEnvironment();
 const limits = fakeBackendLimits({ minWarm: 1, maxSessions: 2 });
 const job = (header: string): ElabJob => ({
   header,

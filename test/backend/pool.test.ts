@@ -5,8 +5,7 @@ import { NO_LIMITS } from '../../src/backend/process/launch.ts';
 import { liveProcessGroups, ReplProcess } from '../../src/backend/process/repl-process.ts';
 import { chainKeys, rootKey } from '../../src/backend/session/keys.ts';
 import { LeanSession } from '../../src/backend/session/session.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
-import { fakeLaunch, silent, waitFor } from './fake.ts';
+import { fakeEnvironment, fakeLaunch, silent, waitFor } from './fake.ts';
 
 const sessionOpts = (extraEnv: Record<string, string> = {}) => ({
   spawn: () => new ReplProcess({ launch: fakeLaunch(extraEnv), log: silent }),
@@ -60,12 +59,7 @@ t.test('a header that fails to elaborate means the session does not open', async
   );
 });
 
-const env = environmentConfig.parse({
-  name: 'lean-test',
-  lean_toolchain: 'x',
-  imports: 'import Mathlib',
-  project_dir: '/tmp',
-});
+const env = fakeEnvironment();
 const limits = {
   minWarm: 0,
   maxSessions: 1,

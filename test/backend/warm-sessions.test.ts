@@ -16,15 +16,9 @@ import {
 } from '../../src/backend/heartbeats/max-heartbeats.ts';
 import { liveProcessGroups } from '../../src/backend/process/repl-process.ts';
 import { canonicalHeaderOf } from '../../src/backend/session/keys.ts';
-import { environmentConfig } from '../../src/envs/config.ts';
-import { fakeBackendLimits, fakeLaunch, silent, waitFor } from './fake.ts';
+import { fakeEnvironment, fakeBackendLimits, fakeLaunch, silent, waitFor } from './fake.ts';
 
-const env = environmentConfig.parse({
-  name: 'lean-test',
-  lean_toolchain: 'x',
-  imports: 'import Mathlib',
-  project_dir: '/tmp',
-});
+const env = fakeEnvironment();
 const base = fakeBackendLimits({ killGraceSeconds: 0.5, heartbeatsPerSecond: 1000 });
 const o = { line: 1, column: 0 };
 const job = (texts: string[], header = 'import Mathlib'): ElabJob => ({
