@@ -51,6 +51,8 @@ export const VERDICT_FILES = [
   // Which texts get an answer Lean gave another (one differing only in comments), and where its positions go.
   'src/syntax/comment-free.ts',
   'src/backend/comment-memo.ts',
+  // Which job waits for which run, and when a waiting job's deadline counts as Lean's.
+  'src/backend/runs-in-flight.ts',
 ];
 
 /** The test files that exercise those files (the tap runner reruns only those covering a mutant). */
@@ -86,4 +88,5 @@ export const VERDICT_TESTS = [
   'test/backend/module-probe.test.ts',
   'test/syntax/comment-free.test.ts',
   'test/backend/comment-memo.test.ts',
+  'test/backend/runs-in-flight.test.ts',
 ];

@@ -15,8 +15,9 @@ import { ReplError, ReplProcess } from './process/repl-process.ts';
 import { shiftPos, toLeanMessage, type LeanMessage, type Origin } from './protocol/messages.ts';
 import type { TacticStep } from './protocol/infotree.ts';
 import type { ReplMessage, ReplSorry } from './protocol/schema.ts';
-import { CommentMemo } from './comment-memo.ts';
+import { CommentMemo, type MemoPlan } from './comment-memo.ts';
 import { LoadedImports } from './loaded-imports.ts';
+import { RunsInFlight, type RunInFlight } from './runs-in-flight.ts';
 import { PoolAgent } from './pool/agent.ts';
 import { leanPolicy, type Affinity } from './pool/lean-policy.ts';
 import { Pool, type PoolStats, type SlotGate } from './pool/pool.ts';
@@ -189,6 +190,7 @@ export class LeanBackend implements LeanRunner {
   #agent: PoolAgent<WarmSession, Affinity>;
   readonly #loaded = new LoadedImports();
   readonly #memo: CommentMemo | undefined;
+  readonly #inFlight = new RunsInFlight();
   #opts: BackendOptions;
   #l: Required<BackendLimits>;
   #deadlines = new Map<string, DeadlineCounts>();
@@ -273,15 +275,36 @@ export class LeanBackend implements LeanRunner {
       ctx.progress?.(job.commands.length, job.commands.length);
       return Promise.resolve(known);
     }
-    return this.#elaborate(env, job, ctx).then((r) => (memo.remember(plan, job, r), r));
+    const running = this.#inFlight.find(plan.key);
+    return running ? this.#follow(running, env, job, ctx) : this.#lead(memo, plan, env, job, ctx);
   }
 
-  /** The comment memo's answers held and given (comment-memo.ts); zeros when it is off. */
-  commentMemoStats(): { entries: number; hits: number } {
-    return this.#memo?.stats() ?? { entries: 0, hits: 0 };
+  /** The job runs, and equal jobs asked meanwhile wait for it (runs-in-flight.ts); its answer remembered before they go on. */
+  async #lead(memo: CommentMemo, plan: MemoPlan, env: EnvironmentConfig, job: ElabJob, ctx: ElabContext) {
+    const run = this.#inFlight.start(plan.key);
+    try {
+      const r = await this.#elaborate(env, job, { signal: ctx.signal, progress: ctx.progress, run });
+      memo.remember(plan, job, r);
+      return r;
+    } finally {
+      this.#inFlight.end(plan.key, run);
+    }
   }
 
-  #elaborate(env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
+  /** An equal job is running (runs-in-flight.ts): its end awaited, then this job asked again (the memo answers it, or it runs). */
+  async #follow(run: RunInFlight, env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
+    this.#inFlight.waited++;
+    await run.wait(ctx.signal);
+    return this.elaborate(env, job, ctx);
+  }
+
+  /** The comment memo's answers held and given (comment-memo.ts), and jobs that waited for an equal one in flight; zeros when it is off. */
+  commentMemoStats(): { entries: number; hits: number; waited: number } {
+    const held = this.#memo?.stats() ?? { entries: 0, hits: 0 };
+    return { ...held, waited: this.#inFlight.waited };
+  }
+
+  #elaborate(env: EnvironmentConfig, job: ElabJob, ctx: RunContext): Promise<ElabResult> {
     // The environment's own header (every miss of the bench) goes straight on: no promise of its own.
     if (!this.#l.reuseLoadedImports || job.header === env.imports) return this.#elaborateOn(env, job, job.header, ctx);
     const ask = (texts: string[], signal: AbortSignal) => this.#ask(env, texts, signal);
@@ -302,7 +325,7 @@ export class LeanBackend implements LeanRunner {
   }
 
   /** `job` on the processes of header `served` (the job's own, or the environment's own: LoadedImports), its header's messages placed in the job's. */
-  async #elaborateOn(env: EnvironmentConfig, job: ElabJob, served: string, ctx: ElabContext): Promise<ElabResult> {
+  async #elaborateOn(env: EnvironmentConfig, job: ElabJob, served: string, ctx: RunContext): Promise<ElabResult> {
     const header = canonicalHeaderOf(served);
     const pool = this.pool(env, served);
     const root = rootKey(header.text);
@@ -311,6 +334,7 @@ export class LeanBackend implements LeanRunner {
     if (ws.header !== header.text) refuse(pool, ws, header.text);
     // Its header imported: a deadline that counts from here (Kimina's routes) starts now, before the budgets read it.
     sessionReady(ctx.signal);
+    ctx.run?.ready();
     const run = new RequestRun(ws, ctx, this.#budgets(job.commands, deadlineOf(ctx.signal)), this.#graceMs);
     const leanDone = markLeanRunning(ctx.signal);
     try {
@@ -464,6 +488,8 @@ export class LeanBackend implements LeanRunner {
 type SessionRun = Awaited<ReturnType<LeanSession['run']>>;
 
 type ElabContext = Parameters<LeanRunner['elaborate']>[2];
+/** A run's context: `run` is told when its session is ready (runs-in-flight.ts: the jobs waiting for it count from then). */
+type RunContext = ElabContext & { run?: RunInFlight };
 
 /**
  * A request's run on a session, all it needs per request in one object (no closure per request;

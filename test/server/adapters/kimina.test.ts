@@ -372,3 +372,29 @@ t.test(
     t.ok(r!.response, "the REPL's answer");
   },
 );
+
+t.test('a batch holding the same proof more than once sends it to Lean once; each gets its answer', async (t) => {
+  const app = await makeApp({ config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  const proof = 'SLEEP 200';
+  const codes = [
+    { custom_id: 'a', proof },
+    { custom_id: 'b', proof },
+    { custom_id: 'c', proof: `-- sample 2\n${proof}` },
+  ];
+  const res = await app.inject({ method: 'POST', url: '/verify', payload: { codes, timeout: 30 } });
+  t.equal(res.statusCode, 200, res.body);
+  const results = (res.json() as { results: { custom_id: string; error?: string }[] }).results;
+  t.same(
+    results.map((r) => [r.custom_id, r.error]),
+    [
+      ['a', undefined],
+      ['b', undefined],
+      ['c', undefined],
+    ],
+  );
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json() as {
+    comment_memo: { hits: number; waited: number };
+  };
+  t.same(status.comment_memo, { entries: 1, hits: 2, waited: 2 }, 'two waited for the first and took its answer');
+});
