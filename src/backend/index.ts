@@ -293,6 +293,7 @@ export class LeanBackend implements LeanRunner {
 
   /** An equal job is running (runs-in-flight.ts): its end awaited, then this job asked again (the memo answers it, or it runs). */
   async #follow(run: RunInFlight, env: EnvironmentConfig, job: ElabJob, ctx: ElabContext): Promise<ElabResult> {
+    ctx.signal.throwIfAborted();
     this.#inFlight.waited++;
     await run.wait(ctx.signal);
     return this.elaborate(env, job, ctx);

@@ -90,6 +90,10 @@ t.test('a waiting job whose signal aborts leaves at once; the run goes on for it
   setTimeout(() => impatient.abort(new Error('deadline')), 30);
   await t.rejects(second, /deadline/);
   t.notOk(firstDone, 'left before the run ended');
+  const gone = new AbortController();
+  gone.abort(new Error('gone before asking'));
+  await t.rejects(backend.elaborate(env, job('SLEEP 300'), { signal: gone.signal }), /gone before asking/);
+  t.equal(backend.commentMemoStats().waited, 1, 'a job already aborted never waited');
   t.equal((await first).sent, 1);
 });
 
