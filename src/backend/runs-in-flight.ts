@@ -21,13 +21,22 @@ export class RunInFlight {
   #ended = false;
   /** Made when the first job waits: a run nobody waits for (the common case) makes no promise. */
   #end: { promise: Promise<void>; resolve: () => void } | undefined;
-  /** The signals of the jobs waiting for this run, whose sessions become ready with its (made with #end). */
-  #waiting: Set<AbortSignal> | undefined;
+  /**
+   * The signals of the jobs waiting for this run, whose sessions become ready with its, each with the end of its
+   * "Lean runs it" mark once the run is ready (made with #end).
+   */
+  #waiting: Map<AbortSignal, (() => void) | undefined> | undefined;
 
-  /** The run's session is ready (its header imported): so are those of the jobs waiting for it. */
+  /** The run's session is ready (its header imported): so are those of the jobs waiting for it, and Lean runs their text. */
   ready(): void {
     this.#ready = true;
-    if (this.#waiting) for (const signal of this.#waiting) sessionReady(signal);
+    if (this.#waiting) for (const signal of this.#waiting.keys()) this.#running(signal);
+  }
+
+  /** A waiting job's session is ready, and Lean runs its text: a deadline now is Lean's timeout. */
+  #running(signal: AbortSignal): void {
+    sessionReady(signal);
+    this.#waiting!.set(signal, markLeanRunning(signal));
   }
 
   /** The run settled (answered or failed): the jobs waiting for it go on. */
@@ -44,17 +53,16 @@ export class RunInFlight {
       let resolve: () => void = noop;
       const promise = new Promise<void>((r) => (resolve = r));
       this.#end = { promise, resolve };
-      this.#waiting = new Set();
+      this.#waiting = new Map();
     }
     const waiting = this.#waiting!;
-    waiting.add(signal);
-    if (this.#ready) sessionReady(signal);
+    waiting.set(signal, undefined);
     // Lean runs this job's text from the moment the run's session is ready; before that, it waits as for a session.
-    const leanDone = this.#ready ? markLeanRunning(signal) : undefined;
+    if (this.#ready) this.#running(signal);
     try {
       await abortable(this.#end.promise, signal);
     } finally {
-      leanDone?.();
+      waiting.get(signal)?.();
       waiting.delete(signal);
     }
   }

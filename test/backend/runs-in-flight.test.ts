@@ -118,6 +118,7 @@ t.test('a waiting job is ready with the run, and Lean runs its text from then', 
   t.notOk(leanRunning(early.signal), 'Lean does not run its text before the run is ready');
   run.ready();
   t.equal(earlyReady, 1, 'ready when the run is');
+  t.ok(leanRunning(early.signal), 'and Lean runs its text from then');
   const late = new AbortController();
   let lateReady = 0;
   onSessionReady(late.signal, () => lateReady++);
@@ -127,6 +128,7 @@ t.test('a waiting job is ready with the run, and Lean runs its text from then', 
   run.end();
   await Promise.all([waitEarly, waitLate]);
   t.notOk(leanRunning(late.signal), 'not running once the run ended');
+  t.notOk(leanRunning(early.signal), 'nor the one that waited first');
   t.same(getEventListeners(late.signal, 'abort'), [], 'no listener left on the signal');
   t.equal(await run.wait(new AbortController().signal), undefined, 'a run already ended is not waited for');
   const unwaited = new RunInFlight();
