@@ -195,3 +195,19 @@ t.test('WebSocket: an unknown key is refused before the upgrade', async (t) => {
 t.test('no REPL process survives', async (t) => {
   t.ok(await waitFor(() => liveProcessGroups().length === 0));
 });
+
+t.test('a request waiting for an equal one that Lean runs gets LeanTimeout at its own deadline', async (t) => {
+  const app = await makeApp({ config: testConfig({ admission: { anonymousConcurrency: 4 } }) });
+  t.teardown(() => app.close());
+  t.equal((await app.inject(check('def warm := 1\n'))).statusCode, 200);
+  // The first runs HANG with a long deadline; the second, equal, waits for it and meets its own short deadline.
+  const first = app.inject(check('HANG\n', { timeout_seconds: 3 }));
+  const busy = async () => (await app.inject({ method: 'GET', url: '/v1/status' })).json().pools[TEST_ENV].busy;
+  while ((await busy()) !== 1) await new Promise((r) => setTimeout(r, 20));
+  const second = await app.inject(check('HANG\n', { timeout_seconds: 0.3 }));
+  t.match(second.json(), { error_type: 'LeanTimeout' }, 'Lean was running its text: Lean’s timeout');
+  t.equal(second.headers['x-error-code'], 'lean_timeout');
+  const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json();
+  t.equal(status.comment_memo.waited, 1, 'it waited for the first');
+  t.match((await first).json(), { error_type: 'LeanTimeout' });
+});
