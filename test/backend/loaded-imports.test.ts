@@ -72,6 +72,13 @@ t.test('asked once: loaded modules serve on the own header, others keep theirs',
     'too many added: never asked',
   );
   t.equal(asked.length, 4);
+  const atCap = asker(Array.from({ length: MAX_ADDED }, (_, i) => `M${i}`));
+  t.equal(
+    await new LoadedImports().served('e', OWN, many(MAX_ADDED), atCap.ask, never),
+    OWN,
+    'as many as allowed: asked',
+  );
+  t.equal(atCap.asked[0]!.length, MAX_ADDED + 2, 'every added module, and the two known questions');
   // Two modules asked together, answered each at its own place: Batteries no, Qq yes.
   const m = new LoadedImports();
   const two = asker(['Qq']);
