@@ -394,7 +394,9 @@ t.test('a batch holding the same proof more than once sends it to Lean once; eac
     ],
   );
   const status = (await app.inject({ method: 'GET', url: '/v1/status' })).json() as {
-    comment_memo: { hits: number; waited: number };
+    comment_memo: { entries: number; hits: number; waited: number };
   };
-  t.same(status.comment_memo, { entries: 1, hits: 2, waited: 2 }, 'two waited for the first and took its answer');
+  // Sent to Lean once: the other two took its answer (by waiting for it, unless one came after it had finished).
+  t.match(status.comment_memo, { entries: 1, hits: 2 }, 'two answered with the first’s answer');
+  t.ok(status.comment_memo.waited <= 2);
 });
