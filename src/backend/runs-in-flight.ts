@@ -15,6 +15,18 @@
 import { markLeanRunning, sessionReady } from '../sync/signal-marks.ts';
 import { noop } from '../util/arrays.ts';
 
+/** A job waiting for a run: its signal, and the end of its "Lean runs it" mark once the run is ready. */
+interface Waiting {
+  signal: AbortSignal;
+  leanDone: (() => void) | undefined;
+}
+
+/** A waiting job's session is ready, and Lean runs its text: a deadline now is Lean's timeout. */
+function running(w: Waiting): void {
+  sessionReady(w.signal);
+  w.leanDone = markLeanRunning(w.signal);
+}
+
 /** One job Lean runs, as those waiting for it see it. */
 export class RunInFlight {
   #ready = false;
@@ -22,21 +34,15 @@ export class RunInFlight {
   /** Made when the first job waits: a run nobody waits for (the common case) makes no promise. */
   #end: { promise: Promise<void>; resolve: () => void } | undefined;
   /**
-   * The signals of the jobs waiting for this run, whose sessions become ready with its, each with the end of its
-   * "Lean runs it" mark once the run is ready (made with #end).
+   * The jobs waiting for this run (one entry per wait, even for one signal), whose sessions become ready with its,
+   * each with the end of its "Lean runs it" mark once the run is ready (made with #end).
    */
-  #waiting: Map<AbortSignal, (() => void) | undefined> | undefined;
+  #waiting: Set<Waiting> | undefined;
 
   /** The run's session is ready (its header imported): so are those of the jobs waiting for it, and Lean runs their text. */
   ready(): void {
     this.#ready = true;
-    if (this.#waiting) for (const signal of this.#waiting.keys()) this.#running(signal);
-  }
-
-  /** A waiting job's session is ready, and Lean runs its text: a deadline now is Lean's timeout. */
-  #running(signal: AbortSignal): void {
-    sessionReady(signal);
-    this.#waiting!.set(signal, markLeanRunning(signal));
+    if (this.#waiting) for (const w of this.#waiting) running(w);
   }
 
   /** The run settled (answered or failed): the jobs waiting for it go on. */
@@ -53,17 +59,18 @@ export class RunInFlight {
       let resolve: () => void = noop;
       const promise = new Promise<void>((r) => (resolve = r));
       this.#end = { promise, resolve };
-      this.#waiting = new Map();
+      this.#waiting = new Set();
     }
     const waiting = this.#waiting!;
-    waiting.set(signal, undefined);
+    const w: Waiting = { signal, leanDone: undefined };
+    waiting.add(w);
     // Lean runs this job's text from the moment the run's session is ready; before that, it waits as for a session.
-    if (this.#ready) this.#running(signal);
+    if (this.#ready) running(w);
     try {
       await abortable(this.#end.promise, signal);
     } finally {
-      waiting.get(signal)?.();
-      waiting.delete(signal);
+      w.leanDone?.();
+      waiting.delete(w);
     }
   }
 }

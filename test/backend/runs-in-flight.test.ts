@@ -127,8 +127,10 @@ t.test('a waiting job is ready with the run, and Lean runs its text from then', 
   const waitLate = run.wait(late.signal);
   t.equal(lateReady, 1, 'ready at once when it comes after');
   t.ok(leanRunning(late.signal), 'a deadline now would be Lean’s timeout');
+  // One request's two equal jobs, waiting on one signal: each wait ends its own mark.
+  const waitLateAgain = run.wait(late.signal);
   run.end();
-  await Promise.all([waitEarly, waitLate]);
+  await Promise.all([waitEarly, waitLate, waitLateAgain]);
   t.notOk(leanRunning(late.signal), 'not running once the run ended');
   t.notOk(leanRunning(early.signal), 'nor the one that waited first');
   t.same(getEventListeners(late.signal, 'abort'), [], 'no listener left on the signal');
