@@ -13,7 +13,7 @@
  * failed run, the time Lean spent on its text already counts.
  */
 import { markLeanRunning, sessionReady } from '../sync/signal-marks.ts';
-import { noop } from '../util/arrays.ts';
+import { WaiterQueue } from '../sync/waiter-queue.ts';
 
 /** A job waiting for a run: its signal, and the end of its "Lean runs it" mark once the run is ready. */
 interface Waiting {
@@ -31,46 +31,35 @@ function running(w: Waiting): void {
 export class RunInFlight {
   #ready = false;
   #ended = false;
-  /** Made when the first job waits: a run nobody waits for (the common case) makes no promise. */
-  #end: { promise: Promise<void>; resolve: () => void } | undefined;
   /**
-   * The jobs waiting for this run (one entry per wait, even for one signal), whose sessions become ready with its,
-   * each with the end of its "Lean runs it" mark once the run is ready (made with #end).
+   * The jobs waiting for this run (one entry per wait, even for one signal; a job whose signal aborts leaves it),
+   * made when the first waits: a run nobody waits for (the common case) makes none.
    */
-  #waiting: Set<Waiting> | undefined;
+  #waiting: WaiterQueue<void, Waiting> | undefined;
 
   /** The run's session is ready (its header imported): so are those of the jobs waiting for it, and Lean runs their text. */
   ready(): void {
     this.#ready = true;
-    if (this.#waiting) for (const w of this.#waiting) running(w);
+    if (this.#waiting) for (const w of this.#waiting.waiting()) running(w);
   }
 
   /** The run settled (answered or failed): the jobs waiting for it go on. */
   end(): void {
     this.#ended = true;
-    this.#end?.resolve();
+    while (this.#waiting?.grant()) continue;
   }
 
   /** Resolves when the run ends; rejects with the signal's reason when `signal` aborts first. */
   async wait(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
     if (this.#ended) return;
-    if (!this.#end) {
-      let resolve: () => void = noop;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#end = { promise, resolve };
-      this.#waiting = new Set();
-    }
-    const waiting = this.#waiting!;
     const w: Waiting = { signal, leanDone: undefined };
-    waiting.add(w);
     // Lean runs this job's text from the moment the run's session is ready; before that, it waits as for a session.
     if (this.#ready) running(w);
     try {
-      await abortable(this.#end.promise, signal);
+      await (this.#waiting ??= new WaiterQueue<void, Waiting>()).wait(w, signal);
     } finally {
       w.leanDone?.();
-      waiting.delete(w);
     }
   }
 }
@@ -102,17 +91,4 @@ export class RunsInFlight {
   get size(): number {
     return this.#runs.size;
   }
-}
-
-/** `promise`, or its rejection with `signal`'s reason when the signal aborts first; the listener removed either way. */
-function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    // Not removed on abort: an aborted signal fires no more.
-    signal.addEventListener('abort', onAbort);
-    promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, noop);
-  });
 }

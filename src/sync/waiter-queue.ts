@@ -1,7 +1,8 @@
 /**
  * A FIFO queue of waiters, each bounded by its own AbortSignal: the one waiting
- * primitive of the daemon, shared by the admission limiter (a slot per caller) and the
- * Lean session pools (a warm session). A waiter whose signal aborts leaves the queue at
+ * primitive of the daemon, shared by the admission limiter (a slot per caller), the
+ * Lean session pools (a warm session) and jobs waiting for an equal run
+ * (src/backend/runs-in-flight.ts). A waiter whose signal aborts leaves the queue at
  * once (O(1): the queue is an insertion-ordered Set), so nothing is ever handed to a
  * request nobody waits for.
  */
@@ -58,6 +59,11 @@ export class WaiterQueue<T, D = undefined> {
   /** The data of the waiter at the head, if any. */
   peek(): D | undefined {
     return this.#first()?.data;
+  }
+
+  /** The data of every waiter, in order of arrival. */
+  *waiting(): IterableIterator<D> {
+    for (const e of this.#entries) yield e.data;
   }
 
   /** Hand `value` to the waiter at the head; false when nobody waits. */

@@ -1,4 +1,4 @@
-/** The one FIFO-waiter-with-abort primitive (admission limiter and Lean pools). */
+/** The one FIFO-waiter-with-abort primitive (admission limiter, Lean pools, jobs waiting for an equal run). */
 import t from 'tap';
 import { WaiterQueue } from '../../src/sync/waiter-queue.ts';
 
@@ -25,4 +25,16 @@ t.test('FIFO grants, an aborted waiter leaves at once, failAll fails the rest in
   t.notOk(q.grant('y'), 'nobody waits');
   await t.rejects(q.wait(4, AbortSignal.abort(new Error('already'))), /already/);
   t.equal(q.length, 0);
+});
+
+t.test('waiting: every waiter’s data in order of arrival, without one that left', async (t) => {
+  const q = new WaiterQueue<void, string>();
+  const ctrl = new AbortController();
+  const all = [q.wait('a'), q.wait('b', ctrl.signal).catch(() => undefined), q.wait('c')];
+  t.same([...q.waiting()], ['a', 'b', 'c']);
+  ctrl.abort(new Error('gone'));
+  t.same([...q.waiting()], ['a', 'c']);
+  while (q.grant()) continue;
+  await Promise.all(all);
+  t.same([...q.waiting()], []);
 });
